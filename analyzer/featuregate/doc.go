@@ -1,0 +1,73 @@
+// Package featuregate defines an Analyzer that reads a package's
+// Kubernetes feature gates, exports what it found as facts, and checks
+// the gates against the rules Kubernetes itself enforces.
+//
+// # Analyzer featuregate
+//
+// featuregate: read feature gates, export their specs as facts, check them
+//
+// The featuregate analyzer finds every feature map in a package by its type
+// (map[featuregate.Feature]featuregate.FeatureSpec, ...VersionedSpecs,
+// and dependency maps map[featuregate.Feature][]featuregate.Feature, from
+// k8s.io/component-base/featuregate). It exports a GateFact on each gate
+// constant the package declares, so that analyzers of importing packages
+// see, at Enabled(features.EventedPLEG), the gate's stage and default; and
+// a PackageGates fact naming every gate of the package.
+//
+// Its checks follow component-base's featuregate validation
+// (AddVersioned and AddDependencies in feature_gate.go), which makes a
+// kubelet refuse to start, so a violation found here is a failure found
+// before a binary is built. component-base introduced its rules over
+// releases, and a tree is held to the rules of its own release: the
+// history rules (missing-version to stability-regression, and order by
+// strictly increasing version) from v1.33, the same-version,
+// minimum-compatibility, transition, lock and dependency rules from
+// v1.35. The release is the newest version any spec of the package names
+// (a tree declares specs up to its own release), or the -rules flag.
+// Each diagnostic's category is the check's name:
+//
+//   - missing-version: a spec in a versioned map has no Version.
+//   - patch-version: a Version or MinCompatibilityVersion names a patch
+//     release; specs apply by minor version.
+//   - deprecated-without-initial-state: a gate's history starts Deprecated
+//     at a version other than 1.0; it must begin with the state it had.
+//   - version-order: versions (or minimum compatibility versions) go down.
+//   - duplicate-version: two specs at the same version and minimum
+//     compatibility version.
+//   - same-version-change: two specs at one version change the stage or
+//     the lock; only the default may change there.
+//   - min-compat-version: a MinCompatibilityVersion without a preceding
+//     spec at the same version, or later than its spec's Version.
+//   - transition-without-change: a spec repeats the stage, default and
+//     lock of the one before it.
+//   - unlock-after-lock: a gate locked to its default is unlocked later.
+//   - deprecated-resurrected: a spec follows Deprecated with another stage.
+//   - stability-regression: GA or Beta goes back to Beta or Alpha.
+//   - conflicting-spec: one gate is declared in two maps with different
+//     specs (component-base refuses the second).
+//   - dependency-unknown: a dependency map names a gate that no map of the
+//     package (or of the imported package declaring it) declares.
+//   - dependency-stability, dependency-default, dependency-lock: at the
+//     version of one of its specs, a gate depends on a less stable gate, is
+//     on by default while its dependency is off, or is locked while its
+//     dependency is not.
+//   - dependency-cycle: gates depend on each other in a cycle.
+//
+// plegvet adds one check of its own:
+//
+//   - alpha-default-on: an Alpha gate is on by default. Alpha features may
+//     be buggy and may change without notice; Kubernetes keeps them off
+//     (pkg/features' TestEnsureAlphaGatesAreNotSwitchedOnByDefault, from
+//     v1.33, which exempts WindowsHostNetwork; so does the default of
+//     -alpha-default-exempt).
+//
+// Flags:
+//
+//   - -rules=1.33 applies component-base's rules as of that release
+//     instead of the one the specs name.
+//   - -alpha-default-exempt=A,B exempts gates from alpha-default-on.
+//
+// A gate whose name or specs cannot be resolved to constants (partially
+// typed source, a spec built by a function call) is exported with what is
+// known and left unchecked; the library and command report why.
+package featuregate

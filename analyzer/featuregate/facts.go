@@ -1,0 +1,102 @@
+package featuregate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+// GateFact is exported on a gate's constant: the gate's name and specs.
+type GateFact struct {
+	Name   string
+	Format featuregates.Format
+	Specs  []FactSpec
+}
+
+// FactSpec is the part of a spec that crosses packages.
+type FactSpec struct {
+	Version       string
+	Default       bool
+	LockToDefault bool
+	PreRelease    featuregates.PreRelease
+	MinCompat     string
+	// Unresolved is set when a field of the spec is not a constant; the
+	// field then holds its zero value.
+	Unresolved bool
+}
+
+func (*GateFact) AFact() {}
+
+// String reads like "gate EventedPLEG [1.26 Alpha off]".
+func (f *GateFact) String() string {
+	parts := make([]string, len(f.Specs))
+	for i, s := range f.Specs {
+		parts[i] = s.String()
+	}
+	return fmt.Sprintf("gate %s [%s]", f.Name, strings.Join(parts, ", "))
+}
+
+func (s FactSpec) String() string {
+	var b strings.Builder
+	if s.Version != "" {
+		b.WriteString(s.Version + " ")
+	}
+	b.WriteString(string(s.PreRelease))
+	if s.Default {
+		b.WriteString(" on")
+	} else {
+		b.WriteString(" off")
+	}
+	if s.LockToDefault {
+		b.WriteString(" locked")
+	}
+	if s.Unresolved {
+		b.WriteString(" (unresolved)")
+	}
+	return b.String()
+}
+
+// Gate rebuilds a featuregates.Gate (without positions) from the fact, so
+// that importers can ask At(version).
+func (f *GateFact) Gate() *featuregates.Gate {
+	g := &featuregates.Gate{Name: f.Name, Format: f.Format}
+	for _, s := range f.Specs {
+		g.Specs = append(g.Specs, featuregates.Spec{
+			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
+			PreRelease: s.PreRelease, MinCompatibilityVersion: s.MinCompat, Unresolved: unresolvedText(s.Unresolved),
+		})
+	}
+	return g
+}
+
+// PackageGates is exported on a package that declares feature maps: every
+// gate by name, including those keyed by other packages' constants, whose
+// objects cannot carry facts of this package.
+type PackageGates struct {
+	Gates map[string]*GateFact
+}
+
+func (*PackageGates) AFact() {}
+
+func (f *PackageGates) String() string {
+	return fmt.Sprintf("%d gates", len(f.Gates))
+}
+
+func newGateFact(g *featuregates.Gate) *GateFact {
+	f := &GateFact{Name: g.Name, Format: g.Format}
+	for _, s := range g.Specs {
+		f.Specs = append(f.Specs, FactSpec{
+			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
+			PreRelease: s.PreRelease, MinCompat: s.MinCompatibilityVersion, Unresolved: s.Unresolved != "",
+		})
+	}
+	return f
+}
+
+func unresolvedText(b bool) string {
+	if b {
+		return "not a constant in the declaring package"
+	}
+	return ""
+}

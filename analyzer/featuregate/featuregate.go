@@ -1,0 +1,397 @@
+package featuregate
+
+import (
+	_ "embed"
+	"fmt"
+	"go/types"
+	"reflect"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
+	"github.com/plegvet/plegvet/analyzer/internal/reporting"
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+// Analyzer reads feature gates, exports them as facts and checks them.
+var Analyzer = &analysis.Analyzer{
+	Name:             "featuregate",
+	Doc:              doc(),
+	URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/featuregate",
+	Run:              run,
+	RunDespiteErrors: true, // partially typed release sources still have gates
+	FactTypes:        []analysis.Fact{new(GateFact), new(PackageGates)},
+	ResultType:       reflect.TypeFor[*featuregates.Result](),
+}
+
+//go:embed doc.go
+var docGo string
+
+// doc is the "# Analyzer featuregate" section of doc.go.
+func doc() string { return analyzerdoc.Extract(docGo, "featuregate") }
+
+var (
+	rulesFlag  string
+	exemptFlag string
+)
+
+func init() {
+	Analyzer.Flags.StringVar(&rulesFlag, "rules", "auto",
+		"apply component-base's validation as of this Kubernetes minor (1.33); auto: the newest version the package's specs name")
+	Analyzer.Flags.StringVar(&exemptFlag, "alpha-default-exempt", "WindowsHostNetwork",
+		"comma-separated gates exempt from alpha-default-on (upstream's kube_features_test.go exempts WindowsHostNetwork)")
+}
+
+// Kubernetes minors from which component-base enforces each group of rules.
+var (
+	historyRulesSince    = featuregates.Version{Major: 1, Minor: 33} // version present, no patch, Deprecated start, order, no regression
+	transitionRulesSince = featuregates.Version{Major: 1, Minor: 35} // min compatibility, same-version, transitions, locks, dependencies
+)
+
+// rulesVersion is the Kubernetes minor whose component-base rules apply:
+// the flag, or the newest version any spec of the package names (a tree
+// declares specs up to its own release).
+func rulesVersion(res *featuregates.Result) featuregates.Version {
+	if v, ok := featuregates.ParseVersion(rulesFlag); ok {
+		return v.MajorMinor()
+	}
+	var newest featuregates.Version
+	for _, g := range res.Entries {
+		for _, s := range g.Specs {
+			if v, ok := featuregates.ParseVersion(s.Version); ok && newest.Less(v.MajorMinor()) {
+				newest = v.MajorMinor()
+			}
+		}
+	}
+	return newest
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	if !importsAPI(pass.Pkg) {
+		return &featuregates.Result{}, nil // nothing here can be a feature map
+	}
+	res := featuregates.Extract(pass.Files, pass.TypesInfo)
+	if len(res.Maps) == 0 {
+		return res, nil
+	}
+	all := &PackageGates{Gates: map[string]*GateFact{}}
+	for _, g := range res.Gates {
+		f := newGateFact(g)
+		all.Gates[g.Name] = f
+		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
+			pass.ExportObjectFact(g.Const, f)
+		}
+	}
+	pass.ExportPackageFact(all)
+	c := &checker{pass: pass, res: res, rules: rulesVersion(res), exempt: map[string]bool{}}
+	for _, n := range strings.Split(exemptFlag, ",") {
+		c.exempt[strings.TrimSpace(n)] = true
+	}
+	for _, f := range c.findings() {
+		reporting.Report(pass, f)
+	}
+	return res, nil
+}
+
+func importsAPI(pkg *types.Package) bool {
+	if pkg == nil {
+		return false
+	}
+	for _, imp := range pkg.Imports() {
+		if featuregates.IsAPI(imp) {
+			return true
+		}
+	}
+	return false
+}
+
+type checker struct {
+	pass   *analysis.Pass
+	res    *featuregates.Result
+	rules  featuregates.Version // the Kubernetes minor whose rules apply
+	exempt map[string]bool      // gates exempt from alpha-default-on
+	out    []reporting.Finding
+}
+
+// enforces reports whether component-base enforces rules introduced at since.
+func (c *checker) enforces(since featuregates.Version) bool { return !c.rules.Less(since) }
+
+func (c *checker) findings() []reporting.Finding {
+	for _, e := range c.res.Entries {
+		if e.Unresolved != "" && len(e.Specs) == 0 {
+			continue
+		}
+		c.history(e)
+	}
+	c.conflicts()
+	if c.enforces(transitionRulesSince) {
+		c.dependencies()
+	}
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
+	return c.out
+}
+
+func (c *checker) report(category string, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
+	c.out = append(c.out, reporting.Finding{
+		Pos: s.Pos, End: s.End, Category: category,
+		Message: fmt.Sprintf(format, args...), Related: related,
+	})
+}
+
+func prev(s featuregates.Spec, what string) []reporting.Related {
+	return []reporting.Related{{Pos: s.Pos, End: s.End, Message: what}}
+}
+
+// history applies component-base's AddVersioned rules to one gate's specs,
+// and plegvet's own alpha-default-on.
+func (c *checker) history(g *featuregates.Gate) {
+	var last featuregates.Spec
+	var lastV featuregates.Version
+	var wasBeta, wasGA, wasDeprecated, wasLocked bool
+	for i, s := range g.Specs {
+		if s.PreRelease == featuregates.Alpha && s.Default && !c.exempt[g.Name] {
+			c.report("alpha-default-on", s, nil, "feature gate %s is Alpha but on by default%s; Alpha gates must default to false", g.Name, at(s))
+		}
+		if g.Format != featuregates.Versioned || !c.enforces(historyRulesSince) {
+			continue
+		}
+		if s.Unresolved != "" {
+			return // what follows compares versions that are not known
+		}
+		if s.Version == "" {
+			c.report("missing-version", s, nil, "feature gate %s: spec has no Version; every spec of a versioned map needs one", g.Name)
+			return
+		}
+		v, _ := featuregates.ParseVersion(s.Version)
+		if v.Patch != nil {
+			c.report("patch-version", s, nil, "feature gate %s: Version %s names a patch release; use %s", g.Name, s.Version, v.MajorMinor())
+		}
+		if s.MinCompatibilityVersion != "" && c.enforces(transitionRulesSince) {
+			mc, _ := featuregates.ParseVersion(s.MinCompatibilityVersion)
+			switch {
+			case i == 0 || last.Version != s.Version:
+				c.report("min-compat-version", s, nil, "feature gate %s: MinCompatibilityVersion %s without a preceding spec at Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
+			case mc.Patch != nil:
+				c.report("patch-version", s, nil, "feature gate %s: MinCompatibilityVersion %s names a patch release", g.Name, s.MinCompatibilityVersion)
+			case v.Less(mc):
+				c.report("min-compat-version", s, nil, "feature gate %s: MinCompatibilityVersion %s is later than Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
+			}
+		}
+		if i == 0 && s.PreRelease == featuregates.Deprecated && v.Minor != 0 {
+			c.report("deprecated-without-initial-state", s, nil, "feature gate %s starts Deprecated at %s; add a 1.0 spec with the state it had before", g.Name, s.Version)
+		}
+		if i > 0 {
+			c.transition(g, last, lastV, s, v, wasBeta, wasGA, wasDeprecated, wasLocked)
+		}
+		last, lastV = s, v
+		wasBeta = wasBeta || s.PreRelease == featuregates.Beta
+		wasGA = wasGA || s.PreRelease == featuregates.GA
+		wasDeprecated = wasDeprecated || s.PreRelease == featuregates.Deprecated
+		wasLocked = wasLocked || s.LockToDefault
+	}
+}
+
+func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV featuregates.Version, s featuregates.Spec, v featuregates.Version, wasBeta, wasGA, wasDeprecated, wasLocked bool) {
+	rel := prev(last, "the spec before")
+	sameVersion := !v.Less(lastV) && !lastV.Less(v)
+	switch {
+	case v.Less(lastV):
+		c.report("version-order", s, rel, "feature gate %s: specs go back from %s to %s; list them in increasing version order", g.Name, last.Version, s.Version)
+		return
+	case sameVersion && (s.MinCompatibilityVersion == last.MinCompatibilityVersion || !c.enforces(transitionRulesSince)):
+		c.report("duplicate-version", s, rel, "feature gate %s: two specs at version %s", g.Name, s.Version)
+		return
+	case sameVersion && s.PreRelease != last.PreRelease:
+		c.report("same-version-change", s, rel, "feature gate %s changes stage at one version %s (%s -> %s)", g.Name, s.Version, last.PreRelease, s.PreRelease)
+		return
+	case sameVersion && s.LockToDefault != last.LockToDefault:
+		c.report("same-version-change", s, rel, "feature gate %s changes LockToDefault at one version %s", g.Name, s.Version)
+		return
+	}
+	if c.enforces(transitionRulesSince) {
+		if s.PreRelease == last.PreRelease && s.Default == last.Default && s.LockToDefault == last.LockToDefault {
+			c.report("transition-without-change", s, rel, "feature gate %s: the spec at %s repeats the one at %s (%s, default %t)", g.Name, s.Version, last.Version, s.PreRelease, s.Default)
+		}
+		if wasLocked && !s.LockToDefault {
+			c.report("unlock-after-lock", s, rel, "feature gate %s is unlocked at %s after being locked to its default", g.Name, s.Version)
+		}
+	}
+	switch {
+	case wasDeprecated && s.PreRelease != featuregates.Deprecated:
+		c.report("deprecated-resurrected", s, rel, "feature gate %s returns from Deprecated to %s at %s; Deprecated is final", g.Name, s.PreRelease, s.Version)
+	case s.PreRelease == featuregates.Alpha && (wasBeta || wasGA), s.PreRelease == featuregates.Beta && wasGA:
+		c.report("stability-regression", s, rel, "feature gate %s regresses to %s at %s", g.Name, s.PreRelease, s.Version)
+	}
+}
+
+func at(s featuregates.Spec) string {
+	if s.Version == "" {
+		return ""
+	}
+	return " at " + s.Version
+}
+
+// conflicts reports a gate declared in two maps with different specs.
+func (c *checker) conflicts() {
+	first := map[string]*featuregates.Gate{}
+	for _, e := range c.res.Entries {
+		if len(e.Specs) == 0 {
+			continue
+		}
+		f, ok := first[e.Name]
+		if !ok {
+			first[e.Name] = e
+			continue
+		}
+		if !sameSpecs(f, e) {
+			c.out = append(c.out, reporting.Finding{
+				Pos: e.Entry, End: e.Value.End(), Category: "conflicting-spec",
+				Message: fmt.Sprintf("feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map),
+				Related: []reporting.Related{{Pos: f.Entry, End: f.Value.End(), Message: "first declared in " + f.Map}},
+			})
+		}
+	}
+}
+
+func sameSpecs(a, b *featuregates.Gate) bool {
+	if len(a.Specs) != len(b.Specs) {
+		return false
+	}
+	for i := range a.Specs {
+		x, y := a.Specs[i], b.Specs[i]
+		if x.Version != y.Version && a.Format == b.Format || x.Default != y.Default || x.LockToDefault != y.LockToDefault || x.PreRelease != y.PreRelease {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds a gate by name: in this package, or through the facts of
+// the package that declares the dependency's constant.
+func (c *checker) lookup(name string) *featuregates.Gate {
+	if g := c.res.Gate(name); g != nil {
+		return g
+	}
+	for _, imp := range c.pass.Pkg.Imports() {
+		var pg PackageGates
+		if c.pass.ImportPackageFact(imp, &pg) {
+			if f, ok := pg.Gates[name]; ok {
+				return f.Gate()
+			}
+		}
+	}
+	return nil
+}
+
+// elsewhere reports whether a gate named by a constant of another package
+// can be unknown here for want of facts (partially typed source): an
+// unknown name there is not a finding.
+func (c *checker) elsewhere(pkg string) bool {
+	return pkg != "" && pkg != c.pass.Pkg.Path()
+}
+
+// dependencies applies component-base's AddDependencies rules.
+func (c *checker) dependencies() {
+	deps := map[string][]string{}
+	for _, de := range c.res.DependencyEntries {
+		g := c.lookup(de.Name)
+		if g == nil {
+			if !c.elsewhere(de.Pkg) {
+				c.out = append(c.out, reporting.Finding{Pos: de.Entry, Category: "dependency-unknown",
+					Message: fmt.Sprintf("dependencies are listed for %s, which no feature map declares", de.Name)})
+			}
+			continue
+		}
+		for _, d := range de.Deps {
+			deps[de.Name] = append(deps[de.Name], d.Name)
+			dg := c.lookup(d.Name)
+			if dg == nil {
+				if !c.elsewhere(d.Pkg) {
+					c.out = append(c.out, reporting.Finding{Pos: d.Pos, Category: "dependency-unknown",
+						Message: fmt.Sprintf("%s depends on %s, which no feature map declares", de.Name, d.Name)})
+				}
+				continue
+			}
+			c.dependency(g, dg, d)
+		}
+	}
+	c.cycles(deps)
+}
+
+func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency) {
+	// Newest first, as component-base does, so the message names the
+	// current state; one finding per dependency is enough.
+	for i := len(g.Specs) - 1; i >= 0; i-- {
+		s := g.Specs[i]
+		ver := s.Version
+		if ver == "" {
+			ver = "0.0"
+		}
+		ds, ok := dg.At(ver)
+		if !ok {
+			ds = featuregates.Spec{PreRelease: featuregates.PreAlpha}
+		}
+		rel := []reporting.Related{{Pos: s.Pos, End: s.End, Message: fmt.Sprintf("%s is %s, default %t%s", g.Name, s.PreRelease, s.Default, at(s))}}
+		msg, cat := "", ""
+		switch {
+		case s.PreRelease.Stability() > ds.PreRelease.Stability():
+			cat, msg = "dependency-stability", fmt.Sprintf("%s gate %s depends on %s gate %s%s", s.PreRelease, g.Name, ds.PreRelease, d.Name, at(s))
+		case s.Default && !ds.Default:
+			cat, msg = "dependency-default", fmt.Sprintf("%s is on by default but depends on %s, which is off by default%s", g.Name, d.Name, at(s))
+		case s.LockToDefault && !ds.LockToDefault:
+			cat, msg = "dependency-lock", fmt.Sprintf("%s is locked to its default but depends on %s, which is not%s", g.Name, d.Name, at(s))
+		}
+		if cat != "" {
+			c.out = append(c.out, reporting.Finding{Pos: d.Pos, Category: cat, Message: msg, Related: rel})
+			return
+		}
+	}
+}
+
+func (c *checker) cycles(deps map[string][]string) {
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	state := map[string]int{} // 1 visiting, 2 done
+	var path []string
+	var visit func(string) bool
+	visit = func(n string) bool {
+		switch state[n] {
+		case 1:
+			i := 0
+			for path[i] != n {
+				i++
+			}
+			cycle := append(append([]string{}, path[i:]...), n)
+			for _, de := range c.res.DependencyEntries {
+				if de.Name == n {
+					c.out = append(c.out, reporting.Finding{Pos: de.Entry, Category: "dependency-cycle",
+						Message: "feature gate dependencies form a cycle: " + strings.Join(cycle, " -> ")})
+					break
+				}
+			}
+			return true
+		case 2:
+			return false
+		}
+		state[n] = 1
+		path = append(path, n)
+		for _, d := range deps[n] {
+			if visit(d) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = 2
+		return false
+	}
+	for _, n := range names {
+		if state[n] == 0 && visit(n) {
+			return // one cycle is enough to act on
+		}
+	}
+}

@@ -1,0 +1,49 @@
+// Package reporting is the one place plegvet's analyzers turn a finding
+// into a diagnostic: a precise range, the check's category, related
+// positions and, where the fix is obvious, a suggested fix.
+package reporting
+
+import (
+	"go/token"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Related is a position that explains a finding (the constant a value
+// came from, the earlier spec a later one contradicts).
+type Related struct {
+	Pos, End token.Pos
+	Message  string
+}
+
+// Finding is one problem an analyzer found.
+type Finding struct {
+	Pos, End token.Pos
+	Category string // the check's name, as documented in the analyzer's doc
+	Message  string
+	Related  []Related
+	Fixes    []analysis.SuggestedFix
+}
+
+// Report hands a finding to the pass. Related positions that are unknown
+// (NoPos) are dropped rather than reported at the top of no file.
+func Report(pass *analysis.Pass, f Finding) {
+	d := analysis.Diagnostic{
+		Pos:            f.Pos,
+		End:            f.End,
+		Category:       f.Category,
+		Message:        f.Message,
+		SuggestedFixes: f.Fixes,
+	}
+	for _, r := range f.Related {
+		if !r.Pos.IsValid() {
+			continue
+		}
+		end := r.End
+		if !end.IsValid() {
+			end = r.Pos
+		}
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.Pos, End: end, Message: r.Message})
+	}
+	pass.Report(d)
+}

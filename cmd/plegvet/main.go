@@ -1,0 +1,74 @@
+// Command plegvet answers which PLEG a kubelet runs and why its relist
+// loop stays, from Kubernetes source, and checks a tree's feature gates
+// and PLEG wiring.
+//
+// Usage:
+//
+//	plegvet gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]
+//	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
+//	go vet -vettool=$(which plegvet) PACKAGES...
+//
+// Subcommands print a readable table, or JSON with -json. Without a
+// subcommand, plegvet runs its analyzers like any go/analysis driver.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/tools/go/analysis/multichecker"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+)
+
+// Exit codes of the subcommands.
+const (
+	exitOK      = 0 // the answer was printed
+	exitFailure = 1 // an input could not be read or understood; what could be analysed was printed
+	exitUsage   = 2 // the command line was wrong
+)
+
+type subcommand struct {
+	name, usage string
+	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+var subcommands = []subcommand{
+	{"gates", "gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]: feature gates of pkg/features", runGates},
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// dispatch runs a subcommand, or hands over to the go/analysis driver,
+// which also speaks go vet's -vettool protocol.
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		for _, sc := range subcommands {
+			if args[0] == sc.name {
+				return sc.run(context.Background(), args[1:], stdout, stderr)
+			}
+		}
+		if args[0] == "help" && len(args) == 1 {
+			usage(stdout)
+			return exitOK
+		}
+	}
+	multichecker.Main(featuregate.Analyzer)
+	return exitOK // not reached: multichecker.Main exits
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "plegvet: which PLEG a kubelet runs, and why relist stays, from Kubernetes source")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Subcommands:")
+	for _, sc := range subcommands {
+		fmt.Fprintln(w, "  plegvet "+sc.usage)
+	}
+	fmt.Fprintln(w, "Checks:")
+	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
+	fmt.Fprintln(w, "  plegvet help <analyzer>       describes an analyzer's checks and flags")
+}

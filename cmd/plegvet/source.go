@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plegvet/plegvet"
+)
+
+// sourceFlags are the flags every subcommand shares: which tree, and how
+// to print.
+type sourceFlags struct {
+	k8s, dir   string
+	json, yaml bool
+}
+
+func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
+	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes release (v1.36.1), fetched with the go command, instead of a checkout")
+	fs.StringVar(&s.dir, "C", ".", "the root of the Kubernetes checkout to analyse")
+	fs.BoolVar(&s.json, "json", false, "print JSON")
+	if withYAML {
+		fs.BoolVar(&s.yaml, "yaml", false, "print YAML in the format of Kubernetes' versioned_feature_list.yaml, with positions as comments")
+	}
+}
+
+func (s *sourceFlags) options() plegvet.Options {
+	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s}
+}
+
+// parse parses a subcommand's flags; a bad command line is one line on
+// stderr and exit code 2.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "usage: plegvet %s\n", fs.Name())
+			fs.PrintDefaults()
+			return false
+		}
+		fmt.Fprintf(stderr, "plegvet %s: %v (see plegvet %s -h)\n", fs.Name(), err, fs.Name())
+		return false
+	}
+	return true
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// fail prints one error line for a subcommand.
+func fail(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, strings.TrimSpace(err.Error()))
+	return exitFailure
+}

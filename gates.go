@@ -1,0 +1,164 @@
+package plegvet
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/analysisrun"
+)
+
+// FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
+// relative to the tree's module.
+const FeaturesPackage = "pkg/features"
+
+// GatesReport is every feature gate of a tree's pkg/features.
+type GatesReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	Gates         []Gate `json:"gates"`
+	// Diagnostics are the featuregate analyzer's findings.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Gate is one feature gate and its spec history.
+type Gate struct {
+	Name string `json:"name"`
+	// Const is the identifier of the key's constant when it differs from
+	// the name (Kubernetes' own lists before v1.37 use it).
+	Const string `json:"const,omitempty"`
+	// Decl is the gate constant's declaration; null when the key is a
+	// constant of a package that was not loaded.
+	Decl *Pos `json:"decl"`
+	// Entry is the gate's key in its feature map.
+	Entry Pos `json:"entry"`
+	// Map is the variable or function holding the feature map.
+	Map string `json:"map"`
+	// Format is "versioned" or "unversioned".
+	Format       string   `json:"format"`
+	Specs        []Spec   `json:"specs"`
+	Dependencies []string `json:"dependencies"`
+	// Unresolved says why part of the gate could not be read as constants.
+	Unresolved string `json:"unresolved,omitempty"`
+
+	gate *featuregates.Gate
+}
+
+// Spec is one FeatureSpec of a gate.
+type Spec struct {
+	// Version is the release the spec applies from; "" in the unversioned format.
+	Version                 string `json:"version"`
+	Default                 bool   `json:"default"`
+	PreRelease              string `json:"preRelease"`
+	LockToDefault           bool   `json:"lockToDefault"`
+	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
+	Pos                     Pos    `json:"pos"`
+	// Unresolved says which fields are not constants (they read as zero).
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36).
+func (g *Gate) At(version string) (Spec, bool) {
+	if g.gate == nil {
+		return Spec{}, false
+	}
+	s, ok := g.gate.At(version)
+	if !ok {
+		return Spec{}, false
+	}
+	for _, js := range g.Specs {
+		if js.Version == s.Version && js.Default == s.Default && js.PreRelease == string(s.PreRelease) && js.MinCompatibilityVersion == s.MinCompatibilityVersion {
+			return js, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Newest returns the gate's last spec.
+func (g *Gate) Newest() (Spec, bool) {
+	if len(g.Specs) == 0 {
+		return Spec{}, false
+	}
+	return g.Specs[len(g.Specs)-1], true
+}
+
+// Gate returns the gate with the given name, or nil.
+func (r *GatesReport) Gate(name string) *Gate {
+	for i := range r.Gates {
+		if r.Gates[i].Name == name {
+			return &r.Gates[i]
+		}
+	}
+	return nil
+}
+
+// Gates reads every feature gate of the tree's pkg/features and checks
+// them. Names, when given, keep only those gates; a name the tree does not
+// declare is an error.
+func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, error) {
+	t, src, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := load(ctx, t, &src, FeaturesPackage)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer}, res.Packages)
+	if err != nil {
+		return nil, err
+	}
+	out := outs[featuregate.Analyzer][res.Packages[0].PkgPath]
+	if out.Err != nil {
+		return nil, fmt.Errorf("%s: %v", FeaturesPackage, out.Err)
+	}
+	p := positioner{fset: res.Fset, tree: t}
+	found := out.Result.(*featuregates.Result)
+	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: p.diagnostics(out.Diagnostics)}
+	for _, g := range found.Gates {
+		rep.Gates = append(rep.Gates, p.gate(g))
+	}
+	if len(found.Maps) == 0 {
+		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s", src.Dir, featuregates.APIPath, FeaturesPackage)
+	}
+	if len(names) > 0 {
+		keep := rep.Gates[:0:0]
+		for _, n := range names {
+			g := rep.Gate(n)
+			for i := range rep.Gates {
+				if g == nil && rep.Gates[i].Const == n {
+					g = &rep.Gates[i] // the constant's identifier names it too
+				}
+			}
+			if g == nil {
+				return nil, fmt.Errorf("%s: %s declares no feature gate %q", src.Dir, FeaturesPackage, n)
+			}
+			keep = append(keep, *g)
+		}
+		rep.Gates = keep
+	}
+	return rep, nil
+}
+
+func (p positioner) gate(g *featuregates.Gate) Gate {
+	jg := Gate{
+		Name: g.Name, Decl: p.optPos(g.Decl), Entry: p.pos(g.Entry), Map: g.Map, Format: string(g.Format),
+		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, gate: g,
+	}
+	for _, s := range g.Specs {
+		jg.Specs = append(jg.Specs, Spec{
+			Version: s.Version, Default: s.Default, PreRelease: string(s.PreRelease), LockToDefault: s.LockToDefault,
+			MinCompatibilityVersion: s.MinCompatibilityVersion, Pos: p.pos(s.Pos), Unresolved: s.Unresolved,
+		})
+	}
+	if g.Const != nil && g.Const.Name() != g.Name {
+		jg.Const = g.Const.Name()
+	}
+	for _, d := range g.Dependencies {
+		jg.Dependencies = append(jg.Dependencies, d.Name)
+	}
+	return jg
+}

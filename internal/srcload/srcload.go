@@ -1,0 +1,443 @@
+// Package srcload type-checks the few packages of a Kubernetes tree that
+// plegvet needs straight from their source, without compiling the
+// dependency graph: the standard library comes from the go command's export
+// data, the feature-gate API from small built-in models, and every other
+// import is stubbed as an empty package. The result is partially typed: the
+// tree's own declarations are fully typed, expressions that reach into a
+// stubbed package are not, and the result says which imports were stubbed.
+package srcload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/plegvet/plegvet/internal/tree"
+)
+
+// Mode names how packages were loaded, for the result's "load" field.
+const Mode = "source"
+
+//go:embed stubs/*.go.txt
+var stubFS embed.FS
+
+// models maps an import path to the built-in model that stands in for it.
+var models = map[string]string{
+	"k8s.io/component-base/featuregate":    "stubs/featuregate.go.txt",
+	"k8s.io/apimachinery/pkg/util/version": "stubs/version.go.txt",
+	"k8s.io/apiserver/pkg/util/feature":    "stubs/utilfeature.go.txt",
+}
+
+// Problem is a file that could not be read or parsed in full. The rest of
+// its package is still analysed.
+type Problem struct {
+	Pos token.Position
+	Msg string
+}
+
+func (p Problem) Error() string {
+	if p.Pos.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", p.Pos.Filename, p.Pos.Line, p.Pos.Column, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Pos.Filename, p.Msg)
+}
+
+// Result is what Load produced.
+type Result struct {
+	Fset *token.FileSet
+	// Packages are the requested packages, in the order requested, each
+	// with syntax and (partial) type information, ready for
+	// golang.org/x/tools/go/analysis/checker. Imports between requested
+	// packages are linked, so facts flow from one to the next.
+	Packages []*packages.Package
+	Modelled []string  // imports answered by built-in models of their API
+	Stubbed  []string  // imports answered by empty packages
+	Problems []Problem // files that did not parse in full
+}
+
+type loader struct {
+	ctx      context.Context
+	tree     *tree.Tree
+	fset     *token.FileSet
+	want     map[string]bool
+	parsed   map[string]*parsedPkg
+	checked  map[string]*packages.Package
+	pkgs     map[string]*types.Package // every import answered so far
+	std      types.Importer
+	stdFiles map[string]string
+	modelled map[string]bool
+	stubbed  map[string]bool
+	problems []Problem
+}
+
+type parsedPkg struct {
+	dir   string
+	files []*ast.File
+	names []string
+}
+
+// Load parses and type-checks the packages with the given import paths
+// from the tree's source. A package the tree does not hold is an error
+// naming it; files with syntax errors are kept as far as they parsed and
+// reported in Result.Problems.
+func Load(ctx context.Context, t *tree.Tree, importPaths ...string) (*Result, error) {
+	l := &loader{
+		ctx:      ctx,
+		tree:     t,
+		fset:     token.NewFileSet(),
+		want:     map[string]bool{},
+		parsed:   map[string]*parsedPkg{},
+		checked:  map[string]*packages.Package{},
+		pkgs:     map[string]*types.Package{},
+		modelled: map[string]bool{},
+		stubbed:  map[string]bool{},
+	}
+	for _, p := range importPaths {
+		l.want[p] = true
+	}
+	for _, p := range importPaths {
+		dir := t.PackageDir(p)
+		if dir == "" {
+			return nil, fmt.Errorf("%s: the tree has no package %s (looked for %s)", t.Dir, p, t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/"))))
+		}
+		pp, err := l.parse(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(pp.files) == 0 {
+			return nil, fmt.Errorf("%s: no Go files for %s/%s", t.Rel(dir), build.Default.GOOS, build.Default.GOARCH)
+		}
+		l.parsed[p] = pp
+	}
+	l.std = importer.ForCompiler(l.fset, "gc", l.lookupStd)
+	l.stdFiles = l.stdExports()
+	res := &Result{Fset: l.fset}
+	for _, p := range importPaths {
+		pkg, err := l.check(p, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Packages = append(res.Packages, pkg)
+	}
+	res.Modelled = sortedKeys(l.modelled)
+	res.Stubbed = sortedKeys(l.stubbed)
+	res.Problems = l.problems
+	return res, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parse reads the non-test Go files of dir that build on linux/amd64 (the
+// platform kubelets run on), in name order.
+func (l *loader) parse(dir string) (*parsedPkg, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", l.tree.Rel(dir), err)
+	}
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	pp := &parsedPkg{dir: dir}
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ok, err := ctxt.MatchFile(dir, name); err != nil || !ok {
+			continue
+		}
+		filename := filepath.Join(dir, name)
+		src, err := os.ReadFile(filename)
+		if err != nil {
+			l.problems = append(l.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: err.Error()})
+			continue
+		}
+		f, err := parser.ParseFile(l.fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			l.problems = append(l.problems, l.syntaxProblem(filename, err))
+			if f == nil {
+				continue
+			}
+		}
+		pp.files = append(pp.files, f)
+		pp.names = append(pp.names, filename)
+	}
+	// A broken package clause would make the files disagree on the name;
+	// keep the majority's files.
+	return pp, nil
+}
+
+func (l *loader) syntaxProblem(filename string, err error) Problem {
+	if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+		pos := list[0].Pos
+		pos.Filename = l.tree.Rel(pos.Filename)
+		msg := list[0].Msg
+		if len(list) > 1 {
+			msg += fmt.Sprintf(" (and %d more syntax errors)", len(list)-1)
+		}
+		return Problem{Pos: pos, Msg: "syntax error: " + msg}
+	}
+	return Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: err.Error()}
+}
+
+// check type-checks one requested package, after the requested packages it
+// imports. stack guards against import cycles in a broken tree.
+func (l *loader) check(importPath string, stack []string) (*packages.Package, error) {
+	if p, ok := l.checked[importPath]; ok {
+		return p, nil
+	}
+	for _, s := range stack {
+		if s == importPath {
+			return nil, fmt.Errorf("import cycle: %s -> %s", strings.Join(stack, " -> "), importPath)
+		}
+	}
+	stack = append(stack, importPath)
+	pp := l.parsed[importPath]
+	pkg := &packages.Package{
+		ID:         importPath,
+		PkgPath:    importPath,
+		Fset:       l.fset,
+		Syntax:     pp.files,
+		GoFiles:    pp.names,
+		Imports:    map[string]*packages.Package{},
+		TypesSizes: types.SizesFor("gc", "amd64"),
+		TypesInfo: &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Implicits:  map[ast.Node]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+			Scopes:     map[ast.Node]*types.Scope{},
+			Instances:  map[*ast.Ident]types.Instance{},
+		},
+	}
+	pkg.CompiledGoFiles = pkg.GoFiles
+	pkg.Name = majorityName(pp.files)
+	var cycleErr error
+	conf := types.Config{
+		FakeImportC: true,
+		Sizes:       pkg.TypesSizes,
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				pkg.TypeErrors = append(pkg.TypeErrors, te)
+			}
+		},
+		Importer: importerFunc(func(p string) (*types.Package, error) {
+			if l.want[p] {
+				dep, err := l.check(p, stack)
+				if err != nil {
+					cycleErr = err
+					return nil, err
+				}
+				pkg.Imports[p] = dep
+				return dep.Types, nil
+			}
+			return l.importOther(p), nil
+		}),
+	}
+	files := pp.files[:0:0]
+	for _, f := range pp.files {
+		if f.Name.Name == pkg.Name {
+			files = append(files, f)
+		}
+	}
+	pkg.Syntax = files
+	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
+	if cycleErr != nil {
+		return nil, cycleErr
+	}
+	if pkg.Types != nil {
+		typeOrphanValues(l.fset, pkg.Types, files, pkg.TypesInfo)
+	}
+	pkg.IllTyped = len(pkg.TypeErrors) > 0
+	l.checked[importPath] = pkg
+	return pkg, nil
+}
+
+func majorityName(files []*ast.File) string {
+	count := map[string]int{}
+	best := ""
+	for _, f := range files {
+		n := f.Name.Name
+		count[n]++
+		if count[n] > count[best] || (count[n] == count[best] && n < best) {
+			best = n
+		}
+	}
+	return best
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// importOther answers an import that is not loaded from the tree: a model
+// of the API, the standard library, or an empty stand-in.
+func (l *loader) importOther(p string) *types.Package {
+	if pkg, ok := l.pkgs[p]; ok {
+		return pkg
+	}
+	var pkg *types.Package
+	if model, ok := models[p]; ok {
+		pkg = l.checkModel(p, model)
+		l.modelled[p] = true
+	} else if isStd(p) {
+		if std, err := l.std.Import(p); err == nil {
+			pkg = std
+		}
+	}
+	if pkg == nil {
+		pkg = types.NewPackage(p, guessName(p))
+		pkg.MarkComplete()
+		l.stubbed[p] = true
+	}
+	l.pkgs[p] = pkg
+	return pkg
+}
+
+func (l *loader) checkModel(p, file string) *types.Package {
+	src, err := stubFS.ReadFile(file)
+	if err != nil {
+		panic(err) // the embedded models are part of this program
+	}
+	f, err := parser.ParseFile(l.fset, "plegvet-model:"+p+"/"+path.Base(p)+".go", src, parser.SkipObjectResolution)
+	if err != nil {
+		panic(err)
+	}
+	conf := types.Config{Importer: importerFunc(func(q string) (*types.Package, error) { return l.importOther(q), nil })}
+	pkg, err := conf.Check(p, l.fset, []*ast.File{f}, nil)
+	if err != nil {
+		panic(fmt.Sprintf("model of %s: %v", p, err))
+	}
+	return pkg
+}
+
+// isStd reports whether an import path belongs to the standard library:
+// its first element has no dot.
+func isStd(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return !strings.Contains(first, ".") && p != "C"
+}
+
+// guessName is the package name an import path most likely declares.
+func guessName(p string) string {
+	elems := strings.Split(p, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	name = strings.TrimPrefix(name, "go-")
+	if i := strings.Index(name, ".v"); i > 0 {
+		name = name[:i]
+	}
+	return strings.NewReplacer("-", "_", ".", "_").Replace(name)
+}
+
+// stdExports asks the go command once for the export data of every
+// standard-library package the parsed files import.
+func (l *loader) stdExports() map[string]string {
+	seen := map[string]bool{}
+	var paths []string
+	for _, pp := range l.parsed {
+		for _, f := range pp.files {
+			for _, imp := range f.Imports {
+				p := strings.Trim(imp.Path.Value, "`\"")
+				if isStd(p) && p != "unsafe" && !seen[p] {
+					seen[p] = true
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	out := map[string]string{}
+	if len(paths) == 0 {
+		return out
+	}
+	sort.Strings(paths)
+	neutral, err := os.MkdirTemp("", "plegvet-std-")
+	if err != nil {
+		return out
+	}
+	defer os.RemoveAll(neutral)
+	args := append([]string{"list", "-e", "-export", "-f", "{{.ImportPath}}\t{{.Export}}"}, paths...)
+	cmd := exec.CommandContext(l.ctx, "go", args...)
+	cmd.Dir = neutral
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GO111MODULE=off")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	_ = cmd.Run() // a package missing here is imported as an empty stand-in
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		if p, file, ok := strings.Cut(sc.Text(), "\t"); ok && file != "" {
+			out[p] = file
+		}
+	}
+	return out
+}
+
+func (l *loader) lookupStd(p string) (io.ReadCloser, error) {
+	if file, ok := l.stdFiles[p]; ok {
+		return os.Open(file)
+	}
+	return nil, fmt.Errorf("no export data for %s", p)
+}
+
+// typeOrphanValues types the values of map literal entries whose key could
+// not be typed. go/types skips the value of an entry whose key is invalid,
+// and in partially typed source a key that is a constant of a stubbed
+// package is invalid; the value (a feature spec, say) is still worth
+// reading, so it is type-checked on its own, with the element type of the
+// map written in the literal standing in for the elided type.
+func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File, info *types.Info) {
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			mt, ok := lit.Type.(*ast.MapType)
+			if !ok {
+				return true
+			}
+			for _, e := range lit.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				if _, typed := info.Types[kv.Value]; typed {
+					continue
+				}
+				expr := kv.Value
+				if vl, ok := expr.(*ast.CompositeLit); ok && vl.Type == nil {
+					expr = &ast.CompositeLit{Type: mt.Value, Lbrace: vl.Lbrace, Elts: vl.Elts, Rbrace: vl.Rbrace}
+				}
+				_ = types.CheckExpr(fset, pkg, kv.Value.Pos(), expr, info)
+			}
+			return true
+		})
+	}
+}

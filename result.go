@@ -1,0 +1,111 @@
+package plegvet
+
+import (
+	"go/token"
+	"sort"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/internal/tree"
+)
+
+// SchemaVersion is the version of the JSON form of every result. It
+// changes only when a key is removed or changes meaning.
+const SchemaVersion = 1
+
+// Pos is a position in the tree: File relative to the checkout root.
+type Pos struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// Source says what was analysed and how it was loaded.
+type Source struct {
+	// Dir is the checkout as the user named it, or module@version for a
+	// fetched release.
+	Dir               string `json:"dir"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	Load              Load   `json:"load"`
+}
+
+// Load says how packages were type-checked.
+type Load struct {
+	// Mode is "source": the needed packages type-checked from source,
+	// their other imports stubbed.
+	Mode string `json:"mode"`
+	// Modelled are imports answered by plegvet's built-in models of their API.
+	Modelled []string `json:"modelled"`
+	// Stubbed counts the imports answered by empty packages; expressions
+	// that reach into them are untyped, and what depends on them is
+	// reported as unresolved.
+	Stubbed int `json:"stubbed"`
+	// Problems are files that could not be read or parsed in full; the
+	// rest was analysed.
+	Problems []string `json:"problems"`
+}
+
+// Diagnostic is one finding of a check.
+type Diagnostic struct {
+	Category string    `json:"category"`
+	Message  string    `json:"message"`
+	Pos      Pos       `json:"pos"`
+	Related  []Related `json:"related"`
+}
+
+// Related is a position that explains a diagnostic.
+type Related struct {
+	Message string `json:"message"`
+	Pos     Pos    `json:"pos"`
+}
+
+// positioner turns token positions into tree positions.
+type positioner struct {
+	fset *token.FileSet
+	tree *tree.Tree
+}
+
+func (p positioner) pos(tp token.Pos) Pos {
+	if !tp.IsValid() {
+		return Pos{}
+	}
+	pp := p.fset.Position(tp)
+	return Pos{File: p.tree.Rel(pp.Filename), Line: pp.Line, Column: pp.Column}
+}
+
+func (p positioner) optPos(tp token.Pos) *Pos {
+	if !tp.IsValid() {
+		return nil
+	}
+	pos := p.pos(tp)
+	return &pos
+}
+
+func (p positioner) diagnostics(ds []analysis.Diagnostic) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: p.pos(d.Pos), Related: []Related{}}
+		for _, r := range d.Related {
+			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: p.pos(r.Pos)})
+		}
+		out = append(out, jd)
+	}
+	sortDiagnostics(out)
+	return out
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Pos, ds[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return ds[i].Category < ds[j].Category
+	})
+}
