@@ -3,6 +3,7 @@ package plegvet
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -103,7 +104,7 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	res, err := load(ctx, t, &src, FeaturesPackage)
+	res, err := load(ctx, t, &src, isFeaturePackage, FeaturesPackage)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +142,13 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 		rep.Gates = keep
 	}
 	return rep, nil
+}
+
+// isFeaturePackage picks the imports of pkg/features worth loading from
+// source when the tree holds them: staging modules' gate lists, whose
+// constants key some of pkg/features' entries.
+func isFeaturePackage(importPath string) bool {
+	return strings.HasSuffix(importPath, "/features")
 }
 
 func (p positioner) gate(g *featuregates.Gate) Gate {

@@ -42,13 +42,14 @@ func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, 
 }
 
 // load type-checks the packages (paths relative to the tree's module,
-// such as "pkg/features") from source and records how in src.Load.
-func load(ctx context.Context, t *tree.Tree, src *Source, rel ...string) (*srcload.Result, error) {
+// such as "pkg/features") from source, with the imports also picks when
+// the tree holds them, and records how in src.Load.
+func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, rel ...string) (*srcload.Result, error) {
 	paths := make([]string, len(rel))
 	for i, r := range rel {
 		paths[i] = t.Module + "/" + r
 	}
-	res, err := srcload.Load(ctx, t, paths...)
+	res, err := srcload.LoadWith(ctx, t, also, paths...)
 	if err != nil {
 		return nil, err
 	}

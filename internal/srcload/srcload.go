@@ -75,6 +75,7 @@ type Result struct {
 
 type loader struct {
 	ctx      context.Context
+	also     func(importPath string) bool
 	tree     *tree.Tree
 	fset     *token.FileSet
 	want     map[string]bool
@@ -99,8 +100,17 @@ type parsedPkg struct {
 // naming it; files with syntax errors are kept as far as they parsed and
 // reported in Result.Problems.
 func Load(ctx context.Context, t *tree.Tree, importPaths ...string) (*Result, error) {
+	return LoadWith(ctx, t, nil, importPaths...)
+}
+
+// LoadWith is Load, and also type-checks from source every import for
+// which also returns true and that the tree holds (in staging/ or
+// vendor/), instead of stubbing it, so that its constants resolve and its
+// facts reach the requested packages.
+func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bool, importPaths ...string) (*Result, error) {
 	l := &loader{
 		ctx:      ctx,
+		also:     also,
 		tree:     t,
 		fset:     token.NewFileSet(),
 		want:     map[string]bool{},
@@ -247,6 +257,14 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 			}
 		},
 		Importer: importerFunc(func(p string) (*types.Package, error) {
+			if !l.want[p] && l.also != nil && l.also(p) && !isStd(p) {
+				if dir := l.tree.PackageDir(p); dir != "" {
+					if pp, err := l.parse(dir); err == nil && len(pp.files) > 0 {
+						l.parsed[p] = pp
+						l.want[p] = true
+					}
+				}
+			}
 			if l.want[p] {
 				dep, err := l.check(p, stack)
 				if err != nil {
