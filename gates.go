@@ -117,7 +117,7 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 		return nil, fmt.Errorf("%s: %v", FeaturesPackage, out.Err)
 	}
 	p := positioner{fset: res.Fset, tree: t}
-	found := out.Result.(*featuregates.Result)
+	found := out.Result.(*featuregate.Result).Declared
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: p.diagnostics(out.Diagnostics)}
 	for _, g := range found.Gates {
 		rep.Gates = append(rep.Gates, p.gate(g))

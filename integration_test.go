@@ -191,3 +191,88 @@ func TestUnversionedGatesAgreeWithLaterHistory(t *testing.T) {
 		t.Errorf("%d of %d gates of v1.30 agree with v1.32's history at 1.30; want at least 95%% of 100 or more", agree, compared)
 	}
 }
+
+// TestPeriodsOnReleases follows the relist periods of every minor from
+// v1.25 to v1.37 and compares with what each release's source does (read
+// by hand from the releases, independently of plegvet).
+func TestPeriodsOnReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	type want struct {
+		gate                bool
+		off, on, fallback   string // "" for none
+		ratio               float64
+		loop                string
+		offConst, onConst   string
+		thresholdDeclInPleg bool
+	}
+	middle := want{gate: true, off: "1s", on: "5m0s", fallback: "1s", ratio: 300, loop: "wait.Until", offConst: "genericPlegRelistPeriod", onConst: "eventedPlegRelistPeriod"}
+	tests := map[string]want{
+		"v1.25.16": {off: "1s", loop: "wait.Until", offConst: "plegRelistPeriod", thresholdDeclInPleg: true},
+		"v1.37.2":  {gate: true, off: "1s", on: "1s", ratio: 1, loop: "Reset", offConst: "genericPlegRelistPeriod", onConst: "genericPlegRelistPeriod"},
+	}
+	for _, v := range []string{"v1.26.15", "v1.27.16", "v1.28.15", "v1.29.6", "v1.30.14", "v1.31.14", "v1.32.13", "v1.33.13", "v1.34.4", "v1.35.4"} {
+		tests[v] = middle
+	}
+	reset := middle
+	reset.loop = "Reset"
+	tests["v1.36.1"] = reset
+	for version, w := range tests {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			rep, err := plegvet.Periods(context.Background(), plegvet.Options{Kubernetes: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Relist
+			if len(rep.Diagnostics) != 0 {
+				t.Errorf("an unmodified release has findings: %+v", rep.Diagnostics)
+			}
+			off := r.GateOff
+			if off.Period == nil || off.Period.Value != w.off || off.Period.Const != w.offConst || off.Period.Decl == nil || off.Period.Decl.File != "pkg/kubelet/kubelet.go" {
+				t.Errorf("gate-off period = %+v, want %s from %s in pkg/kubelet/kubelet.go", off.Period, w.off, w.offConst)
+			}
+			if off.Threshold == nil || off.Threshold.Value != "3m0s" {
+				t.Errorf("gate-off threshold = %+v, want 3m0s", off.Threshold)
+			} else if inPleg := off.Threshold.Decl != nil && off.Threshold.Decl.File == "pkg/kubelet/pleg/generic.go"; inPleg != w.thresholdDeclInPleg {
+				t.Errorf("gate-off threshold declared at %+v", off.Threshold.Decl)
+			}
+			if off.LoopCall != w.loop || off.Loop == nil || !strings.HasPrefix(off.Loop.File, "pkg/kubelet/pleg/") {
+				t.Errorf("relist loop = %s at %+v, want %s in pkg/kubelet/pleg", off.LoopCall, off.Loop, w.loop)
+			}
+			if !w.gate {
+				if r.Gate != nil || r.GateOn != nil || r.Ratio != nil {
+					t.Errorf("gate = %+v, gateOn = %+v, ratio = %v; want none before the evented PLEG", r.Gate, r.GateOn, r.Ratio)
+				}
+				return
+			}
+			if r.Gate == nil || r.Gate.Name != "EventedPLEG" || r.Gate.PreRelease == nil || *r.Gate.PreRelease != "Alpha" || *r.Gate.Default {
+				t.Fatalf("gate = %+v, want EventedPLEG, Alpha, off by default", r.Gate)
+			}
+			on := r.GateOn
+			if on.Period == nil || on.Period.Value != w.on || on.Period.Const != w.onConst {
+				t.Errorf("gate-on period = %+v, want %s from %s", on.Period, w.on, w.onConst)
+			}
+			if r.Ratio == nil || *r.Ratio != w.ratio {
+				t.Errorf("ratio = %v, want %v", r.Ratio, w.ratio)
+			}
+			switch {
+			case w.fallback == "" && on.Fallback != nil:
+				t.Errorf("fallback = %+v, want none", on.Fallback)
+			case w.fallback != "" && (on.Fallback == nil || on.Fallback.Value != w.fallback):
+				t.Errorf("fallback = %+v, want %s", on.Fallback, w.fallback)
+			}
+			if on.MaxStreamRetries == nil || on.MaxStreamRetries.Value == nil || *on.MaxStreamRetries.Value != 5 || on.MaxStreamRetries.Const != "eventedPlegMaxStreamRetries" {
+				t.Errorf("max stream retries = %+v, want 5 from eventedPlegMaxStreamRetries", on.MaxStreamRetries)
+			}
+			if on.Evented == nil || on.Call == nil {
+				t.Errorf("constructions: generic %+v, evented %+v", on.Call, on.Evented)
+			}
+			// v1.37 builds the generic PLEG once, for both modes.
+			if sameCall := *on.Call == *off.Call; sameCall != (w.ratio == 1) {
+				t.Errorf("gate-on call %+v, gate-off call %+v", on.Call, off.Call)
+			}
+		})
+	}
+}

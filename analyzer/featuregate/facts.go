@@ -2,6 +2,7 @@ package featuregate
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/plegvet/plegvet/featuregates"
@@ -74,7 +75,16 @@ func (f *GateFact) Gate() *featuregates.Gate {
 // gate by name, including those keyed by other packages' constants, whose
 // objects cannot carry facts of this package.
 type PackageGates struct {
-	Gates map[string]*GateFact
+	Gates []*GateFact // sorted by name: facts must encode deterministically
+}
+
+// Gate returns the gate with the given name, or nil.
+func (f *PackageGates) Gate(name string) *GateFact {
+	i := sort.Search(len(f.Gates), func(i int) bool { return f.Gates[i].Name >= name })
+	if i < len(f.Gates) && f.Gates[i].Name == name {
+		return f.Gates[i]
+	}
+	return nil
 }
 
 func (*PackageGates) AFact() {}

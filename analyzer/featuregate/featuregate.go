@@ -23,7 +23,31 @@ var Analyzer = &analysis.Analyzer{
 	Run:              run,
 	RunDespiteErrors: true, // partially typed release sources still have gates
 	FactTypes:        []analysis.Fact{new(GateFact), new(PackageGates)},
-	ResultType:       reflect.TypeFor[*featuregates.Result](),
+	ResultType:       reflect.TypeFor[*Result](),
+}
+
+// Result is what the analyzer found in one package: the gates it declares,
+// and the gates of other packages it refers to, with their facts, so that
+// analyzers that require this one see what Enabled(features.X) tests.
+type Result struct {
+	Declared *featuregates.Result
+	Used     map[*types.Const]*GateFact
+}
+
+// Gate returns the fact of a gate constant this package declares or uses.
+func (r *Result) Gate(c *types.Const) *GateFact {
+	if c == nil {
+		return nil
+	}
+	if f, ok := r.Used[c]; ok {
+		return f
+	}
+	for _, g := range r.Declared.Gates {
+		if g.Const == c {
+			return newGateFact(g)
+		}
+	}
+	return nil
 }
 
 //go:embed doc.go
@@ -69,17 +93,35 @@ func rulesVersion(res *featuregates.Result) featuregates.Version {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	if !importsAPI(pass.Pkg) {
-		return &featuregates.Result{}, nil // nothing here can be a feature map
+	res := &Result{Declared: &featuregates.Result{}, Used: map[*types.Const]*GateFact{}}
+	if importsAPI(pass.Pkg) {
+		res.Declared = featuregates.Extract(pass.Files, pass.TypesInfo)
+		declare(pass, res.Declared)
 	}
-	res := featuregates.Extract(pass.Files, pass.TypesInfo)
+	if importsGates(pass) {
+		for _, obj := range pass.TypesInfo.Uses {
+			c, ok := obj.(*types.Const)
+			if !ok || c.Pkg() == pass.Pkg {
+				continue
+			}
+			var f GateFact
+			if pass.ImportObjectFact(c, &f) {
+				res.Used[c] = &f
+			}
+		}
+	}
+	return res, nil
+}
+
+// declare exports the facts of a package's gates and checks them.
+func declare(pass *analysis.Pass, res *featuregates.Result) {
 	if len(res.Maps) == 0 {
-		return res, nil
+		return
 	}
-	all := &PackageGates{Gates: map[string]*GateFact{}}
-	for _, g := range res.Gates {
+	all := &PackageGates{}
+	for _, g := range res.Gates { // sorted by name
 		f := newGateFact(g)
-		all.Gates[g.Name] = f
+		all.Gates = append(all.Gates, f)
 		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
 			pass.ExportObjectFact(g.Const, f)
 		}
@@ -92,7 +134,17 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, f := range c.findings() {
 		reporting.Report(pass, f)
 	}
-	return res, nil
+}
+
+// importsGates reports whether a direct import declares feature gates.
+func importsGates(pass *analysis.Pass) bool {
+	for _, imp := range pass.Pkg.Imports() {
+		var pg PackageGates
+		if pass.ImportPackageFact(imp, &pg) {
+			return true
+		}
+	}
+	return false
 }
 
 func importsAPI(pkg *types.Package) bool {
@@ -277,7 +329,7 @@ func (c *checker) lookup(name string) *featuregates.Gate {
 	for _, imp := range c.pass.Pkg.Imports() {
 		var pg PackageGates
 		if c.pass.ImportPackageFact(imp, &pg) {
-			if f, ok := pg.Gates[name]; ok {
+			if f := pg.Gate(name); f != nil {
 				return f.Gate()
 			}
 		}

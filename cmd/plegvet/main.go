@@ -5,6 +5,7 @@
 // Usage:
 //
 //	plegvet gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]
+//	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //
@@ -21,6 +22,7 @@ import (
 	"golang.org/x/tools/go/analysis/multichecker"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
 )
 
 // Exit codes of the subcommands.
@@ -37,6 +39,7 @@ type subcommand struct {
 
 var subcommands = []subcommand{
 	{"gates", "gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]: feature gates of pkg/features", runGates},
+	{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
 }
 
 func main() {
@@ -57,7 +60,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	}
-	multichecker.Main(featuregate.Analyzer)
+	multichecker.Main(featuregate.Analyzer, pleg.Analyzer)
 	return exitOK // not reached: multichecker.Main exits
 }
 

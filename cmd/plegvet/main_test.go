@@ -26,6 +26,12 @@ func TestScripts(t *testing.T) {
 					break
 				}
 			}
+			// A look-alike checkout written for the tests.
+			tree, err := filepath.Abs(filepath.Join("..", "..", "testdata", "src", "k8s.io", "kubernetes"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("K8STREE", tree)
 			return nil
 		},
 	}

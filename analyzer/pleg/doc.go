@@ -1,0 +1,45 @@
+// Package pleg defines an Analyzer that follows the kubelet's PLEG relist
+// durations through types and checks that the relist safety net stays.
+//
+// # Analyzer pleg
+//
+// pleg: follow PLEG relist periods from pkg/kubelet's constants to the relist loop, and check the safety net
+//
+// In the pleg package (k8s.io/kubernetes/pkg/kubelet/pleg, or a fork's
+// copy at the same path) the pleg analyzer finds the PLEG constructors by
+// what their bodies do: a constructor returns a struct whose methods run a
+// relist loop (wait.Until, or a timer's Reset, with a duration the struct
+// holds: a generic PLEG) or read the CRI container event stream (an
+// evented PLEG). It exports a ConstructorFact on each, naming the
+// parameter (and field) that feeds the relist period, the health
+// threshold, the evented PLEG's stream retries, and the relist duration
+// the evented PLEG restores on the generic one after the stream fails.
+//
+// In a package that calls those constructors (pkg/kubelet) it resolves each
+// argument to its constant (following a local variable and &), reads the
+// feature-gate tests each call runs under (if/else, !, && and ||, early
+// returns), and joins them into two modes, gate off and gate on, with the
+// gate's spec from the featuregate analyzer's facts.
+//
+// Relist is level-triggered reconciliation: an event stream is a
+// connection to a process that can die and come back having forgotten
+// what it did not send, and only relisting resynchronises the kubelet
+// with what really runs. The checks guard that safety net:
+//
+//   - safety-net-gone: with the gate on, no generic relist runs at all, or
+//     its period is zero or negative.
+//   - threshold-not-above-period: a relist duration whose health
+//     threshold is not greater than its period, so the PLEG is declared
+//     unhealthy between two relists.
+//   - fallback-slower: with the gate on, once the stream has failed for
+//     good, the relist that remains (the period the evented PLEG restores,
+//     or the safety-net period when it restores none) is slower than the
+//     gate-off period.
+//   - gate-note: informational, at the gate's test, off unless -note is
+//     set: the gate's stage and default and what turning it on does to
+//     the relist period, such as
+//     "EventedPLEG (Alpha, default false): generic relist 1s -> 5m0s when on (x300)".
+//
+// Values that are not compile-time constants (flags, computed values) are
+// reported as unresolved and never checked against guesses.
+package pleg

@@ -1,0 +1,243 @@
+package pleg
+
+import (
+	_ "embed"
+	"fmt"
+	"go/types"
+	"reflect"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
+	"github.com/plegvet/plegvet/analyzer/internal/reporting"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+//go:embed doc.go
+var docGo string
+
+// Analyzer follows PLEG relist periods and checks the safety net.
+var Analyzer = &analysis.Analyzer{
+	Name:             "pleg",
+	Doc:              analyzerdoc.Extract(docGo, "pleg"),
+	URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/pleg",
+	Requires:         []*analysis.Analyzer{featuregate.Analyzer},
+	Run:              run,
+	RunDespiteErrors: true,
+	FactTypes:        []analysis.Fact{new(ConstructorFact)},
+	ResultType:       reflect.TypeFor[*Result](),
+}
+
+var noteFlag bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&noteFlag, "note", false, "report gate-note: the gate's stage and default and what it does to the relist period")
+}
+
+// PlegPackageSuffix is the path, below the module, of the package whose
+// constructors build PLEGs.
+const PlegPackageSuffix = "/pkg/kubelet/pleg"
+
+// ConstructorFact is exported on a PLEG constructor: what it does with
+// its parameters.
+type ConstructorFact struct {
+	plegperiods.Shape
+}
+
+func (*ConstructorFact) AFact() {}
+
+// String reads like "generic PLEG: period arg 3.RelistPeriod, threshold
+// arg 3.RelistThreshold, loop Reset".
+func (f *ConstructorFact) String() string {
+	parts := []string{string(f.Kind) + " PLEG"}
+	add := func(name string, p plegperiods.ParamRef) {
+		if p.Index < 0 {
+			return
+		}
+		s := fmt.Sprintf("%s arg %d", name, p.Index)
+		if p.Field != "" {
+			s += "." + p.Field
+		}
+		parts = append(parts, s)
+	}
+	add("period", f.Period)
+	add("threshold", f.Threshold)
+	if f.ThresholdConst != nil {
+		parts = append(parts, "threshold const "+f.ThresholdConst.Const)
+	}
+	add("retries", f.Retries)
+	add("fallback", f.Fallback)
+	if f.LoopCall != "" {
+		parts = append(parts, "loop "+f.LoopCall)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Result is what the analyzer found in one package.
+type Result struct {
+	// Constructors are the PLEG constructors the package declares.
+	Constructors []*plegperiods.Constructor
+	// Relist is the two modes built by the package's constructor calls;
+	// nil when it calls none.
+	Relist *plegperiods.Relist
+	// Gate is the fact of the gate deciding the evented PLEG, when known.
+	Gate *featuregate.GateFact
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	res := &Result{}
+	if isPlegPackage(pass.Pkg.Path()) {
+		res.Constructors = plegperiods.Constructors(pass.Fset, pass.Files, pass.TypesInfo)
+		for _, c := range res.Constructors {
+			pass.ExportObjectFact(c.Func, &ConstructorFact{Shape: c.Shape})
+		}
+		return res, nil
+	}
+	if !importsPleg(pass.Pkg) {
+		return res, nil // no PLEG can be built here
+	}
+	cs := plegperiods.Constructions(pass.Files, pass.TypesInfo, func(fn *types.Func) *plegperiods.Shape {
+		var f ConstructorFact
+		if fn.Pkg() != nil && isPlegPackage(fn.Pkg().Path()) && pass.ImportObjectFact(fn, &f) {
+			return &f.Shape
+		}
+		return nil
+	})
+	if len(cs) == 0 {
+		return res, nil
+	}
+	res.Relist = plegperiods.Modes(cs)
+	gates := pass.ResultOf[featuregate.Analyzer].(*featuregate.Result)
+	res.Gate = gates.Gate(res.Relist.GateConst)
+	check(pass, res)
+	return res, nil
+}
+
+func isPlegPackage(path string) bool {
+	return strings.HasSuffix(path, PlegPackageSuffix) || path == strings.TrimPrefix(PlegPackageSuffix, "/")
+}
+
+func importsPleg(pkg *types.Package) bool {
+	for _, imp := range pkg.Imports() {
+		if isPlegPackage(imp.Path()) {
+			return true
+		}
+	}
+	return false
+}
+
+func dur(v *plegperiods.Value) string {
+	if v.Duration {
+		return time.Duration(v.Int).String()
+	}
+	return fmt.Sprint(v.Int)
+}
+
+// named is "5m0s (eventedPlegRelistPeriod)".
+func named(v *plegperiods.Value) string {
+	if v.Const != "" {
+		return dur(v) + " (" + v.Const + ")"
+	}
+	return dur(v)
+}
+
+func constRelated(v *plegperiods.Value, what string) []reporting.Related {
+	if !v.Resolved() || !v.Decl.IsValid() || v.Const == "" {
+		return nil
+	}
+	return []reporting.Related{{Pos: v.Decl, Message: fmt.Sprintf("%s %s = %s", what, v.Const, v.Expr)}}
+}
+
+func callRelated(c *plegperiods.Construction, what string) []reporting.Related {
+	if c == nil {
+		return nil
+	}
+	return []reporting.Related{{Pos: c.Call.Pos(), End: c.Call.End(), Message: what}}
+}
+
+// stage describes the gate from its fact: "Alpha, default false".
+func stage(f *featuregate.GateFact) string {
+	if f == nil || len(f.Specs) == 0 {
+		return "spec unknown"
+	}
+	s := f.Specs[len(f.Specs)-1]
+	return fmt.Sprintf("%s, default %t", s.PreRelease, s.Default)
+}
+
+func check(pass *analysis.Pass, res *Result) {
+	r := res.Relist
+	for _, c := range r.Constructions {
+		thresholdCheck(pass, c, c.Period, c.Threshold, "relist")
+		thresholdCheck(pass, c, c.Fallback, c.FallbackThreshold, "fallback relist")
+	}
+	if r.On == nil {
+		return
+	}
+	ifPos, ifEnd := r.GateIf, r.GateIf
+	if r.GateTest != nil {
+		ifEnd = r.GateTest.End()
+	}
+	on, off := r.On, r.Off
+	switch {
+	case on.Generic == nil:
+		reporting.Report(pass, reporting.Finding{
+			Pos: ifPos, End: ifEnd, Category: "safety-net-gone",
+			Message: fmt.Sprintf("with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", r.Gate),
+			Related: callRelated(on.Evented, "the evented PLEG built when the gate is on"),
+		})
+	case on.Period.Resolved() && on.Period.Int <= 0:
+		reporting.Report(pass, reporting.Finding{
+			Pos: on.Period.Pos, End: on.Period.Pos, Category: "safety-net-gone",
+			Message: fmt.Sprintf("with %s on, the generic relist period is %s: the safety-net relist never runs", r.Gate, named(on.Period)),
+			Related: append(constRelated(on.Period, "period"), callRelated(on.Generic, "the generic PLEG built when the gate is on")...),
+		})
+	}
+	if on.Evented != nil && on.Generic != nil && off.Period.Resolved() {
+		remaining, how := on.Fallback, "the period the evented PLEG restores"
+		if on.Fallback == nil {
+			remaining, how = on.Period, "the safety-net period (the evented PLEG restores no faster relist)"
+		}
+		if remaining.Resolved() && remaining.Int > off.Period.Int {
+			rel := append(constRelated(remaining, "remaining period"), constRelated(off.Period, "gate-off period")...)
+			rel = append(rel, callRelated(off.Generic, "the gate-off generic PLEG")...)
+			reporting.Report(pass, reporting.Finding{
+				Pos: on.Evented.Call.Pos(), End: on.Evented.Call.End(), Category: "fallback-slower",
+				Message: fmt.Sprintf("with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", r.Gate, named(remaining), how, named(off.Period)),
+				Related: rel,
+			})
+		}
+	}
+	if noteFlag {
+		msg := fmt.Sprintf("%s (%s)", r.Gate, stage(res.Gate))
+		if ratio, ok := r.Ratio(); ok {
+			msg += fmt.Sprintf(": generic relist %s -> %s when on (x%s)", dur(off.Period), dur(on.Period), ratioText(ratio))
+		}
+		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Category: "gate-note", Message: msg})
+	}
+}
+
+func ratioText(r float64) string {
+	if r == float64(int64(r)) {
+		return fmt.Sprint(int64(r))
+	}
+	return fmt.Sprintf("%.3g", r)
+}
+
+func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, threshold *plegperiods.Value, what string) {
+	if !period.Resolved() || !threshold.Resolved() || threshold.Int > period.Int {
+		return
+	}
+	pos, end := c.Call.Pos(), c.Call.End()
+	if c.Literal != nil && what == "relist" {
+		pos, end = c.Literal.Pos(), c.Literal.End()
+	}
+	rel := append(constRelated(period, "period"), constRelated(threshold, "threshold")...)
+	reporting.Report(pass, reporting.Finding{
+		Pos: pos, End: end, Category: "threshold-not-above-period",
+		Message: fmt.Sprintf("%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, named(threshold), named(period)),
+		Related: rel,
+	})
+}

@@ -1,0 +1,109 @@
+package pleg_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+func testdata(t *testing.T) string {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func durationOf(v *plegperiods.Value) string {
+	if !v.Resolved() {
+		if v == nil {
+			return "none"
+		}
+		return "unresolved"
+	}
+	return time.Duration(v.Int).String()
+}
+
+// modes summarises a package's two modes: "off=1s/3m0s on=5m0s/10m0s fallback=1s retries=5".
+func modes(r *plegperiods.Relist) string {
+	if r == nil {
+		return "no PLEG"
+	}
+	s := "off=" + durationOf(r.Off.Period) + "/" + durationOf(r.Off.Threshold)
+	if r.On == nil {
+		return s + " no gate"
+	}
+	s += " gate=" + r.Gate + " on=" + durationOf(r.On.Period) + "/" + durationOf(r.On.Threshold)
+	s += " fallback=" + durationOf(r.On.Fallback)
+	if r.On.Retries.Resolved() {
+		s += " retries=" + strings.TrimSuffix(time.Duration(r.On.Retries.Int).String(), "ns")
+	} else if r.On.Retries != nil {
+		s += " retries=unresolved"
+	}
+	return s
+}
+
+func TestAnalyzer(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer,
+		"k8s.io/kubernetes/pkg/kubelet",
+		"oldtree/pkg/kubelet",
+		"newtree/pkg/kubelet",
+		"kubeletforks/...",
+	)
+	want := map[string]string{
+		"k8s.io/kubernetes/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s retries=5",
+		"oldtree/pkg/kubelet":           "off=1s/3m0s no gate",
+		"newtree/pkg/kubelet":           "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
+		"kubeletforks/earlyreturn":      "off=2s/1m0s gate=EventedPLEG on=1m0s/10m0s fallback=2s retries=3",
+		"kubeletforks/flagperiod":       "off=1s/3m0s gate=EventedPLEG on=unresolved/10m0s fallback=unresolved retries=unresolved",
+		"kubeletforks/droppedfallback":  "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=none retries=5",
+		"kubeletforks/netgone":          "off=1s/3m0s gate=EventedPLEG on=none/none fallback=unresolved retries=5",
+	}
+	seen := 0
+	for _, r := range results {
+		w, ok := want[r.Action.Package.PkgPath]
+		if !ok {
+			continue
+		}
+		seen++
+		res := r.Action.Result.(*pleg.Result)
+		if got := modes(res.Relist); got != w {
+			t.Errorf("%s: %s\nwant %s", r.Action.Package.PkgPath, got, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("saw %d of %d packages", seen, len(want))
+	}
+}
+
+// With -note, the gate's test carries what turning it on does.
+func TestNote(t *testing.T) {
+	if err := pleg.Analyzer.Flags.Set("note", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer pleg.Analyzer.Flags.Set("note", "false")
+	analysistest.Run(t, testdata(t), pleg.Analyzer, "notes/...")
+}
+
+func TestUnresolvedReasons(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/flagperiod")
+	r := results[0].Action.Result.(*pleg.Result).Relist
+	for _, c := range []struct {
+		v    *plegperiods.Value
+		want string
+	}{
+		{r.On.Period, "cfg.RelistPeriod is a field, set at run time"},
+		{r.On.Fallback, "cfg.RelistPeriod * 100 is not a compile-time constant"},
+		{r.On.Retries, "retries() is computed by a call"},
+	} {
+		if !strings.Contains(c.v.Unresolved, c.want) {
+			t.Errorf("unresolved = %q, want it to say %q", c.v.Unresolved, c.want)
+		}
+	}
+}

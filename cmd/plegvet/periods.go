@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/plegvet/plegvet"
+)
+
+func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("periods", flag.ContinueOnError)
+	var src sourceFlags
+	src.register(fs, false)
+	if !parse(fs, args, stderr) {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "plegvet periods: unexpected argument %q (see plegvet periods -h)\n", fs.Arg(0))
+		return exitUsage
+	}
+	rep, err := plegvet.Periods(ctx, src.options())
+	if err != nil {
+		return fail(stderr, "periods", err)
+	}
+	if src.json {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = writePeriodsTable(stdout, rep)
+	}
+	if err != nil {
+		return fail(stderr, "periods", err)
+	}
+	return problems(stderr, "periods", rep.Source)
+}
+
+func at(p *plegvet.Pos) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+func valueText(v *plegvet.Value) string {
+	switch {
+	case v == nil:
+		return "-"
+	case v.Unresolved != "":
+		return "unresolved: " + v.Unresolved
+	case v.Const != "":
+		return fmt.Sprintf("%s = %s (%s)", v.Value, v.Const, at(v.Decl))
+	}
+	return fmt.Sprintf("%s (%s)", v.Value, at(v.Decl))
+}
+
+func retriesText(r *plegvet.RetryCount) string {
+	switch {
+	case r == nil:
+		return "-"
+	case r.Unresolved != "":
+		return "unresolved: " + r.Unresolved
+	case r.Const != "":
+		return fmt.Sprintf("%d = %s (%s)", *r.Value, r.Const, at(r.Decl))
+	}
+	return fmt.Sprintf("%d (%s)", *r.Value, at(r.Decl))
+}
+
+func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
+	r := rep.Relist
+	if r.Gate == nil {
+		fmt.Fprintf(w, "%s builds no evented PLEG: one generic PLEG relists, whatever the gates say.\n\n", rep.Source.Dir)
+	} else {
+		spec := "spec not found"
+		if r.Gate.PreRelease != nil && r.Gate.Default != nil {
+			spec = fmt.Sprintf("%s, default %t", *r.Gate.PreRelease, *r.Gate.Default)
+		}
+		fmt.Fprintf(w, "%s (%s) decides the PLEG at %s:%d\n\n", r.Gate.Name, spec, r.Gate.Test.File, r.Gate.Test.Line)
+	}
+	off, on := r.GateOff, r.GateOn
+	if on == nil {
+		on = &plegvet.Mode{}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(name, a, b string) {
+		if r.Gate == nil {
+			fmt.Fprintf(tw, "%s\t%s\n", name, a)
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, a, b)
+	}
+	if r.Gate == nil {
+		row("", "ALWAYS", "")
+	} else {
+		row("", "GATE OFF", "GATE ON")
+	}
+	row("generic PLEG", at(off.Call), at(on.Call))
+	row("relist period", valueText(off.Period), valueText(on.Period))
+	row("health threshold", valueText(off.Threshold), valueText(on.Threshold))
+	loop := func(m *plegvet.Mode) string {
+		if m.Loop == nil {
+			return "-"
+		}
+		return m.LoopCall + " at " + at(m.Loop)
+	}
+	row("relist loop", loop(off), loop(on))
+	if r.Gate != nil {
+		row("evented PLEG", "-", at(on.Evented))
+		fallback := valueText(on.Fallback)
+		if on.Evented != nil && on.Fallback == nil {
+			fallback = "none: the evented PLEG restores no period"
+		}
+		row("fallback after stream fails", "-", fallback)
+		row("max stream retries", "-", retriesText(on.MaxStreamRetries))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case r.Ratio != nil && *r.Ratio == 1:
+		fmt.Fprintln(w, "\nratio gate on / gate off: x1: turning the gate on does not change the generic relist period")
+	case r.Ratio != nil:
+		fmt.Fprintf(w, "\nratio gate on / gate off: x%s\n", strconv.FormatFloat(*r.Ratio, 'g', 4, 64))
+	case r.Gate != nil:
+		fmt.Fprintln(w, "\nratio gate on / gate off: unknown (a period is missing or unresolved)")
+	}
+	for _, d := range rep.Diagnostics {
+		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package plegvet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+// The packages the relist answer reads, relative to the tree's module.
+const (
+	KubeletPackage = "pkg/kubelet"
+	PlegPackage    = "pkg/kubelet/pleg"
+)
+
+// PeriodsReport is the relist periods a tree's kubelet runs with.
+type PeriodsReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	Relist        Relist `json:"relist"`
+	// Diagnostics are the pleg analyzer's findings.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Relist is the two modes of the kubelet's PLEG.
+type Relist struct {
+	// Gate is the feature gate deciding the evented PLEG, with the test
+	// that decides it; nil when the tree builds no evented PLEG.
+	Gate *RelistGate `json:"gate"`
+	// GateOff is what runs with the gate off (or always, without a gate).
+	GateOff *Mode `json:"gateOff"`
+	// GateOn is nil when the tree has no such gate.
+	GateOn *Mode `json:"gateOn"`
+	// Ratio is the gate-on period over the gate-off period; nil when
+	// either is missing or unresolved.
+	Ratio *float64 `json:"ratio"`
+}
+
+// RelistGate names the gate and where it is tested.
+type RelistGate struct {
+	Name string `json:"name"`
+	Test Pos    `json:"test"`
+	// PreRelease and Default are the gate's newest spec, from the
+	// featuregate analyzer's facts; null when the spec was not found.
+	PreRelease *string `json:"preRelease"`
+	Default    *bool   `json:"default"`
+}
+
+// Mode is what one state of the gate runs.
+type Mode struct {
+	// Period and Threshold are the generic relist's; Call is its
+	// construction. All three are null when no generic PLEG runs.
+	Period    *Value `json:"period"`
+	Threshold *Value `json:"threshold"`
+	Call      *Pos   `json:"call"`
+	// Loop is where the relist loop consumes the period, and how.
+	Loop     *Pos   `json:"loop"`
+	LoopCall string `json:"loopCall"`
+	// Evented, Fallback and MaxStreamRetries belong to gateOn: the evented
+	// PLEG's construction, the period it restores on the generic PLEG
+	// after the stream fails for good (null: none), and how many failed
+	// streams it tolerates first.
+	Evented          *Pos        `json:"evented"`
+	Fallback         *Value      `json:"fallback"`
+	MaxStreamRetries *RetryCount `json:"maxStreamRetries"`
+
+	gateOn bool
+}
+
+// MarshalJSON leaves the evented PLEG's keys out of gateOff.
+func (m *Mode) MarshalJSON() ([]byte, error) {
+	type mode Mode
+	if m.gateOn {
+		return json.Marshal((*mode)(m))
+	}
+	return json.Marshal(struct {
+		Period    *Value `json:"period"`
+		Threshold *Value `json:"threshold"`
+		Call      *Pos   `json:"call"`
+		Loop      *Pos   `json:"loop"`
+		LoopCall  string `json:"loopCall"`
+	}{m.Period, m.Threshold, m.Call, m.Loop, m.LoopCall})
+}
+
+// Value is a duration resolved to its constant, or why it could not be.
+type Value struct {
+	Value      string `json:"value,omitempty"`
+	Const      string `json:"const,omitempty"`
+	Expr       string `json:"expr,omitempty"`
+	Decl       *Pos   `json:"decl,omitempty"`
+	Unresolved string `json:"unresolved,omitempty"`
+
+	nanos int64
+}
+
+// Duration returns the value as a time.Duration; ok is false when unresolved.
+func (v *Value) Duration() (time.Duration, bool) {
+	if v == nil || v.Unresolved != "" {
+		return 0, false
+	}
+	return time.Duration(v.nanos), true
+}
+
+// RetryCount is the evented PLEG's stream retries.
+type RetryCount struct {
+	Value      *int64 `json:"value"`
+	Const      string `json:"const,omitempty"`
+	Decl       *Pos   `json:"decl,omitempty"`
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// Periods follows the PLEG relist periods of a tree's kubelet, in both
+// states of the EventedPLEG gate, and checks the relist safety net.
+func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
+	t, src, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := load(ctx, t, &src, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
+	if err != nil {
+		return nil, err
+	}
+	kubelet := res.Packages[2].PkgPath
+	out := outs[pleg.Analyzer][kubelet]
+	if out.Err != nil {
+		return nil, fmt.Errorf("%s: %v", KubeletPackage, out.Err)
+	}
+	p := positioner{fset: res.Fset, tree: t}
+	rep := &PeriodsReport{SchemaVersion: SchemaVersion, Source: src, Diagnostics: p.diagnostics(out.Diagnostics)}
+	r := out.Result.(*pleg.Result).Relist
+	if r == nil {
+		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found", src.Dir, KubeletPackage, PlegPackage)
+	}
+	rep.Relist = p.relist(r)
+	if g := out.Result.(*pleg.Result).Gate; g != nil && rep.Relist.Gate != nil && len(g.Specs) > 0 {
+		newest := g.Specs[len(g.Specs)-1]
+		stage, def := string(newest.PreRelease), newest.Default
+		rep.Relist.Gate.PreRelease, rep.Relist.Gate.Default = &stage, &def
+	}
+	return rep, nil
+}
+
+func (p positioner) relist(r *plegperiods.Relist) Relist {
+	out := Relist{GateOff: p.mode(&r.Off, false)}
+	if r.On != nil {
+		out.Gate = &RelistGate{Name: r.Gate, Test: p.pos(r.GateIf)}
+		out.GateOn = p.mode(r.On, true)
+		if ratio, ok := r.Ratio(); ok {
+			out.Ratio = &ratio
+		}
+	}
+	return out
+}
+
+func (p positioner) mode(m *plegperiods.Mode, on bool) *Mode {
+	out := &Mode{gateOn: on}
+	if m.Generic != nil {
+		out.Call = p.optPos(m.Generic.Call.Pos())
+		out.Period, out.Threshold = p.value(m.Period), p.value(m.Threshold)
+		if m.Generic.Ctor.LoopCall != "" {
+			lp := p.position(m.Generic.Ctor.Loop)
+			out.Loop, out.LoopCall = &lp, m.Generic.Ctor.LoopCall
+		}
+	}
+	if m.Evented != nil {
+		out.Evented = p.optPos(m.Evented.Call.Pos())
+		out.Fallback = p.value(m.Fallback)
+		out.MaxStreamRetries = p.retries(m.Retries)
+	}
+	return out
+}
+
+// position converts a file position carried by a fact.
+func (p positioner) position(tp token.Position) Pos {
+	return Pos{File: p.tree.Rel(tp.Filename), Line: tp.Line, Column: tp.Column}
+}
+
+func (p positioner) value(v *plegperiods.Value) *Value {
+	if v == nil {
+		return nil
+	}
+	if !v.Resolved() {
+		return &Value{Unresolved: v.Unresolved}
+	}
+	out := &Value{Const: v.Const, Expr: v.Expr, nanos: v.Int, Value: fmt.Sprint(v.Int)}
+	if v.Duration {
+		out.Value = time.Duration(v.Int).String()
+	}
+	switch {
+	case v.DeclPosition.IsValid():
+		d := p.position(v.DeclPosition)
+		out.Decl = &d
+	default:
+		out.Decl = p.optPos(v.Decl)
+	}
+	return out
+}
+
+func (p positioner) retries(v *plegperiods.Value) *RetryCount {
+	if v == nil {
+		return nil
+	}
+	if !v.Resolved() {
+		return &RetryCount{Unresolved: v.Unresolved}
+	}
+	n := v.Int
+	return &RetryCount{Value: &n, Const: v.Const, Decl: p.optPos(v.Decl)}
+}

@@ -1,0 +1,304 @@
+package plegperiods
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+// Construction is one call of a PLEG constructor.
+type Construction struct {
+	Call *ast.CallExpr
+	Func *types.Func
+	Ctor *Shape
+	// Period and Threshold are the relist loop's values; Retries and
+	// Fallback (with FallbackThreshold) the evented PLEG's. nil when the
+	// constructor takes no such value.
+	Period, Threshold           *Value
+	Retries                     *Value
+	Fallback, FallbackThreshold *Value
+	// Literal is the RelistDuration literal the period came from, nil
+	// for a bare duration.
+	Literal *ast.CompositeLit
+	// Conditions are the feature-gate tests the call runs under.
+	Conditions []Condition
+}
+
+// Condition is a feature-gate test a construction runs under.
+type Condition struct {
+	Gate  string        // the gate's name (its constant's value)
+	Const *types.Const  // the gate's constant
+	On    bool          // the call runs when the gate is on (else: off)
+	If    token.Pos     // the if statement (or early return) deciding it
+	Test  *ast.CallExpr // the Enabled(...) call
+}
+
+// Constructions finds the calls of PLEG constructors in a package. ctor
+// tells which functions are constructors (from the pleg package's facts).
+func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
+	res := newResolver(files, info)
+	var out []*Construction
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			fn := calledFunc(info, call)
+			if fn == nil {
+				return true
+			}
+			c := ctor(fn)
+			if c == nil {
+				return true
+			}
+			con := &Construction{Call: call, Func: fn, Ctor: c}
+			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
+			body := enclosingBody(path)
+			if c.Period.ok() {
+				con.Period, con.Literal = res.arg(call, c.Period, body, info)
+			}
+			if c.Threshold.ok() {
+				con.Threshold, _ = res.arg(call, c.Threshold, body, info)
+			} else if c.ThresholdConst != nil {
+				con.Threshold = c.ThresholdConst
+			}
+			if c.Retries.ok() {
+				con.Retries, _ = res.arg(call, c.Retries, body, info)
+			}
+			if c.Fallback.ok() {
+				// The evented PLEG hands back a whole relist duration: its
+				// period and threshold are the generic constructor's fields.
+				period, threshold := c.Fallback.Field, ""
+				if period == "" {
+					period, threshold = c.PeriodField, c.ThresholdField
+				}
+				con.Fallback, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: period}, body, info)
+				if threshold != "" {
+					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body, info)
+				}
+			}
+			con.Conditions = conditions(info, path)
+			out = append(out, con)
+			return true
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Call.Pos() < out[j].Call.Pos() })
+	return out
+}
+
+func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	}
+	if id == nil {
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	return fn
+}
+
+func enclosingBody(path []ast.Node) *ast.BlockStmt {
+	for _, n := range path {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return n.Body
+		case *ast.FuncDecl:
+			return n.Body
+		}
+	}
+	return nil
+}
+
+// arg resolves a constructor argument: the value, or the field of the
+// RelistDuration literal it is, following a local variable and &.
+func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt, info *types.Info) (*Value, *ast.CompositeLit) {
+	if p.Index >= len(call.Args) {
+		return &Value{Unresolved: fmt.Sprintf("the call passes %d arguments; the constructor takes this value as argument %d", len(call.Args), p.Index+1), Pos: call.Pos()}, nil
+	}
+	e := call.Args[p.Index]
+	if p.Field == "" {
+		return r.value(e), nil
+	}
+	lit, why := follow(e, call.Pos(), body, info)
+	if lit == nil {
+		return &Value{Unresolved: why, Pos: e.Pos()}, nil
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		if k, ok := kv.Key.(*ast.Ident); ok && k.Name == p.Field {
+			return r.value(kv.Value), lit
+		}
+	}
+	return &Value{Unresolved: fmt.Sprintf("%s is not set in %s: it is zero", p.Field, types.ExprString(lit.Type)), Pos: lit.Pos(), Int: 0}, lit
+}
+
+// follow finds the composite literal an argument holds: written in place,
+// through &, or assigned to a local variable before the call.
+func follow(e ast.Expr, before token.Pos, body *ast.BlockStmt, info *types.Info) (*ast.CompositeLit, string) {
+	for range 8 {
+		e = ast.Unparen(e)
+		switch x := e.(type) {
+		case *ast.UnaryExpr:
+			if x.Op != token.AND {
+				return nil, fmt.Sprintf("%s is not a relist-duration literal", types.ExprString(e))
+			}
+			e = x.X
+			continue
+		case *ast.CompositeLit:
+			return x, ""
+		case *ast.Ident:
+			v, ok := info.Uses[x].(*types.Var)
+			if !ok || body == nil {
+				return nil, fmt.Sprintf("%s is not a local variable plegvet can follow", x.Name)
+			}
+			init := lastAssignment(body, v, before, info)
+			if init == nil {
+				return nil, fmt.Sprintf("%s is not assigned a literal before the call", x.Name)
+			}
+			e = init
+			continue
+		}
+		return nil, fmt.Sprintf("%s is computed at run time, not a literal", types.ExprString(e))
+	}
+	return nil, "too many indirections"
+}
+
+func lastAssignment(body *ast.BlockStmt, v *types.Var, before token.Pos, info *types.Info) ast.Expr {
+	var found ast.Expr
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil || n.Pos() >= before {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			if len(s.Lhs) != len(s.Rhs) {
+				return true
+			}
+			for i, l := range s.Lhs {
+				if id, ok := l.(*ast.Ident); ok && (info.Defs[id] == v || info.Uses[id] == v) {
+					found = s.Rhs[i]
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range s.Names {
+				if info.Defs[id] == v && i < len(s.Values) {
+					found = s.Values[i]
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// conditions reads the feature-gate tests on the path from the call up to
+// its function: enclosing if statements (then or else, through !), and
+// earlier "if test { return }" statements in enclosing blocks.
+func conditions(info *types.Info, path []ast.Node) []Condition {
+	var out []Condition
+	for i := 1; i < len(path); i++ {
+		child := path[i-1]
+		switch n := path[i].(type) {
+		case *ast.IfStmt:
+			var on bool
+			switch child {
+			case n.Body:
+				on = true
+			case n.Else:
+				on = false
+			default:
+				continue
+			}
+			out = append(out, gateTests(info, n.Cond, on, n.Pos())...)
+		case *ast.BlockStmt:
+			for _, s := range n.List {
+				if s.Pos() >= child.Pos() {
+					break
+				}
+				ifs, ok := s.(*ast.IfStmt)
+				if !ok || ifs.Else != nil || !leaves(ifs.Body) {
+					continue
+				}
+				// Reaching the call means the test was false.
+				out = append(out, gateTests(info, ifs.Cond, false, ifs.Pos())...)
+			}
+		case *ast.FuncDecl, *ast.FuncLit:
+			return out
+		}
+	}
+	return out
+}
+
+// leaves reports whether a block ends by leaving the function.
+func leaves(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gateTests reads the gate tests of a condition that has the truth value
+// holds: "!X" flips it; "a && b" true means both are true, "a || b" false
+// means both are false; other shapes say nothing.
+func gateTests(info *types.Info, cond ast.Expr, holds bool, at token.Pos) []Condition {
+	cond = ast.Unparen(cond)
+	switch c := cond.(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			return gateTests(info, c.X, !holds, at)
+		}
+	case *ast.BinaryExpr:
+		if (c.Op == token.LAND && holds) || (c.Op == token.LOR && !holds) {
+			return append(gateTests(info, c.X, holds, at), gateTests(info, c.Y, holds, at)...)
+		}
+	case *ast.CallExpr:
+		if name, k, ok := gateArg(info, c); ok {
+			return []Condition{{Gate: name, Const: k, On: holds, If: at, Test: c}}
+		}
+	}
+	return nil
+}
+
+// gateArg recognises a test of one feature gate: a call whose only
+// argument is a constant of type featuregate.Feature (Enabled(features.X)).
+func gateArg(info *types.Info, call *ast.CallExpr) (string, *types.Const, bool) {
+	if len(call.Args) != 1 {
+		return "", nil, false
+	}
+	a := ast.Unparen(call.Args[0])
+	tv, ok := info.Types[a]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String || !isFeature(tv.Type) {
+		return "", nil, false
+	}
+	return constant.StringVal(tv.Value), constOf(info, a), true
+}
+
+func isFeature(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == "Feature" && featuregates.IsAPI(n.Obj().Pkg())
+}

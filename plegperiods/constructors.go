@@ -1,0 +1,439 @@
+package plegperiods
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+)
+
+// Kind says which PLEG a constructor builds.
+type Kind string
+
+const (
+	// Generic PLEGs relist on a period: a relist loop consumes a duration.
+	Generic Kind = "generic"
+	// Evented PLEGs consume the runtime's container event stream.
+	Evented Kind = "evented"
+)
+
+// ParamRef names where a constructor takes a value: parameter Index (-1:
+// it takes none), and, when the parameter is a struct (RelistDuration),
+// which of its fields.
+type ParamRef struct {
+	Index int
+	Field string
+}
+
+func (p ParamRef) ok() bool { return p.Index >= 0 }
+
+var none = ParamRef{Index: -1}
+
+// Constructor is a function of the pleg package that builds a PLEG.
+type Constructor struct {
+	Func *types.Func
+	Shape
+}
+
+// Shape is what a constructor does with its parameters: the part of a
+// Constructor that crosses packages (as an analysis fact), so positions
+// are file positions.
+type Shape struct {
+	Name   string // the function's name
+	Kind   Kind
+	Struct string // the struct it builds
+
+	// Period feeds the relist loop; Threshold the health check.
+	Period, Threshold ParamRef
+	// ThresholdConst is the health threshold when it is a constant of
+	// the pleg package rather than a parameter (before v1.26).
+	ThresholdConst *Value
+	// PeriodField and ThresholdField are the period's and threshold's
+	// fields in the relist-duration struct (from the generic constructor
+	// of the same package), to read what the fallback restores.
+	PeriodField, ThresholdField string
+	// Retries is how many failed streams the evented PLEG tolerates.
+	Retries ParamRef
+	// Fallback is the relist duration the evented PLEG restores on the
+	// generic PLEG after the stream fails for good; Index -1 when it
+	// restores nothing.
+	Fallback ParamRef
+
+	Loop         token.Position // where the relist loop consumes the period
+	LoopCall     string         // how: "wait.Until", "Reset", ...
+	Health       token.Position // where the health check compares with the threshold
+	FallbackCall token.Position // where the fallback restores the period
+	RetriesCheck token.Position // where failed streams are counted against the retries
+	StreamCall   token.Position // where the event stream is read (GetContainerEvents)
+}
+
+// fieldPath is a selection rooted at a method's receiver: g.f or g.f.sub.
+type fieldPath struct {
+	field, sub string
+}
+
+// receiverPath reports whether e is recv.field or recv.field.sub for the
+// receiver variable recv.
+func receiverPath(info *types.Info, recv types.Object, e ast.Expr) (fieldPath, bool) {
+	e = ast.Unparen(e)
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return fieldPath{}, false
+	}
+	if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && recv != nil && info.Uses[id] == recv {
+		return fieldPath{field: sel.Sel.Name}, true
+	}
+	inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok {
+		return fieldPath{}, false
+	}
+	if id, ok := ast.Unparen(inner.X).(*ast.Ident); ok && recv != nil && info.Uses[id] == recv {
+		return fieldPath{field: inner.Sel.Name, sub: sel.Sel.Name}, true
+	}
+	return fieldPath{}, false
+}
+
+// methodsOf groups the package's methods by the struct they belong to.
+func methodsOf(files []*ast.File, info *types.Info) map[*types.TypeName][]*ast.FuncDecl {
+	out := map[*types.TypeName][]*ast.FuncDecl{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || fd.Body == nil || len(fd.Recv.List) == 0 {
+				continue
+			}
+			if tn := namedOf(info.TypeOf(fd.Recv.List[0].Type)); tn != nil {
+				out[tn] = append(out[tn], fd)
+			}
+		}
+	}
+	return out
+}
+
+func namedOf(t types.Type) *types.TypeName {
+	if t == nil {
+		return nil
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj()
+	}
+	return nil
+}
+
+func receiverObj(info *types.Info, fd *ast.FuncDecl) types.Object {
+	if len(fd.Recv.List[0].Names) == 0 {
+		return nil
+	}
+	return info.Defs[fd.Recv.List[0].Names[0]]
+}
+
+// usage is what the methods of one PLEG struct do with its fields.
+type usage struct {
+	loop                           fieldPath
+	loopPos                        token.Pos
+	loopCall                       string
+	threshold                      fieldPath
+	thresholdConst                 *types.Const
+	thresholdExpr                  ast.Expr
+	healthPos                      token.Pos
+	retries                        fieldPath
+	retriesPos                     token.Pos
+	fallback                       fieldPath
+	fallbackPos                    token.Pos
+	streamPos                      token.Pos
+	hasLoop, hasThreshold, hasRetr bool
+	hasFallback                    bool
+}
+
+// loopFuncs are the functions and methods through which a relist loop
+// consumes its period: k8s.io/apimachinery/pkg/util/wait's loops, and a
+// timer's or ticker's Reset and constructors.
+var loopMethods = map[string]bool{"Reset": true, "NewTimer": true, "NewTicker": true, "Tick": true}
+
+func calleeName(info *types.Info, call *ast.CallExpr) (pkgPath, name string) {
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.SelectorExpr:
+		if id, ok := f.X.(*ast.Ident); ok {
+			if pn, ok := info.Uses[id].(*types.PkgName); ok {
+				return pn.Imported().Path(), f.Sel.Name
+			}
+		}
+		return "", f.Sel.Name
+	case *ast.Ident:
+		return "", f.Name
+	}
+	return "", ""
+}
+
+func isWait(path string) bool {
+	return path == "k8s.io/apimachinery/pkg/util/wait" || strings.HasSuffix(path, "/vendor/k8s.io/apimachinery/pkg/util/wait")
+}
+
+func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeName) {
+	recv := receiverObj(info, fd)
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			pkg, name := calleeName(info, n)
+			if name == "GetContainerEvents" && !u.streamPos.IsValid() {
+				u.streamPos = n.Pos()
+			}
+			if (isWait(pkg) || (pkg == "" || pkg == "time") && loopMethods[name]) && !u.hasLoop {
+				for _, a := range n.Args {
+					if p, ok := receiverPath(info, recv, a); ok && durationTyped(info, a) {
+						u.loop, u.loopPos, u.hasLoop = p, n.Pos(), true
+						u.loopCall = name
+						if isWait(pkg) {
+							u.loopCall = "wait." + name
+						}
+					}
+				}
+			}
+			// A method call handing a relist duration held by the receiver
+			// to someone (EventedPLEG.Update(e.relistDuration)): the fallback.
+			if _, isSel := ast.Unparen(n.Fun).(*ast.SelectorExpr); isSel && pkg == "" && !u.hasFallback {
+				for _, a := range n.Args {
+					if p, ok := receiverPath(info, recv, a); ok && p.sub == "" && relistType != nil && namedOf(info.TypeOf(a)) == relistType {
+						u.fallback, u.fallbackPos, u.hasFallback = p, n.Pos(), true
+					}
+				}
+			}
+		case *ast.BinaryExpr:
+			switch n.Op {
+			case token.GTR, token.GEQ, token.LSS, token.LEQ:
+			default:
+				return true
+			}
+			for _, side := range []ast.Expr{n.X, n.Y} {
+				if p, ok := receiverPath(info, recv, side); ok {
+					t := info.TypeOf(side)
+					switch {
+					case durationTyped(info, side) && fd.Name.Name == "Healthy" && !u.hasThreshold:
+						u.threshold, u.healthPos, u.hasThreshold = p, n.Pos(), true
+					case t != nil && isInt(t) && !u.hasRetr:
+						u.retries, u.retriesPos, u.hasRetr = p, n.Pos(), true
+					}
+				}
+				if c := constOf(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
+					u.thresholdConst, u.thresholdExpr, u.healthPos, u.hasThreshold = c, side, n.Pos(), true
+				}
+			}
+		}
+		return true
+	})
+}
+
+func durationTyped(info *types.Info, e ast.Expr) bool {
+	t := info.TypeOf(e)
+	return t != nil && isDuration(t)
+}
+
+func isInt(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
+}
+
+func constOf(info *types.Info, e ast.Expr) *types.Const {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		c, _ := info.Uses[x].(*types.Const)
+		return c
+	case *ast.SelectorExpr:
+		c, _ := info.Uses[x.Sel].(*types.Const)
+		return c
+	}
+	return nil
+}
+
+// Constructors finds the PLEG constructors of a package (pkg/kubelet/pleg):
+// functions that return a composite literal of a struct whose methods run
+// a relist loop (generic) or read the container event stream (evented).
+func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*Constructor {
+	methods := methodsOf(files, info)
+	res := newResolver(files, info)
+	// The relist-duration type is whatever struct the generic PLEG's
+	// period field has (pleg.RelistDuration); found by the first pass.
+	usages := map[*types.TypeName]*usage{}
+	var relistType *types.TypeName
+	structs := make([]*types.TypeName, 0, len(methods))
+	for tn := range methods {
+		structs = append(structs, tn)
+	}
+	sort.Slice(structs, func(i, j int) bool { return structs[i].Pos() < structs[j].Pos() })
+	for _, tn := range structs {
+		u := &usage{}
+		for _, fd := range methods[tn] {
+			u.scan(info, fd, nil)
+		}
+		usages[tn] = u
+		if u.hasLoop && u.loop.sub != "" && relistType == nil {
+			relistType = fieldType(tn, u.loop.field)
+		}
+	}
+	if relistType != nil { // second pass: fallbacks hand over a relist duration
+		for _, tn := range structs {
+			u := &usage{}
+			for _, fd := range methods[tn] {
+				u.scan(info, fd, relistType)
+			}
+			usages[tn] = u
+		}
+	}
+	var out []*Constructor
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || fd.Body == nil {
+				continue
+			}
+			fn, _ := info.Defs[fd.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			lit, tn := returnedStruct(info, fd)
+			if lit == nil {
+				continue
+			}
+			u := usages[tn]
+			if u == nil {
+				continue
+			}
+			c := &Constructor{Func: fn, Shape: Shape{Name: fn.Name(), Struct: tn.Name(), Period: none, Threshold: none, Retries: none, Fallback: none}}
+			switch {
+			case u.hasLoop:
+				c.Kind = Generic
+			case u.streamPos.IsValid():
+				c.Kind = Evented
+			default:
+				continue
+			}
+			params := paramIndex(info, fd)
+			fields := fieldParams(info, lit, params)
+			if u.hasLoop {
+				c.Period = ref(fields, u.loop)
+				c.Loop, c.LoopCall = fset.Position(u.loopPos), u.loopCall
+			}
+			if u.hasThreshold {
+				c.Health = fset.Position(u.healthPos)
+				if u.thresholdConst != nil {
+					c.ThresholdConst = res.value(u.thresholdExpr)
+					c.ThresholdConst.DeclPosition = fset.Position(c.ThresholdConst.Decl)
+				} else {
+					c.Threshold = ref(fields, u.threshold)
+				}
+			}
+			if u.hasRetr && c.Kind == Evented {
+				c.Retries, c.RetriesCheck = ref(fields, u.retries), fset.Position(u.retriesPos)
+			}
+			if u.hasFallback && c.Kind == Evented {
+				c.Fallback, c.FallbackCall = ref(fields, u.fallback), fset.Position(u.fallbackPos)
+			}
+			if u.streamPos.IsValid() {
+				c.StreamCall = fset.Position(u.streamPos)
+			}
+			out = append(out, c)
+		}
+	}
+	for _, c := range out {
+		if c.Kind == Generic && c.Period.Field != "" {
+			for _, d := range out {
+				d.PeriodField, d.ThresholdField = c.Period.Field, c.Threshold.Field
+			}
+		}
+	}
+	return out
+}
+
+func ref(fields map[string]int, p fieldPath) ParamRef {
+	i, ok := fields[p.field]
+	if !ok {
+		return none
+	}
+	return ParamRef{Index: i, Field: p.sub}
+}
+
+func fieldType(tn *types.TypeName, field string) *types.TypeName {
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if st.Field(i).Name() == field {
+			return namedOf(st.Field(i).Type())
+		}
+	}
+	return nil
+}
+
+// returnedStruct finds the struct literal a function returns (&T{...}).
+func returnedStruct(info *types.Info, fd *ast.FuncDecl) (*ast.CompositeLit, *types.TypeName) {
+	var lit *ast.CompositeLit
+	var tn *types.TypeName
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		ret, ok := n.(*ast.ReturnStmt)
+		if !ok || lit != nil {
+			return lit == nil
+		}
+		for _, r := range ret.Results {
+			e := ast.Unparen(r)
+			if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+				e = ast.Unparen(u.X)
+			}
+			if cl, ok := e.(*ast.CompositeLit); ok {
+				if t := namedOf(info.TypeOf(cl)); t != nil {
+					if _, isStruct := t.Type().Underlying().(*types.Struct); isStruct {
+						lit, tn = cl, t
+						return false
+					}
+				}
+			}
+		}
+		return true
+	})
+	return lit, tn
+}
+
+func paramIndex(info *types.Info, fd *ast.FuncDecl) map[types.Object]int {
+	out := map[types.Object]int{}
+	i := 0
+	for _, field := range fd.Type.Params.List {
+		if len(field.Names) == 0 {
+			i++
+			continue
+		}
+		for _, n := range field.Names {
+			if obj := info.Defs[n]; obj != nil {
+				out[obj] = i
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// fieldParams maps the literal's fields to the parameters assigned to them.
+func fieldParams(info *types.Info, lit *ast.CompositeLit, params map[types.Object]int) map[string]int {
+	out := map[string]int{}
+	for _, e := range lit.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		k, ok1 := kv.Key.(*ast.Ident)
+		v, ok2 := ast.Unparen(kv.Value).(*ast.Ident)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if i, ok := params[info.Uses[v]]; ok {
+			out[k.Name] = i
+		}
+	}
+	return out
+}

@@ -1,0 +1,20 @@
+// Package plegperiods follows the kubelet's PLEG relist durations through
+// types: from the constants of pkg/kubelet, through the values passed to
+// the PLEG constructors of pkg/kubelet/pleg inside the feature gate's
+// branches, to the relist loop, the health threshold and the evented
+// PLEG's fallback that consume them.
+//
+// It works in two steps, as the analysis does. Constructors reads the pleg
+// package: for each function that builds a PLEG struct, which parameter
+// (and which field of it) feeds the relist loop's period, the health
+// threshold, the evented PLEG's stream retries and the period it restores
+// when the stream fails. Constructions reads a package that calls those
+// constructors (pkg/kubelet): the value each argument resolves to, and the
+// feature-gate conditions each call runs under. Modes joins them into the
+// two modes a kubelet can run in, gate off and gate on.
+//
+// Nothing is found by the names of variables or constants: constructors
+// are known by what their bodies do, calls by the function they call,
+// values by go/types' constant folding. A value that is not a compile-time
+// constant is reported as unresolved, with the reason.
+package plegperiods

@@ -1,0 +1,147 @@
+package plegperiods
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"time"
+)
+
+// Value is a relist duration (or a retry count) resolved to a constant.
+type Value struct {
+	// Int is the constant: nanoseconds for a duration.
+	Int int64
+	// Duration says Int is a time.Duration.
+	Duration bool
+	// Const is the name of the constant it came from; "" for a literal.
+	Const string
+	// ConstPkg is the import path of the package declaring Const.
+	ConstPkg string
+	// Expr is the constant's expression as written (time.Second * 300),
+	// or the argument itself when it is not a named constant.
+	Expr string
+	// Decl is the constant's declaration (or the literal's position).
+	Decl token.Pos
+	// DeclPosition is Decl as a file position, for constants of another
+	// package whose token.Pos means nothing here.
+	DeclPosition token.Position
+	// Pos is where the value is written at the construction.
+	Pos token.Pos
+	// Unresolved says why the value is not a compile-time constant; the
+	// other fields are then empty.
+	Unresolved string
+}
+
+// Resolved reports whether v holds a constant.
+func (v *Value) Resolved() bool { return v != nil && v.Unresolved == "" }
+
+// String is "5m0s (eventedPlegRelistPeriod)", or the reason it is unresolved.
+func (v *Value) String() string {
+	switch {
+	case v == nil:
+		return "none"
+	case v.Unresolved != "":
+		return "unresolved: " + v.Unresolved
+	}
+	s := fmt.Sprint(v.Int)
+	if v.Duration {
+		s = time.Duration(v.Int).String()
+	}
+	if v.Const != "" {
+		s += " (" + v.Const + ")"
+	}
+	return s
+}
+
+// resolver resolves expressions of one package to constants.
+type resolver struct {
+	info *types.Info
+	// constExpr maps the package's constants to the expressions they are
+	// declared with.
+	constExpr map[*types.Const]ast.Expr
+}
+
+func newResolver(files []*ast.File, info *types.Info) *resolver {
+	r := &resolver{info: info, constExpr: map[*types.Const]ast.Expr{}}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if c, ok := info.Defs[n].(*types.Const); ok && i < len(vs.Values) {
+						r.constExpr[c] = vs.Values[i]
+					}
+				}
+			}
+		}
+	}
+	return r
+}
+
+func isDuration(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == "Duration" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
+}
+
+// value resolves e to a constant, or says why it is not one.
+func (r *resolver) value(e ast.Expr) *Value {
+	e = ast.Unparen(e)
+	v := &Value{Pos: e.Pos()}
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+		v.Unresolved = r.whyNotConstant(e, tv, ok)
+		return v
+	}
+	n, exact := constant.Int64Val(tv.Value)
+	if !exact {
+		v.Unresolved = fmt.Sprintf("%s overflows int64", types.ExprString(e))
+		return v
+	}
+	v.Int, v.Duration = n, isDuration(tv.Type)
+	v.Expr, v.Decl = types.ExprString(e), e.Pos()
+	var id *ast.Ident
+	switch x := e.(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		id = x.Sel
+	}
+	if id != nil {
+		if c, ok := r.info.Uses[id].(*types.Const); ok {
+			v.Const, v.Decl = c.Name(), c.Pos()
+			if c.Pkg() != nil {
+				v.ConstPkg = c.Pkg().Path()
+			}
+			if def, ok := r.constExpr[c]; ok {
+				v.Expr = types.ExprString(def)
+			}
+		}
+	}
+	return v
+}
+
+func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool) string {
+	what := types.ExprString(e)
+	switch x := e.(type) {
+	case *ast.CallExpr:
+		return fmt.Sprintf("%s is computed by a call, not a compile-time constant", what)
+	case *ast.SelectorExpr:
+		if sel, ok := r.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			return fmt.Sprintf("%s is a field, set at run time (a flag or configuration), not a compile-time constant", what)
+		}
+	case *ast.Ident:
+		if _, ok := r.info.Uses[x].(*types.Var); ok {
+			return fmt.Sprintf("%s is a variable, not a compile-time constant", what)
+		}
+	}
+	if !typed || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
+		return fmt.Sprintf("%s has no type information (it depends on an import that was not loaded)", what)
+	}
+	return fmt.Sprintf("%s is not a compile-time constant", what)
+}
