@@ -3,58 +3,25 @@ package featuregates_test
 import (
 	"fmt"
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
-	"go/types"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/fixturetypes"
 )
-
-// stubImporter type-checks the test doubles under testdata/src.
-type stubImporter struct {
-	fset *token.FileSet
-	pkgs map[string]*types.Package
-}
-
-func (im *stubImporter) Import(path string) (*types.Package, error) {
-	if p, ok := im.pkgs[path]; ok {
-		return p, nil
-	}
-	dir := filepath.Join("..", "testdata", "src", filepath.FromSlash(path))
-	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	if len(names) == 0 {
-		return importer.Default().Import(path)
-	}
-	var files []*ast.File
-	for _, n := range names {
-		f, err := parser.ParseFile(im.fset, n, nil, 0)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	p, err := (&types.Config{Importer: im}).Check(path, im.fset, files, nil)
-	im.pkgs[path] = p
-	return p, err
-}
 
 // extract type-checks one file of package p and extracts its gates. Type
 // errors are tolerated, as in partially typed source.
 func extract(t *testing.T, src string) (*featuregates.Result, *token.FileSet) {
 	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "features.go", src, parser.ParseComments)
+	f, info, _, err := fixturetypes.NewImporter(fset, filepath.Join("..", "testdata", "src")).Check("p", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: &stubImporter{fset: fset, pkgs: map[string]*types.Package{}}, Error: func(error) {}}
-	conf.Check("p", fset, []*ast.File{f}, info)
 	return featuregates.Extract([]*ast.File{f}, info), fset
 }
 
@@ -240,10 +207,6 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) {
-	os.Exit(m.Run())
-}
-
 // FuzzExtract feeds arbitrary Go source to the extractor, as a fork's
 // pkg/features may be anything: it must never panic, and what it returns
 // must be well formed.
@@ -258,15 +221,12 @@ func FuzzExtract(f *testing.F) {
 	f.Add(header + `var m = map[featuregate.Feature]featuregate.VersionedSpecs{"A": {{Version: version.MajorMinor(1<<40, -1)}}}`)
 	f.Add(header + `var m = map[featuregate.Feature][]featuregate.Feature{"A": {"A"}, "B": nil}`)
 	fset := token.NewFileSet()
-	imp := &stubImporter{fset: fset, pkgs: map[string]*types.Package{}}
+	imp := fixturetypes.NewImporter(fset, filepath.Join("..", "testdata", "src"))
 	f.Fuzz(func(t *testing.T, src string) {
-		file, err := parser.ParseFile(fset, "fuzz.go", src, parser.ParseComments|parser.SkipObjectResolution)
+		file, info, _, _ := imp.Check("p", src) // partial syntax is extracted too
 		if file == nil {
 			return
 		}
-		_ = err // partial syntax is still extracted
-		info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
-		(&types.Config{Importer: imp, Error: func(error) {}}).Check("p", fset, []*ast.File{file}, info)
 		res := featuregates.Extract([]*ast.File{file}, info)
 		for i, g := range res.Gates {
 			if g.Name == "" {
