@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/release"
 )
 
@@ -272,6 +273,74 @@ func TestPeriodsOnReleases(t *testing.T) {
 			// v1.37 builds the generic PLEG once, for both modes.
 			if sameCall := *on.Call == *off.Call; sameCall != (w.ratio == 1) {
 				t.Errorf("gate-on call %+v, gate-off call %+v", on.Call, off.Call)
+			}
+		})
+	}
+}
+
+// TestEventStreamOnReleases reads the CRI api.proto of releases in both
+// styles (importing gogo.proto up to v0.33, without it from v0.34) and
+// links it to the evented PLEG's calls.
+func TestEventStreamOnReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	for _, tc := range []struct {
+		version string
+		gogo    bool
+		calls   int
+	}{
+		{"v1.25.16", true, 0}, // the rpc exists; nothing consumes it yet
+		{"v1.26.15", true, 1},
+		{"v1.31.14", true, 1},
+		{"v1.34.4", false, 1},
+		{"v1.36.1", false, 1},
+		{"v1.37.2", false, 1},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			rep, err := plegvet.EventStream(context.Background(), plegvet.Options{Kubernetes: tc.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Proto != plegvet.ProtoPath || len(rep.Diagnostics) != 0 {
+				t.Errorf("proto %s, diagnostics %+v", rep.Proto, rep.Diagnostics)
+			}
+			r := rep.RPC
+			if r == nil || r.Service != "RuntimeService" || r.Request != "GetEventsRequest" || r.Response != "ContainerEventResponse" || !r.ServerStreaming || r.ClientStreaming || r.Pos.File != plegvet.ProtoPath {
+				t.Fatalf("rpc = %+v", r)
+			}
+			if len(r.EventTypes) != 4 || r.EventTypes[0].Name != "CONTAINER_CREATED_EVENT" || r.EventTypes[3].Number != 3 {
+				t.Errorf("event types = %+v", r.EventTypes)
+			}
+			if len(r.ResponseFields) < 4 || r.ResponseFields[0].Name != "container_id" || r.ResponseFields[0].Number != 1 {
+				t.Errorf("response fields = %+v", r.ResponseFields)
+			}
+			if len(r.GoCalls) != tc.calls {
+				t.Fatalf("go calls = %+v, want %d", r.GoCalls, tc.calls)
+			}
+			if tc.calls > 0 {
+				if r.GoCalls[0].File != "pkg/kubelet/pleg/evented.go" || r.GoClient == nil || r.GoClient.Shape != "channel" || r.GoClient.Consistent == nil || !*r.GoClient.Consistent {
+					t.Errorf("go calls %+v, client %+v", r.GoCalls, r.GoClient)
+				}
+				if !strings.Contains(r.GoClient.Method, "k8s.io/cri-api/pkg/apis") {
+					t.Errorf("method %q, want the CRI client API's", r.GoClient.Method)
+				}
+			}
+			mods, err := release.Download(context.Background(), "k8s.io/cri-api@"+release.StagingVersion(tc.version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, err := criproto.ReadFile(filepath.Join(mods[0].Dir, "pkg", "apis", "runtime", "v1", "api.proto"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hasGogo := false
+			for _, imp := range pf.Imports {
+				hasGogo = hasGogo || strings.HasSuffix(imp, "gogo.proto")
+			}
+			if hasGogo != tc.gogo {
+				t.Errorf("imports %v; the test expected gogo.proto: %t", pf.Imports, tc.gogo)
 			}
 		})
 	}

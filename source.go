@@ -19,6 +19,9 @@ type Options struct {
 	// go command and analysed as if they were a checkout. Dir is then
 	// ignored.
 	Kubernetes string
+	// Proto, when set, is the CRI api.proto to read instead of the
+	// tree's. Alone (Dir and Kubernetes empty) it is read without a tree.
+	Proto string
 }
 
 // open resolves the options to a tree and the Source that describes it.

@@ -65,7 +65,45 @@ type Shape struct {
 	Health       token.Position // where the health check compares with the threshold
 	FallbackCall token.Position // where the fallback restores the period
 	RetriesCheck token.Position // where failed streams are counted against the retries
-	StreamCall   token.Position // where the event stream is read (GetContainerEvents)
+	// StreamCalls are the calls that read the container event stream
+	// (GetContainerEvents) in the struct's methods.
+	StreamCalls []StreamCall
+}
+
+// StreamCall is a call of the CRI client's GetContainerEvents.
+type StreamCall struct {
+	Pos token.Position
+	// Method is the method called, as go/types prints it; "" when its
+	// type is not known (its package was not loaded).
+	Method string
+	// Shape is how the Go method hands over the server stream: "stream"
+	// (it returns a value with Recv), "channel" (it takes a channel it
+	// fills from the stream), "unary" (neither: one response), or
+	// "unknown".
+	Shape string
+}
+
+// streamShape classifies the signature of a GetContainerEvents method.
+func streamShape(fn *types.Func) string {
+	if fn == nil {
+		return "unknown"
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok {
+		return "unknown"
+	}
+	for i := 0; i < sig.Results().Len(); i++ {
+		obj, _, _ := types.LookupFieldOrMethod(sig.Results().At(i).Type(), true, nil, "Recv")
+		if _, isFunc := obj.(*types.Func); isFunc {
+			return "stream"
+		}
+	}
+	for i := 0; i < sig.Params().Len(); i++ {
+		if _, isChan := sig.Params().At(i).Type().Underlying().(*types.Chan); isChan {
+			return "channel"
+		}
+	}
+	return "unary"
 }
 
 // fieldPath is a selection rooted at a method's receiver: g.f or g.f.sub.
@@ -145,8 +183,14 @@ type usage struct {
 	fallback                       fieldPath
 	fallbackPos                    token.Pos
 	streamPos                      token.Pos
+	streams                        []streamUse
 	hasLoop, hasThreshold, hasRetr bool
 	hasFallback                    bool
+}
+
+type streamUse struct {
+	pos token.Pos
+	fn  *types.Func
 }
 
 // loopFuncs are the functions and methods through which a relist loop
@@ -179,8 +223,15 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			pkg, name := calleeName(info, n)
-			if name == "GetContainerEvents" && !u.streamPos.IsValid() {
-				u.streamPos = n.Pos()
+			if name == "GetContainerEvents" {
+				if !u.streamPos.IsValid() {
+					u.streamPos = n.Pos()
+				}
+				var fn *types.Func
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+					fn, _ = info.Uses[sel.Sel].(*types.Func)
+				}
+				u.streams = append(u.streams, streamUse{n.Pos(), fn})
 			}
 			if (isWait(pkg) || (pkg == "" || pkg == "time") && loopMethods[name]) && !u.hasLoop {
 				for _, a := range n.Args {
@@ -332,8 +383,12 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			if u.hasFallback && c.Kind == Evented {
 				c.Fallback, c.FallbackCall = ref(fields, u.fallback), fset.Position(u.fallbackPos)
 			}
-			if u.streamPos.IsValid() {
-				c.StreamCall = fset.Position(u.streamPos)
+			for _, st := range u.streams {
+				call := StreamCall{Pos: fset.Position(st.pos), Shape: streamShape(st.fn)}
+				if st.fn != nil {
+					call.Method = types.ObjectString(st.fn, nil)
+				}
+				c.StreamCalls = append(c.StreamCalls, call)
 			}
 			out = append(out, c)
 		}

@@ -6,6 +6,7 @@
 //
 //	plegvet gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]
 //	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
+//	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //
@@ -40,6 +41,7 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"gates", "gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]: feature gates of pkg/features", runGates},
 	{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
+	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
 }
 
 func main() {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plegvet/plegvet"
+)
+
+func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rpc", flag.ContinueOnError)
+	var src sourceFlags
+	src.register(fs, false)
+	proto := fs.String("proto", "", "read this api.proto; alone, without a tree")
+	if !parse(fs, args, stderr) {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "plegvet rpc: unexpected argument %q (see plegvet rpc -h)\n", fs.Arg(0))
+		return exitUsage
+	}
+	opts := src.options()
+	opts.Proto = *proto
+	if *proto != "" && !flagSet(fs, "C") {
+		opts.Dir = "" // -proto alone: no tree
+	}
+	rep, err := plegvet.EventStream(ctx, opts)
+	if err != nil {
+		return fail(stderr, "rpc", err)
+	}
+	if src.json {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = writeRPC(stdout, rep)
+	}
+	if err != nil {
+		return fail(stderr, "rpc", err)
+	}
+	return problems(stderr, "rpc", rep.Source)
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
+	r := rep.RPC
+	if r == nil {
+		fmt.Fprintf(w, "%s declares no GetContainerEvents rpc: there is no event stream for an evented PLEG.\n", rep.Proto)
+	} else {
+		stream := func(b bool) string {
+			if b {
+				return "stream "
+			}
+			return ""
+		}
+		fmt.Fprintf(w, "rpc %s.%s(%s%s) returns (%s%s)\n", r.Service, r.Name, stream(r.ClientStreaming), r.Request, stream(r.ServerStreaming), r.Response)
+		fmt.Fprintf(w, "  declared at %s:%d:%d\n", r.Pos.File, r.Pos.Line, r.Pos.Column)
+		if r.Comment != "" {
+			fmt.Fprintf(w, "  // %s\n", strings.ReplaceAll(r.Comment, "\n", "\n  // "))
+		}
+		shape := "a unary call"
+		if r.ServerStreaming {
+			shape = "server-streaming: one request, then events as they happen, for as long as the connection lives"
+		}
+		fmt.Fprintf(w, "  %s\n\n", shape)
+		fields := func(name string, fs []plegvet.ProtoField) {
+			fmt.Fprintf(w, "message %s", name)
+			if len(fs) == 0 {
+				fmt.Fprintln(w, " {}")
+				return
+			}
+			fmt.Fprintln(w)
+			for _, f := range fs {
+				typ := f.Type
+				if f.Repeated {
+					typ = "repeated " + typ
+				}
+				fmt.Fprintf(w, "  %-4d %-26s %s  (line %d)\n", f.Number, f.Name, typ, f.Pos.Line)
+			}
+		}
+		fields(r.Request, r.RequestFields)
+		fields(r.Response, r.ResponseFields)
+		if len(r.EventTypes) > 0 {
+			var evs []string
+			for _, e := range r.EventTypes {
+				evs = append(evs, fmt.Sprintf("%s=%d", e.Name, e.Number))
+			}
+			fmt.Fprintf(w, "enum ContainerEventType: %s\n", strings.Join(evs, ", "))
+		}
+		fmt.Fprintln(w)
+		if len(r.GoCalls) == 0 {
+			fmt.Fprintln(w, "No evented PLEG in the tree calls it.")
+		}
+		for _, c := range r.GoCalls {
+			fmt.Fprintf(w, "called by the evented PLEG at %s:%d:%d\n", c.File, c.Line, c.Column)
+		}
+		if g := r.GoClient; g != nil {
+			method := g.Method
+			if method == "" {
+				method = "(method type not loaded)"
+			}
+			fmt.Fprintf(w, "  Go method: %s\n  hands over the stream as: %s", method, g.Shape)
+			if g.Consistent != nil {
+				if *g.Consistent {
+					fmt.Fprint(w, " (consistent with the proto)")
+				} else {
+					fmt.Fprint(w, " (NOT consistent with the proto)")
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	for _, d := range rep.Diagnostics {
+		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package plegvet
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"path/filepath"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+// RPCReport is the CRI event stream as the tree's api.proto declares it,
+// joined with the Go code that consumes it.
+type RPCReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	// RPC is null when the proto declares no GetContainerEvents.
+	RPC *RPC `json:"rpc"`
+	// Proto is the api.proto read, relative to the checkout root.
+	Proto string `json:"proto"`
+	// Diagnostics are the findings of joining the proto with the Go code.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// RPC is GetContainerEvents and what surrounds it.
+type RPC struct {
+	Service         string       `json:"service"`
+	Name            string       `json:"name"`
+	Request         string       `json:"request"`
+	Response        string       `json:"response"`
+	ClientStreaming bool         `json:"clientStreaming"`
+	ServerStreaming bool         `json:"serverStreaming"`
+	Pos             Pos          `json:"pos"`
+	Comment         string       `json:"comment"`
+	RequestFields   []ProtoField `json:"requestFields"`
+	ResponseFields  []ProtoField `json:"responseFields"`
+	EventTypes      []EventType  `json:"eventTypes"`
+	// GoCalls are the calls of the CRI client's GetContainerEvents in the
+	// evented PLEG.
+	GoCalls []Pos `json:"goCalls"`
+	// GoClient is the Go method those calls reach; null without calls.
+	GoClient *GoClient `json:"goClient"`
+}
+
+// ProtoField is a field of a message.
+type ProtoField struct {
+	Name     string `json:"name"`
+	Number   int    `json:"number"`
+	Type     string `json:"type"`
+	Repeated bool   `json:"repeated"`
+	Pos      Pos    `json:"pos"`
+}
+
+// EventType is a value of ContainerEventType.
+type EventType struct {
+	Name   string `json:"name"`
+	Number int    `json:"number"`
+}
+
+// GoClient is how the Go method hands over the stream.
+type GoClient struct {
+	// Method as go/types prints it; "" when its package was not loaded.
+	Method string `json:"method"`
+	// Shape: "stream" (returns a value with Recv), "channel" (fills a
+	// channel from the stream), "unary", or "unknown".
+	Shape string `json:"shape"`
+	// Consistent says whether the shape agrees with the proto's
+	// server-streaming flag; null when the shape is unknown.
+	Consistent *bool `json:"consistent"`
+}
+
+// ProtoPath is where a checkout keeps the CRI api.proto.
+const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeToRoot
+
+// EventStream reads the tree's CRI api.proto (or opts.Proto), finds
+// GetContainerEvents, and joins it with the evented PLEG's calls of it.
+// With opts.Proto and neither Dir nor Kubernetes set, it reads the proto
+// alone.
+func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
+	protoOnly := opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == ""
+	var t *tree.Tree
+	var src Source
+	var err error
+	if protoOnly {
+		t = &tree.Tree{Dir: absPath(".")}
+		src = Source{Dir: "", Load: Load{Mode: "proto only", Modelled: []string{}, Problems: []string{}}}
+	} else if t, src, err = open(ctx, opts, true); err != nil {
+		return nil, err
+	}
+	protoFile := opts.Proto
+	if protoFile == "" {
+		dir := t.ModuleDir(tree.CRIAPIModule)
+		if dir == "" {
+			return nil, fmt.Errorf("%s: no k8s.io/cri-api in the tree (looked in staging/src/ and vendor/); pass -proto FILE", src.Dir)
+		}
+		protoFile = filepath.Join(dir, filepath.FromSlash(criproto.RelativeToRoot))
+	}
+	// Name the proto as a user types it: relative to the checkout root,
+	// or as given when it lies outside the tree.
+	display := t.Rel(absPath(protoFile))
+	if filepath.IsAbs(filepath.FromSlash(display)) {
+		display = filepath.ToSlash(protoFile)
+	}
+	pf, err := criproto.ReadFileNamed(protoFile, display)
+	if err != nil {
+		return nil, err
+	}
+	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}}
+	p := positioner{fset: token.NewFileSet(), tree: t}
+	if ev, ok := pf.FindEvents(); ok {
+		rep.RPC = p.rpc(ev)
+	}
+	if protoOnly || t.PackageDir(t.Module+"/"+PlegPackage) == "" {
+		return rep, nil // no evented PLEG to link
+	}
+	res, err := load(ctx, t, &rep.Source, isCRIAPIPackage, PlegPackage)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
+	if err != nil {
+		return nil, err
+	}
+	out := outs[pleg.Analyzer][res.Packages[0].PkgPath]
+	if out.Err != nil {
+		return nil, fmt.Errorf("%s: %v", PlegPackage, out.Err)
+	}
+	var calls []plegperiods.StreamCall
+	for _, c := range out.Result.(*pleg.Result).Constructors {
+		if c.Kind == plegperiods.Evented {
+			calls = append(calls, c.StreamCalls...)
+		}
+	}
+	rep.Diagnostics = p.joinStream(rep, pf, calls)
+	return rep, nil
+}
+
+// isCRIAPIPackage picks the CRI client API, loaded from source when the
+// tree (or the fetched k8s.io/cri-api module) holds it, so the Go method's
+// signature is known.
+func isCRIAPIPackage(importPath string) bool {
+	return importPath == tree.CRIAPIModule+"/pkg/apis" || importPath == tree.CRIAPIModule+"/pkg/apis/runtime/v1"
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func (p positioner) rpc(ev criproto.Events) *RPC {
+	r := &RPC{
+		Service: ev.RPC.Service, Name: ev.RPC.Name, Request: ev.RPC.Request, Response: ev.RPC.Response,
+		ClientStreaming: ev.RPC.ClientStreaming, ServerStreaming: ev.RPC.ServerStreaming,
+		Pos: p.position(ev.RPC.Pos), Comment: ev.RPC.Comment,
+		RequestFields: p.fields(ev.Request), ResponseFields: p.fields(ev.Response),
+		EventTypes: []EventType{}, GoCalls: []Pos{},
+	}
+	for _, e := range ev.EventTypes {
+		r.EventTypes = append(r.EventTypes, EventType{Name: e.Name, Number: e.Number})
+	}
+	return r
+}
+
+func (p positioner) fields(m *criproto.Message) []ProtoField {
+	out := []ProtoField{}
+	if m == nil {
+		return out
+	}
+	for _, f := range m.Fields {
+		out = append(out, ProtoField{Name: f.Name, Number: f.Number, Type: f.Type, Repeated: f.Repeated, Pos: p.position(f.Pos)})
+	}
+	return out
+}
+
+// joinStream links the Go calls to the proto and checks they agree; this
+// is the seam where what no analysis pass can read (the .proto) meets what
+// the analyzers found.
+func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
+	ds := []Diagnostic{}
+	protoPos := Pos{File: rep.Proto, Line: 1, Column: 1}
+	for i, c := range calls {
+		at := p.position(c.Pos)
+		if rep.RPC != nil {
+			rep.RPC.GoCalls = append(rep.RPC.GoCalls, at)
+			if i == 0 {
+				rep.RPC.GoClient = &GoClient{Method: c.Method, Shape: c.Shape}
+				if c.Shape != "unknown" {
+					consistent := (c.Shape == "unary") != rep.RPC.ServerStreaming
+					rep.RPC.GoClient.Consistent = &consistent
+				}
+			}
+		}
+		switch {
+		case rep.RPC == nil:
+			ds = append(ds, Diagnostic{Category: "rpc-missing", Pos: at,
+				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
+				Related: []Related{{Message: "the CRI api.proto read", Pos: protoPos}}})
+		case !rep.RPC.ServerStreaming:
+			ds = append(ds, Diagnostic{Category: "rpc-not-streaming", Pos: at,
+				Message: fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response),
+				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
+		case c.Shape == "unary":
+			ds = append(ds, Diagnostic{Category: "rpc-not-streaming", Pos: at,
+				Message: fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response),
+				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
+		}
+	}
+	sortDiagnostics(ds)
+	return ds
+}
