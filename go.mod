@@ -9,6 +9,7 @@ require (
 
 require (
 	github.com/emicklei/proto v1.14.3 // indirect
+	github.com/prometheus/common v0.73.1 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

@@ -7,6 +7,8 @@
 //	plegvet gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]
 //	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
+//	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
+//	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-k8s v1.X.Y | -C DIR] [-json]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //
@@ -42,6 +44,8 @@ var subcommands = []subcommand{
 	{"gates", "gates [-json|-yaml] [-k8s v1.X.Y | -C DIR] [NAME...]: feature gates of pkg/features", runGates},
 	{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
 	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
+	{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
+	{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
 }
 
 func main() {
