@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/analysisrun"
 )
 
 // FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
@@ -104,26 +101,26 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	res, err := load(ctx, t, &src, isFeaturePackage, FeaturesPackage)
+	a, err := analyse(ctx, t, src, isFeaturePackage, FeaturesPackage)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer}, res.Packages)
+	return a.gates(names...)
+}
+
+// gates reads the featuregate analyzer's outcome on pkg/features.
+func (a *analysed) gates(names ...string) (*GatesReport, error) {
+	out, err := a.outcome(featuregate.Analyzer, FeaturesPackage)
 	if err != nil {
 		return nil, err
 	}
-	out := outs[featuregate.Analyzer][res.Packages[0].PkgPath]
-	if out.Err != nil {
-		return nil, fmt.Errorf("%s: %v", FeaturesPackage, out.Err)
-	}
-	p := positioner{fset: res.Fset, tree: t}
 	found := out.Result.(*featuregate.Result).Declared
-	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: p.diagnostics(out.Diagnostics)}
-	for _, g := range found.Gates {
-		rep.Gates = append(rep.Gates, p.gate(g))
-	}
 	if len(found.Maps) == 0 {
-		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s", src.Dir, featuregates.APIPath, FeaturesPackage)
+		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s", a.src.Dir, featuregates.APIPath, FeaturesPackage)
+	}
+	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
+	for _, g := range found.Gates {
+		rep.Gates = append(rep.Gates, a.pos.gate(g))
 	}
 	if len(names) > 0 {
 		keep := rep.Gates[:0:0]
@@ -135,7 +132,7 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 				}
 			}
 			if g == nil {
-				return nil, fmt.Errorf("%s: %s declares no feature gate %q", src.Dir, FeaturesPackage, n)
+				return nil, fmt.Errorf("%s: %s declares no feature gate %q", a.src.Dir, FeaturesPackage, n)
 			}
 			keep = append(keep, *g)
 		}

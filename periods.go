@@ -7,11 +7,7 @@ import (
 	"go/token"
 	"time"
 
-	"golang.org/x/tools/go/analysis"
-
-	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
@@ -124,27 +120,26 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := load(ctx, t, &src, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	a, err := analyse(ctx, t, src, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
+	return a.periods()
+}
+
+// periods reads the pleg analyzer's outcome on pkg/kubelet.
+func (a *analysed) periods() (*PeriodsReport, error) {
+	out, err := a.outcome(pleg.Analyzer, KubeletPackage)
 	if err != nil {
 		return nil, err
 	}
-	kubelet := res.Packages[2].PkgPath
-	out := outs[pleg.Analyzer][kubelet]
-	if out.Err != nil {
-		return nil, fmt.Errorf("%s: %v", KubeletPackage, out.Err)
+	res := out.Result.(*pleg.Result)
+	if res.Relist == nil {
+		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found", a.src.Dir, KubeletPackage, PlegPackage)
 	}
-	p := positioner{fset: res.Fset, tree: t}
-	rep := &PeriodsReport{SchemaVersion: SchemaVersion, Source: src, Diagnostics: p.diagnostics(out.Diagnostics)}
-	r := out.Result.(*pleg.Result).Relist
-	if r == nil {
-		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found", src.Dir, KubeletPackage, PlegPackage)
-	}
-	rep.Relist = p.relist(r)
-	if g := out.Result.(*pleg.Result).Gate; g != nil && rep.Relist.Gate != nil && len(g.Specs) > 0 {
+	rep := &PeriodsReport{SchemaVersion: SchemaVersion, Source: a.src, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
+	rep.Relist = a.pos.relist(res.Relist)
+	if g := res.Gate; g != nil && rep.Relist.Gate != nil && len(g.Specs) > 0 {
 		newest := g.Specs[len(g.Specs)-1]
 		stage, def := string(newest.PreRelease), newest.Default
 		rep.Relist.Gate.PreRelease, rep.Relist.Gate.Default = &stage, &def

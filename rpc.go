@@ -6,12 +6,8 @@ import (
 	"go/token"
 	"path/filepath"
 
-	"golang.org/x/tools/go/analysis"
-
-	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/criproto"
-	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -27,6 +23,8 @@ type RPCReport struct {
 	Proto string `json:"proto"`
 	// Diagnostics are the findings of joining the proto with the Go code.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+
+	file *criproto.File
 }
 
 // RPC is GetContainerEvents and what surrounds it.
@@ -84,17 +82,32 @@ const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeTo
 // With opts.Proto and neither Dir nor Kubernetes set, it reads the proto
 // alone.
 func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
-	protoOnly := opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == ""
-	var t *tree.Tree
-	var src Source
-	var err error
-	if protoOnly {
-		t = &tree.Tree{Dir: absPath(".")}
-		src = Source{Dir: "", Load: Load{Mode: "proto only", Modelled: []string{}, Problems: []string{}}}
-	} else if t, src, err = open(ctx, opts, true); err != nil {
+	if opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == "" {
+		t := &tree.Tree{Dir: absPath(".")}
+		src := Source{Load: Load{Mode: "proto only", Modelled: []string{}, Problems: []string{}}}
+		return readStream(t, src, opts.Proto)
+	}
+	t, src, err := open(ctx, opts, true)
+	if err != nil {
 		return nil, err
 	}
-	protoFile := opts.Proto
+	rep, err := readStream(t, src, opts.Proto)
+	if err != nil {
+		return nil, err
+	}
+	if t.PackageDir(t.Module+"/"+PlegPackage) == "" {
+		return rep, nil // no evented PLEG to link
+	}
+	a, err := analyse(ctx, t, src, isCRIAPIPackage, PlegPackage)
+	if err != nil {
+		return nil, err
+	}
+	rep.Source = a.src
+	return rep, a.linkStream(rep)
+}
+
+// readStream reads the proto: the given file, or the tree's.
+func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) {
 	if protoFile == "" {
 		dir := t.ModuleDir(tree.CRIAPIModule)
 		if dir == "" {
@@ -112,25 +125,19 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}}
-	p := positioner{fset: token.NewFileSet(), tree: t}
+	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
 	if ev, ok := pf.FindEvents(); ok {
-		rep.RPC = p.rpc(ev)
+		rep.RPC = positioner{fset: token.NewFileSet(), tree: t}.rpc(ev)
 	}
-	if protoOnly || t.PackageDir(t.Module+"/"+PlegPackage) == "" {
-		return rep, nil // no evented PLEG to link
-	}
-	res, err := load(ctx, t, &rep.Source, isCRIAPIPackage, PlegPackage)
+	return rep, nil
+}
+
+// linkStream joins the evented PLEG's calls of the stream (the pleg
+// analyzer's outcome on the pleg package) with the proto.
+func (a *analysed) linkStream(rep *RPCReport) error {
+	out, err := a.outcome(pleg.Analyzer, PlegPackage)
 	if err != nil {
-		return nil, err
-	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
-	if err != nil {
-		return nil, err
-	}
-	out := outs[pleg.Analyzer][res.Packages[0].PkgPath]
-	if out.Err != nil {
-		return nil, fmt.Errorf("%s: %v", PlegPackage, out.Err)
+		return err
 	}
 	var calls []plegperiods.StreamCall
 	for _, c := range out.Result.(*pleg.Result).Constructors {
@@ -138,8 +145,8 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 			calls = append(calls, c.StreamCalls...)
 		}
 	}
-	rep.Diagnostics = p.joinStream(rep, pf, calls)
-	return rep, nil
+	rep.Diagnostics = a.pos.joinStream(rep, rep.file, calls)
+	return nil
 }
 
 // isCRIAPIPackage picks the CRI client API, loaded from source when the

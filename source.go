@@ -2,8 +2,14 @@ package plegvet
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -64,4 +70,53 @@ func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool
 		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
 	return res, nil
+}
+
+// analysed is one load of a tree and one run of the analyzers over it,
+// from which every answer is read.
+type analysed struct {
+	tree *tree.Tree
+	src  Source
+	res  *srcload.Result
+	outs map[*analysis.Analyzer]map[string]*analysisrun.Outcome
+	pos  positioner
+}
+
+// analyse loads the packages (relative to the tree's module) and runs
+// plegvet's analyzers over them.
+func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bool, rel ...string) (*analysed, error) {
+	res, err := load(ctx, t, &src, also, rel...)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
+	if err != nil {
+		return nil, err
+	}
+	return &analysed{tree: t, src: src, res: res, outs: outs, pos: positioner{fset: res.Fset, tree: t}}, nil
+}
+
+// outcome is what an analyzer produced for a package (relative path).
+func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*analysisrun.Outcome, error) {
+	out := a.outs[an][a.tree.Module+"/"+rel]
+	if out == nil {
+		return nil, fmt.Errorf("%s: %s was not analysed", a.src.Dir, rel)
+	}
+	if out.Err != nil {
+		return nil, fmt.Errorf("%s: %s: %v", a.src.Dir, rel, out.Err)
+	}
+	return out, nil
+}
+
+// anyImport picks the imports worth loading from source when the tree
+// holds them: each predicate's picks.
+func anyImport(preds ...func(string) bool) func(string) bool {
+	return func(p string) bool {
+		for _, pred := range preds {
+			if pred(p) {
+				return true
+			}
+		}
+		return false
+	}
 }

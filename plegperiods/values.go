@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 	"time"
 )
 
@@ -113,7 +114,9 @@ func (r *resolver) value(e ast.Expr) *Value {
 		id = x.Sel
 	}
 	if id != nil {
-		if c, ok := r.info.Uses[id].(*types.Const); ok {
+		// A standard-library constant (time.Second) is a unit, not a
+		// setting: the value is the expression as written where it is used.
+		if c, ok := r.info.Uses[id].(*types.Const); ok && !isStdConst(c) {
 			v.Const, v.Decl = c.Name(), c.Pos()
 			if c.Pkg() != nil {
 				v.ConstPkg = c.Pkg().Path()
@@ -144,4 +147,12 @@ func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool)
 		return fmt.Sprintf("%s has no type information (it depends on an import that was not loaded)", what)
 	}
 	return fmt.Sprintf("%s is not a compile-time constant", what)
+}
+
+func isStdConst(c *types.Const) bool {
+	if c.Pkg() == nil {
+		return true
+	}
+	first, _, _ := strings.Cut(c.Pkg().Path(), "/")
+	return !strings.Contains(first, ".")
 }

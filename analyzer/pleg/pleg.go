@@ -85,6 +85,8 @@ type Result struct {
 	Relist *plegperiods.Relist
 	// Gate is the fact of the gate deciding the evented PLEG, when known.
 	Gate *featuregate.GateFact
+	// SyncLoops are the loops that consume PLEG events in the package.
+	SyncLoops []plegperiods.SyncLoop
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -99,6 +101,7 @@ func run(pass *analysis.Pass) (any, error) {
 	if !importsPleg(pass.Pkg) {
 		return res, nil // no PLEG can be built here
 	}
+	res.SyncLoops = plegperiods.SyncLoops(pass.Files, pass.TypesInfo)
 	cs := plegperiods.Constructions(pass.Files, pass.TypesInfo, func(fn *types.Func) *plegperiods.Shape {
 		var f ConstructorFact
 		if fn.Pkg() != nil && isPlegPackage(fn.Pkg().Path()) && pass.ImportObjectFact(fn, &f) {

@@ -2,7 +2,257 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/release"
 )
 
-func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int { return exitUsage }
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	var src sourceFlags
+	src.register(fs, false)
+	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
+	if !parse(fs, args, stderr) {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "plegvet report: unexpected argument %q (see plegvet report -h)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if strings.ContainsAny(src.k8s, ",") || strings.Contains(src.k8s, "..") {
+		return runTimeline(ctx, src, stdout, stderr)
+	}
+	opts := src.options()
+	opts.Proto = *proto
+	rep, err := plegvet.Inspect(ctx, opts)
+	if err != nil {
+		return fail(stderr, "report", err)
+	}
+	if src.json {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = writeReport(stdout, rep)
+	}
+	if err != nil {
+		return fail(stderr, "report", err)
+	}
+	return problems(stderr, "report", rep.Source)
+}
+
+func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
+	versions, err := release.Range(ctx, src.k8s)
+	if err != nil {
+		return fail(stderr, "report", err)
+	}
+	var progress func(done, total int, v string)
+	if isTerminal(stderr) {
+		progress = func(done, total int, v string) {
+			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, v)
+			if done == total {
+				fmt.Fprint(stderr, "\r\033[K")
+			}
+		}
+	}
+	rows := plegvet.Timeline(ctx, versions, runtime.NumCPU(), progress)
+	if src.json {
+		err = writeJSON(stdout, rows)
+	} else {
+		err = writeTimeline(stdout, rows)
+	}
+	if err != nil {
+		return fail(stderr, "report", err)
+	}
+	code := exitOK
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(stderr, "plegvet report: %s: %s\n", r.Source.KubernetesVersion, r.Error)
+			code = exitFailure
+		}
+	}
+	return code
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func gateWords(r *plegvet.Report) string {
+	g := r.FeatureGate
+	if g == nil {
+		return "-"
+	}
+	s, ok := g.Newest()
+	if g.Effective != nil {
+		s, ok = *g.Effective, true
+	}
+	if !ok {
+		return "?"
+	}
+	return fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
+}
+
+func periodWords(v *plegvet.Value) string {
+	switch {
+	case v == nil:
+		return "-"
+	case v.Unresolved != "":
+		return "unresolved"
+	}
+	return v.Value
+}
+
+func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RELEASE\tGATE\tDEFAULT PLEG\tGATE OFF\tGATE ON\tRATIO\tFALLBACK\tRPC")
+	for _, r := range rows {
+		v := r.Source.KubernetesVersion
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\terror: %s\t\t\t\t\t\t\n", v, r.Error)
+			continue
+		}
+		off, on, ratio, fallback := "-", "-", "-", "-"
+		if rl := r.Relist; rl != nil {
+			off = periodWords(rl.GateOff.Period)
+			if rl.GateOn != nil {
+				on = periodWords(rl.GateOn.Period)
+				fallback = "none"
+				if rl.GateOn.Fallback != nil {
+					fallback = periodWords(rl.GateOn.Fallback)
+				}
+			}
+			if rl.Ratio != nil {
+				ratio = "x" + trimRatio(*rl.Ratio)
+			}
+		}
+		rpc := "-"
+		if r.RPC != nil {
+			rpc = fmt.Sprintf("api.proto:%d", r.RPC.Pos.Line)
+			if !r.RPC.ServerStreaming {
+				rpc += " (unary)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v, gateWords(r), r.DefaultPLEG, off, on, ratio, fallback, rpc)
+	}
+	return tw.Flush()
+}
+
+func trimRatio(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprint(int64(f))
+	}
+	return fmt.Sprintf("%.3g", f)
+}
+
+// writeReport prints one report: short, aligned, then the argument.
+func writeReport(w io.Writer, r *plegvet.Report) error {
+	fmt.Fprintf(w, "plegvet report: %s (loaded from %s, %d imports stubbed)\n\n", r.Source.Dir, r.Source.Load.Mode, r.Source.Load.Stubbed)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	if g := r.FeatureGate; g != nil {
+		s, _ := g.Newest()
+		if g.Effective != nil {
+			s = *g.Effective
+		}
+		since := g.Specs[0].Version
+		if since == "" {
+			since = "unversioned"
+		}
+		row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
+		decl := "-"
+		if g.Decl != nil {
+			decl = fmt.Sprintf("%s:%d", g.Decl.File, g.Decl.Line)
+		}
+		row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
+	} else {
+		row("Feature gate", "none")
+	}
+	switch r.DefaultPLEG {
+	case "evented":
+		row("Default PLEG", "evented: a node that does not set the gate runs the evented PLEG, the generic relist beside it")
+	default:
+		row("Default PLEG", "generic: a node that does not set the gate runs the generic PLEG only")
+	}
+	if rl := r.Relist; rl != nil {
+		row("Relist", "gate off: "+modeWords(rl.GateOff))
+		if rl.GateOn != nil {
+			on := "gate on:  " + modeWords(rl.GateOn)
+			if rl.Ratio != nil {
+				on += " (x" + trimRatio(*rl.Ratio) + ")"
+			}
+			row("", on)
+			fb := "none: the evented PLEG restores no period after the stream fails"
+			if f := rl.GateOn.Fallback; f != nil {
+				fb = "after the stream fails, the evented PLEG restores " + valueText(f)
+			}
+			if n := rl.GateOn.MaxStreamRetries; n != nil && n.Value != nil {
+				fb += fmt.Sprintf("; retries %s", retriesText(n))
+			}
+			row("Fallback", fb)
+		}
+	}
+	if rpc := r.RPC; rpc != nil {
+		stream := ""
+		if rpc.ServerStreaming {
+			stream = "stream "
+		}
+		row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream, rpc.Response))
+		row("", fmt.Sprintf("declared %s:%d", rpc.Pos.File, rpc.Pos.Line))
+		for _, c := range rpc.GoCalls {
+			row("", fmt.Sprintf("called at %s:%d", c.File, c.Line))
+		}
+	}
+	if sl := r.SyncLoop; sl != nil {
+		row("Sync loop", fmt.Sprintf("%s at %s:%d: PLEG events at line %d", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line))
+		for _, t := range sl.Ticks {
+			row("", fmt.Sprintf("tick %s every %s (case at line %d)", t.Channel, valueText(t.Period), t.Case.Line))
+		}
+	}
+	for _, m := range r.Missing {
+		row("Missing", m.Part+": "+m.Why)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", wrap(r.Summary, 76))
+	for _, d := range r.Diagnostics {
+		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+	}
+	return nil
+}
+
+func modeWords(m *plegvet.Mode) string {
+	if m.Period == nil {
+		return "no generic relist"
+	}
+	return fmt.Sprintf("relist %s, threshold %s", valueText(m.Period), valueText(m.Threshold))
+}
+
+// wrap breaks a paragraph into lines of at most width columns.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		if n > 0 && n+1+len(word) > width {
+			b.WriteString("\n")
+			n = 0
+		} else if n > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}

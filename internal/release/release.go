@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plegvet/plegvet/internal/tree"
 )
@@ -124,4 +126,158 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Range expands "v1.26.0..v1.37.2" to the newest patch of each minor from
+// the first to the last that the proxy serves (the last minor capped at
+// the given patch), and "v1.25.0,v1.30.0" to its list. A single version is
+// a list of one.
+func Range(ctx context.Context, spec string) ([]string, error) {
+	if from, to, ok := strings.Cut(spec, ".."); ok {
+		lo, err := ParseVersion(from)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := ParseVersion(to)
+		if err != nil {
+			return nil, err
+		}
+		loMinor, hiMinor := minorOf(lo), minorOf(hi)
+		if loMinor > hiMinor {
+			return nil, fmt.Errorf("-k8s %s: the range goes down from minor %d to %d", spec, loMinor, hiMinor)
+		}
+		// Minors are asked about at once: each answer is network-bound.
+		found := make([]string, hiMinor-loMinor+1)
+		errs := make([]error, len(found))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4) // each minor runs 4 go commands
+		for m := loMinor; m <= hiMinor; m++ {
+			maxPatch := maxPatchProbe
+			if m == hiMinor {
+				maxPatch = patchOf(hi)
+			}
+			wg.Add(1)
+			go func(i, m, maxPatch int) {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				found[i], errs[i] = newestPatch(ctx, m, maxPatch)
+			}(m-loMinor, m, maxPatch)
+		}
+		wg.Wait()
+		var out []string
+		for i, v := range found {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("-k8s %s: the module proxy serves no k8s.io/kubernetes release in that range", spec)
+		}
+		return out, nil
+	}
+	var out []string
+	for _, part := range strings.Split(spec, ",") {
+		v, err := ParseVersion(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func minorOf(v string) int {
+	m := versionRE.FindStringSubmatch(v)
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func patchOf(v string) int {
+	m := versionRE.FindStringSubmatch(v)
+	n, _ := strconv.Atoi(m[2])
+	return n
+}
+
+// maxPatchProbe bounds the patches asked for: no Kubernetes minor has had
+// more than about 20.
+const maxPatchProbe = 31
+
+// newestPatch finds the newest patch of v1.<minor> the proxy serves, not
+// after maxPatch. The proxy's version list may be partial and a proxy may
+// serve some patches and not others, so every patch is asked for by name,
+// a few per go command, the commands at once.
+func newestPatch(ctx context.Context, minor, maxPatch int) (string, error) {
+	if maxPatch > maxPatchProbe {
+		maxPatch = maxPatchProbe
+	}
+	const chunk = 8
+	var mu sync.Mutex
+	best := -1
+	var firstErr error
+	var wg sync.WaitGroup
+	for start := 0; start <= maxPatch; start += chunk {
+		wg.Add(1)
+		go func(start int) {
+			defer wg.Done()
+			var patches []int
+			for p := start; p < start+chunk && p <= maxPatch; p++ {
+				patches = append(patches, p)
+			}
+			served, err := servedPatches(ctx, minor, patches)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			for _, p := range served {
+				best = max(best, p)
+			}
+			if len(served) > 0 {
+				return
+			}
+		}(start)
+	}
+	wg.Wait()
+	if best < 0 {
+		return "", firstErr // every chunk failed: say why
+	}
+	return fmt.Sprintf("v1.%d.%d", minor, best), nil
+}
+
+// servedPatches asks the go command, in one run, which of the patches of
+// k8s.io/kubernetes@v1.minor the proxy serves.
+func servedPatches(ctx context.Context, minor int, patches []int) ([]int, error) {
+	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
+	for _, p := range patches {
+		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GO111MODULE=on")
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return nil, fmt.Errorf("asking the go command for v1.%d patches: %s", minor, oneLine(string(exit.Stderr)))
+		}
+		return nil, fmt.Errorf("asking the go command for v1.%d patches: %v", minor, err)
+	}
+	var served []int
+	why := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		v, state, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && state == "ok" && versionRE.MatchString(v) && minorOf(v) == minor {
+			served = append(served, patchOf(v))
+		} else if reason, missing := strings.CutPrefix(state, "missing "); missing && why == "" {
+			why = reason
+		}
+	}
+	if len(served) == 0 && why != "" {
+		return nil, fmt.Errorf("the go command serves no v1.%d patch: %s", minor, oneLine(why))
+	}
+	return served, nil
 }

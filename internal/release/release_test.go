@@ -41,3 +41,29 @@ func TestFetchOffline(t *testing.T) {
 		t.Errorf("error = %q", msg)
 	}
 }
+
+func TestRangeLists(t *testing.T) {
+	got, err := Range(context.Background(), "v1.25.0, 1.30.2 ,v1.36.1")
+	if err != nil || strings.Join(got, " ") != "v1.25.0 v1.30.2 v1.36.1" {
+		t.Errorf("Range(list) = %v, %v", got, err)
+	}
+	for spec, want := range map[string]string{
+		"v1.30.0,latest":   `-k8s "latest": not a Kubernetes release version`,
+		"v1.37.0..v1.26.0": "the range goes down from minor 37 to 26",
+		"v1.30.0..v1.x":    `-k8s "v1.x"`,
+		"v1.30.0..":        `-k8s "": not a Kubernetes release version`,
+	} {
+		if _, err := Range(context.Background(), spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Range(%q) = %v, want an error containing %q", spec, err, want)
+		}
+	}
+}
+
+// With the proxy off, a range names what failed instead of being empty.
+func TestRangeOffline(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	_, err := Range(context.Background(), "v1.20.0..v1.20.3") // not in any module cache here
+	if err == nil || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,308 @@
+package plegvet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+// GateName is the feature gate behind the evented PLEG (KEP-3386).
+const GateName = "EventedPLEG"
+
+// Report is plegvet's answer for one tree: which PLEG a kubelet runs, on
+// what evidence, and why the relist stays.
+type Report struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	// FeatureGate is the gate as plegvet gates -json prints it, plus the
+	// spec in force at Source.KubernetesVersion; null when the tree
+	// declares no such gate.
+	FeatureGate *FeatureGate `json:"featureGate"`
+	// DefaultPLEG is what a node that does not set the gate runs:
+	// "generic" or "evented" (the evented PLEG, with the generic relist
+	// beside it as a safety net).
+	DefaultPLEG string `json:"defaultPLEG"`
+	// Relist is the object plegvet periods -json prints; null when
+	// pkg/kubelet builds no PLEG.
+	Relist *Relist `json:"relist"`
+	// RPC is the object plegvet rpc -json prints; null when missing.
+	RPC *RPC `json:"rpc"`
+	// SyncLoop is the kubelet loop that consumes PLEG events.
+	SyncLoop *SyncLoop `json:"syncLoop"`
+	// Summary states the safety-net argument from the facts found.
+	Summary string `json:"summary"`
+	// Missing lists the parts of the answer the tree does not have, and why.
+	Missing     []Missing    `json:"missing"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Error is set, and nothing else but Source, on a timeline row whose
+	// release could not be fetched or read.
+	Error string `json:"error,omitempty"`
+}
+
+// FeatureGate is a Gate and the spec in force at the tree's version.
+type FeatureGate struct {
+	Gate
+	Effective *Spec `json:"effective,omitempty"`
+}
+
+// Missing is a part of the answer the tree does not have.
+type Missing struct {
+	Part string `json:"part"`
+	Why  string `json:"why"`
+}
+
+// SyncLoop is the select that consumes PLEG events beside periodic ticks.
+type SyncLoop struct {
+	Func        string `json:"func"`
+	Pos         Pos    `json:"pos"`
+	PLEGCase    Pos    `json:"plegCase"`
+	PLEGChannel string `json:"plegChannel"`
+	Ticks       []Tick `json:"ticks"`
+}
+
+// Tick is a periodic case of the sync loop.
+type Tick struct {
+	Channel string `json:"channel"`
+	Case    Pos    `json:"case"`
+	Period  *Value `json:"period"`
+	Ticker  *Pos   `json:"ticker"`
+}
+
+// Inspect answers for one tree: it loads pkg/features, pkg/kubelet/pleg
+// and pkg/kubelet once, runs every analyzer, reads the CRI api.proto, and
+// joins them. A part the tree lacks is reported in Missing, not as an
+// error.
+func Inspect(ctx context.Context, opts Options) (*Report, error) {
+	t, src, err := open(ctx, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	rel := []string{FeaturesPackage}
+	for _, p := range []string{PlegPackage, KubeletPackage} {
+		if t.PackageDir(t.Module+"/"+p) != "" {
+			rel = append(rel, p)
+		}
+	}
+	a, err := analyse(ctx, t, src, anyImport(isFeaturePackage, isCRIAPIPackage), rel...)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, Source: a.src, Missing: []Missing{}, Diagnostics: []Diagnostic{}}
+	missing := func(part, format string, args ...any) {
+		rep.Missing = append(rep.Missing, Missing{Part: part, Why: fmt.Sprintf(format, args...)})
+	}
+	gates, err := a.gates()
+	if err != nil {
+		return nil, err
+	}
+	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
+
+	var relist *plegperiods.Relist
+	if len(rel) == 3 {
+		if periods, err := a.periods(); err != nil {
+			missing("relist", "%v", err)
+		} else {
+			rep.Relist = &periods.Relist
+			rep.Diagnostics = append(rep.Diagnostics, periods.Diagnostics...)
+			out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
+			res := out.Result.(*pleg.Result)
+			relist = res.Relist
+			if len(res.SyncLoops) > 0 {
+				rep.SyncLoop = a.pos.syncLoop(res.SyncLoops[0])
+			} else {
+				missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
+			}
+		}
+	} else {
+		missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
+	}
+
+	name := GateName
+	if rep.Relist != nil && rep.Relist.Gate != nil {
+		name = rep.Relist.Gate.Name // the gate the tree really tests
+	}
+	if g := gates.Gate(name); g != nil {
+		rep.FeatureGate = &FeatureGate{Gate: *g}
+		if src.KubernetesVersion != "" {
+			if s, ok := g.At(src.KubernetesVersion); ok {
+				rep.FeatureGate.Effective = &s
+			}
+		}
+	} else {
+		missing("featureGate", "%s declares no feature gate %s", FeaturesPackage, name)
+	}
+
+	if stream, err := readStream(t, a.src, opts.Proto); err != nil {
+		missing("rpc", "%v", err)
+	} else {
+		if len(rel) >= 2 {
+			if err := a.linkStream(stream); err != nil {
+				return nil, err
+			}
+		}
+		rep.RPC = stream.RPC
+		rep.Diagnostics = append(rep.Diagnostics, stream.Diagnostics...)
+		if stream.RPC == nil {
+			missing("rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
+		}
+	}
+	sortDiagnostics(rep.Diagnostics)
+	rep.DefaultPLEG = rep.defaultPLEG()
+	rep.Summary = summarize(rep, relist)
+	return rep, nil
+}
+
+// spec is the gate's spec in force: at the tree's version when known,
+// else its newest.
+func (r *Report) spec() (Spec, bool) {
+	if r.FeatureGate == nil {
+		return Spec{}, false
+	}
+	if r.FeatureGate.Effective != nil {
+		return *r.FeatureGate.Effective, true
+	}
+	return r.FeatureGate.Newest()
+}
+
+func (r *Report) defaultPLEG() string {
+	if r.Relist == nil || r.Relist.Gate == nil {
+		return "generic" // nothing builds an evented PLEG
+	}
+	if s, ok := r.spec(); ok && s.Default {
+		return "evented"
+	}
+	return "generic"
+}
+
+func (p positioner) syncLoop(l plegperiods.SyncLoop) *SyncLoop {
+	out := &SyncLoop{Func: l.Func, Pos: p.pos(l.FuncPos), PLEGCase: p.pos(l.PLEGCase), PLEGChannel: l.PLEGChan, Ticks: []Tick{}}
+	for _, t := range l.Ticks {
+		out.Ticks = append(out.Ticks, Tick{Channel: t.Param, Case: p.pos(t.Case), Period: p.value(t.Period), Ticker: p.optPos(t.Ticker)})
+	}
+	return out
+}
+
+// summarize states why relist stays, from the facts found: worded by what
+// the tree does, never by what a document says it should.
+func summarize(r *Report, relist *plegperiods.Relist) string {
+	var b strings.Builder
+	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	if r.Relist == nil {
+		return "plegvet found no PLEG construction in this tree, so it cannot say how the kubelet notices container changes (see missing)."
+	}
+	off := r.Relist.GateOff
+	offPeriod := valueWords(off.Period)
+	if r.Relist.Gate == nil {
+		say("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. ", offPeriod)
+		say("Relisting is level-triggered reconciliation: each pass compares what the runtime runs with what the kubelet believes, so nothing is lost for good between passes.")
+		return b.String()
+	}
+	g := r.Relist.Gate.Name
+	on := r.Relist.GateOn
+	stage := ""
+	if s, ok := r.spec(); ok {
+		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
+	}
+	say("With %s%s on, the kubelet hears of container changes from the runtime's GetContainerEvents stream. ", g, stage)
+	if on.Period == nil {
+		say("But this tree then runs no generic relist at all: a stream is a connection to a process that can die, and a runtime that restarts forgets the events it never sent. Nothing resynchronises the kubelet after that; it keeps believing what it last heard. ")
+		return strings.TrimSpace(b.String())
+	}
+	say("A stream is a connection to a process that can die: a runtime restart drops the events it never sent, and a stream never says what it left out. ")
+	say("So the generic relist keeps running as a safety net: relisting is level-triggered reconciliation, comparing what runs with what the kubelet believes, whatever events were lost. ")
+	ratio := r.Relist.Ratio
+	switch {
+	case ratio != nil && *ratio == 1:
+		say("Here the relist keeps its gate-off period of %s whether or not the gate is on (ratio 1): the stream only makes the kubelet react sooner, and the relist alone keeps it consistent. ", offPeriod)
+	case ratio != nil:
+		say("With the gate on it relists every %s instead of %s (x%s), trusting the stream for speed and the relist for truth. ", valueWords(on.Period), offPeriod, trimFloat(*ratio))
+	default:
+		say("With the gate on it relists every %s (the gate-off period is %s). ", valueWords(on.Period), offPeriod)
+	}
+	if on.Evented != nil {
+		retries := "several"
+		if on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
+			retries = fmt.Sprint(*on.MaxStreamRetries.Value)
+		}
+		switch {
+		case on.Fallback != nil && on.Fallback.Unresolved == "":
+			say("If the stream fails %s times the evented PLEG gives up and restores a %s relist. ", retries, valueWords(on.Fallback))
+		case on.Fallback != nil:
+			say("If the stream fails %s times the evented PLEG gives up and restores a relist whose period plegvet could not resolve (%s). ", retries, on.Fallback.Unresolved)
+		case ratio != nil && *ratio > 1:
+			say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting every %s. ", retries, valueWords(on.Period))
+		default:
+			say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
+		}
+	}
+	if sl := r.SyncLoop; sl != nil && len(sl.Ticks) > 0 {
+		var ticks []string
+		for _, t := range sl.Ticks {
+			ticks = append(ticks, fmt.Sprintf("%s every %s", t.Channel, valueWords(t.Period)))
+		}
+		say("The same argument appears at the top of the kubelet: %s consumes PLEG events, yet also wakes on ticks (%s) to resync pods; events drive reaction, periodic passes guarantee convergence.", sl.Func, strings.Join(ticks, ", "))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func valueWords(v *Value) string {
+	switch {
+	case v == nil:
+		return "an unknown period"
+	case v.Unresolved != "":
+		return "an unresolved period"
+	}
+	return v.Value
+}
+
+func trimFloat(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprint(int64(f))
+	}
+	return fmt.Sprintf("%.3g", f)
+}
+
+// Timeline answers for several releases (a list, or a range as
+// release.Range expands it: "v1.26.0..v1.37.2"), fetching and analysing
+// them on up to workers goroutines. A release that cannot be fetched or
+// read is a row with its Error, not a failure of the whole timeline.
+// progress, when set, is called as each release finishes.
+func Timeline(ctx context.Context, versions []string, workers int, progress func(done, total int, version string)) []*Report {
+	if workers < 1 {
+		workers = 1
+	}
+	rows := make([]*Report, len(versions))
+	jobs := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				rep, err := Inspect(ctx, Options{Kubernetes: versions[i]})
+				if err != nil {
+					rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@" + versions[i], KubernetesVersion: versions[i]}, Error: err.Error()}
+				}
+				rows[i] = rep
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(versions), versions[i])
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range versions {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return rows
+}
