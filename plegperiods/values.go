@@ -114,9 +114,9 @@ func (r *resolver) value(e ast.Expr) *Value {
 		id = x.Sel
 	}
 	if id != nil {
-		// A standard-library constant (time.Second) is a unit, not a
-		// setting: the value is the expression as written where it is used.
-		if c, ok := r.info.Uses[id].(*types.Const); ok && !isStdConst(c) {
+		// time.Second is a unit, not a setting: the value is then the
+		// expression as written where it is used.
+		if c, ok := r.info.Uses[id].(*types.Const); ok && !isTimeUnit(c) {
 			v.Const, v.Decl = c.Name(), c.Pos()
 			if c.Pkg() != nil {
 				v.ConstPkg = c.Pkg().Path()
@@ -149,10 +149,8 @@ func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool)
 	return fmt.Sprintf("%s is not a compile-time constant", what)
 }
 
-func isStdConst(c *types.Const) bool {
-	if c.Pkg() == nil {
-		return true
-	}
-	first, _, _ := strings.Cut(c.Pkg().Path(), "/")
-	return !strings.Contains(first, ".")
+// isTimeUnit reports whether c is one of package time's units
+// (time.Second): a unit, not a setting.
+func isTimeUnit(c *types.Const) bool {
+	return c.Pkg() != nil && c.Pkg().Path() == "time"
 }
