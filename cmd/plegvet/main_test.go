@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	p := testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
+		// UPDATE_GOLDEN=1 rewrites the want/ files of cmp commands; review
+		// the diff before committing it.
+		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
 		Setup: func(env *testscript.Env) error {
 			// go vet -vettool needs the path of the plegvet testscript installed.
 			for _, dir := range filepath.SplitList(env.Getenv("PATH")) {

@@ -1,28 +1,24 @@
 // Package srcload type-checks the few packages of a Kubernetes tree that
-// plegvet needs straight from their source, without compiling the
-// dependency graph: the standard library comes from the go command's export
-// data, the feature-gate API from small built-in models, and every other
-// import is stubbed as an empty package. The result is partially typed: the
+// plegvet needs straight from their source, without compiling anything
+// and without running the go command: the APIs the answer is made of
+// (package time, the feature-gate API) come from small built-in models,
+// and every other import, the rest of the standard library included, is
+// stubbed as an empty package. The result is partially typed: the
 // tree's own declarations are fully typed, expressions that reach into a
 // stubbed package are not, and the result says which imports were stubbed.
 package srcload
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"embed"
 	"fmt"
 	"go/ast"
 	"go/build"
-	"go/importer"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
-	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -44,6 +40,7 @@ var models = map[string]string{
 	"k8s.io/component-base/featuregate":    "stubs/featuregate.go.txt",
 	"k8s.io/apimachinery/pkg/util/version": "stubs/version.go.txt",
 	"k8s.io/apiserver/pkg/util/feature":    "stubs/utilfeature.go.txt",
+	"time":                                 "stubs/time.go.txt",
 }
 
 // Problem is a file that could not be read or parsed in full. The rest of
@@ -82,8 +79,6 @@ type loader struct {
 	parsed   map[string]*parsedPkg
 	checked  map[string]*packages.Package
 	pkgs     map[string]*types.Package // every import answered so far
-	std      types.Importer
-	stdFiles map[string]string
 	modelled map[string]bool
 	stubbed  map[string]bool
 	problems []Problem
@@ -137,8 +132,6 @@ func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bo
 		}
 		l.parsed[p] = pp
 	}
-	l.std = importer.ForCompiler(l.fset, "gc", l.lookupStd)
-	l.stdFiles = l.stdExports()
 	res := &Result{Fset: l.fset}
 	for _, p := range importPaths {
 		pkg, err := l.check(p, nil)
@@ -323,10 +316,6 @@ func (l *loader) importOther(p string) *types.Package {
 	if model, ok := models[p]; ok {
 		pkg = l.checkModel(p, model)
 		l.modelled[p] = true
-	} else if isStd(p) {
-		if std, err := l.std.Import(p); err == nil {
-			pkg = std
-		}
 	}
 	if pkg == nil {
 		pkg = types.NewPackage(p, guessName(p))
@@ -373,55 +362,6 @@ func guessName(p string) string {
 		name = name[:i]
 	}
 	return strings.NewReplacer("-", "_", ".", "_").Replace(name)
-}
-
-// stdExports asks the go command once for the export data of every
-// standard-library package the parsed files import.
-func (l *loader) stdExports() map[string]string {
-	seen := map[string]bool{}
-	var paths []string
-	for _, pp := range l.parsed {
-		for _, f := range pp.files {
-			for _, imp := range f.Imports {
-				p := strings.Trim(imp.Path.Value, "`\"")
-				if isStd(p) && p != "unsafe" && !seen[p] {
-					seen[p] = true
-					paths = append(paths, p)
-				}
-			}
-		}
-	}
-	out := map[string]string{}
-	if len(paths) == 0 {
-		return out
-	}
-	sort.Strings(paths)
-	neutral, err := os.MkdirTemp("", "plegvet-std-")
-	if err != nil {
-		return out
-	}
-	defer os.RemoveAll(neutral)
-	args := append([]string{"list", "-e", "-export", "-f", "{{.ImportPath}}\t{{.Export}}"}, paths...)
-	cmd := exec.CommandContext(l.ctx, "go", args...)
-	cmd.Dir = neutral
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GO111MODULE=off")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	_ = cmd.Run() // a package missing here is imported as an empty stand-in
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		if p, file, ok := strings.Cut(sc.Text(), "\t"); ok && file != "" {
-			out[p] = file
-		}
-	}
-	return out
-}
-
-func (l *loader) lookupStd(p string) (io.ReadCloser, error) {
-	if file, ok := l.stdFiles[p]; ok {
-		return os.Open(file)
-	}
-	return nil, fmt.Errorf("no export data for %s", p)
 }
 
 // typeOrphanValues types the values of map literal entries whose key could
