@@ -50,7 +50,22 @@ type Diagnostic struct {
 	Category string    `json:"category"`
 	Message  string    `json:"message"`
 	Pos      Pos       `json:"pos"`
+	End      *Pos      `json:"end,omitempty"`
 	Related  []Related `json:"related"`
+	Fixes    []Fix     `json:"fixes,omitempty"`
+}
+
+// Fix is a suggested fix: edits to apply together.
+type Fix struct {
+	Message string `json:"message"`
+	Edits   []Edit `json:"edits"`
+}
+
+// Edit replaces the text from Pos to End with NewText.
+type Edit struct {
+	Pos     Pos    `json:"pos"`
+	End     Pos    `json:"end"`
+	NewText string `json:"newText"`
 }
 
 // Related is a position that explains a diagnostic.
@@ -85,8 +100,18 @@ func (p positioner) diagnostics(ds []analysis.Diagnostic) []Diagnostic {
 	out := make([]Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: p.pos(d.Pos), Related: []Related{}}
+		if d.End.IsValid() && d.End != d.Pos {
+			jd.End = p.optPos(d.End)
+		}
 		for _, r := range d.Related {
 			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: p.pos(r.Pos)})
+		}
+		for _, f := range d.SuggestedFixes {
+			fix := Fix{Message: f.Message, Edits: []Edit{}}
+			for _, e := range f.TextEdits {
+				fix.Edits = append(fix.Edits, Edit{Pos: p.pos(e.Pos), End: p.pos(e.End), NewText: string(e.NewText)})
+			}
+			jd.Fixes = append(jd.Fixes, fix)
 		}
 		out = append(out, jd)
 	}

@@ -75,6 +75,10 @@ type Spec struct {
 	End                     token.Pos
 	// VersionPos is the position of the Version field's value, NoPos if absent.
 	VersionPos token.Pos
+	// VersionLit is the string literal inside version.MustParse("1.26"),
+	// and DefaultValue the Default field's value: what a fix rewrites.
+	VersionLit   *ast.BasicLit
+	DefaultValue ast.Expr
 	// Unresolved says why a field could not be resolved to a constant;
 	// such a field keeps its zero value.
 	Unresolved string
@@ -491,7 +495,7 @@ func (x *extractor) spec(lit *ast.CompositeLit) Spec {
 			if !ok {
 				whys = append(whys, fmt.Sprintf("%s is %s, not a constant", field.Name, types.ExprString(kv.Value)))
 			} else if field.Name == "Default" {
-				s.Default = b
+				s.Default, s.DefaultValue = b, kv.Value
 			} else {
 				s.LockToDefault = b
 			}
@@ -507,6 +511,9 @@ func (x *extractor) spec(lit *ast.CompositeLit) Spec {
 				whys = append(whys, field.Name+" "+why)
 			} else if field.Name == "Version" {
 				s.Version, s.VersionPos = v, kv.Value.Pos()
+				if call, ok := ast.Unparen(kv.Value).(*ast.CallExpr); ok && len(call.Args) == 1 {
+					s.VersionLit, _ = ast.Unparen(call.Args[0]).(*ast.BasicLit)
+				}
 			} else {
 				s.MinCompatibilityVersion = v
 			}

@@ -3,9 +3,11 @@ package featuregate
 import (
 	_ "embed"
 	"fmt"
+	"go/token"
 	"go/types"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -192,6 +194,15 @@ func (c *checker) report(category string, s featuregates.Spec, related []reporti
 	})
 }
 
+// fix attaches a suggested fix to the finding just reported.
+func (c *checker) fix(message string, pos, end token.Pos, text string) {
+	f := &c.out[len(c.out)-1]
+	f.Fixes = append(f.Fixes, analysis.SuggestedFix{
+		Message:   message,
+		TextEdits: []analysis.TextEdit{{Pos: pos, End: end, NewText: []byte(text)}},
+	})
+}
+
 func prev(s featuregates.Spec, what string) []reporting.Related {
 	return []reporting.Related{{Pos: s.Pos, End: s.End, Message: what}}
 }
@@ -205,6 +216,9 @@ func (c *checker) history(g *featuregates.Gate) {
 	for i, s := range g.Specs {
 		if s.PreRelease == featuregates.Alpha && s.Default && !c.exempt[g.Name] {
 			c.report("alpha-default-on", s, nil, "feature gate %s is Alpha but on by default%s; Alpha gates must default to false", g.Name, at(s))
+			if s.DefaultValue != nil {
+				c.fix("Default: false", s.DefaultValue.Pos(), s.DefaultValue.End(), "false")
+			}
 		}
 		if g.Format != featuregates.Versioned || !c.enforces(historyRulesSince) {
 			continue
@@ -219,6 +233,9 @@ func (c *checker) history(g *featuregates.Gate) {
 		v, _ := featuregates.ParseVersion(s.Version)
 		if v.Patch != nil {
 			c.report("patch-version", s, nil, "feature gate %s: Version %s names a patch release; use %s", g.Name, s.Version, v.MajorMinor())
+			if s.VersionLit != nil {
+				c.fix("Version "+v.MajorMinor().String(), s.VersionLit.Pos(), s.VersionLit.End(), strconv.Quote(v.MajorMinor().String()))
+			}
 		}
 		if s.MinCompatibilityVersion != "" && c.enforces(transitionRulesSince) {
 			mc, _ := featuregates.ParseVersion(s.MinCompatibilityVersion)
@@ -446,4 +463,14 @@ func (c *checker) cycles(deps map[string][]string) {
 			return // one cycle is enough to act on
 		}
 	}
+}
+
+// Checks lists the analyzer's checks, the categories of its diagnostics,
+// with their documentation, as the package documentation lists them.
+func Checks() map[string]string {
+	out := map[string]string{}
+	for _, c := range analyzerdoc.Checks(Analyzer.Doc) {
+		out[c.Name] = c.Text
+	}
+	return out
 }

@@ -21,3 +21,12 @@ func TestAnalyzer(t *testing.T) {
 		"gaterules/...",
 	)
 }
+
+// The obvious fixes: Default false for an Alpha gate, a minor for a patch.
+func TestSuggestedFixes(t *testing.T) {
+	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.RunWithSuggestedFixes(t, testdata, featuregate.Analyzer, "gatefixes")
+}

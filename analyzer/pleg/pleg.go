@@ -244,3 +244,13 @@ func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, th
 		Related: rel,
 	})
 }
+
+// Checks lists the analyzer's checks, the categories of its diagnostics,
+// with their documentation, as the package documentation lists them.
+func Checks() map[string]string {
+	out := map[string]string{}
+	for _, c := range analyzerdoc.Checks(Analyzer.Doc) {
+		out[c.Name] = c.Text
+	}
+	return out
+}

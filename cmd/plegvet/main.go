@@ -21,6 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+
+	"golang.org/x/tools/go/analysis"
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
@@ -66,8 +69,20 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	}
-	multichecker.Main(featuregate.Analyzer, pleg.Analyzer)
+	analyzers := []*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}
+	if file, rest, ok := sarifArg(args); ok {
+		return runSARIF(file, rest, analyzers, stderr)
+	}
+	multichecker.Main(analyzers...)
 	return exitOK // not reached: multichecker.Main exits
+}
+
+// version is the module's version as the binary was built, for SARIF.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }
 
 func usage(w io.Writer) {

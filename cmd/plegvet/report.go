@@ -19,6 +19,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var src sourceFlags
 	src.register(fs, false)
 	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
+	sarifFile := fs.String("sarif", "", "also write the findings to this file as SARIF 2.1.0")
 	if !parse(fs, args, stderr) {
 		return exitUsage
 	}
@@ -42,6 +43,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		return fail(stderr, "report", err)
+	}
+	if *sarifFile != "" {
+		if err := writeSARIFFile(*sarifFile, rep.Diagnostics); err != nil {
+			return fail(stderr, "report", err)
+		}
 	}
 	return problems(stderr, "report", rep.Source)
 }
@@ -255,4 +261,16 @@ func wrap(s string, width int) string {
 		n += len(word)
 	}
 	return b.String()
+}
+
+func writeSARIFFile(name string, ds []plegvet.Diagnostic) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := plegvet.WriteSARIF(f, version(), ds); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %v", name, err)
+	}
+	return f.Close()
 }
