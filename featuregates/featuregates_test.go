@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/fixturetypes"
@@ -222,7 +223,14 @@ func FuzzExtract(f *testing.F) {
 	f.Add(header + `var m = map[featuregate.Feature][]featuregate.Feature{"A": {"A"}, "B": nil}`)
 	fset := token.NewFileSet()
 	imp := fixturetypes.NewImporter(fset, filepath.Join("..", "testdata", "src"))
+	imp.StubUnknown = true
 	f.Fuzz(func(t *testing.T, src string) {
+		start := time.Now()
+		defer func() {
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v on %q", d, src)
+			}
+		}()
 		file, info, _, _ := imp.Check("p", src) // partial syntax is extracted too
 		if file == nil {
 			return
@@ -236,6 +244,24 @@ func FuzzExtract(f *testing.F) {
 				t.Errorf("gates not sorted and unique: %q then %q", res.Gates[i-1].Name, g.Name)
 			}
 			g.At("1.30")
+		}
+	})
+}
+
+// FuzzParseVersion: versions written in specs and given by users parse or
+// do not, never panic, and print back to what parses the same.
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"1.26", "v1.26.3", "1.0", "1.36.0-beta.0", "01.2", "1..2", "18446744073709551616.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := featuregates.ParseVersion(s)
+		if !ok {
+			return
+		}
+		w, ok := featuregates.ParseVersion(v.String())
+		if !ok || w.String() != v.String() || w.Less(v) || v.Less(w) {
+			t.Errorf("%q parsed to %s, which reparses to %s", s, v, w)
 		}
 	})
 }

@@ -67,3 +67,25 @@ func TestRangeOffline(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// FuzzParseVersion: any -k8s argument gives a canonical version or one
+// error line, never a panic, and canonical versions are fixed points.
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"v1.36.1", "1.25.0", "v1.37.0-beta.0", "v1.x", "", "v1.36.1..v1.37.2", "v1.1.1,v1.2.2", "v1.99999999999999999999.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseVersion(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "want v1.MINOR.PATCH") {
+				t.Errorf("error %q", err)
+			}
+			return
+		}
+		if again, err := ParseVersion(v); err != nil || again != v {
+			t.Errorf("ParseVersion(%q) = %q, then %q, %v", s, v, again, err)
+		}
+		_ = StagingVersion(v)
+		_, _ = minorOf(v), patchOf(v)
+	})
+}
