@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/astobj"
 )
 
 // The import paths of the feature-gate API, recognised through go/types.
@@ -356,16 +358,7 @@ func (x *extractor) key(key ast.Expr) (name string, c *types.Const, unresolved s
 	if tv, ok := x.info.Types[key]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
 		name = constant.StringVal(tv.Value)
 	}
-	var id *ast.Ident
-	switch k := key.(type) {
-	case *ast.Ident:
-		id = k
-	case *ast.SelectorExpr:
-		id = k.Sel
-	}
-	if id != nil {
-		c, _ = x.info.Uses[id].(*types.Const)
-	}
+	c = astobj.Const(x.info, key)
 	if name != "" {
 		return name, c, ""
 	}
@@ -442,17 +435,7 @@ func (x *extractor) follow(e ast.Expr) ast.Expr {
 			e = u.X
 			continue
 		}
-		var id *ast.Ident
-		switch v := e.(type) {
-		case *ast.Ident:
-			id = v
-		case *ast.SelectorExpr:
-			id = v.Sel
-		}
-		if id == nil {
-			return e
-		}
-		v, ok := x.info.Uses[id].(*types.Var)
+		v, ok := astobj.Of(x.info, e).(*types.Var)
 		if !ok {
 			return e
 		}
@@ -548,13 +531,7 @@ func (x *extractor) version(e ast.Expr) (string, string) {
 	if !ok {
 		return "", fmt.Sprintf("is %s, not a call of %s", types.ExprString(e), VersionPath)
 	}
-	var fn *types.Func
-	switch f := ast.Unparen(call.Fun).(type) {
-	case *ast.SelectorExpr:
-		fn, _ = x.info.Uses[f.Sel].(*types.Func)
-	case *ast.Ident:
-		fn, _ = x.info.Uses[f].(*types.Func)
-	}
+	fn := astobj.Func(x.info, call)
 	if fn == nil || fn.Pkg() == nil || !pathIs(fn.Pkg().Path(), VersionPath) {
 		return "", fmt.Sprintf("is %s, not a call of %s", types.ExprString(call), VersionPath)
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ast/astutil"
 
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/astobj"
 )
 
 // Construction is one call of a PLEG constructor.
@@ -51,7 +52,7 @@ func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *
 			if !ok {
 				return true
 			}
-			fn := calledFunc(info, call)
+			fn := astobj.Func(info, call)
 			if fn == nil {
 				return true
 			}
@@ -92,21 +93,6 @@ func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Call.Pos() < out[j].Call.Pos() })
 	return out
-}
-
-func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
-	var id *ast.Ident
-	switch f := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel
-	}
-	if id == nil {
-		return nil
-	}
-	fn, _ := info.Uses[id].(*types.Func)
-	return fn
 }
 
 func enclosingBody(path []ast.Node) *ast.BlockStmt {
@@ -295,7 +281,7 @@ func gateArg(info *types.Info, call *ast.CallExpr) (string, *types.Const, bool) 
 	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String || !isFeature(tv.Type) {
 		return "", nil, false
 	}
-	return constant.StringVal(tv.Value), constOf(info, a), true
+	return constant.StringVal(tv.Value), astobj.Const(info, a), true
 }
 
 func isFeature(t types.Type) bool {

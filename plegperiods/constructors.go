@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/astobj"
 )
 
 // Kind says which PLEG a constructor builds.
@@ -227,11 +229,7 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 				if !u.streamPos.IsValid() {
 					u.streamPos = n.Pos()
 				}
-				var fn *types.Func
-				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
-					fn, _ = info.Uses[sel.Sel].(*types.Func)
-				}
-				u.streams = append(u.streams, streamUse{n.Pos(), fn})
+				u.streams = append(u.streams, streamUse{n.Pos(), astobj.Func(info, n)})
 			}
 			if (isWait(pkg) || (pkg == "" || pkg == "time") && loopMethods[name]) && !u.hasLoop {
 				for _, a := range n.Args {
@@ -269,7 +267,7 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 						u.retries, u.retriesPos, u.hasRetr = p, n.Pos(), true
 					}
 				}
-				if c := constOf(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
+				if c := astobj.Const(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
 					u.thresholdConst, u.thresholdExpr, u.healthPos, u.hasThreshold = c, side, n.Pos(), true
 				}
 			}
@@ -286,18 +284,6 @@ func durationTyped(info *types.Info, e ast.Expr) bool {
 func isInt(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsInteger != 0
-}
-
-func constOf(info *types.Info, e ast.Expr) *types.Const {
-	switch x := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		c, _ := info.Uses[x].(*types.Const)
-		return c
-	case *ast.SelectorExpr:
-		c, _ := info.Uses[x.Sel].(*types.Const)
-		return c
-	}
-	return nil
 }
 
 // Constructors finds the PLEG constructors of a package (pkg/kubelet/pleg):

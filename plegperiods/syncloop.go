@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/astobj"
 )
 
 // SyncLoop is the kubelet's loop that consumes PLEG events: a select with
@@ -159,7 +161,7 @@ func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.F
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
-				if !ok || period != nil || calledFunc(info, call) != fn || index >= len(call.Args) {
+				if !ok || period != nil || astobj.Func(info, call) != fn || index >= len(call.Args) {
 					return period == nil
 				}
 				// syncTicker.C: the ticker variable, then its assignment.

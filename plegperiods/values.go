@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"go/types"
 	"time"
+
+	"github.com/plegvet/plegvet/internal/astobj"
 )
 
 // Value is a relist duration (or a retry count) resolved to a constant.
@@ -105,24 +107,15 @@ func (r *resolver) value(e ast.Expr) *Value {
 	}
 	v.Int, v.Duration = n, isDuration(tv.Type)
 	v.Expr, v.Decl = types.ExprString(e), e.Pos()
-	var id *ast.Ident
-	switch x := e.(type) {
-	case *ast.Ident:
-		id = x
-	case *ast.SelectorExpr:
-		id = x.Sel
-	}
-	if id != nil {
-		// time.Second is a unit, not a setting: the value is then the
-		// expression as written where it is used.
-		if c, ok := r.info.Uses[id].(*types.Const); ok && !isTimeUnit(c) {
-			v.Const, v.Decl = c.Name(), c.Pos()
-			if c.Pkg() != nil {
-				v.ConstPkg = c.Pkg().Path()
-			}
-			if def, ok := r.constExpr[c]; ok {
-				v.Expr = types.ExprString(def)
-			}
+	// time.Second is a unit, not a setting: the value is then the
+	// expression as written where it is used.
+	if c := astobj.Const(r.info, e); c != nil && !isTimeUnit(c) {
+		v.Const, v.Decl = c.Name(), c.Pos()
+		if c.Pkg() != nil {
+			v.ConstPkg = c.Pkg().Path()
+		}
+		if def, ok := r.constExpr[c]; ok {
+			v.Expr = types.ExprString(def)
 		}
 	}
 	return v

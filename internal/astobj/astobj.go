@@ -1,0 +1,40 @@
+// Package astobj answers, for the extractors, which object an expression
+// names: the one question every reading of typed syntax starts with.
+package astobj
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// Ident returns the identifier that names what e refers to: e itself, or
+// the selected name of pkg.Name / x.Field; nil for other expressions.
+func Ident(e ast.Expr) *ast.Ident {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return x
+	case *ast.SelectorExpr:
+		return x.Sel
+	}
+	return nil
+}
+
+// Of returns the object e refers to (Uses), or nil.
+func Of(info *types.Info, e ast.Expr) types.Object {
+	if id := Ident(e); id != nil {
+		return info.Uses[id]
+	}
+	return nil
+}
+
+// Const returns the constant e refers to, or nil.
+func Const(info *types.Info, e ast.Expr) *types.Const {
+	c, _ := Of(info, e).(*types.Const)
+	return c
+}
+
+// Func returns the function or method a call calls by name, or nil.
+func Func(info *types.Info, call *ast.CallExpr) *types.Func {
+	fn, _ := Of(info, call.Fun).(*types.Func)
+	return fn
+}
