@@ -8,7 +8,7 @@
 //	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
-//	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-k8s v1.X.Y | -C DIR] [-json]
+//	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //

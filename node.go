@@ -1,0 +1,265 @@
+package plegvet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/plegvet/plegvet/nodeverdict"
+)
+
+// EventedPLEGGate is the feature gate that turns the evented PLEG on,
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = "EventedPLEG"
+
+// NodeOptions say which captures of a live node to read, and which source
+// to read the gate and the periods from.
+type NodeOptions struct {
+	// Options name the source. With neither Dir nor Kubernetes set, the
+	// release the kubelet reports (KubeletVersion, or the metrics'
+	// kubernetes_build_info) is fetched: the node's own source.
+	Options
+	// Configz, Metrics and Crictl are files holding the output of
+	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
+	// .../proxy/metrics, and of crictl version -o json. Crictl is optional.
+	Configz, Metrics, Crictl string
+	// KubeletVersion (v1.36.1) overrides the version in the metrics.
+	KubeletVersion string
+}
+
+// NodeReport is which PLEG a live node runs, and why.
+type NodeReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	// Verdict is "generic" or "evented" when the evidence agrees with the
+	// mode the gate configures, "inconsistent" when some of it does not.
+	Verdict string `json:"verdict"`
+	// Configured is the mode the gate configures: "generic" or "evented".
+	Configured string   `json:"configured"`
+	Gate       NodeGate `json:"gate"`
+	// Reasons are every piece of evidence, in the order the rules ran.
+	Reasons []nodeverdict.Reason `json:"reasons"`
+	// Runtime is null without a crictl file.
+	Runtime *nodeverdict.Runtime    `json:"runtime"`
+	Metrics nodeverdict.Metrics     `json:"metrics"`
+	Relist  nodeverdict.RelistCheck `json:"relist"`
+	// Inputs are the files read, as given.
+	Inputs NodeInputs `json:"inputs"`
+}
+
+// NodeGate is the gate that decides the PLEG, as the node sets it and the
+// source defaults it.
+type NodeGate struct {
+	Name string `json:"name"`
+	// Explicit says configz's kubeletconfig.featureGates sets the gate.
+	Explicit bool `json:"explicit"`
+	// Value is the gate's effective value: configz's, or the default.
+	Value bool `json:"value"`
+	// Default is the source's default at KubeletVersion; null when the
+	// source has no spec of the gate there.
+	Default *bool `json:"default"`
+	// KubeletVersion is the kubelet's version, as the metrics (or the
+	// caller) report it.
+	KubeletVersion string `json:"kubeletVersion"`
+	// Spec is the spec in force at KubeletVersion; null when none.
+	Spec *Spec `json:"spec"`
+	// Built says the kubelet's source builds an evented PLEG under the
+	// gate; Test is where it tests the gate (null when it does not).
+	Built bool `json:"built"`
+	Test  *Pos `json:"test"`
+}
+
+// NodeInputs are the captures read.
+type NodeInputs struct {
+	Configz string `json:"configz"`
+	Metrics string `json:"metrics"`
+	Crictl  string `json:"crictl,omitempty"`
+}
+
+// Node reads a node's configz, metrics and (optionally) crictl version
+// output, reads the gate's spec at the kubelet's version and the relist
+// periods from source, and decides which PLEG the node runs. An input
+// that cannot be read is an error naming the file and what was expected.
+func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
+	if opts.Configz == "" || opts.Metrics == "" {
+		return nil, errors.New("want both a configz and a metrics file")
+	}
+	cfg, err := readCapture(opts.Configz, nodeverdict.ReadConfigz)
+	if err != nil {
+		return nil, err
+	}
+	met, err := readCapture(opts.Metrics, nodeverdict.ReadMetrics)
+	if err != nil {
+		return nil, err
+	}
+	var rt *nodeverdict.Runtime
+	if opts.Crictl != "" {
+		if rt, err = readCapture(opts.Crictl, nodeverdict.ReadCrictl); err != nil {
+			return nil, err
+		}
+	}
+	kubelet, release, err := kubeletVersion(opts, met)
+	if err != nil {
+		return nil, err
+	}
+
+	src := opts.Options
+	if src.Dir == "" && src.Kubernetes == "" {
+		src.Kubernetes = release
+	}
+	gates, err := Gates(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	periods, err := Periods(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+
+	r := periods.Relist
+	ng := NodeGate{Name: EventedPLEGGate, KubeletVersion: kubelet, Built: r.Gate != nil && r.GateOn != nil}
+	if ng.Built {
+		ng.Name = r.Gate.Name // a fork may call it otherwise
+		test := r.Gate.Test
+		ng.Test = &test
+	}
+	ng.Value, ng.Explicit = cfg.Gate(ng.Name)
+	gate := gates.Gate(ng.Name)
+	in := nodeverdict.Input{
+		Gate: nodeverdict.Gate{
+			Name: ng.Name, KubeletVersion: kubelet, Explicit: ng.Explicit, Value: ng.Value,
+			Built: ng.Built, Spec: specText(gates, gate, ng.Name, release), Test: testText(r),
+		},
+		Periods: relistPeriods(r),
+		Metrics: *met,
+		Runtime: rt,
+	}
+	if gate != nil {
+		if s, ok := gate.At(release); ok {
+			def := s.Default
+			ng.Spec, ng.Default, in.Gate.Default = &s, &def, &def
+		}
+	}
+	ng.Value = in.Gate.On()
+	dec := nodeverdict.Decide(in)
+	return &NodeReport{
+		SchemaVersion: SchemaVersion,
+		Source:        periods.Source,
+		Verdict:       dec.Verdict,
+		Configured:    dec.Configured,
+		Gate:          ng,
+		Reasons:       dec.Reasons,
+		Runtime:       rt,
+		Metrics:       *met,
+		Relist:        dec.Relist,
+		Inputs:        NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl},
+	}, nil
+}
+
+// readCapture reads a file and hands it to a nodeverdict reader.
+func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: cannot read: %v", file, err)
+	}
+	return read(file, data)
+}
+
+// kubeletVersion returns the kubelet's version as reported, and the
+// release whose source it was built from.
+func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, release string, err error) {
+	if opts.KubeletVersion != "" {
+		release, err := nodeverdict.Release(opts.KubeletVersion)
+		if err != nil {
+			return "", "", fmt.Errorf("-kubelet-version %v", err)
+		}
+		return opts.KubeletVersion, release, nil
+	}
+	if met.KubeletVersion == "" {
+		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so the kubelet's version is unknown; pass -kubelet-version v1.X.Y", opts.Metrics, nodeverdict.MetricBuildInfo)
+	}
+	release, err = nodeverdict.Release(met.KubeletVersion)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %s git_version %v; pass -kubelet-version v1.X.Y", opts.Metrics, nodeverdict.MetricBuildInfo, err)
+	}
+	return met.KubeletVersion, release, nil
+}
+
+// specText describes the gate's spec at a release, or why there is none.
+func specText(rep *GatesReport, g *Gate, name, release string) string {
+	if g == nil {
+		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, rep.Source.Dir, name)
+	}
+	s, ok := g.At(release)
+	if !ok {
+		first := "none"
+		if len(g.Specs) > 0 {
+			first = g.Specs[0].Version
+		}
+		return fmt.Sprintf("%s's specs begin at %s (%s:%d)", name, first, g.Entry.File, g.Entry.Line)
+	}
+	since := ""
+	if s.Version != "" {
+		since = " since " + s.Version
+	}
+	return fmt.Sprintf("%s, default %t%s (%s:%d)", s.PreRelease, s.Default, since, s.Pos.File, s.Pos.Line)
+}
+
+// testText says where the kubelet tests the gate, or that it builds the
+// generic PLEG only.
+func testText(r Relist) string {
+	if r.Gate == nil || r.GateOn == nil {
+		at := ""
+		if r.GateOff != nil && r.GateOff.Call != nil {
+			at = fmt.Sprintf(" (%s:%d)", r.GateOff.Call.File, r.GateOff.Call.Line)
+		}
+		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", KubeletPackage, at)
+	}
+	return fmt.Sprintf("the kubelet tests it at %s:%d", r.Gate.Test.File, r.Gate.Test.Line)
+}
+
+// relistPeriods turns the source's relist answer into the decision's facts.
+func relistPeriods(r Relist) nodeverdict.Periods {
+	var p nodeverdict.Periods
+	if r.GateOff != nil {
+		p.GateOff = period(r.GateOff.Period)
+	}
+	if r.GateOn == nil {
+		return p
+	}
+	p.GateOn, p.Fallback = period(r.GateOn.Period), period(r.GateOn.Fallback)
+	if rc := r.GateOn.MaxStreamRetries; rc != nil && rc.Value != nil {
+		p.MaxStreamRetries, p.RetriesKnown = *rc.Value, true
+		p.MaxStreamRetriesCause = fmt.Sprint(*rc.Value)
+		if rc.Const != "" {
+			p.MaxStreamRetriesCause += " = " + rc.Const
+		}
+		if rc.Decl != nil {
+			p.MaxStreamRetriesCause += fmt.Sprintf(" (%s:%d)", rc.Decl.File, rc.Decl.Line)
+		}
+	}
+	return p
+}
+
+func period(v *Value) nodeverdict.Period {
+	switch {
+	case v == nil:
+		return nodeverdict.Period{Evidence: "none"}
+	case v.Unresolved != "":
+		return nodeverdict.Period{Evidence: "unresolved: " + v.Unresolved}
+	}
+	d, ok := v.Duration()
+	ev := v.Value
+	if v.Const != "" {
+		ev += " = " + v.Const
+	}
+	if v.Decl != nil {
+		ev += fmt.Sprintf(" (%s:%d)", v.Decl.File, v.Decl.Line)
+	}
+	return nodeverdict.Period{Duration: d, Known: ok, Evidence: ev}
+}

@@ -1,0 +1,73 @@
+package nodeverdict
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// configzWant is what a configz file should be, for error messages.
+const configzWant = `{"kubeletconfig": {...}}, the output of kubectl get --raw /api/v1/nodes/NODE/proxy/configz`
+
+// Config is what the kubelet's configz says about feature gates.
+type Config struct {
+	// FeatureGates is kubeletconfig.featureGates; empty when unset.
+	FeatureGates map[string]bool `json:"featureGates"`
+}
+
+// Gate returns a gate's value in configz, and whether configz sets it.
+func (c *Config) Gate(name string) (value, set bool) {
+	value, set = c.FeatureGates[name]
+	return value, set
+}
+
+// ReadConfigz reads the output of the kubelet's /configz endpoint. Name is
+// the file's name, for errors.
+func ReadConfigz(name string, data []byte) (*Config, error) {
+	top, err := decodeJSONObject(name, data, configzWant)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := top["kubeletconfig"]
+	if !ok {
+		// A KubeletConfiguration file (kind, apiVersion) is the usual mistake.
+		return nil, fmt.Errorf("%s: no \"kubeletconfig\" key (found %s); want %s", name, keys(top), configzWant)
+	}
+	kc, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: kubeletconfig is %s; want an object, as in %s", name, kind(raw), configzWant)
+	}
+	cfg := &Config{FeatureGates: map[string]bool{}}
+	raw, ok = kc["featureGates"]
+	if !ok || raw == nil {
+		return cfg, nil
+	}
+	fg, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: kubeletconfig.featureGates is %s; want an object of gate names to true or false", name, kind(raw))
+	}
+	names := make([]string, 0, len(fg))
+	for n := range fg {
+		names = append(names, n)
+	}
+	sort.Strings(names) // the first bad gate, in a stable order
+	for _, n := range names {
+		b, ok := fg[n].(bool)
+		if !ok {
+			return nil, fmt.Errorf("%s: kubeletconfig.featureGates.%s is %s; want true or false", name, gateKey(n), kind(fg[n]))
+		}
+		cfg.FeatureGates[n] = b
+	}
+	return cfg, nil
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+
+// gateKey prints a gate name as a path element, quoted unless it is a
+// plain name, so that an error stays one readable line.
+func gateKey(n string) string {
+	if plainKey.MatchString(n) {
+		return n
+	}
+	return fmt.Sprintf("%q", n)
+}

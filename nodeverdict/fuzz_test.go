@@ -1,0 +1,160 @@
+package nodeverdict
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The fuzz targets check what every input must get: no panic, and either
+// a result that marshals to JSON or one error line naming the file.
+
+// addFiles seeds a fuzz target with the samples in testdata/dir.
+func addFiles(f *testing.F, dir string) {
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seeds in testdata/%s: %v", dir, err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// checkRead checks a reader's result: nil with a one-line error that
+// starts with the file's name, or non-nil and marshalable without error.
+func checkRead[T any](t *testing.T, name string, got *T, err error) {
+	t.Helper()
+	if err != nil {
+		msg := err.Error()
+		if strings.ContainsAny(msg, "\n\r") {
+			t.Fatalf("error of more than one line: %q", msg)
+		}
+		if !strings.HasPrefix(msg, name+":") {
+			t.Fatalf("error does not start with the file's name: %q", msg)
+		}
+		if got != nil {
+			t.Fatalf("a result with an error: %+v", got)
+		}
+		return
+	}
+	if got == nil {
+		t.Fatal("neither a result nor an error")
+	}
+	if _, err := json.Marshal(got); err != nil {
+		t.Fatalf("the result does not marshal: %v", err)
+	}
+}
+
+func FuzzReadConfigz(f *testing.F) {
+	addFiles(f, "configz")
+	for _, s := range []string{
+		``, `null`, `[]`, `"kubeletconfig"`, `{"kubeletconfig": 1}`, `{"kubeletconfig": {"featureGates": null}}`,
+		`{"kubeletconfig": {"featureGates": {"EventedPLEG": "true"}}}`,
+		`{"kubeletconfig": {"featureGates": {"Evented\nPLEG": 0}}}`,
+		`{"kubeletconfig": {"featureGates": {"EventedPLEG": tr`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ReadConfigz("c.json", data)
+		checkRead(t, "c.json", cfg, err)
+		if err == nil && cfg.FeatureGates == nil {
+			t.Fatal("nil FeatureGates")
+		}
+	})
+}
+
+func FuzzReadCrictl(f *testing.F) {
+	addFiles(f, "crictl")
+	for _, s := range []string{
+		``, `{}`, `{"runtimeName": ""}`, `{"runtimeName": "x", "runtimeApiVersion": 2}`,
+		"Version:  0.1.0\nRuntimeName:  containerd\n", `{"runtimeName": "containerd", "runtimeApiVersion": "v1"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rt, err := ReadCrictl("v.json", data)
+		checkRead(t, "v.json", rt, err)
+		if err == nil && strings.TrimSpace(rt.Name) == "" {
+			t.Fatalf("a runtime without a name: %+v", rt)
+		}
+	})
+}
+
+func FuzzReadMetrics(f *testing.F) {
+	addFiles(f, "metrics")
+	for _, s := range []string{
+		``, interval, interval + "kubelet_pleg_discard_events NaN\n", interval + "kubelet_pleg_discard_events",
+		interval + "kubernetes_build_info{git_version=\"v1.36.1\\nx\"} 1\nkubernetes_build_info{git_version=\"v1\"} 1\n",
+		"# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_count -1\n",
+		"# TYPE kubelet_pleg_last_seen_seconds summary\nkubelet_pleg_last_seen_seconds{quantile=\"0.5\"} 1\n",
+		"{\"__name__\"=\"kubelet_pleg_discard_events\"} 1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadMetrics("m.txt", data)
+		checkRead(t, "m.txt", m, err)
+		if err != nil {
+			return
+		}
+		for _, h := range []*Histogram{m.RelistInterval, m.RelistDuration, m.EventLatency} {
+			if h == nil {
+				continue
+			}
+			if h.Count > 0 != (h.Mean != nil) || h.Mean != nil && (math.IsNaN(*h.Mean) || *h.Mean < 0) {
+				t.Fatalf("histogram %+v", h)
+			}
+		}
+		// Whatever parses, the rules decide coherently.
+		for _, g := range []Gate{gateUnset(), gateSet(true)} {
+			checkDecision(t, Decide(Input{Gate: g, Periods: shipped, Metrics: *m}))
+		}
+	})
+}
+
+func checkDecision(t *testing.T, d Decision) {
+	t.Helper()
+	disagree := false
+	for _, r := range d.Reasons {
+		if r.Claim == "" || r.Evidence == "" {
+			t.Fatalf("a reason without a claim or evidence: %+v", r)
+		}
+		disagree = disagree || r.Agrees != nil && !*r.Agrees
+	}
+	switch {
+	case d.Configured != Generic && d.Configured != Evented:
+		t.Fatalf("configured %q", d.Configured)
+	case disagree && d.Verdict != Inconsistent, !disagree && d.Verdict != d.Configured:
+		t.Fatalf("verdict %q, configured %q, a reason disagrees: %t", d.Verdict, d.Configured, disagree)
+	}
+	if _, err := json.Marshal(d.Reasons); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(d.Relist); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzRelease(f *testing.F) {
+	for _, s := range []string{"v1.36.1", "v1.36.1-eks-4f4795d", "1.30.4+k3s1", "v1.37.0-alpha.1.120+0123abcd", "v1.36", "latest"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		r, err := Release(v)
+		if err != nil {
+			return
+		}
+		// A release is its own release, in the form release.ParseVersion takes.
+		if again, err := Release(r); err != nil || again != r || !strings.HasPrefix(r, "v1.") {
+			t.Fatalf("Release(%q) = %q; Release(%q) = %q, %v", v, r, r, again, err)
+		}
+	})
+}

@@ -1,0 +1,89 @@
+package nodeverdict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// decodeJSONObject decodes a file holding one JSON object. Its errors name
+// the file, with line:column for syntax errors, and end with want, what
+// the file should have been.
+func decodeJSONObject(name string, data []byte, want string) (map[string]any, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file; want %s", name, want)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			msg := se.Error()
+			at := se.Offset - 1 // the offending byte is the last one read
+			if se.Offset >= int64(len(data)) {
+				// The scanner reports a cut-off value as an odd character at
+				// the end; say what happened.
+				msg, at = "the file ends in the middle of a value (cut short?)", int64(len(data))
+			}
+			line, col := lineCol(data, at)
+			return nil, fmt.Errorf("%s:%d:%d: not JSON: %s; want %s", name, line, col, msg, want)
+		}
+		return nil, fmt.Errorf("%s: not JSON: %v; want %s", name, err, want)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: JSON %s, not an object; want %s", name, kind(v), want)
+	}
+	return obj, nil
+}
+
+// lineCol returns the 1-based line and column of the byte at offset
+// (of the end of the data when offset is len(data)).
+func lineCol(data []byte, offset int64) (line, col int) {
+	offset = max(0, min(offset, int64(len(data))))
+	before := data[:offset]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = int(offset) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// kind describes a decoded JSON value for an error message.
+func kind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprint(v)
+	case float64:
+		return "number " + fmt.Sprint(v)
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "..."
+		}
+		return fmt.Sprintf("string %q", v)
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// keys lists an object's keys, sorted, at most a few, for error messages.
+func keys(obj map[string]any) string {
+	ks := make([]string, 0, len(obj))
+	for k := range obj {
+		ks = append(ks, fmt.Sprintf("%q", k))
+	}
+	sort.Strings(ks)
+	const most = 5
+	if len(ks) > most {
+		ks = append(ks[:most], "...")
+	}
+	if len(ks) == 0 {
+		return "no keys"
+	}
+	return "keys " + strings.Join(ks, ", ")
+}

@@ -1,0 +1,273 @@
+package nodeverdict
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// The metrics the verdict reads. The kubelet's names are
+// pkg/kubelet/metrics' KubeletSubsystem ("kubelet") joined to its keys; the
+// PLEG ones exist since v1.25 or earlier, the evented PLEG's connection
+// metrics since v1.27. kubernetes_build_info comes from component-base.
+const (
+	MetricBuildInfo       = "kubernetes_build_info"
+	MetricStreamSuccesses = "kubelet_evented_pleg_connection_success_count"
+	MetricStreamErrors    = "kubelet_evented_pleg_connection_error_count"
+	MetricEventLatency    = "kubelet_evented_pleg_connection_latency_seconds"
+	MetricDiscardEvents   = "kubelet_pleg_discard_events"
+	MetricRelistInterval  = "kubelet_pleg_relist_interval_seconds"
+	MetricRelistDuration  = "kubelet_pleg_relist_duration_seconds"
+	MetricLastSeen        = "kubelet_pleg_last_seen_seconds"
+)
+
+// metricsWant is what a metrics file should be, for error messages.
+const metricsWant = "the kubelet's Prometheus text metrics, the output of kubectl get --raw /api/v1/nodes/NODE/proxy/metrics"
+
+// Metrics is what the kubelet's /metrics says about its PLEG. A nil field
+// is a metric the file does not have.
+type Metrics struct {
+	// KubeletVersion is kubernetes_build_info's git_version label.
+	KubeletVersion string `json:"kubeletVersion"`
+	// StreamSuccesses and StreamErrors count the event streams the
+	// evented PLEG obtained from the runtime, and the streams that failed.
+	StreamSuccesses *float64 `json:"streamSuccesses"`
+	StreamErrors    *float64 `json:"streamErrors"`
+	// EventLatency observes each container event received over a stream.
+	EventLatency *Histogram `json:"eventLatency"`
+	// DiscardEvents counts PLEG events dropped because the channel was full.
+	DiscardEvents *float64 `json:"discardEvents"`
+	// RelistInterval observes the time between two relists, RelistDuration
+	// how long one takes.
+	RelistInterval *Histogram `json:"relistInterval"`
+	RelistDuration *Histogram `json:"relistDuration"`
+	// LastSeen is the Unix time, in seconds, the PLEG was last seen active.
+	LastSeen *float64 `json:"lastSeen"`
+}
+
+// Histogram is a histogram's count and sum, in seconds.
+type Histogram struct {
+	Count uint64  `json:"count"`
+	Sum   float64 `json:"sum"`
+	// Mean is Sum/Count; null without observations.
+	Mean *float64 `json:"mean"`
+}
+
+// maxCount bounds a histogram's count: the text format carries it as a
+// float, exact only up to 2^53.
+const maxCount = 1 << 53
+
+// ReadMetrics reads the kubelet's /metrics in the Prometheus text format.
+// Name is the file's name, for errors.
+func ReadMetrics(name string, data []byte) (*Metrics, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		var pe expfmt.ParseError
+		if errors.As(err, &pe) {
+			msg := printable(pe.Msg)
+			if msg == "unexpected end of input stream" {
+				// Every line ends in a newline, the last one too.
+				msg += " (cut short?)"
+			}
+			return nil, fmt.Errorf("%s:%d: not Prometheus text format: %s; want %s", name, pe.Line, msg, metricsWant)
+		}
+		return nil, fmt.Errorf("%s: not Prometheus text format: %s; want %s", name, printable(err.Error()), metricsWant)
+	}
+	r := metricsReader{name: name, fams: fams}
+	m := &Metrics{}
+	m.KubeletVersion = r.buildVersion()
+	m.StreamSuccesses = r.counter(MetricStreamSuccesses)
+	m.StreamErrors = r.counter(MetricStreamErrors)
+	m.EventLatency = r.histogram(MetricEventLatency)
+	m.DiscardEvents = r.counter(MetricDiscardEvents)
+	m.RelistInterval = r.histogram(MetricRelistInterval)
+	m.RelistDuration = r.histogram(MetricRelistDuration)
+	m.LastSeen = r.lastSeen()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if m.DiscardEvents == nil && m.RelistInterval == nil && m.RelistDuration == nil && m.LastSeen == nil {
+		return nil, fmt.Errorf("%s: no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", name, len(fams), metricsWant)
+	}
+	return m, nil
+}
+
+// metricsReader reads families and keeps the first error.
+type metricsReader struct {
+	name string
+	fams map[string]*dto.MetricFamily
+	err  error
+}
+
+func (r *metricsReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s: "+format, append([]any{r.name}, args...)...)
+	}
+}
+
+// family finds a metric by name; a counter exposed in the OpenMetrics
+// style, with _total appended, is found too.
+func (r *metricsReader) family(name string) (*dto.MetricFamily, string) {
+	if f := r.fams[name]; f != nil {
+		return f, name
+	}
+	if f := r.fams[name+"_total"]; f != nil {
+		return f, name + "_total"
+	}
+	return nil, name
+}
+
+// buildVersion returns the git_version label of kubernetes_build_info.
+func (r *metricsReader) buildVersion() string {
+	f := r.fams[MetricBuildInfo]
+	if f == nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "git_version" && l.GetValue() != "" {
+				seen[l.GetValue()] = true
+			}
+		}
+	}
+	versions := make([]string, 0, len(seen))
+	for v := range seen {
+		versions = append(versions, fmt.Sprintf("%q", v))
+	}
+	sort.Strings(versions)
+	if len(versions) > 1 {
+		r.fail("%s has git_version %s; want one kubelet's metrics", MetricBuildInfo, strings.Join(versions, " and "))
+		return ""
+	}
+	for v := range seen {
+		return v
+	}
+	return ""
+}
+
+// counter sums a counter's series. Gauges and untyped samples are read
+// too: a capture edited by hand may lose its TYPE lines.
+func (r *metricsReader) counter(name string) *float64 {
+	f, found := r.family(name)
+	if f == nil {
+		return nil
+	}
+	var sum float64
+	for _, m := range f.GetMetric() {
+		var v float64
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			v = m.GetCounter().GetValue()
+		case dto.MetricType_GAUGE:
+			v = m.GetGauge().GetValue()
+		case dto.MetricType_UNTYPED:
+			v = m.GetUntyped().GetValue()
+		default:
+			r.fail("%s is a %s; want a counter", found, typeName(f.GetType()))
+			return nil
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			r.fail("%s is %v; want a count, a number ≥ 0", found, v)
+			return nil
+		}
+		sum += v
+	}
+	return &sum
+}
+
+// histogram sums a histogram's series.
+func (r *metricsReader) histogram(name string) *Histogram {
+	f := r.fams[name]
+	if f == nil {
+		return nil
+	}
+	if f.GetType() != dto.MetricType_HISTOGRAM {
+		r.fail("%s is a %s; want a histogram (with _bucket, _sum and _count samples)", name, typeName(f.GetType()))
+		return nil
+	}
+	h := &Histogram{}
+	for _, m := range f.GetMetric() {
+		hm := m.GetHistogram()
+		sum, count := hm.GetSampleSum(), hm.GetSampleCount()
+		if math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0 {
+			r.fail("%s_sum is %v; want seconds, a number ≥ 0", name, sum)
+			return nil
+		}
+		if count > maxCount || h.Count+count > maxCount {
+			r.fail("%s_count is %d; want a count below 2^53", name, count)
+			return nil
+		}
+		if count == 0 && sum != 0 {
+			// Also what the parser leaves of a count it cannot convert.
+			r.fail("%s_sum is %v with _count 0; want a count of the observations summed", name, sum)
+			return nil
+		}
+		h.Sum += sum
+		h.Count += count
+	}
+	if h.Count > 0 {
+		mean := h.Sum / float64(h.Count)
+		h.Mean = &mean
+	}
+	return h
+}
+
+// lastSeen reads the PLEG's last-seen gauge, a Unix time in seconds.
+func (r *metricsReader) lastSeen() *float64 {
+	f := r.fams[MetricLastSeen]
+	if f == nil {
+		return nil
+	}
+	var last *float64
+	for _, m := range f.GetMetric() {
+		var v float64
+		switch f.GetType() {
+		case dto.MetricType_GAUGE:
+			v = m.GetGauge().GetValue()
+		case dto.MetricType_UNTYPED:
+			v = m.GetUntyped().GetValue()
+		default:
+			r.fail("%s is a %s; want a gauge", MetricLastSeen, typeName(f.GetType()))
+			return nil
+		}
+		// Up to the year 9999: anything else is not a time.
+		if math.IsNaN(v) || v < 0 || v > 253402300799 {
+			r.fail("%s is %v; want a Unix time in seconds", MetricLastSeen, v)
+			return nil
+		}
+		if last == nil || v > *last {
+			last = &v
+		}
+	}
+	return last
+}
+
+// printable escapes what the parser quotes raw from the input (a newline
+// after a backslash, say), so that an error stays one line.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func typeName(t dto.MetricType) string {
+	return strings.ToLower(strings.ReplaceAll(t.String(), "_", " "))
+}

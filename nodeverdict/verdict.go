@@ -1,0 +1,417 @@
+package nodeverdict
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The verdicts. Generic and Evented are also the modes the gate configures.
+const (
+	Generic      = "generic"
+	Evented      = "evented"
+	Inconsistent = "inconsistent"
+)
+
+// Tolerance is how far, as a factor either way, the observed mean relist
+// interval may lie from a period and still match it. It is loose because
+// the mean covers the kubelet's whole life (start-up, relists forced by
+// stream errors, a slow runtime), and tight enough to tell 1s from 5m.
+const Tolerance = 2.0
+
+// Gate is what the configz and the source say about the gate.
+type Gate struct {
+	Name string
+	// KubeletVersion is the version the default is taken at.
+	KubeletVersion string
+	// Explicit says configz sets the gate, to Value.
+	Explicit bool
+	Value    bool
+	// Default is the source's default at KubeletVersion; nil when the
+	// source has no spec of the gate at that version.
+	Default *bool
+	// Spec describes the spec in force, or its absence, for evidence.
+	Spec string
+	// Built says the kubelet's source builds an evented PLEG when the
+	// gate is on; without one, the generic PLEG runs whatever the gate.
+	Built bool
+	// Test says where the kubelet tests the gate, or that it builds no
+	// evented PLEG, for evidence.
+	Test string
+}
+
+// On is the gate's effective value.
+func (g Gate) On() bool {
+	if g.Explicit {
+		return g.Value
+	}
+	return g.Default != nil && *g.Default
+}
+
+// Period is a relist period from the source.
+type Period struct {
+	Duration time.Duration
+	// Known is false when the source has no such period, or it is not a
+	// constant.
+	Known bool
+	// Evidence says where it comes from: "1s = genericPlegRelistPeriod
+	// (pkg/kubelet/kubelet.go:215)", or why it is unknown.
+	Evidence string
+}
+
+// Periods are the relist facts of the kubelet's source.
+type Periods struct {
+	// GateOff is the generic PLEG's period with the gate off (or always,
+	// when the source builds no evented PLEG); GateOn its period beside
+	// the evented PLEG.
+	GateOff, GateOn Period
+	// Fallback is the period the evented PLEG restores after the stream
+	// fails for good; not Known when it restores none.
+	Fallback Period
+	// MaxStreamRetries is how many stream errors the evented PLEG
+	// tolerates before it gives up the stream.
+	MaxStreamRetries      int64
+	RetriesKnown          bool
+	MaxStreamRetriesCause string
+}
+
+// Input is everything the decision reads. Metrics is required; Runtime is
+// nil when no crictl output was given.
+type Input struct {
+	Gate    Gate
+	Periods Periods
+	Metrics Metrics
+	Runtime *Runtime
+}
+
+// Reason is one piece of evidence and what it shows.
+type Reason struct {
+	Claim    string `json:"claim"`
+	Evidence string `json:"evidence"`
+	// Points is the PLEG the evidence points to: "generic", "evented", or
+	// "" when it points to neither.
+	Points string `json:"points"`
+	// Agrees says whether the evidence agrees with the mode the gate
+	// configures; null for a note that bears on neither.
+	Agrees *bool `json:"agrees"`
+}
+
+// RelistCheck compares the observed relist interval with the source's periods.
+type RelistCheck struct {
+	// Expected is the period of the mode the gate configures ("" when
+	// unknown); GateOff, GateOn and Fallback are the source's periods
+	// ("" when none or not a constant).
+	Expected string `json:"expected"`
+	GateOff  string `json:"gateOff"`
+	GateOn   string `json:"gateOn"`
+	Fallback string `json:"fallback"`
+	// Observations is the relist-interval histogram's count;
+	// MeanIntervalSeconds its mean (null without observations), and
+	// MeanRelistSeconds the mean relist duration, added to each period
+	// because the interval runs from one relist's start to the next's.
+	Observations        uint64   `json:"observations"`
+	MeanIntervalSeconds *float64 `json:"meanIntervalSeconds"`
+	MeanRelistSeconds   *float64 `json:"meanRelistSeconds"`
+	Tolerance           float64  `json:"tolerance"`
+	// Matches is which mode's period the mean matches: "generic",
+	// "evented", "both" (the periods are too close to tell), "neither",
+	// or "" when nothing was compared.
+	Matches string `json:"matches"`
+}
+
+// Decision is the verdict and its reasons.
+type Decision struct {
+	// Verdict is "generic", "evented" or "inconsistent".
+	Verdict string
+	// Configured is the mode the gate configures: "generic" or "evented".
+	Configured string
+	Reasons    []Reason
+	Relist     RelistCheck
+}
+
+// Decide applies the rules. Each rule adds a reason; the verdict is the
+// configured mode unless a reason disagrees with it.
+func Decide(in Input) Decision {
+	d := decider{in: in, configured: Generic}
+	if in.Gate.Built && in.Gate.On() {
+		d.configured = Evented
+	}
+	d.gate()
+	d.version()
+	d.streams()
+	d.events()
+	d.relist()
+	d.discards()
+	d.runtime()
+	verdict := d.configured
+	for _, r := range d.reasons {
+		if r.Agrees != nil && !*r.Agrees {
+			verdict = Inconsistent
+		}
+	}
+	return Decision{Verdict: verdict, Configured: d.configured, Reasons: d.reasons, Relist: d.check}
+}
+
+type decider struct {
+	in         Input
+	configured string
+	reasons    []Reason
+	check      RelistCheck
+}
+
+var yes, no = true, false
+
+// agree adds a reason that points to a mode; it agrees when that mode is
+// the configured one.
+func (d *decider) agree(points, claim, evidence string) {
+	a := &no
+	if points == d.configured {
+		a = &yes
+	}
+	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Points: points, Agrees: a})
+}
+
+// disagree adds a reason that points to no mode yet contradicts the configured one.
+func (d *decider) disagree(claim, evidence string) {
+	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Agrees: &no})
+}
+
+// note adds a reason that bears on neither mode.
+func (d *decider) note(claim, evidence string) {
+	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence})
+}
+
+func (d *decider) gate() {
+	g := d.in.Gate
+	set := fmt.Sprintf("kubeletconfig.featureGates.%s = %t", g.Name, g.Value)
+	if g.Explicit && g.Default == nil {
+		// A kubelet refuses to start with a gate it does not know.
+		d.disagree(fmt.Sprintf("configz sets %s, which the source has no spec of at %s: a kubelet refuses gates it does not know, so this source is not the node's kubelet", g.Name, g.KubeletVersion),
+			set+"; "+g.Spec)
+	}
+	if !g.Built {
+		d.agree(Generic, fmt.Sprintf("the kubelet's source at %s builds no evented PLEG: the generic PLEG runs whatever %s says", g.KubeletVersion, g.Name), g.Test)
+		if g.Explicit && g.Value && g.Default != nil {
+			d.note(fmt.Sprintf("configz turns %s on, which this kubelet's source does not act on", g.Name), set)
+		}
+		return
+	}
+	state := "off"
+	if g.On() {
+		state = "on"
+	}
+	var claim, evidence string
+	switch {
+	case g.Explicit:
+		claim = fmt.Sprintf("%s is %s: configz sets it", g.Name, state)
+		evidence = fmt.Sprintf("%s; the source's default at %s: %s", set, g.KubeletVersion, g.Spec)
+	case g.Default != nil:
+		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and its default at %s is %t", g.Name, state, g.KubeletVersion, *g.Default)
+		evidence = fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
+	default:
+		claim = fmt.Sprintf("%s is off: configz leaves it unset, and the source has no spec of it at %s", g.Name, g.KubeletVersion)
+		evidence = fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
+	}
+	if g.Test != "" {
+		evidence += "; " + g.Test
+	}
+	d.agree(d.configured, claim, evidence)
+}
+
+// version notes a kubelet version that differs from the metrics' own.
+func (d *decider) version() {
+	mv := d.in.Metrics.KubeletVersion
+	if mv == "" || mv == d.in.Gate.KubeletVersion {
+		return
+	}
+	d.note(fmt.Sprintf("the gate is read at %s, not at the %s the metrics report", d.in.Gate.KubeletVersion, mv),
+		fmt.Sprintf("%s{git_version=%q}", MetricBuildInfo, mv))
+}
+
+func (d *decider) streams() {
+	m := d.in.Metrics
+	if m.StreamSuccesses == nil && m.StreamErrors == nil {
+		if d.in.Gate.Built {
+			d.note("the metrics have no evented-PLEG connection counters, so they cannot show whether an event stream ran",
+				fmt.Sprintf("no %s or %s (kubelets before v1.27 do not export them)", MetricStreamSuccesses, MetricStreamErrors))
+		}
+		return
+	}
+	s, e := value(m.StreamSuccesses), value(m.StreamErrors)
+	counts := fmt.Sprintf("%s %s, %s %s", MetricStreamSuccesses, number(s), MetricStreamErrors, number(e))
+	p := d.in.Periods
+	switch {
+	case d.configured == Generic && s == 0 && e == 0:
+		d.agree(Generic, "no event stream to the runtime was opened or tried", counts)
+	case d.configured == Generic:
+		d.agree(Evented, "the kubelet opened or tried event streams to the runtime, which only the evented PLEG does", counts)
+	case p.RetriesKnown && e >= float64(p.MaxStreamRetries):
+		after := "the evented PLEG stops watching the stream, and the generic PLEG relists at its own period"
+		if p.Fallback.Known {
+			after = "the kubelet relists every " + p.Fallback.Evidence
+		}
+		d.agree(Generic, "the evented PLEG gave up its event stream and fell back to relisting",
+			fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after))
+	case s > 0:
+		d.agree(Evented, "the kubelet obtained event streams from the runtime", counts+retriesBelow(p, e))
+	case e > 0:
+		d.agree(Generic, "the event stream never connected: every attempt failed", counts+retriesBelow(p, e))
+	default:
+		d.agree(Generic, "no event stream to the runtime was opened or tried: the evented PLEG receives nothing", counts)
+	}
+}
+
+// retriesBelow explains why errors below the retry limit did not end the stream.
+func retriesBelow(p Periods, errs float64) string {
+	if !p.RetriesKnown || errs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; fewer errors than the %s stream retries", p.MaxStreamRetriesCause)
+}
+
+func (d *decider) events() {
+	h := d.in.Metrics.EventLatency
+	if h == nil {
+		return
+	}
+	ev := fmt.Sprintf("%s_count %d", MetricEventLatency, h.Count)
+	switch {
+	case h.Count > 0:
+		d.agree(Evented, fmt.Sprintf("the kubelet received %d container events over an event stream", h.Count), ev)
+	case d.configured == Evented:
+		d.note("no container event arrived over the stream yet (a node whose containers do not change sends none)", ev)
+	default:
+		d.agree(Generic, "no container event arrived over an event stream", ev)
+	}
+}
+
+func (d *decider) relist() {
+	p, m := d.in.Periods, d.in.Metrics
+	c := &d.check
+	c.Tolerance = Tolerance
+	c.GateOff, c.GateOn, c.Fallback = periodText(p.GateOff), periodText(p.GateOn), periodText(p.Fallback)
+	expected := p.GateOff
+	if d.configured == Evented {
+		expected = p.GateOn
+	}
+	c.Expected = periodText(expected)
+	if h := m.RelistDuration; h != nil && h.Mean != nil {
+		c.MeanRelistSeconds = h.Mean
+	}
+	h := m.RelistInterval
+	switch {
+	case h == nil:
+		d.note("the metrics have no relist-interval histogram: the relist period is not compared", "no "+MetricRelistInterval)
+		return
+	case h.Count == 0 || h.Mean == nil:
+		d.note("no relist interval was observed yet: the kubelet relisted at most once", MetricRelistInterval+"_count 0")
+		return
+	case !expected.Known:
+		c.Observations, c.MeanIntervalSeconds = h.Count, h.Mean
+		d.note(fmt.Sprintf("the %s PLEG's relist period is not a constant in the source: the relist period is not compared", d.configured), expected.Evidence)
+		return
+	}
+	c.Observations, c.MeanIntervalSeconds = h.Count, h.Mean
+	mean, relist := *h.Mean, 0.0
+	if c.MeanRelistSeconds != nil {
+		relist = *c.MeanRelistSeconds
+	}
+	matchOff := p.GateOff.Known && within(mean, p.GateOff.Duration.Seconds()+relist)
+	matchOn := d.in.Gate.Built && p.GateOn.Known && within(mean, p.GateOn.Duration.Seconds()+relist)
+	switch {
+	case matchOff && matchOn:
+		c.Matches = "both"
+	case matchOff:
+		c.Matches = Generic
+	case matchOn:
+		c.Matches = Evented
+	default:
+		c.Matches = "neither"
+	}
+	observed := fmt.Sprintf("%s_sum %s / _count %d = %s", MetricRelistInterval, number(h.Sum), h.Count, seconds(mean))
+	if relist > 0 {
+		observed += fmt.Sprintf("; mean relist %s (%s)", seconds(relist), MetricRelistDuration)
+	}
+	periods := fmt.Sprintf("gate off %s", p.GateOff.Evidence)
+	if d.in.Gate.Built {
+		periods += fmt.Sprintf(", gate on %s", p.GateOn.Evidence)
+	}
+	evidence := fmt.Sprintf("%s; %s; within a factor of %s", observed, periods, strconv.FormatFloat(Tolerance, 'g', -1, 64))
+	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
+	switch c.Matches {
+	case "both":
+		d.agree(d.configured, fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), evidence)
+	case d.configured:
+		d.agree(d.configured, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), mine), evidence)
+	case Generic:
+		d.agree(Generic, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the gate-off %s: the kubelet relists as the generic PLEG does", seconds(mean), mine, c.GateOff), evidence)
+	case Evented:
+		d.agree(Evented, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the %s the generic PLEG keeps beside the evented PLEG", seconds(mean), mine, c.GateOn), evidence)
+	default:
+		d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s, and from every period in the source", seconds(mean), mine), evidence)
+	}
+}
+
+// within says whether observed lies within Tolerance of expected.
+func within(observed, expected float64) bool {
+	if expected <= 0 {
+		return observed == 0
+	}
+	ratio := observed / expected
+	return ratio >= 1/Tolerance && ratio <= Tolerance
+}
+
+func (d *decider) discards() {
+	n := d.in.Metrics.DiscardEvents
+	if n == nil || *n == 0 {
+		return
+	}
+	d.note(fmt.Sprintf("%s PLEG events were dropped because the event channel was full: their pods waited for a later relist", number(*n)),
+		fmt.Sprintf("%s %s", MetricDiscardEvents, number(*n)))
+}
+
+func (d *decider) runtime() {
+	rt := d.in.Runtime
+	if rt == nil {
+		return
+	}
+	evidence := fmt.Sprintf("crictl version: runtimeName %q, runtimeVersion %q, runtimeApiVersion %q", rt.Name, rt.Version, rt.APIVersion)
+	if rt.Known {
+		d.note(fmt.Sprintf("the container runtime is %s %s (CRI %s)", rt.Name, rt.Version, rt.APIVersion), evidence)
+	} else {
+		d.note(fmt.Sprintf("the container runtime %q is not one plegvet recognises (%s): whether it serves GetContainerEvents is not judged", rt.Name, strings.Join(KnownRuntimes, ", ")), evidence)
+	}
+	if rt.APIVersion != "v1" && d.configured == Evented {
+		// GetContainerEvents exists only in CRI v1; v1alpha2 never had it.
+		d.disagree(fmt.Sprintf("the runtime speaks CRI %s, which has no GetContainerEvents for the evented PLEG to stream", rt.APIVersion), evidence)
+	}
+}
+
+func value(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// number prints a count or a sum without a needless exponent or fraction.
+func number(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// seconds prints a number of seconds as a duration: 1.02s, 5m0s.
+func seconds(s float64) string {
+	const maxSeconds = float64(1<<63-1) / float64(time.Second)
+	if s >= maxSeconds {
+		return number(s) + "s"
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+func periodText(p Period) string {
+	if !p.Known {
+		return ""
+	}
+	return p.Duration.String()
+}
