@@ -108,11 +108,20 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	if src.Dir == "" && src.Kubernetes == "" {
 		src.Kubernetes = release
 	}
-	gates, err := Gates(ctx, src)
+	// One load of the tree answers both: the gate's spec and the periods.
+	t, source, err := open(ctx, src, false)
 	if err != nil {
 		return nil, err
 	}
-	periods, err := Periods(ctx, src)
+	a, err := analyse(ctx, t, source, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	gates, err := a.gates()
+	if err != nil {
+		return nil, err
+	}
+	periods, err := a.periods()
 	if err != nil {
 		return nil, err
 	}
