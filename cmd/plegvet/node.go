@@ -22,11 +22,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding crictl version -o json, run on the node")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong")
-	if !parse(fs, args, stderr) {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plegvet node: unexpected argument %q (see plegvet node -h)\n", fs.Arg(0))
+	if !parseNoArgs(fs, args, stderr) {
 		return exitUsage
 	}
 	if opts.Configz == "" || opts.Metrics == "" {
@@ -36,8 +32,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts.Options = src.options()
 	// Without -C or -k8s, the source is the kubelet's own release, not
 	// the current directory.
-	dirSet := false
-	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "C" })
+	dirSet := flagSet(fs, "C")
 	if !dirSet {
 		opts.Dir = ""
 	}

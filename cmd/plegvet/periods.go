@@ -15,11 +15,7 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("periods", flag.ContinueOnError)
 	var src sourceFlags
 	src.register(fs, false)
-	if !parse(fs, args, stderr) {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plegvet periods: unexpected argument %q (see plegvet periods -h)\n", fs.Arg(0))
+	if !parseNoArgs(fs, args, stderr) {
 		return exitUsage
 	}
 	rep, err := plegvet.Periods(ctx, src.options())

@@ -20,11 +20,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	src.register(fs, false)
 	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
 	sarifFile := fs.String("sarif", "", "also write the findings to this file as SARIF 2.1.0")
-	if !parse(fs, args, stderr) {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plegvet report: unexpected argument %q (see plegvet report -h)\n", fs.Arg(0))
+	if !parseNoArgs(fs, args, stderr) {
 		return exitUsage
 	}
 	if strings.ContainsAny(src.k8s, ",") || strings.Contains(src.k8s, "..") {

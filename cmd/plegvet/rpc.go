@@ -15,11 +15,7 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var src sourceFlags
 	src.register(fs, false)
 	proto := fs.String("proto", "", "read this api.proto; alone, without a tree")
-	if !parse(fs, args, stderr) {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plegvet rpc: unexpected argument %q (see plegvet rpc -h)\n", fs.Arg(0))
+	if !parseNoArgs(fs, args, stderr) {
 		return exitUsage
 	}
 	opts := src.options()
@@ -40,12 +36,6 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "rpc", err)
 	}
 	return problems(stderr, "rpc", rep.Source)
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {

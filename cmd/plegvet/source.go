@@ -47,6 +47,25 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
 	return true
 }
 
+// parseNoArgs parses a subcommand that takes flags only.
+func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	if !parse(fs, args, stderr) {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "plegvet %s: unexpected argument %q (see plegvet %s -h)\n", fs.Name(), fs.Arg(0), fs.Name())
+		return false
+	}
+	return true
+}
+
+// flagSet reports whether the command line set the named flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
