@@ -1,0 +1,207 @@
+package gclplugin_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// golangci-lint's exit codes (github.com/golangci/golangci-lint/v2/pkg/exitcodes).
+const (
+	gclSuccess     = 0
+	gclIssuesFound = 1
+	gclFailure     = 3
+)
+
+// The fixture's findings, as golangci-lint prints them: file:line:col,
+// the analyzer's name before its message (the linter is plegvet), and
+// the linter's name after it.
+const (
+	alphaFinding    = "pkg/features/kube_features.go:24:3: featuregate: feature gate PrematureAlpha is Alpha but on by default at 1.36; Alpha gates must default to false (plegvet)"
+	fallbackFinding = "pkg/kubelet/kubelet.go:30:2: pleg: with EventedPLEG on, after the event stream fails for good the relist stays at 10m0s (relistRarely)"
+	fallbackRelated = "pkg/kubelet/kubelet.go:15:2: pleg(related information): remaining period relistRarely = 10 * time.Minute (plegvet)"
+	noteFinding     = "pkg/kubelet/kubelet.go:25:2: pleg: EventedPLEG (Alpha, default false): generic relist 1s -> 10m0s when on (x600) (plegvet)"
+)
+
+// TestGolangciLint builds golangci-lint v2 with the plugin compiled in
+// (the tools/golangci-lint module) and runs it on testdata/tree, a module
+// laid out like a Kubernetes checkout with a gate and a PLEG wiring that
+// break plegvet's rules. The first build compiles golangci-lint and its
+// linters: minutes on two cores, with a cold build cache.
+func TestGolangciLint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds golangci-lint (minutes on a cold cache); skipped with -short")
+	}
+	gcl := buildGolangciLint(t)
+
+	// Each case runs on a fresh copy of the tree, so that nothing is
+	// written under testdata, with its .golangci.yml replaced when the
+	// case has one ("" runs the tree's own).
+	for _, tc := range []struct {
+		name     string
+		settings string // YAML under linters.settings.custom.plegvet.settings, indented 10 spaces
+		wantCode int
+		want     []string // substrings of the output
+		dontWant []string
+	}{
+		{
+			name:     "the fixture's .golangci.yml",
+			wantCode: gclIssuesFound,
+			want:     []string{alphaFinding, fallbackFinding, fallbackRelated},
+			dontWant: []string{"gate-note", "x600"},
+		},
+		{
+			name: "exempt a gate and report the gate note",
+			settings: `
+          featuregate:
+            alphaDefaultExempt: [PrematureAlpha]
+          pleg:
+            note: true`,
+			wantCode: gclIssuesFound,
+			want:     []string{noteFinding, fallbackFinding},
+			dontWant: []string{"PrematureAlpha"},
+		},
+		{
+			// pleg requires featuregate, so featuregate still runs for its
+			// facts (the note names the gate's stage), but its own
+			// findings are not reported.
+			name: "disable featuregate",
+			settings: `
+          pleg:
+            note: true
+          disable: [featuregate]`,
+			wantCode: gclIssuesFound,
+			want:     []string{noteFinding, fallbackFinding},
+			dontWant: []string{"featuregate:", "PrematureAlpha"},
+		},
+		{
+			name: "a tree that breaks nothing it is checked for",
+			settings: `
+          featuregate:
+            rules: "1.36"
+            alphaDefaultExempt: [PrematureAlpha]
+          disable: [pleg]`,
+			wantCode: gclSuccess,
+			want:     []string{"0 issues."},
+			dontWant: []string{"(plegvet)"},
+		},
+		{
+			name: "unknown key",
+			settings: `
+          pleg:
+            notes: true`,
+			wantCode: gclFailure,
+			want:     []string{`plugin(plegvet): newPlugin plegvet settings: unknown key "pleg.notes" (known: featuregate.rules, featuregate.alphaDefaultExempt, pleg.note, disable)`},
+			dontWant: []string{"pkg/", "issues"}, // stopped before linting
+		},
+		{
+			name: "unquoted version",
+			settings: `
+          featuregate:
+            rules: 1.30`,
+			wantCode: gclFailure,
+			want:     []string{`plugin(plegvet): newPlugin plegvet settings: featuregate.rules: got a number, want a string (quote the version: rules: "1.33")`},
+			dontWant: []string{"pkg/", "issues"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := t.TempDir()
+			if err := os.CopyFS(tree, os.DirFS("testdata/tree")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.settings != "" {
+				cfg := "version: \"2\"\nlinters:\n  default: none\n  enable: [plegvet]\n  settings:\n    custom:\n      plegvet:\n        type: module\n        settings:" + tc.settings + "\n"
+				if err := os.WriteFile(filepath.Join(tree, ".golangci.yml"), []byte(cfg), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out := runGolangciLint(t, gcl, tree)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d", code, tc.wantCode)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks\n\t%s", w)
+				}
+			}
+			for _, w := range tc.dontWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q", w)
+				}
+			}
+			if t.Failed() {
+				t.Logf("golangci-lint run output:\n%s", out)
+			}
+		})
+	}
+}
+
+// buildGolangciLint builds the tools/golangci-lint module into a
+// temporary directory.
+func buildGolangciLint(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "tools", "golangci-lint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "golangci-lint")
+	ctx := t.Context()
+	if dl, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-30*time.Second))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("building golangci-lint in %s did not finish before the test's deadline (%v so far); a cold build takes minutes: rerun with -timeout 30m", dir, time.Since(start).Round(time.Second))
+	}
+	if err != nil {
+		t.Fatalf("go build in %s: %v\n%s", dir, err, out)
+	}
+	t.Logf("built golangci-lint with plegvet in %v", time.Since(start).Round(time.Second))
+	return bin
+}
+
+// runGolangciLint runs `golangci-lint run ./...` in dir, with its cache
+// and temporary files (the lock file among them) in the test's temporary
+// directories, and returns the exit code and the combined output.
+func runGolangciLint(t *testing.T, gcl, dir string) (int, string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), gcl, "run",
+		"--config", filepath.Join(dir, ".golangci.yml"),
+		"--output.text.print-issued-lines=false",
+		"--output.text.colors=false",
+		"./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GOLANGCI_LINT_CACHE="+t.TempDir(),
+		"TMPDIR="+t.TempDir(),
+		"GOWORK=off",
+		"GOFLAGS=",
+		"GOPROXY=off", // the tree needs no module it does not hold
+	)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	default:
+		t.Fatalf("running %s: %v", gcl, err)
+		return 0, ""
+	}
+}
