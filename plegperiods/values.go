@@ -19,8 +19,6 @@ type Value struct {
 	Duration bool
 	// Const is the name of the constant it came from; "" for a literal.
 	Const string
-	// ConstPkg is the import path of the package declaring Const.
-	ConstPkg string
 	// Expr is the constant's expression as written (time.Second * 300),
 	// or the argument itself when it is not a named constant.
 	Expr string
@@ -111,9 +109,6 @@ func (r *resolver) value(e ast.Expr) *Value {
 	// expression as written where it is used.
 	if c := astobj.Const(r.info, e); c != nil && !isTimeUnit(c) {
 		v.Const, v.Decl = c.Name(), c.Pos()
-		if c.Pkg() != nil {
-			v.ConstPkg = c.Pkg().Path()
-		}
 		if def, ok := r.constExpr[c]; ok {
 			v.Expr = types.ExprString(def)
 		}

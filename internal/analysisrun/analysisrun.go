@@ -6,7 +6,6 @@ package analysisrun
 
 import (
 	"fmt"
-	"go/token"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -42,12 +41,4 @@ func Run(analyzers []*analysis.Analyzer, pkgs []*packages.Package) (map[*analysi
 		m[act.Package.PkgPath] = &Outcome{Package: act.Package, Result: act.Result, Diagnostics: act.Diagnostics, Err: act.Err}
 	}
 	return out, nil
-}
-
-// Position is a convenience for callers that print positions.
-func Position(fset *token.FileSet, p token.Pos) token.Position {
-	if !p.IsValid() {
-		return token.Position{}
-	}
-	return fset.Position(p)
 }
