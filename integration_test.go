@@ -345,3 +345,33 @@ func TestEventStreamOnReleases(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFindingsOnReleases: every check is quiet on every unmodified
+// minor from v1.25 to v1.37, and every report says which PLEG runs.
+func TestNoFindingsOnReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	for _, v := range []string{"v1.25.16", "v1.26.15", "v1.27.16", "v1.28.15", "v1.29.6", "v1.30.14", "v1.31.14", "v1.32.13", "v1.33.13", "v1.34.4", "v1.35.4", "v1.36.1", "v1.37.2"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			rep, err := plegvet.Inspect(context.Background(), plegvet.Options{Kubernetes: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Diagnostics) != 0 {
+				t.Errorf("findings on an unmodified release: %+v", rep.Diagnostics)
+			}
+			if rep.DefaultPLEG != "generic" || rep.SyncLoop == nil || rep.RPC == nil || rep.Summary == "" {
+				t.Errorf("default %q, sync loop %v, rpc %v, summary %q", rep.DefaultPLEG, rep.SyncLoop != nil, rep.RPC != nil, rep.Summary)
+			}
+			wantMissing := 0
+			if v == "v1.25.16" {
+				wantMissing = 1 // no EventedPLEG gate yet
+			}
+			if len(rep.Missing) != wantMissing {
+				t.Errorf("missing: %+v", rep.Missing)
+			}
+		})
+	}
+}
