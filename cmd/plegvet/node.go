@@ -40,15 +40,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "node", err)
 	}
-	if src.json {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = writeNodeReport(stdout, rep)
-	}
-	if err != nil {
-		return fail(stderr, "node", err)
-	}
-	return problems(stderr, "node", rep.Source)
+	return answer("node", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeNodeReport(w, rep) }, rep.Source)
 }
 
 // writeNodeReport prints the verdict first, then each reason over its

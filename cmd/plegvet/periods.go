@@ -22,15 +22,7 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "periods", err)
 	}
-	if src.json {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = writePeriodsTable(stdout, rep)
-	}
-	if err != nil {
-		return fail(stderr, "periods", err)
-	}
-	return problems(stderr, "periods", rep.Source)
+	return answer("periods", stdout, stderr, src.json, rep, func(w io.Writer) error { return writePeriodsTable(w, rep) }, rep.Source)
 }
 
 func at(p *plegvet.Pos) string {

@@ -32,20 +32,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
-	if src.json {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = writeReport(stdout, rep)
-	}
-	if err != nil {
-		return fail(stderr, "report", err)
-	}
 	if *sarifFile != "" {
 		if err := writeSARIFFile(*sarifFile, rep.Diagnostics); err != nil {
 			return fail(stderr, "report", err)
 		}
 	}
-	return problems(stderr, "report", rep.Source)
+	return answer("report", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeReport(w, rep) }, rep.Source)
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {

@@ -27,15 +27,7 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "rpc", err)
 	}
-	if src.json {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = writeRPC(stdout, rep)
-	}
-	if err != nil {
-		return fail(stderr, "rpc", err)
-	}
-	return problems(stderr, "rpc", rep.Source)
+	return answer("rpc", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeRPC(w, rep) }, rep.Source)
 }
 
 func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {

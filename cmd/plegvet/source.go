@@ -72,6 +72,21 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// answer prints a subcommand's result as JSON or as text, then the files
+// that did not load in full; it returns the exit code.
+func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text func(io.Writer) error, src plegvet.Source) int {
+	var err error
+	if asJSON {
+		err = writeJSON(stdout, result)
+	} else {
+		err = text(stdout)
+	}
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	return problems(stderr, cmd, src)
+}
+
 // fail prints one error line for a subcommand.
 func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, strings.TrimSpace(err.Error()))
