@@ -10,8 +10,8 @@
 // the checkout root, with '/', as a user types them.
 //
 // Trees are loaded from source: the packages the answer needs are parsed
-// and type-checked with the standard library from the go command's export
-// data, the feature-gate API from built-in models of it, and every other
-// import stubbed. The answer never waits for the dependency graph to
-// compile, and Source.Load says what was modelled and stubbed.
+// and type-checked in memory, package time and the feature-gate API from
+// built-in models of them, every other import stubbed. The answer never
+// waits for the dependency graph to compile, and Source.Load says what was
+// modelled and stubbed.
 package plegvet

@@ -307,7 +307,7 @@ type importerFunc func(path string) (*types.Package, error)
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 // importOther answers an import that is not loaded from the tree: a model
-// of the API, the standard library, or an empty stand-in.
+// of its API, or an empty stand-in.
 func (l *loader) importOther(p string) *types.Package {
 	if pkg, ok := l.pkgs[p]; ok {
 		return pkg
