@@ -77,6 +77,9 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if file, rest, ok := sarifArg(args); ok {
 		return runSARIF(file, rest, analyzers, stderr)
 	}
+	if code, ok := runLean(args, analyzers, stderr); ok {
+		return code
+	}
 	multichecker.Main(analyzers...)
 	return exitOK // not reached: multichecker.Main exits
 }

@@ -145,3 +145,20 @@ func within(dir, path string) (string, bool) {
 	}
 	return filepath.ToSlash(r), true
 }
+
+// OpenModule describes the module whose go.mod is in dir or its nearest
+// parent: a tree for analysing a package pattern wherever it is run.
+func OpenModule(dir string) (*Tree, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if mod, err := modulePath(filepath.Join(d, "go.mod")); err == nil {
+			return &Tree{Dir: d, Module: mod}, nil
+		}
+		if filepath.Dir(d) == d {
+			return nil, fmt.Errorf("%s: no go.mod here or above; run plegvet inside a module", dir)
+		}
+	}
+}
