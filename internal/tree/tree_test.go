@@ -92,3 +92,15 @@ func TestRelAndPackageDir(t *testing.T) {
 		t.Errorf("ModuleDir(apiserver) = %q", got)
 	}
 }
+
+func TestOpenModule(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"go.mod": "module example.com/m\n", "a/b/c.go": "package b\n"})
+	tr, err := OpenModule(filepath.Join(root, "a", "b"))
+	if err != nil || tr.Dir != root || tr.Module != "example.com/m" {
+		t.Errorf("OpenModule = %+v, %v", tr, err)
+	}
+	if _, err := OpenModule("/"); err == nil || !strings.Contains(err.Error(), "no go.mod here or above") {
+		t.Errorf("OpenModule(/) = %v", err)
+	}
+}
