@@ -82,6 +82,11 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 		fmt.Fprintf(stderr, "plegvet: %v\n", err)
 		return exitFailure, true
 	}
+	for _, r := range roots {
+		if t.PackageDir(r) == "" {
+			return 0, false // outside this module (a dependency): the full driver finds it
+		}
+	}
 	res, err := srcload.LoadWith(context.Background(), t, relevantPath, roots...)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %v\n", err)
