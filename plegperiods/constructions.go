@@ -30,6 +30,12 @@ type Construction struct {
 	Literal *ast.CompositeLit
 	// Conditions are the feature-gate tests the call runs under.
 	Conditions []Condition
+	// Unfollowed are the conditions on the path that could not be
+	// followed to gate tests. For an evented construction, every such
+	// enclosing if counts; otherwise (a generic construction, an early
+	// return) only a name, a field or a bool call, or its negation: an
+	// err != nil must not read as a hidden gate.
+	Unfollowed []UnfollowedTest
 }
 
 // Condition is a feature-gate test a construction runs under.
@@ -39,12 +45,17 @@ type Condition struct {
 	On    bool          // the call runs when the gate is on (else: off)
 	If    token.Pos     // the if statement (or early return) deciding it
 	Test  *ast.CallExpr // the Enabled(...) call
+	// Via is the expression at If that carries the test: Test itself when
+	// written inline, else the variable, field or helper call followed
+	// to it (Test may then be in another function).
+	Via ast.Expr
 }
 
 // Constructions finds the calls of PLEG constructors in a package. ctor
 // tells which functions are constructors (from the pleg package's facts).
 func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
 	res := newResolver(files, info)
+	gates := newGateReader(files, info)
 	var out []*Construction
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -86,7 +97,7 @@ func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *
 					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body, info)
 				}
 			}
-			con.Conditions = conditions(info, path)
+			con.Conditions, con.Unfollowed = gates.conditions(path, c.Kind == Evented)
 			out = append(out, con)
 			return true
 		})
@@ -192,44 +203,6 @@ func lastAssignment(body *ast.BlockStmt, v *types.Var, before token.Pos, info *t
 	return found
 }
 
-// conditions reads the feature-gate tests on the path from the call up to
-// its function: enclosing if statements (then or else, through !), and
-// earlier "if test { return }" statements in enclosing blocks.
-func conditions(info *types.Info, path []ast.Node) []Condition {
-	var out []Condition
-	for i := 1; i < len(path); i++ {
-		child := path[i-1]
-		switch n := path[i].(type) {
-		case *ast.IfStmt:
-			var on bool
-			switch child {
-			case n.Body:
-				on = true
-			case n.Else:
-				on = false
-			default:
-				continue
-			}
-			out = append(out, gateTests(info, n.Cond, on, n.Pos())...)
-		case *ast.BlockStmt:
-			for _, s := range n.List {
-				if s.Pos() >= child.Pos() {
-					break
-				}
-				ifs, ok := s.(*ast.IfStmt)
-				if !ok || ifs.Else != nil || !leaves(ifs.Body) {
-					continue
-				}
-				// Reaching the call means the test was false.
-				out = append(out, gateTests(info, ifs.Cond, false, ifs.Pos())...)
-			}
-		case *ast.FuncDecl, *ast.FuncLit:
-			return out
-		}
-	}
-	return out
-}
-
 // leaves reports whether a block ends by leaving the function.
 func leaves(b *ast.BlockStmt) bool {
 	if len(b.List) == 0 {
@@ -246,28 +219,6 @@ func leaves(b *ast.BlockStmt) bool {
 		}
 	}
 	return false
-}
-
-// gateTests reads the gate tests of a condition that has the truth value
-// holds: "!X" flips it; "a && b" true means both are true, "a || b" false
-// means both are false; other shapes say nothing.
-func gateTests(info *types.Info, cond ast.Expr, holds bool, at token.Pos) []Condition {
-	cond = ast.Unparen(cond)
-	switch c := cond.(type) {
-	case *ast.UnaryExpr:
-		if c.Op == token.NOT {
-			return gateTests(info, c.X, !holds, at)
-		}
-	case *ast.BinaryExpr:
-		if (c.Op == token.LAND && holds) || (c.Op == token.LOR && !holds) {
-			return append(gateTests(info, c.X, holds, at), gateTests(info, c.Y, holds, at)...)
-		}
-	case *ast.CallExpr:
-		if name, k, ok := gateArg(info, c); ok {
-			return []Condition{{Gate: name, Const: k, On: holds, If: at, Test: c}}
-		}
-	}
-	return nil
 }
 
 // gateArg recognises a test of one feature gate: a call whose only

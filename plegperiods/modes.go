@@ -30,8 +30,13 @@ type Relist struct {
 	GateConst *types.Const
 	GateIf    token.Pos     // the if (or early return) that decides it
 	GateTest  *ast.CallExpr // the Enabled(...) call
-	Off       Mode
-	// On is nil when there is no such gate.
+	GateVia   ast.Expr      // what the if tests: GateTest, or the variable, field or call followed to it
+	// GateUnresolved is set, with Gate "", when the evented PLEG is built
+	// but the test deciding it could not be followed: which PLEG runs is
+	// unknown. Off is then what runs when that test has the other value.
+	GateUnresolved *UnfollowedTest
+	Off            Mode
+	// On is nil when there is no such gate (or it is unresolved).
 	On *Mode
 	// Constructions are all constructions found, in source order.
 	Constructions []*Construction
@@ -76,8 +81,28 @@ func Modes(cs []*Construction) *Relist {
 			break
 		}
 	}
+	if chosen == nil {
+		r.GateUnresolved = unresolvedGate(cs)
+	}
+	if chosen == nil && r.GateUnresolved == nil {
+		// No evented PLEG was found (its constructor may sit in a file that
+		// did not parse), yet the generic PLEG is built in several ways
+		// under a gate: keep that split rather than take whichever comes
+		// first for the one that always runs.
+		generic := 0
+		for _, c := range cs {
+			if c.Ctor.Kind == Generic {
+				generic++
+			}
+		}
+		for _, c := range cs {
+			if c.Ctor.Kind == Generic && generic > 1 && len(c.Conditions) > 0 && chosen == nil {
+				chosen = &c.Conditions[0]
+			}
+		}
+	}
 	if chosen != nil {
-		r.Gate, r.GateConst, r.GateIf, r.GateTest = chosen.Gate, chosen.Const, chosen.If, chosen.Test
+		r.Gate, r.GateConst, r.GateIf, r.GateTest, r.GateVia = chosen.Gate, chosen.Const, chosen.If, chosen.Test, chosen.Via
 	}
 	r.Off = r.mode(false)
 	if r.Gate != "" {
@@ -87,8 +112,56 @@ func Modes(cs []*Construction) *Relist {
 	return r
 }
 
+// unresolvedGate picks, among the unfollowed tests of the first evented
+// construction that has any, the one most likely to be the gate: shaped
+// like a gate test, also deciding a generic construction, outermost.
+func unresolvedGate(cs []*Construction) *UnfollowedTest {
+	decidesGeneric := map[ast.Expr]bool{}
+	for _, c := range cs {
+		if c.Ctor.Kind == Generic {
+			for _, u := range c.Unfollowed {
+				decidesGeneric[u.Test] = true
+			}
+		}
+	}
+	score := func(u *UnfollowedTest) int {
+		s := 0
+		if u.plausible {
+			s += 2
+		}
+		if decidesGeneric[u.Test] {
+			s++
+		}
+		return s
+	}
+	for _, c := range cs {
+		if c.Ctor.Kind != Evented || len(c.Unfollowed) == 0 {
+			continue
+		}
+		var best *UnfollowedTest
+		for i := range c.Unfollowed {
+			if u := &c.Unfollowed[i]; best == nil || score(u) >= score(best) {
+				best = u
+			}
+		}
+		u := *best
+		return &u
+	}
+	return nil
+}
+
 // runs reports whether a construction runs with the gate on (or off).
 func (r *Relist) runs(c *Construction, on bool) bool {
+	if u := r.GateUnresolved; u != nil {
+		// Off: the unresolved test does not have the value that builds
+		// the evented PLEG.
+		for _, v := range c.Unfollowed {
+			if v.Test == u.Test && v.Holds == u.Holds && !on {
+				return false
+			}
+		}
+		return true
+	}
 	for _, cond := range c.Conditions {
 		if cond.Gate == r.Gate && cond.On != on {
 			return false
@@ -100,7 +173,7 @@ func (r *Relist) runs(c *Construction, on bool) bool {
 func (r *Relist) mode(on bool) Mode {
 	var m Mode
 	for _, c := range r.Constructions {
-		if r.Gate != "" && !r.runs(c, on) {
+		if (r.Gate != "" || r.GateUnresolved != nil) && !r.runs(c, on) {
 			continue
 		}
 		switch {

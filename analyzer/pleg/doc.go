@@ -18,8 +18,10 @@
 // In a package that calls those constructors (pkg/kubelet) it resolves each
 // argument to its constant (following a local variable and &), reads the
 // feature-gate tests each call runs under (if/else, !, && and ||, early
-// returns), and joins them into two modes, gate off and gate on, with the
-// gate's spec from the featuregate analyzer's facts.
+// returns; written inline or held by a local variable, a field or a
+// helper function of the package), and joins them into two modes, gate
+// off and gate on, with the gate's spec from the featuregate analyzer's
+// facts.
 //
 // Relist is level-triggered reconciliation: an event stream is a
 // connection to a process that can die and come back having forgotten
@@ -35,6 +37,10 @@
 //     good, the relist that remains (the period the evented PLEG restores,
 //     or the safety-net period when it restores none) is slower than the
 //     gate-off period.
+//   - gate-test-unresolved: the evented PLEG is built, but the test
+//     deciding it could not be followed to a feature gate (a field set from
+//     several values or a parameter, a call into another package), so
+//     plegvet cannot say which PLEG runs; reported at the if, with why.
 //   - gate-note: informational, at the gate's test, off unless -note is
 //     set: the gate's stage and default and what turning it on does to
 //     the relist period, such as

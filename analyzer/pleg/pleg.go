@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/types"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -176,11 +177,17 @@ func check(pass *analysis.Pass, res *Result) {
 		thresholdCheck(pass, c, c.Period, c.Threshold, "relist")
 		thresholdCheck(pass, c, c.Fallback, c.FallbackThreshold, "fallback relist")
 	}
+	if u := r.GateUnresolved; u != nil {
+		gateUnresolved(pass, r, u)
+	}
 	if r.On == nil {
 		return
 	}
 	ifPos, ifEnd := r.GateIf, r.GateIf
-	if r.GateTest != nil {
+	switch {
+	case r.GateVia != nil:
+		ifEnd = r.GateVia.End()
+	case r.GateTest != nil:
 		ifEnd = r.GateTest.End()
 	}
 	on, off := r.On, r.Off
@@ -220,6 +227,37 @@ func check(pass *analysis.Pass, res *Result) {
 		}
 		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Category: "gate-note", Message: msg})
 	}
+}
+
+// gateUnresolved reports the evented PLEG's deciding test that could not
+// be followed: without it the modes would be a guess.
+func gateUnresolved(pass *analysis.Pass, r *plegperiods.Relist, u *plegperiods.UnfollowedTest) {
+	var evented *plegperiods.Construction
+	for _, c := range r.Constructions {
+		for _, v := range c.Unfollowed {
+			if c.Ctor.Kind == plegperiods.Evented && v.Test == u.Test && evented == nil {
+				evented = c
+			}
+		}
+	}
+	at := ""
+	if evented != nil {
+		p := pass.Fset.Position(evented.Call.Pos())
+		at = fmt.Sprintf(" at %s:%d", filepath.Base(p.Filename), p.Line)
+	}
+	need := ""
+	if !u.Holds {
+		need = " (it is built when the test is false)"
+	}
+	end := u.If
+	if u.Test != nil {
+		end = u.Test.End()
+	}
+	reporting.Report(pass, reporting.Finding{
+		Pos: u.If, End: end, Category: "gate-test-unresolved",
+		Message: fmt.Sprintf("the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Why, need),
+		Related: callRelated(evented, "the evented PLEG built under "+u.Expr),
+	})
 }
 
 func ratioText(r float64) string {

@@ -1,6 +1,7 @@
 package pleg_test
 
 import (
+	"go/types"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,6 +37,9 @@ func modes(r *plegperiods.Relist) string {
 		return "no PLEG"
 	}
 	s := "off=" + durationOf(r.Off.Period) + "/" + durationOf(r.Off.Threshold)
+	if u := r.GateUnresolved; u != nil {
+		return s + " gate unresolved: " + u.Expr
+	}
 	if r.On == nil {
 		return s + " no gate"
 	}
@@ -64,6 +68,11 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/flagperiod":       "off=1s/3m0s gate=EventedPLEG on=unresolved/10m0s fallback=unresolved retries=unresolved",
 		"kubeletforks/droppedfallback":  "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=none retries=5",
 		"kubeletforks/netgone":          "off=1s/3m0s gate=EventedPLEG on=none/none fallback=unresolved retries=5",
+		"kubeletforks/gatelocal":        "off=1s/3m0s gate=EventedPLEG on=2m0s/6m0s fallback=2m0s retries=4",
+		"kubeletforks/gatehelper":       "off=3s/2m0s gate=EventedPLEG on=none/none fallback=unresolved retries=2",
+		"kubeletforks/gatenegated":      "off=1s/3m0s gate=EventedPLEG on=0s/1h0m0s fallback=1s retries=5",
+		"kubeletforks/gatefield":        "off=1s/3m0s gate=EventedPLEG on=1m30s/5m0s fallback=1m30s retries=5",
+		"kubeletforks/gateunfollowed":   "off=1s/3m0s gate unresolved: kl.streamEvents",
 	}
 	seen := 0
 	for _, r := range results {
@@ -105,5 +114,57 @@ func TestUnresolvedReasons(t *testing.T) {
 		if !strings.Contains(c.v.Unresolved, c.want) {
 			t.Errorf("unresolved = %q, want it to say %q", c.v.Unresolved, c.want)
 		}
+	}
+}
+
+// A gate test behind a variable, helper or field is followed to the
+// Enabled call; the diagnostics sit at the if that tests it.
+func TestGateFollowed(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/gatelocal", "kubeletforks/gatehelper", "kubeletforks/gatenegated", "kubeletforks/gatefield")
+	want := map[string]string{
+		"kubeletforks/gatelocal":   "useEvents",
+		"kubeletforks/gatehelper":  "pollOnly()",
+		"kubeletforks/gatenegated": "disabled",
+		"kubeletforks/gatefield":   "kl.streamEvents",
+	}
+	for _, r := range results {
+		rl := r.Action.Result.(*pleg.Result).Relist
+		w := want[r.Action.Package.PkgPath]
+		if rl.GateVia == nil || types.ExprString(rl.GateVia) != w || rl.GateTest == nil || rl.GateUnresolved != nil {
+			t.Errorf("%s: gate tested through %v, want %s", r.Action.Package.PkgPath, rl.GateVia, w)
+		}
+	}
+}
+
+// An unfollowed deciding test is carried, with why, and the evented
+// construction is found rather than reported absent.
+func TestGateUnresolved(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/gateunfollowed")
+	res := results[0].Action.Result.(*pleg.Result)
+	u := res.Relist.GateUnresolved
+	if u == nil {
+		t.Fatal("no unresolved gate")
+	}
+	if !u.Holds || !strings.Contains(u.Why, "parameter of NewMainKubelet") {
+		t.Errorf("unresolved gate %s", u)
+	}
+	if res.Relist.Gate != "" || res.Relist.On != nil {
+		t.Errorf("gate %q, on %v: want none when unresolved", res.Relist.Gate, res.Relist.On)
+	}
+	if res.Relist.Off.Generic == nil || res.Relist.Off.Period.Int != int64(time.Second) {
+		t.Errorf("off mode %+v, want the generic PLEG of the else path", res.Relist.Off)
+	}
+	var diags []string
+	for _, d := range results[0].Diagnostics {
+		diags = append(diags, d.Category)
+		if d.Category == "gate-test-unresolved" && len(d.Related) != 1 {
+			t.Errorf("related %v, want the evented construction", d.Related)
+		}
+	}
+	if strings.Join(diags, ",") != "gate-test-unresolved" {
+		t.Errorf("diagnostics %v", diags)
+	}
+	if _, ok := pleg.Checks()["gate-test-unresolved"]; !ok {
+		t.Error("gate-test-unresolved is not documented in doc.go")
 	}
 }
