@@ -31,6 +31,11 @@ type Relist struct {
 	// Gate is the feature gate deciding the evented PLEG, with the test
 	// that decides it; nil when the tree builds no evented PLEG.
 	Gate *RelistGate `json:"gate"`
+	// GateUnresolved is set (gate, gateOn and ratio null) when the tree
+	// builds an evented PLEG under a test plegvet could not follow to a
+	// feature gate: which PLEG runs is unknown. gateOff is then what runs
+	// when that test has the other value.
+	GateUnresolved *UnresolvedGate `json:"gateUnresolved"`
 	// GateOff is what runs with the gate off (or always, without a gate).
 	GateOff *Mode `json:"gateOff"`
 	// GateOn is nil when the tree has no such gate.
@@ -48,6 +53,16 @@ type RelistGate struct {
 	// featuregate analyzer's facts; null when the spec was not found.
 	PreRelease *string `json:"preRelease"`
 	Default    *bool   `json:"default"`
+}
+
+// UnresolvedGate is the test deciding the evented PLEG that could not be
+// followed to a feature gate.
+type UnresolvedGate struct {
+	Test       Pos    `json:"test"`       // the if (or early return)
+	Expr       string `json:"expr"`       // as written: kl.streamEvents
+	Holds      bool   `json:"holds"`      // the evented PLEG is built when it is true
+	Evented    *Pos   `json:"evented"`    // the evented PLEG's construction
+	Unresolved string `json:"unresolved"` // why
 }
 
 // Mode is what one state of the gate runs.
@@ -135,7 +150,7 @@ func (a *analysed) periods() (*PeriodsReport, error) {
 	}
 	res := out.Result.(*pleg.Result)
 	if res.Relist == nil {
-		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found", a.src.Dir, KubeletPackage, PlegPackage)
+		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found%s", a.src.Dir, KubeletPackage, PlegPackage, a.unreadIn(KubeletPackage, PlegPackage))
 	}
 	rep := &PeriodsReport{SchemaVersion: SchemaVersion, Source: a.src, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
 	rep.Relist = a.pos.relist(res.Relist)
@@ -155,6 +170,17 @@ func (p positioner) relist(r *plegperiods.Relist) Relist {
 		if ratio, ok := r.Ratio(); ok {
 			out.Ratio = &ratio
 		}
+	}
+	if u := r.GateUnresolved; u != nil {
+		g := &UnresolvedGate{Test: p.pos(u.If), Expr: u.Expr, Holds: u.Holds, Unresolved: u.Why}
+		for _, c := range r.Constructions {
+			for _, v := range c.Unfollowed {
+				if c.Ctor.Kind == plegperiods.Evented && v.Test == u.Test && g.Evented == nil {
+					g.Evented = p.optPos(c.Call.Pos())
+				}
+			}
+		}
+		out.GateUnresolved = g
 	}
 	return out
 }

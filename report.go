@@ -24,7 +24,8 @@ type Report struct {
 	FeatureGate *FeatureGate `json:"featureGate"`
 	// DefaultPLEG is what a node that does not set the gate runs:
 	// "generic" or "evented" (the evented PLEG, with the generic relist
-	// beside it as a safety net).
+	// beside it as a safety net); "unknown" when the test deciding the
+	// evented PLEG could not be followed (relist.gateUnresolved says why).
 	DefaultPLEG string `json:"defaultPLEG"`
 	// Relist is the object plegvet periods -json prints; null when
 	// pkg/kubelet builds no PLEG.
@@ -169,6 +170,9 @@ func (r *Report) spec() (Spec, bool) {
 }
 
 func (r *Report) defaultPLEG() string {
+	if r.Relist != nil && r.Relist.Gate == nil && r.Relist.GateUnresolved != nil {
+		return "unknown" // an evented PLEG is built under a test not followed
+	}
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
@@ -196,6 +200,11 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 	}
 	off := r.Relist.GateOff
 	offPeriod := valueWords(off.Period)
+	if u := r.Relist.GateUnresolved; r.Relist.Gate == nil && u != nil {
+		say("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. ", u.Expr, u.Test.File, u.Test.Line, u.Unresolved)
+		say("When that test is %t, the generic PLEG relists every %s.", !u.Holds, offPeriod)
+		return b.String()
+	}
 	if r.Relist.Gate == nil {
 		say("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. ", offPeriod)
 		say("Relisting is level-triggered reconciliation: each pass compares what the runtime runs with what the kubelet believes, so nothing is lost for good between passes.")
@@ -206,6 +215,10 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 	stage := ""
 	if s, ok := r.spec(); ok {
 		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
+	}
+	if on.Evented == nil {
+		say("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, valueWords(on.Period), offPeriod)
+		return b.String()
 	}
 	say("With %s%s on, the kubelet hears of container changes from the runtime's GetContainerEvents stream. ", g, stage)
 	if on.Period == nil {

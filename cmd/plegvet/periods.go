@@ -58,7 +58,10 @@ func retriesText(r *plegvet.RetryCount) string {
 
 func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 	r := rep.Relist
-	if r.Gate == nil {
+	if u := r.GateUnresolved; r.Gate == nil && u != nil {
+		fmt.Fprintf(w, "%s builds an evented PLEG (%s) under %s (%s:%d), a test plegvet could not follow to a feature gate: %s.\nWhich PLEG runs is unknown; the column is what runs when that test is %t.\n\n",
+			rep.Source.Dir, at(u.Evented), u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds)
+	} else if r.Gate == nil {
 		fmt.Fprintf(w, "%s builds no evented PLEG: one generic PLEG relists, whatever the gates say.\n\n", rep.Source.Dir)
 	} else {
 		spec := "spec not found"
@@ -79,7 +82,9 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, a, b)
 	}
-	if r.Gate == nil {
+	if r.Gate == nil && r.GateUnresolved != nil {
+		row("", "EVENTED NOT BUILT", "")
+	} else if r.Gate == nil {
 		row("", "ALWAYS", "")
 	} else {
 		row("", "GATE OFF", "GATE ON")
