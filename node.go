@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -168,7 +169,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 
 // readCapture reads a file and hands it to a nodeverdict reader.
 func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -24,6 +24,30 @@ type Outcome struct {
 // them, so facts flow from one to the next) and returns each analyzer's
 // outcome per package path.
 func Run(analyzers []*analysis.Analyzer, pkgs []*packages.Package) (map[*analysis.Analyzer]map[string]*Outcome, error) {
+	// The checker panics, in a goroutine no caller can recover, on a
+	// package without types; refuse it here with its name instead.
+	var untyped func(p *packages.Package, seen map[*packages.Package]bool) error
+	untyped = func(p *packages.Package, seen map[*packages.Package]bool) error {
+		if seen[p] {
+			return nil
+		}
+		seen[p] = true
+		if p.Name == "" || p.PkgPath == "" || p.Types == nil || p.TypesInfo == nil || p.Fset == nil || p.TypesSizes == nil {
+			return fmt.Errorf("%s: the package could not be type-checked (no usable package clause?)", p.PkgPath)
+		}
+		for _, dep := range p.Imports {
+			if err := untyped(dep, seen); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	seen := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		if err := untyped(p, seen); err != nil {
+			return nil, err
+		}
+	}
 	graph, err := checker.Analyze(analyzers, pkgs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("running analyzers: %v", err)

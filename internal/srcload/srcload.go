@@ -9,8 +9,10 @@
 package srcload
 
 import (
+	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -18,6 +20,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,6 +30,8 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/tree"
+
+	"github.com/plegvet/plegvet/internal/inputfile"
 )
 
 // Mode names how packages were loaded, for the result's "load" field.
@@ -50,11 +55,14 @@ type Problem struct {
 	Msg string
 }
 
+// Error is the problem on one line: the file name is quoted when it holds
+// control characters, and so are those of the message.
 func (p Problem) Error() string {
+	name, msg := inputfile.QuoteName(p.Pos.Filename), inputfile.OneLine(p.Msg)
 	if p.Pos.Line > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", p.Pos.Filename, p.Pos.Line, p.Pos.Column, p.Msg)
+		return fmt.Sprintf("%s:%d:%d: %s", name, p.Pos.Line, p.Pos.Column, msg)
 	}
-	return fmt.Sprintf("%s: %s", p.Pos.Filename, p.Msg)
+	return fmt.Sprintf("%s: %s", name, msg)
 }
 
 // Result is what Load produced.
@@ -65,9 +73,12 @@ type Result struct {
 	// golang.org/x/tools/go/analysis/checker. Imports between requested
 	// packages are linked, so facts flow from one to the next.
 	Packages []*packages.Package
-	Modelled []string  // imports answered by built-in models of their API
-	Stubbed  []string  // imports answered by empty packages
-	Problems []Problem // files that did not parse in full
+	Modelled []string // imports answered by built-in models of their API
+	Stubbed  []string // imports answered by empty packages
+	// Problems are the files of the loaded packages that were not read in
+	// full: unreadable, not Go source, syntax errors, another package
+	// clause. Nothing is left out without one.
+	Problems []Problem
 }
 
 type loader struct {
@@ -81,19 +92,24 @@ type loader struct {
 	pkgs     map[string]*types.Package // every import answered so far
 	modelled map[string]bool
 	stubbed  map[string]bool
+	tried    map[string]bool // imports parsed for also, usable or not
 	problems []Problem
 }
 
 type parsedPkg struct {
-	dir   string
-	files []*ast.File
-	names []string
+	dir      string
+	name     string // the package name its files agree on
+	files    []*ast.File
+	names    []string
+	problems []Problem // of this directory's files
 }
 
 // Load parses and type-checks the packages with the given import paths
-// from the tree's source. A package the tree does not hold is an error
-// naming it; files with syntax errors are kept as far as they parsed and
-// reported in Result.Problems.
+// from the tree's source. A package the tree does not hold, or none of
+// whose files can be loaded, is an error naming it; files with syntax
+// errors are kept as far as they parsed, and they and every file left out
+// are reported in Result.Problems. A cancelled ctx stops the load between
+// files and between packages.
 func Load(ctx context.Context, t *tree.Tree, importPaths ...string) (*Result, error) {
 	return LoadWith(ctx, t, nil, importPaths...)
 }
@@ -114,21 +130,26 @@ func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bo
 		pkgs:     map[string]*types.Package{},
 		modelled: map[string]bool{},
 		stubbed:  map[string]bool{},
+		tried:    map[string]bool{},
 	}
 	for _, p := range importPaths {
 		l.want[p] = true
 	}
+	if ctx == nil {
+		l.ctx = context.Background()
+	}
 	for _, p := range importPaths {
 		dir := t.PackageDir(p)
 		if dir == "" {
-			return nil, fmt.Errorf("%s: the tree has no package %s (looked for %s)", t.Dir, p, t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/"))))
+			return nil, fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
 		}
-		pp, err := l.parse(dir)
+		pp, err := l.parse(p, dir)
 		if err != nil {
 			return nil, err
 		}
-		if len(pp.files) == 0 {
-			return nil, fmt.Errorf("%s: no Go files for %s/%s", t.Rel(dir), build.Default.GOOS, build.Default.GOARCH)
+		l.problems = append(l.problems, pp.problems...)
+		if err := l.usable(pp); err != nil {
+			return nil, err
 		}
 		l.parsed[p] = pp
 	}
@@ -156,42 +177,119 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // parse reads the non-test Go files of dir that build on linux/amd64 (the
-// platform kubelets run on), in name order.
-func (l *loader) parse(dir string) (*parsedPkg, error) {
+// platform kubelets run on), in name order, and keeps those whose package
+// clause names the package; every other file it was given is a problem.
+func (l *loader) parse(importPath, dir string) (*parsedPkg, error) {
+	rel := l.tree.Rel(dir)
+	if err := l.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", l.tree.Rel(dir), err)
+		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(rel), errCause(err))
 	}
+	// The file is read once, by the OpenFile hook, when its name says it
+	// may build; build constraints are then read from memory.
+	var src []byte
+	var readErr error
 	ctxt := build.Default
 	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	ctxt.OpenFile = func(path string) (io.ReadCloser, error) {
+		src, readErr = inputfile.Read(path)
+		if readErr != nil {
+			return nil, readErr
+		}
+		return io.NopCloser(bytes.NewReader(src)), nil
+	}
 	pp := &parsedPkg{dir: dir}
+	var files []*ast.File
+	var names []string
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if ok, err := ctxt.MatchFile(dir, name); err != nil || !ok {
-			continue
+		if err := l.ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
 		}
 		filename := filepath.Join(dir, name)
-		src, err := os.ReadFile(filename)
-		if err != nil {
-			l.problems = append(l.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: err.Error()})
+		fileProblem := func(msg string) {
+			pp.problems = append(pp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: inputfile.OneLine(msg)})
+		}
+		src, readErr = nil, nil
+		ok, err := ctxt.MatchFile(dir, name)
+		if readErr != nil {
+			fileProblem(readErr.Error())
+			continue
+		}
+		nul := bytes.IndexByte(src, 0)
+		if err != nil && nul < 0 {
+			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "read "+filename+": "), name+": ")
+			fileProblem("build constraints: " + msg)
+			continue
+		}
+		if err == nil && !ok {
+			continue // not part of the package on linux/amd64, as for go build
+		}
+		if nul >= 0 {
+			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 			continue
 		}
 		f, err := parser.ParseFile(l.fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			l.problems = append(l.problems, l.syntaxProblem(filename, err))
-			if f == nil {
-				continue
-			}
+			pp.problems = append(pp.problems, l.syntaxProblem(filename, err))
+		}
+		if f == nil || f.Name == nil || f.Package == token.NoPos || f.Name.Name == "" {
+			continue // the package clause did not parse: named by its syntax problem
+		}
+		if f.Name.Name == "_" {
+			pp.problems = append(pp.problems, Problem{Pos: l.position(f.Name.Pos()), Msg: "package _ is not a valid package name"})
+			continue
+		}
+		files = append(files, f)
+		names = append(names, filename)
+	}
+	// Files that disagree on the name cannot be checked together (go build
+	// refuses the directory): the majority's are kept, the others named.
+	pp.name = majorityName(files, guessName(importPath))
+	for i, f := range files {
+		if f.Name.Name != pp.name {
+			pp.problems = append(pp.problems, Problem{Pos: l.position(f.Name.Pos()), Msg: fmt.Sprintf("package %s, want %s (the package's other files)", f.Name.Name, pp.name)})
+			continue
 		}
 		pp.files = append(pp.files, f)
-		pp.names = append(pp.names, filename)
+		pp.names = append(pp.names, names[i])
 	}
-	// A broken package clause would make the files disagree on the name;
-	// keep the majority's files.
+	sort.SliceStable(pp.problems, func(i, j int) bool { return pp.problems[i].Pos.Filename < pp.problems[j].Pos.Filename })
 	return pp, nil
+}
+
+// usable says why a parsed package cannot be checked: it has no file.
+func (l *loader) usable(pp *parsedPkg) error {
+	if len(pp.files) > 0 {
+		return nil
+	}
+	rel := inputfile.QuoteName(l.tree.Rel(pp.dir))
+	switch len(pp.problems) {
+	case 0:
+		return fmt.Errorf("%s: no Go files for %s/%s", rel, build.Default.GOOS, build.Default.GOARCH)
+	case 1:
+		return fmt.Errorf("%s: no Go file could be loaded: %s", rel, pp.problems[0].Error())
+	}
+	return fmt.Errorf("%s: none of its %d Go files could be loaded: %s (and %d more)", rel, len(pp.problems), pp.problems[0].Error(), len(pp.problems)-1)
+}
+
+func (l *loader) position(pos token.Pos) token.Position {
+	p := l.fset.Position(pos)
+	p.Filename = l.tree.Rel(p.Filename)
+	return p
+}
+
+func errCause(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }
 
 func (l *loader) syntaxProblem(filename string, err error) Problem {
@@ -202,9 +300,9 @@ func (l *loader) syntaxProblem(filename string, err error) Problem {
 		if len(list) > 1 {
 			msg += fmt.Sprintf(" (and %d more syntax errors)", len(list)-1)
 		}
-		return Problem{Pos: pos, Msg: "syntax error: " + msg}
+		return Problem{Pos: pos, Msg: inputfile.OneLine("syntax error: " + msg)}
 	}
-	return Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: err.Error()}
+	return Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: inputfile.OneLine(err.Error())}
 }
 
 // check type-checks one requested package, after the requested packages it
@@ -213,9 +311,14 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 	if p, ok := l.checked[importPath]; ok {
 		return p, nil
 	}
+	if err := l.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(importPath), err)
+	}
 	for _, s := range stack {
 		if s == importPath {
-			return nil, fmt.Errorf("import cycle: %s -> %s", strings.Join(stack, " -> "), importPath)
+			// An import path is a string literal of the source: it may
+			// hold any character.
+			return nil, errors.New(inputfile.OneLine(fmt.Sprintf("import cycle: %s -> %s", strings.Join(stack, " -> "), importPath)))
 		}
 	}
 	stack = append(stack, importPath)
@@ -239,8 +342,8 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 		},
 	}
 	pkg.CompiledGoFiles = pkg.GoFiles
-	pkg.Name = majorityName(pp.files)
-	var cycleErr error
+	pkg.Name = pp.name
+	var abortErr error
 	conf := types.Config{
 		FakeImportC: true,
 		Sizes:       pkg.TypesSizes,
@@ -250,18 +353,29 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 			}
 		},
 		Importer: importerFunc(func(p string) (*types.Package, error) {
-			if !l.want[p] && l.also != nil && l.also(p) && !isStd(p) {
+			if !l.want[p] && !l.tried[p] && l.also != nil && l.also(p) && !isStd(p) {
+				l.tried[p] = true
 				if dir := l.tree.PackageDir(p); dir != "" {
-					if pp, err := l.parse(dir); err == nil && len(pp.files) > 0 {
-						l.parsed[p] = pp
-						l.want[p] = true
+					pp, err := l.parse(p, dir)
+					if err != nil && l.ctx.Err() != nil {
+						abortErr = err
+						return nil, err
+					}
+					if err == nil {
+						// Its files are named even when none is usable
+						// and the import is stubbed instead.
+						l.problems = append(l.problems, pp.problems...)
+						if len(pp.files) > 0 {
+							l.parsed[p] = pp
+							l.want[p] = true
+						}
 					}
 				}
 			}
 			if l.want[p] {
 				dep, err := l.check(p, stack)
 				if err != nil {
-					cycleErr = err
+					abortErr = err
 					return nil, err
 				}
 				pkg.Imports[p] = dep
@@ -270,16 +384,10 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 			return l.importOther(p), nil
 		}),
 	}
-	files := pp.files[:0:0]
-	for _, f := range pp.files {
-		if f.Name.Name == pkg.Name {
-			files = append(files, f)
-		}
-	}
-	pkg.Syntax = files
+	files := pp.files
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
-	if cycleErr != nil {
-		return nil, cycleErr
+	if abortErr != nil {
+		return nil, abortErr
 	}
 	if pkg.Types != nil {
 		typeOrphanValues(l.fset, pkg.Types, files, pkg.TypesInfo)
@@ -289,13 +397,25 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 	return pkg, nil
 }
 
-func majorityName(files []*ast.File) string {
+// majorityName is the package name most files declare; on a tie, the one
+// the import path suggests, then the first in order.
+func majorityName(files []*ast.File, guess string) string {
 	count := map[string]int{}
-	best := ""
 	for _, f := range files {
-		n := f.Name.Name
-		count[n]++
-		if count[n] > count[best] || (count[n] == count[best] && n < best) {
+		count[f.Name.Name]++
+	}
+	better := func(n, best string) bool {
+		if count[n] != count[best] {
+			return count[n] > count[best]
+		}
+		if (n == guess) != (best == guess) {
+			return n == guess
+		}
+		return n < best
+	}
+	best := ""
+	for n := range count {
+		if best == "" || better(n, best) {
 			best = n
 		}
 	}

@@ -4,11 +4,16 @@
 package tree
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/plegvet/plegvet/internal/inputfile"
 )
 
 // KubernetesModule is the module path of the main Kubernetes repository.
@@ -29,25 +34,33 @@ type Tree struct {
 }
 
 // Open describes the checkout rooted at dir. It fails with one line naming
-// the directory when dir is not a Kubernetes tree.
+// the directory when dir is not a Kubernetes tree: its go.mod must declare
+// module k8s.io/kubernetes (forks keep that path).
 func Open(dir string) (*Tree, error) {
+	name := inputfile.QuoteName(dir)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a directory: %v", dir, errCause(err))
+		return nil, fmt.Errorf("%s: not a directory: %v", name, errCause(err))
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", dir)
+		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", name)
 	}
 	mod, err := modulePath(filepath.Join(abs, "go.mod"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a Kubernetes tree: %v; want the root of a checkout, where go.mod declares module %s", dir, err, KubernetesModule)
+	if err == errNoGoMod {
+		return nil, fmt.Errorf("%s: not a Kubernetes tree: no go.mod; want the root of a checkout, where go.mod declares module %s", name, KubernetesModule)
 	}
-	if _, err := os.Stat(filepath.Join(abs, "pkg", "features")); err != nil {
-		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", dir, mod)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if mod != KubernetesModule {
+		return nil, fmt.Errorf("%s: go.mod declares module %s; a Kubernetes tree (module %s) was expected", name, inputfile.QuoteName(mod), KubernetesModule)
+	}
+	if st, err := os.Stat(filepath.Join(abs, "pkg", "features")); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
 	return &Tree{Dir: abs, Module: mod}, nil
 }
@@ -59,21 +72,34 @@ func errCause(err error) error {
 	return err
 }
 
-// modulePath reads the module line of a go.mod file.
+// errNoGoMod is modulePath's answer for a directory without go.mod.
+var errNoGoMod = errors.New("no go.mod")
+
+// modulePath reads the module path a go.mod file declares. The rest of the
+// file must parse too (as the go command reads a dependency's go.mod:
+// unknown directives pass), since a tree whose go.mod the go command
+// rejects is not one plegvet can describe.
 func modulePath(gomod string) (string, error) {
-	f, err := os.Open(gomod)
+	if _, err := os.Lstat(gomod); errors.Is(err, fs.ErrNotExist) {
+		return "", errNoGoMod
+	}
+	data, err := inputfile.Read(gomod)
 	if err != nil {
-		return "", fmt.Errorf("no go.mod")
+		return "", fmt.Errorf("go.mod %v", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+	keep := func(_, v string) (string, error) { return v, nil } // versions are not plegvet's concern
+	f, err := modfile.ParseLax("go.mod", data, keep)
+	if err != nil {
+		var list modfile.ErrorList
+		if errors.As(err, &list) && len(list) > 1 {
+			return "", fmt.Errorf("%s (and %d more errors)", inputfile.OneLine(list[0].Error()), len(list)-1)
 		}
+		return "", errors.New(inputfile.OneLine(err.Error()))
 	}
-	return "", fmt.Errorf("go.mod has no module line")
+	if f.Module == nil || f.Module.Mod.Path == "" {
+		return "", errors.New("go.mod has no module line")
+	}
+	return f.Module.Mod.Path, nil
 }
 
 // PackageDir returns the directory holding the package with the given
@@ -147,18 +173,25 @@ func within(dir, path string) (string, bool) {
 }
 
 // OpenModule describes the module whose go.mod is in dir or its nearest
-// parent: a tree for analysing a package pattern wherever it is run.
+// parent, whatever its path: a tree for analysing a package pattern
+// wherever it is run. As for the go command, a directory named go.mod is
+// no go.mod; a go.mod that cannot be read or parsed is an error.
 func OpenModule(dir string) (*Tree, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(dir), err)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if mod, err := modulePath(filepath.Join(d, "go.mod")); err == nil {
+		gomod := filepath.Join(d, "go.mod")
+		if st, err := os.Stat(gomod); err == nil && st.IsDir() {
+			// skipped, as the go command does
+		} else if mod, err := modulePath(gomod); err == nil {
 			return &Tree{Dir: d, Module: mod}, nil
+		} else if err != errNoGoMod {
+			return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(d), err)
 		}
 		if filepath.Dir(d) == d {
-			return nil, fmt.Errorf("%s: no go.mod here or above; run plegvet inside a module", dir)
+			return nil, fmt.Errorf("%s: no go.mod here or above; run plegvet inside a module", inputfile.QuoteName(dir))
 		}
 	}
 }

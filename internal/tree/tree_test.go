@@ -3,8 +3,11 @@ package tree
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -27,6 +30,7 @@ func TestOpen(t *testing.T) {
 		"k/pkg/features/f.go":      "package features\n",
 		"nomod/pkg/features/f.go":  "package features\n",
 		"nofeatures/go.mod":        "module example.com/x\n",
+		"k8snofeatures/go.mod":     "module k8s.io/kubernetes\n",
 		"nomodline/go.mod":         "go 1.26\n",
 		"nomodline/pkg/features/x": "",
 		"afile":                    "",
@@ -39,11 +43,12 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Module = %q", tr.Module)
 	}
 	for dir, want := range map[string]string{
-		"nomod":      "not a Kubernetes tree: no go.mod",
-		"nofeatures": "no pkg/features directory (module example.com/x)",
-		"nomodline":  "go.mod has no module line",
-		"afile":      "not a directory; want the root of a Kubernetes checkout",
-		"missing":    "not a directory: no such file or directory",
+		"nomod":         "not a Kubernetes tree: no go.mod",
+		"nofeatures":    "go.mod declares module example.com/x; a Kubernetes tree (module k8s.io/kubernetes) was expected",
+		"nomodline":     "go.mod has no module line",
+		"k8snofeatures": "not a Kubernetes tree: no pkg/features directory (module k8s.io/kubernetes)",
+		"afile":         "not a directory; want the root of a Kubernetes checkout",
+		"missing":       "not a directory: no such file or directory",
 	} {
 		_, err := Open(filepath.Join(root, dir))
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -102,5 +107,130 @@ func TestOpenModule(t *testing.T) {
 	}
 	if _, err := OpenModule("/"); err == nil || !strings.Contains(err.Error(), "no go.mod here or above") {
 		t.Errorf("OpenModule(/) = %v", err)
+	}
+}
+
+// TestOpenGoMod: a go.mod that is not a readable file declaring
+// k8s.io/kubernetes makes Open fail at once, with one line.
+func TestOpenGoMod(t *testing.T) {
+	root := t.TempDir()
+	tests := map[string]struct {
+		gomod string                  // content, when make is nil
+		make  func(path string) error // makes go.mod otherwise
+		want  string                  // the whole error after "DIR: "
+	}{
+		"other":      {gomod: "module example.com/foo\n", want: "go.mod declares module example.com/foo; a Kubernetes tree (module k8s.io/kubernetes) was expected"},
+		"staging":    {gomod: "module k8s.io/apiserver\n\ngo 1.26\n", want: "go.mod declares module k8s.io/apiserver; a Kubernetes tree (module k8s.io/kubernetes) was expected"},
+		"quotedpath": {gomod: "module \"example.com/a\\nb\"\n", want: `go.mod declares module "example.com/a\nb"; a Kubernetes tree (module k8s.io/kubernetes) was expected`},
+		"dir":        {make: func(p string) error { return os.Mkdir(p, 0o755) }, want: "go.mod is a directory, want a file"},
+		"fifo":       {make: func(p string) error { return syscall.Mkfifo(p, 0o644) }, want: "go.mod is a named pipe (FIFO), want a regular file"},
+		"zero":       {make: func(p string) error { return os.Symlink("/dev/zero", p) }, want: "go.mod is a symbolic link to /dev/zero, a character device; want a regular file"},
+		"dangling":   {make: func(p string) error { return os.Symlink("gone", p) }, want: "go.mod is a symbolic link to gone, which does not exist"},
+		"huge": {make: func(p string) error {
+			if err := os.WriteFile(p, []byte("module k8s.io/kubernetes\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Truncate(p, 1<<30)
+		}, want: "go.mod is 1073741824 bytes, over the 16 MiB limit for one file"},
+		"syntax":    {gomod: "module k8s.io/kubernetes\nrequire (\n", want: "go.mod:3: syntax error (unterminated block started at go.mod:2:1)"},
+		"twoerrors": {gomod: "module k8s.io/kubernetes\nrequire a\nrequire b\n", want: "go.mod:2: usage: require module/path v1.2.3 (and 1 more errors)"},
+		"repeated":  {gomod: "module k8s.io/kubernetes\nmodule k8s.io/kubernetes\n", want: "go.mod:2: repeated module statement"},
+		"nul":       {gomod: "module k8s.io/kubernetes\x00\n", want: "go.mod:1:25: unexpected input character '\\x00'"},
+		"empty":     {gomod: "", want: "go.mod has no module line"},
+		// Unknown directives are the go command's concern, not plegvet's.
+		"future": {gomod: "module k8s.io/kubernetes\n\nsomeday directive\nrequire example.com/x v1\n", want: ""},
+	}
+	for name, tc := range tests {
+		dir := filepath.Join(root, name)
+		write(t, dir, map[string]string{"pkg/features/f.go": "package features\n"})
+		gomod := filepath.Join(dir, "go.mod")
+		if tc.make != nil {
+			if err := tc.make(gomod); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(gomod, []byte(tc.gomod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		returnsSoon(t, "Open("+name+")", func() { _, err = Open(dir) })
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("Open(%s) = %v", name, err)
+			}
+			continue
+		}
+		if want := dir + ": " + tc.want; err == nil || err.Error() != want {
+			t.Errorf("Open(%s) = %v\nwant %s", name, err, want)
+		}
+	}
+}
+
+// TestOpenQuotesDir: a directory name with a newline is quoted, so the
+// error stays one line.
+func TestOpenQuotesDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a\nb")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), strconv.Quote(dir)+": not a Kubernetes tree: no go.mod") {
+		t.Errorf("Open = %v", err)
+	}
+	_, err = OpenModule(dir)
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("OpenModule = %v", err)
+	}
+}
+
+// TestOpenModuleAnyModule: OpenModule serves the go/analysis driver in any
+// module, skips a go.mod directory as the go command does, and fails
+// rather than hangs on a go.mod it cannot read.
+func TestOpenModuleAnyModule(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"go.mod":                "module example.com/m\n",
+		"sub/go.mod/README":     "a directory named go.mod",
+		"sub/pkg/a.go":          "package pkg\n",
+		"bad/go.mod":            "module example.com/bad\nrequire (\n",
+		"bad/pkg/b.go":          "package pkg\n",
+		"fifo/pkg/c.go":         "package pkg\n",
+		"kube/go.mod":           "module k8s.io/kubernetes\n",
+		"kube/pkg/kubelet/k.go": "package kubelet\n",
+	})
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo", "go.mod"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		"sub/pkg":     "example.com/m " + root,
+		"kube/pkg":    "k8s.io/kubernetes " + filepath.Join(root, "kube"),
+		"bad/pkg":     "error: " + filepath.Join(root, "bad") + ": go.mod:3: syntax error (unterminated block started at go.mod:2:1)",
+		"fifo/pkg":    "error: " + filepath.Join(root, "fifo") + ": go.mod is a named pipe (FIFO), want a regular file",
+		"kube/absent": "k8s.io/kubernetes " + filepath.Join(root, "kube"),
+	} {
+		var tr *Tree
+		var err error
+		returnsSoon(t, "OpenModule("+dir+")", func() { tr, err = OpenModule(filepath.Join(root, dir)) })
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = tr.Module + " " + tr.Dir
+		}
+		if got != want {
+			t.Errorf("OpenModule(%s) = %s\nwant %s", dir, got, want)
+		}
+	}
+}
+
+// returnsSoon runs f and fails the test if it has not returned after a few
+// seconds: opening a FIFO or reading a device would block it for ever.
+func returnsSoon(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s did not return within 5s", what)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package inputfile
+
+const openNonBlock = 0
