@@ -36,11 +36,16 @@ type Gate struct {
 	// Map is the variable or function holding the feature map.
 	Map string `json:"map"`
 	// Format is "versioned" or "unversioned".
-	Format       string   `json:"format"`
+	Format string `json:"format"`
+	// Specs may be empty (a spec list that is empty or built by a call);
+	// Unresolved then says why.
 	Specs        []Spec   `json:"specs"`
 	Dependencies []string `json:"dependencies"`
 	// Unresolved says why part of the gate could not be read as constants.
 	Unresolved string `json:"unresolved,omitempty"`
+	// Assigned is set when the gate's spec comes from an index assignment
+	// (m[K] = V, in init or another function), not a map literal entry.
+	Assigned bool `json:"assigned,omitempty"`
 
 	gate *featuregates.Gate
 }
@@ -105,7 +110,12 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	return a.gates(names...)
+	rep, err := a.gates(names...)
+	if err != nil {
+		return nil, err
+	}
+	rep.Source.noteUnfollowed(rep.Diagnostics)
+	return rep, nil
 }
 
 // gates reads the featuregate analyzer's outcome on pkg/features.
@@ -116,7 +126,7 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 	}
 	found := out.Result.(*featuregate.Result).Declared
 	if len(found.Maps) == 0 {
-		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s", a.src.Dir, featuregates.APIPath, FeaturesPackage)
+		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, FeaturesPackage, a.unreadIn(FeaturesPackage))
 	}
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
 	for _, g := range found.Gates {
@@ -151,7 +161,7 @@ func isFeaturePackage(importPath string) bool {
 func (p positioner) gate(g *featuregates.Gate) Gate {
 	jg := Gate{
 		Name: g.Name, Decl: p.optPos(g.Decl), Entry: p.pos(g.Entry), Map: g.Map, Format: string(g.Format),
-		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, gate: g,
+		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned, gate: g,
 	}
 	for _, s := range g.Specs {
 		jg.Specs = append(jg.Specs, Spec{

@@ -95,11 +95,22 @@ type Gate struct {
 	Value  ast.Expr     // the value the key maps to
 	Map    string       // the variable or function holding the map
 	Format Format
-	Specs  []Spec
+	// Specs may be empty: a gate whose spec list is empty or could not be
+	// read (Unresolved says why) has none. Use Newest, At or Since rather
+	// than indexing.
+	Specs []Spec
 	// Dependencies are the gates this gate depends on, from dependency maps.
 	Dependencies []Dependency
 	// Unresolved says why the gate's name or specs are not fully known.
 	Unresolved string
+	// Assigned is set for an entry set by an index assignment (m[K] = V,
+	// in init or any function) rather than written in a map literal;
+	// Entry and Value are then the assignment's key and value.
+	Assigned bool
+	// MapVar is the feature map variable holding the entry (a literal's
+	// variable, or the map assigned into); nil for a literal no variable
+	// holds, such as one returned.
+	MapVar *types.Var
 }
 
 // Dependency is one entry of a dependency list.
@@ -161,18 +172,25 @@ func (g *Gate) Since() string {
 	return g.Specs[0].Version
 }
 
-// Map is a feature map found in the package.
+// Map is a feature map found in the package: a literal, or a feature map
+// variable that index assignments fill or that is built otherwise.
 type Map struct {
 	Name    string // the variable or function holding it
 	Kind    string // "unversioned", "versioned" or "dependencies"
 	Pos     token.Pos
-	Entries int
+	Entries int // literal entries and index assignments read
+	// Unresolved says why some of the map's entries are not known (it is
+	// built by a call, or filled through a key that is not a constant);
+	// Problems has each place. A gate may then exist that Gates lacks.
+	Unresolved string
 }
 
-// Problem is something in a feature map that could not be read.
+// Problem is something in a feature map that could not be read: an entry
+// whose key is not a constant, or a map built in a way plegvet does not
+// follow. Msg names the map and says why.
 type Problem struct {
-	Pos token.Pos
-	Msg string
+	Pos, End token.Pos
+	Msg      string
 }
 
 // Result is everything Extract found in one package.
@@ -185,7 +203,21 @@ type Result struct {
 	Maps    []Map
 	// DependencyEntries are the keys of dependency maps, in source order.
 	DependencyEntries []DependencyEntry
-	Problems          []Problem
+	// Problems are the entries and maps that could not be read, with
+	// positions; each also marks its Map Unresolved.
+	Problems []Problem
+}
+
+// Complete reports whether every feature map of gates (dependency maps
+// aside) was read in full: when not, a gate missing from Gates may still
+// exist.
+func (r *Result) Complete() bool {
+	for _, m := range r.Maps {
+		if m.Unresolved != "" && m.Kind != "dependencies" {
+			return false
+		}
+	}
+	return true
 }
 
 // DependencyEntry is one key of a dependency map.
@@ -247,11 +279,16 @@ func mapKind(t types.Type) string {
 	return ""
 }
 
-// Extract finds every feature map in files and reads its gates.
+// Extract finds every feature map in files and reads its gates: the
+// entries of map literals, and index assignments into feature map
+// variables in any function (init included).
 func Extract(files []*ast.File, info *types.Info) *Result {
-	x := &extractor{info: info, res: &Result{}, varInit: map[*types.Var]ast.Expr{}}
+	x := &extractor{
+		info: info, res: &Result{}, varInit: map[*types.Var]ast.Expr{}, funcs: map[*types.Func]bool{},
+		owner: map[*ast.CompositeLit]*types.Var{}, mapOf: map[*types.Var]int{}, rangeOf: map[*types.Var]ast.Expr{},
+	}
 	for _, f := range files {
-		x.indexVars(f)
+		x.index(f)
 	}
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -266,13 +303,22 @@ type extractor struct {
 	info    *types.Info
 	res     *Result
 	varInit map[*types.Var]ast.Expr
-	deps    map[string][]Dependency
+	funcs   map[*types.Func]bool // functions declared here with a body: their returns are read where they are
+	owner   map[*ast.CompositeLit]*types.Var
+	mapOf   map[*types.Var]int      // a feature map variable's entry in res.Maps
+	rangeOf map[*types.Var]ast.Expr // a range loop's key variable: what the loop ranges over
 }
 
-// indexVars remembers the initialiser of each package-level variable, so
-// that a spec held in a variable can be followed.
-func (x *extractor) indexVars(f *ast.File) {
+// index remembers the initialiser of each package-level variable, so
+// that a spec held in a variable can be followed, and the functions whose
+// bodies are here.
+func (x *extractor) index(f *ast.File) {
 	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			if fn, ok := x.info.Defs[fd.Name].(*types.Func); ok {
+				x.funcs[fn] = true
+			}
+		}
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
 			continue
@@ -303,43 +349,323 @@ func (x *extractor) decl(d ast.Decl) {
 		}
 		for _, s := range d.Specs {
 			vs := s.(*ast.ValueSpec)
-			name := vs.Names[0].Name
-			for _, v := range vs.Values {
+			x.valueSpec("", vs)
+			for i, v := range vs.Values {
+				name := vs.Names[0].Name
+				if len(vs.Values) == len(vs.Names) {
+					name = vs.Names[i].Name
+				}
 				x.walk(name, v)
 			}
 		}
 	}
 }
 
+// walk reads the feature maps under n; container names the declaration
+// n belongs to.
 func (x *extractor) walk(container string, n ast.Node) {
 	ast.Inspect(n, func(n ast.Node) bool {
-		lit, ok := n.(*ast.CompositeLit)
-		if !ok {
-			return true
-		}
-		kind := mapKind(x.info.TypeOf(lit))
-		if kind == "" {
-			return true
-		}
-		x.res.Maps = append(x.res.Maps, Map{Name: container, Kind: kind, Pos: lit.Pos(), Entries: len(lit.Elts)})
-		for _, e := range lit.Elts {
-			kv, ok := e.(*ast.KeyValueExpr)
-			if !ok {
-				x.problem(e.Pos(), "feature map entry is not a key: value pair")
-				continue
+		switch n := n.(type) {
+		case *ast.ValueSpec: // a local var declaration
+			x.valueSpec(container, n)
+		case *ast.AssignStmt:
+			x.assign(container, n)
+		case *ast.RangeStmt:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				if v, ok := x.info.ObjectOf(id).(*types.Var); ok {
+					x.rangeOf[v] = n.X
+				}
 			}
-			if kind == "dependencies" {
-				x.dependency(kv)
-			} else {
-				x.entry(container, Format(kind), kv)
+		case *ast.CallExpr:
+			x.mapsCopy(container, n)
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if kind := mapKind(x.info.TypeOf(r)); kind != "" {
+					if why := x.source(r); why != "" {
+						x.unreadableMap(nil, container, "returned by "+container, kind, r, "the map is %s", why)
+					}
+				}
 			}
+		case *ast.CompositeLit:
+			return x.literal(container, n)
 		}
-		return false
+		return true
 	})
 }
 
-func (x *extractor) problem(pos token.Pos, format string, args ...any) {
-	x.res.Problems = append(x.res.Problems, Problem{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+// literal reads a feature map literal's entries.
+func (x *extractor) literal(container string, lit *ast.CompositeLit) bool {
+	kind := mapKind(x.info.TypeOf(lit))
+	if kind == "" {
+		return true
+	}
+	v := x.owner[lit]
+	name := x.mapName(v, container)
+	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: lit.Pos(), Entries: len(lit.Elts)})
+	if v != nil {
+		x.mapOf[v] = len(x.res.Maps) - 1
+	}
+	for _, e := range lit.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			x.unreadableEntry(len(x.res.Maps)-1, e, "it is not a key: value pair")
+			continue
+		}
+		x.set(len(x.res.Maps)-1, v, kind, kv.Key, kv.Value, false)
+	}
+	return false
+}
+
+// mapName is what Map and Gate.Map call a map: a package-level
+// variable's name, else the declaration it is in.
+func (x *extractor) mapName(v *types.Var, container string) string {
+	if v != nil && (v.Kind() == types.PackageVar || container == "") {
+		return v.Name()
+	}
+	return container
+}
+
+// feature reports the feature map variable e names (by its object, of a
+// feature map type) and the map's kind.
+func (x *extractor) feature(e ast.Expr) (*types.Var, string) {
+	v, ok := astobj.Of(x.info, e).(*types.Var)
+	if !ok {
+		if id, isID := ast.Unparen(e).(*ast.Ident); isID {
+			v, ok = x.info.Defs[id].(*types.Var)
+		}
+	}
+	if !ok {
+		return nil, ""
+	}
+	kind := mapKind(v.Type())
+	if kind == "" {
+		return nil, ""
+	}
+	return v, kind
+}
+
+// mapIndex returns v's entry in res.Maps, adding one at v's declaration
+// for a map no literal of which was seen (filled by assignments only).
+func (x *extractor) mapIndex(v *types.Var, kind, container string) int {
+	if i, ok := x.mapOf[v]; ok {
+		return i
+	}
+	x.res.Maps = append(x.res.Maps, Map{Name: x.mapName(v, container), Kind: kind, Pos: v.Pos()})
+	x.mapOf[v] = len(x.res.Maps) - 1
+	return x.mapOf[v]
+}
+
+func (x *extractor) valueSpec(container string, vs *ast.ValueSpec) {
+	for i, n := range vs.Names {
+		var rhs ast.Expr
+		switch len(vs.Values) {
+		case len(vs.Names):
+			rhs = vs.Values[i]
+		case 1:
+			rhs = vs.Values[0] // var a, b = f()
+		}
+		if v, kind := x.feature(n); v != nil && rhs != nil {
+			x.define(container, v, kind, rhs)
+		}
+	}
+}
+
+// assign reads m[K] = V into a feature map variable, and m = V.
+func (x *extractor) assign(container string, as *ast.AssignStmt) {
+	if as.Tok != token.ASSIGN && as.Tok != token.DEFINE {
+		return
+	}
+	for i, lhs := range as.Lhs {
+		var rhs ast.Expr
+		switch len(as.Rhs) {
+		case len(as.Lhs):
+			rhs = as.Rhs[i]
+		case 1:
+			rhs = as.Rhs[0]
+		}
+		if rhs == nil {
+			continue
+		}
+		if ix, ok := ast.Unparen(lhs).(*ast.IndexExpr); ok {
+			if v, kind := x.feature(ix.X); v != nil {
+				x.set(x.mapIndex(v, kind, container), v, kind, ix.Index, rhs, true)
+			}
+			continue
+		}
+		if v, kind := x.feature(lhs); v != nil {
+			x.define(container, v, kind, rhs)
+		}
+	}
+}
+
+// define reads what a feature map variable is given: a literal is read
+// as the variable's map; anything else must be a map read elsewhere, or
+// the variable's map is unreadable.
+func (x *extractor) define(container string, v *types.Var, kind string, rhs ast.Expr) {
+	if lit, ok := ast.Unparen(rhs).(*ast.CompositeLit); ok {
+		x.owner[lit] = v
+		return
+	}
+	if why := x.source(rhs); why != "" {
+		name := x.mapName(v, container)
+		x.unreadableMap(v, name, name, kind, rhs, "the map is %s", why)
+	}
+}
+
+// mapsCopy reads maps.Copy(dst, src) into a feature map variable: src
+// must be a map read elsewhere, or dst is unreadable.
+func (x *extractor) mapsCopy(container string, call *ast.CallExpr) {
+	if !x.isMapsFunc(call, "Copy") || len(call.Args) != 2 {
+		return
+	}
+	v, kind := x.feature(call.Args[0])
+	if v == nil {
+		return
+	}
+	i := x.mapIndex(v, kind, container)
+	if why := x.source(call.Args[1]); why != "" {
+		x.unreadableMap(v, x.res.Maps[i].Name, x.res.Maps[i].Name, kind, call, "maps.Copy adds a map %s", why)
+	}
+}
+
+// isMapsFunc reports whether call calls the standard library's maps.name,
+// by its object or, when package maps is stubbed, by the import.
+func (x *extractor) isMapsFunc(call *ast.CallExpr, name string) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != name {
+		return false
+	}
+	if fn := astobj.Func(x.info, call); fn != nil && fn.Pkg() != nil {
+		return fn.Pkg().Path() == "maps"
+	}
+	id, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	pn, ok := x.info.Uses[id].(*types.PkgName)
+	return ok && pn.Imported().Path() == "maps"
+}
+
+// source says why the map e evaluates to cannot be read, or "" when its
+// entries are read where they are written: a literal, an empty map, a
+// variable (read where it is filled, or a parameter: its caller's map),
+// or a call of a function declared here (whose returns are read).
+func (x *extractor) source(e ast.Expr) string {
+	e = ast.Unparen(e)
+	switch e := e.(type) {
+	case *ast.CompositeLit:
+		return ""
+	case *ast.Ident, *ast.SelectorExpr:
+		switch x.info.ObjectOf(astobj.Ident(e)).(type) {
+		case *types.Var, *types.Nil:
+			return ""
+		}
+	case *ast.CallExpr:
+		fun := ast.Unparen(e.Fun)
+		if tv, ok := x.info.Types[fun]; ok && tv.IsType() && len(e.Args) == 1 {
+			return x.source(e.Args[0]) // a conversion
+		}
+		if tv, ok := x.info.Types[fun]; ok && tv.IsBuiltin() {
+			if id, ok := fun.(*ast.Ident); ok && id.Name == "make" {
+				return ""
+			}
+		}
+		if _, ok := fun.(*ast.FuncLit); ok {
+			return ""
+		}
+		if fn := astobj.Func(x.info, e); fn != nil && x.funcs[fn] {
+			return ""
+		}
+		if x.isMapsFunc(e, "Clone") && len(e.Args) == 1 {
+			return x.source(e.Args[0])
+		}
+		return "built by the call " + types.ExprString(fun) + "()"
+	}
+	return types.ExprString(e) + ", not a composite literal"
+}
+
+// forwarded reports whether a key that is not a constant only passes on
+// gates read elsewhere: the key of a range over a feature map read in
+// full, or over a parameter (an adapter's input: its caller's gates).
+func (x *extractor) forwarded(key ast.Expr) bool {
+	key = ast.Unparen(key)
+	if call, ok := key.(*ast.CallExpr); ok && len(call.Args) == 1 {
+		if tv, ok := x.info.Types[call.Fun]; ok && tv.IsType() {
+			key = ast.Unparen(call.Args[0])
+		}
+	}
+	id, ok := key.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := x.info.Uses[id].(*types.Var)
+	if !ok {
+		return false
+	}
+	src, ok := x.rangeOf[v]
+	if !ok {
+		return false
+	}
+	if sv, ok := astobj.Of(x.info, src).(*types.Var); ok && (sv.Kind() == types.ParamVar || sv.Kind() == types.RecvVar) {
+		return true
+	}
+	return mapKind(x.info.TypeOf(src)) != "" && x.source(src) == ""
+}
+
+// unreadableMap records a map whose entries are not known; label names it
+// in the message.
+func (x *extractor) unreadableMap(v *types.Var, name, label, kind string, at ast.Node, format string, args ...any) {
+	why := fmt.Sprintf(format, args...)
+	var i int
+	if v != nil {
+		i = x.mapIndex(v, kind, name)
+	} else {
+		x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: at.Pos()})
+		i = len(x.res.Maps) - 1
+	}
+	m := &x.res.Maps[i]
+	if m.Unresolved == "" {
+		m.Unresolved = why
+	}
+	x.problem(at, "feature map %s could not be read: %s; plegvet reads literal entries and index assignments only", label, why)
+}
+
+// unreadableEntry records an entry of map i whose gate is not known.
+func (x *extractor) unreadableEntry(i int, at ast.Node, why string) {
+	m := &x.res.Maps[i]
+	if m.Unresolved == "" {
+		m.Unresolved = "an entry could not be read: " + why
+	}
+	x.problem(at, "an entry of feature map %s could not be read: %s", m.Name, why)
+}
+
+func (x *extractor) problem(at ast.Node, format string, args ...any) {
+	x.res.Problems = append(x.res.Problems, Problem{Pos: at.Pos(), End: at.End(), Msg: fmt.Sprintf(format, args...)})
+}
+
+// set reads one entry of map i (of variable v, if any): a literal's
+// key: value, or an index assignment.
+func (x *extractor) set(i int, v *types.Var, kind string, key, value ast.Expr, assigned bool) {
+	if assigned {
+		x.res.Maps[i].Entries++
+	}
+	name, c, why := x.key(key)
+	if name == "" {
+		if assigned && x.forwarded(key) {
+			return
+		}
+		x.unreadableEntry(i, key, why)
+		return
+	}
+	if kind == "dependencies" {
+		x.dependency(i, name, key, value)
+		return
+	}
+	g := &Gate{Name: name, Const: c, Entry: key.Pos(), Value: value, Map: x.res.Maps[i].Name, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
+	if c != nil {
+		g.Decl = c.Pos()
+	}
+	x.entry(g)
 }
 
 // key resolves a map key to the gate's name and constant.
@@ -374,30 +700,26 @@ func (x *extractor) key(key ast.Expr) (name string, c *types.Const, unresolved s
 	return "", nil, fmt.Sprintf("key %s is not a constant string", types.ExprString(key))
 }
 
-func (x *extractor) entry(container string, format Format, kv *ast.KeyValueExpr) {
-	name, c, why := x.key(kv.Key)
-	if name == "" {
-		x.problem(kv.Key.Pos(), "%s", why)
-		return
-	}
-	g := &Gate{Name: name, Const: c, Entry: kv.Key.Pos(), Value: kv.Value, Map: container, Format: format, Unresolved: why}
-	if c != nil {
-		g.Decl = c.Pos()
-	}
-	value := x.follow(kv.Value)
-	switch format {
+// entry reads a gate's specs from its Value.
+func (x *extractor) entry(g *Gate) {
+	value := x.follow(g.Value)
+	switch g.Format {
 	case Unversioned:
 		lit, ok := value.(*ast.CompositeLit)
 		if !ok {
-			g.addUnresolved("spec is %s, not a composite literal", describe(kv.Value))
+			g.addUnresolved("spec is %s, not a composite literal", describe(g.Value))
 			break
 		}
 		g.Specs = append(g.Specs, x.spec(lit))
 	case Versioned:
 		lit, ok := value.(*ast.CompositeLit)
 		if !ok {
-			g.addUnresolved("spec history is %s, not a composite literal", describe(kv.Value))
+			g.addUnresolved("spec history is %s, not a composite literal", describe(g.Value))
 			break
+		}
+		if len(lit.Elts) == 0 {
+			// Not a gate without history: no spec says what it is.
+			g.addUnresolved("the spec list is empty")
 		}
 		for _, e := range lit.Elts {
 			el, ok := x.follow(e).(*ast.CompositeLit)
@@ -583,22 +905,18 @@ func (x *extractor) keyPkg(key ast.Expr) string {
 	return ""
 }
 
-func (x *extractor) dependency(kv *ast.KeyValueExpr) {
-	name, _, why := x.key(kv.Key)
-	if name == "" {
-		x.problem(kv.Key.Pos(), "%s", why)
-		return
-	}
-	de := DependencyEntry{Name: name, Entry: kv.Key.Pos(), Pkg: x.keyPkg(kv.Key)}
-	lit, ok := x.follow(kv.Value).(*ast.CompositeLit)
+// dependency reads the dependency list of gate name in map i.
+func (x *extractor) dependency(i int, name string, key, value ast.Expr) {
+	de := DependencyEntry{Name: name, Entry: key.Pos(), Pkg: x.keyPkg(key)}
+	lit, ok := x.follow(value).(*ast.CompositeLit)
 	if !ok {
-		x.problem(kv.Value.Pos(), "dependencies of %s are %s, not a composite literal", name, describe(kv.Value))
+		x.unreadableEntry(i, value, fmt.Sprintf("dependencies of %s are %s, not a composite literal", name, describe(value)))
 		return
 	}
 	for _, e := range lit.Elts {
 		dep, _, why := x.key(e)
 		if dep == "" {
-			x.problem(e.Pos(), "dependency of %s: %s", name, why)
+			x.unreadableEntry(i, e, fmt.Sprintf("dependency of %s: %s", name, why))
 			continue
 		}
 		de.Deps = append(de.Deps, Dependency{Name: dep, Pos: e.Pos(), Pkg: x.keyPkg(e)})
@@ -606,13 +924,26 @@ func (x *extractor) dependency(kv *ast.KeyValueExpr) {
 	x.res.DependencyEntries = append(x.res.DependencyEntries, de)
 }
 
+// Overwrites reports whether entry g replaces entry f of the same gate at
+// run time: both are in one map variable, g is an assignment, and f is a
+// literal entry (init runs after variables are initialised) or an
+// assignment written before it.
+func (g *Gate) Overwrites(f *Gate) bool {
+	return g.Assigned && g.MapVar != nil && g.MapVar == f.MapVar && (!f.Assigned || f.Entry < g.Entry)
+}
+
 // finish merges entries into gates by name and attaches dependencies.
 func (x *extractor) finish() {
 	byName := map[string]*Gate{}
 	for _, e := range x.res.Entries {
 		if g, ok := byName[e.Name]; ok {
-			// An empty spec list (a gate moved to the other map) gives way.
-			if len(g.Specs) == 0 && len(e.Specs) > 0 {
+			switch {
+			case e.Overwrites(g):
+				*g = *e
+			case g.Overwrites(e):
+				// Kept, wherever the literal is written.
+			case len(g.Specs) == 0 && len(e.Specs) > 0:
+				// An empty spec list (a gate moved to the other map) gives way.
 				*g = *e
 			}
 			continue

@@ -69,7 +69,8 @@ func TestExtract(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string
-		problems  int
+		// problems are "line: text" (lines of src), in order.
+		problems []string
 	}{{
 		name: "unversioned with omitted fields",
 		src: `const A featuregate.Feature = "A"
@@ -137,7 +138,121 @@ var m = map[featuregate.Feature]featuregate.VersionedSpecs{
 		src: `var name featuregate.Feature = "X"
 var m = map[featuregate.Feature]featuregate.FeatureSpec{name: {}}`,
 		want:     nil,
-		problems: 1,
+		problems: []string{"2: an entry of feature map m could not be read: key name is not a constant string"},
+	}, {
+		name: "set by init, in each format, into maps of either kind",
+		src: `const E featuregate.Feature = "E"
+var m = map[featuregate.Feature]featuregate.VersionedSpecs{}
+var old = map[featuregate.Feature]featuregate.FeatureSpec{}
+var deps = map[featuregate.Feature][]featuregate.Feature{}
+func init() {
+	m[E] = featuregate.VersionedSpecs{{Version: version.MustParse("1.26"), PreRelease: featuregate.Alpha}}
+	old["U"] = featuregate.FeatureSpec{Default: true, PreRelease: featuregate.Beta}
+	deps[E] = []featuregate.Feature{"U"}
+}`,
+		want: []string{"E versioned [1.26/Alpha/false] deps=U", "U unversioned [/Beta/true]"},
+	}, {
+		name: "a variable with no literal at all, filled by assignments",
+		src: `var m map[featuregate.Feature]featuregate.FeatureSpec
+func init() {
+	m = make(map[featuregate.Feature]featuregate.FeatureSpec)
+	m["A"] = featuregate.FeatureSpec{PreRelease: featuregate.Alpha}
+}`,
+		want: []string{"A unversioned [/Alpha/false]"},
+	}, {
+		name: "an assignment overwrites the literal's entry of the same map, not another map's",
+		src: `var m = map[featuregate.Feature]featuregate.FeatureSpec{"A": {PreRelease: featuregate.Alpha}}
+var other = map[featuregate.Feature]featuregate.FeatureSpec{"B": {PreRelease: featuregate.Alpha}}
+func init() {
+	m["A"] = featuregate.FeatureSpec{Default: true, PreRelease: featuregate.Beta}
+	m["B"] = featuregate.FeatureSpec{Default: true, PreRelease: featuregate.Beta}
+}`,
+		want: []string{"A unversioned [/Beta/true]", "B unversioned [/Alpha/false]"},
+	}, {
+		name: "an assigned value not read: the gate exists, unresolved",
+		src: `func spec() featuregate.FeatureSpec { return featuregate.FeatureSpec{} }
+func two() (featuregate.FeatureSpec, featuregate.FeatureSpec) { return spec(), spec() }
+var m = map[featuregate.Feature]featuregate.FeatureSpec{}
+func init() {
+	s := featuregate.FeatureSpec{}
+	m["Call"] = spec()
+	m["Local"] = s
+	m["P"], m["Q"] = two()
+}`,
+		want: []string{"Call unversioned [] unresolved", "Local unversioned [] unresolved", "P unversioned [] unresolved", "Q unversioned [] unresolved"},
+	}, {
+		name: "an assigned key not read is a problem at the key",
+		src: `var m = map[featuregate.Feature]featuregate.FeatureSpec{}
+var names []featuregate.Feature
+func set(name featuregate.Feature) {
+	m[name] = featuregate.FeatureSpec{}
+	for _, n := range names {
+		m[n] = featuregate.FeatureSpec{}
+	}
+}`,
+		problems: []string{
+			"4: an entry of feature map m could not be read: key name is not a constant string",
+			"6: an entry of feature map m could not be read: key n is not a constant string",
+		},
+	}, {
+		name: "built in a function: by assignments, in a called literal, by a loop over a read map",
+		src: `var base = map[featuregate.Feature]featuregate.FeatureSpec{"A": {}}
+var m = build()
+func build() map[featuregate.Feature]featuregate.FeatureSpec {
+	out := map[featuregate.Feature]featuregate.FeatureSpec{}
+	for k, v := range base {
+		out[k] = v
+	}
+	out["B"] = featuregate.FeatureSpec{PreRelease: featuregate.Beta}
+	return out
+}
+var n = func() map[featuregate.Feature]featuregate.VersionedSpecs {
+	out := map[featuregate.Feature]featuregate.VersionedSpecs{}
+	out["C"] = featuregate.VersionedSpecs{{Version: version.MustParse("1.30")}}
+	return out
+}()`,
+		want: []string{"A unversioned [/GA/false]", "B unversioned [/Beta/false]", "C versioned [1.30/GA/false]"},
+	}, {
+		name: "an adapter re-keying its caller's map declares nothing and is no problem",
+		src: `func adapt(in map[string]featuregate.FeatureSpec) map[featuregate.Feature]featuregate.FeatureSpec {
+	out := make(map[featuregate.Feature]featuregate.FeatureSpec)
+	for name, spec := range in {
+		out[featuregate.Feature(name)] = spec
+	}
+	return out
+}`,
+	}, {
+		name: "a map built by a call of a package that did not load is unresolved at its place",
+		src: `import missing "example.com/missing"
+var a map[featuregate.Feature]featuregate.FeatureSpec = missing.Load()`,
+		problems: []string{
+			"2: feature map a could not be read: the map is built by the call missing.Load(); plegvet reads literal entries and index assignments only",
+		},
+	}, {
+		name: "a map built by a call plegvet does not follow, or copied from one, is unresolved at its place",
+		src: `import "maps"
+var load func() map[featuregate.Feature]featuregate.FeatureSpec
+var b = maps.Clone(load())
+var c = map[featuregate.Feature]featuregate.FeatureSpec{"C": {}}
+func init() { maps.Copy(c, load()) }
+func d() map[featuregate.Feature]featuregate.FeatureSpec { return load() }
+var e = maps.Clone(c)`,
+		want: []string{"C unversioned [/GA/false]"},
+		problems: []string{
+			"3: feature map b could not be read: the map is built by the call load()",
+			"5: feature map c could not be read: maps.Copy adds a map built by the call load()",
+			"6: feature map returned by d could not be read: the map is built by the call load()",
+		},
+	}, {
+		name: "an empty spec list or one built by a call: no specs, unresolved",
+		src: `func history() featuregate.VersionedSpecs { return nil }
+var base featuregate.VersionedSpecs
+var m = map[featuregate.Feature]featuregate.VersionedSpecs{
+	"Empty":  {},
+	"Called": history(),
+	"Append": append(base, featuregate.FeatureSpec{}),
+}`,
+		want: []string{"Append versioned [] unresolved", "Called versioned [] unresolved", "Empty versioned [] unresolved"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +261,7 @@ var m = map[featuregate.Feature]featuregate.FeatureSpec{name: {}}`,
 				i := strings.Index(tc.src, "\n")
 				src = strings.Replace(header, "import (", "import (\n\t"+strings.TrimPrefix(tc.src[:i], "import "), 1) + tc.src[i:]
 			}
-			res, _ := extract(t, src)
+			res, fset := extract(t, src)
 			var got []string
 			for _, g := range res.Gates {
 				got = append(got, summary(g))
@@ -154,10 +269,58 @@ var m = map[featuregate.Feature]featuregate.FeatureSpec{name: {}}`,
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("gates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
-			if len(res.Problems) != tc.problems {
-				t.Errorf("problems = %v, want %d", res.Problems, tc.problems)
+			// Lines of tc.src: what precedes its last line in src.
+			last := tc.src[strings.LastIndex(tc.src, "\n")+1:]
+			offset := strings.Count(src[:strings.LastIndex(src, last)], "\n") - strings.Count(tc.src, "\n")
+			var problems []string
+			for _, p := range res.Problems {
+				problems = append(problems, fmt.Sprintf("%d: %s", fset.Position(p.Pos).Line-offset, p.Msg))
+			}
+			if len(problems) != len(tc.problems) {
+				t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(tc.problems, "\n"))
+			}
+			for i, p := range problems {
+				if !strings.HasPrefix(p, tc.problems[i]) {
+					t.Errorf("problem %d = %q, want %q", i, p, tc.problems[i])
+				}
 			}
 		})
+	}
+}
+
+// An assigned entry says so and where; a map that could not be read says
+// why at its place, and makes the result incomplete.
+func TestAssignedAndUnreadable(t *testing.T) {
+	res, fset := extract(t, header+`var m = map[featuregate.Feature]featuregate.FeatureSpec{"A": {}}
+var load func() map[featuregate.Feature]featuregate.VersionedSpecs
+var other = load()
+func init() {
+	m["B"] = featuregate.FeatureSpec{}
+}`)
+	line := func(p token.Pos) int { return fset.Position(p).Line - strings.Count(header, "\n") }
+	b := res.Gate("B")
+	if b == nil || !b.Assigned || b.MapVar == nil || b.MapVar.Name() != "m" || b.Map != "m" || line(b.Entry) != 5 {
+		t.Fatalf("B = %+v, want assigned into m at line 5", b)
+	}
+	if a := res.Gate("A"); a == nil || a.Assigned || a.MapVar != b.MapVar {
+		t.Errorf("A = %+v, want a literal entry of m", a)
+	}
+	var maps []string
+	for _, m := range res.Maps {
+		maps = append(maps, fmt.Sprintf("%s %s %d entries line %d %q", m.Name, m.Kind, m.Entries, line(m.Pos), m.Unresolved))
+	}
+	want := []string{
+		`m unversioned 2 entries line 1 ""`,
+		`other versioned 0 entries line 3 "the map is built by the call load()"`,
+	}
+	if strings.Join(maps, "\n") != strings.Join(want, "\n") {
+		t.Errorf("maps:\n%s\nwant:\n%s", strings.Join(maps, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Complete() {
+		t.Error("Complete() = true with a map built by a call")
+	}
+	if len(res.Problems) != 1 || line(res.Problems[0].Pos) != 3 || !res.Problems[0].End.IsValid() {
+		t.Errorf("problems = %+v, want one at line 3", res.Problems)
 	}
 }
 
@@ -236,9 +399,17 @@ func FuzzExtract(f *testing.F) {
 			return
 		}
 		res := featuregates.Extract([]*ast.File{file}, info)
+		for _, p := range res.Problems {
+			if !p.Pos.IsValid() || p.Msg == "" {
+				t.Errorf("problem %+v has no position or message", p)
+			}
+		}
 		for i, g := range res.Gates {
 			if g.Name == "" {
 				t.Errorf("gate with no name at %v", fset.Position(g.Entry))
+			}
+			if len(g.Specs) == 0 && g.Unresolved == "" {
+				t.Errorf("gate %s has no specs and does not say why", g.Name)
 			}
 			if i > 0 && res.Gates[i-1].Name >= g.Name {
 				t.Errorf("gates not sorted and unique: %q then %q", res.Gates[i-1].Name, g.Name)

@@ -9,10 +9,12 @@
 // The featuregate analyzer finds every feature map in a package by its type
 // (map[featuregate.Feature]featuregate.FeatureSpec, ...VersionedSpecs,
 // and dependency maps map[featuregate.Feature][]featuregate.Feature, from
-// k8s.io/component-base/featuregate). It exports a GateFact on each gate
-// constant the package declares, so that analyzers of importing packages
-// see, at Enabled(features.EventedPLEG), the gate's stage and default; and
-// a PackageGates fact naming every gate of the package.
+// k8s.io/component-base/featuregate), and reads the entries of their
+// literals and the index assignments into them (m[EventedPLEG] = ..., in
+// init or any function). It exports a GateFact on each gate constant the
+// package declares, so that analyzers of importing packages see, at
+// Enabled(features.EventedPLEG), the gate's stage and default; and a
+// PackageGates fact naming every gate of the package.
 //
 // Its checks follow component-base's featuregate validation
 // (AddVersioned and AddDependencies in feature_gate.go), which makes a
@@ -46,20 +48,29 @@
 //   - conflicting-spec: one gate is declared in two maps with different
 //     specs (component-base refuses the second).
 //   - dependency-unknown: a dependency map names a gate that no map of the
-//     package (or of the imported package declaring it) declares.
+//     package (or of the imported package declaring it) declares. Not
+//     reported when a feature map of the package could not be read
+//     (gate-unreadable): the gate may be in it.
 //   - dependency-stability, dependency-default, dependency-lock: at the
 //     version of one of its specs, a gate depends on a less stable gate, is
 //     on by default while its dependency is off, or is locked while its
 //     dependency is not.
 //   - dependency-cycle: gates depend on each other in a cycle.
 //
-// plegvet adds one check of its own:
+// plegvet adds checks of its own:
 //
 //   - alpha-default-on: an Alpha gate is on by default. Alpha features may
 //     be buggy and may change without notice; Kubernetes keeps them off
 //     (pkg/features' TestEnsureAlphaGatesAreNotSwitchedOnByDefault, from
 //     v1.33, which exempts WindowsHostNetwork; so does the default of
 //     -alpha-default-exempt).
+//   - gate-unreadable: a feature map entry or a whole feature map that
+//     plegvet could not read, at its place: a key that is not a constant
+//     (m[name] = spec, a loop over a list), a feature map variable built
+//     by a call of another package or copied in with maps.Copy. The gates
+//     it holds are not known, so checks that need every gate hold back. A
+//     loop over a parameter (an adapter re-keying its caller's gates) and
+//     a copy of a map read elsewhere are read, not reported.
 //
 // Flags:
 //
@@ -71,6 +82,8 @@
 // purpose, and the checks guard the code that ships.
 //
 // A gate whose name or specs cannot be resolved to constants (partially
-// typed source, a spec built by a function call) is exported with what is
-// known and left unchecked; the library and command report why.
+// typed source, a spec list built by a function call or empty) is
+// exported with what is known, its GateFact saying why, and left
+// unchecked, as are dependencies on it; the library and command report
+// why.
 package featuregate

@@ -9,10 +9,17 @@ import (
 )
 
 // GateFact is exported on a gate's constant: the gate's name and specs.
+// It is exported for a gate set by an index assignment as for one in a
+// map literal.
 type GateFact struct {
 	Name   string
 	Format featuregates.Format
-	Specs  []FactSpec
+	// Specs may be empty when the gate's specs could not be read;
+	// Unresolved then says why.
+	Specs []FactSpec
+	// Unresolved is featuregates.Gate.Unresolved: why the gate's name or
+	// specs are not fully known.
+	Unresolved string
 }
 
 // FactSpec is the part of a spec that crosses packages.
@@ -29,13 +36,18 @@ type FactSpec struct {
 
 func (*GateFact) AFact() {}
 
-// String reads like "gate EventedPLEG [1.26 Alpha off]".
+// String reads like "gate EventedPLEG [1.26 Alpha off]", followed by
+// "unresolved: why" when the gate is not fully known.
 func (f *GateFact) String() string {
 	parts := make([]string, len(f.Specs))
 	for i, s := range f.Specs {
 		parts[i] = s.String()
 	}
-	return fmt.Sprintf("gate %s [%s]", f.Name, strings.Join(parts, ", "))
+	out := fmt.Sprintf("gate %s [%s]", f.Name, strings.Join(parts, ", "))
+	if f.Unresolved != "" {
+		out += " unresolved: " + f.Unresolved
+	}
+	return out
 }
 
 func (s FactSpec) String() string {
@@ -61,7 +73,7 @@ func (s FactSpec) String() string {
 // Gate rebuilds a featuregates.Gate (without positions) from the fact, so
 // that importers can ask At(version).
 func (f *GateFact) Gate() *featuregates.Gate {
-	g := &featuregates.Gate{Name: f.Name, Format: f.Format}
+	g := &featuregates.Gate{Name: f.Name, Format: f.Format, Unresolved: f.Unresolved}
 	for _, s := range f.Specs {
 		g.Specs = append(g.Specs, featuregates.Spec{
 			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
@@ -94,7 +106,7 @@ func (f *PackageGates) String() string {
 }
 
 func newGateFact(g *featuregates.Gate) *GateFact {
-	f := &GateFact{Name: g.Name, Format: g.Format}
+	f := &GateFact{Name: g.Name, Format: g.Format, Unresolved: g.Unresolved}
 	for _, s := range g.Specs {
 		f.Specs = append(f.Specs, FactSpec{
 			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,

@@ -173,6 +173,9 @@ type checker struct {
 func (c *checker) enforces(since featuregates.Version) bool { return !c.rules.Less(since) }
 
 func (c *checker) findings() []reporting.Finding {
+	for _, p := range c.res.Problems {
+		c.out = append(c.out, reporting.Finding{Pos: p.Pos, End: p.End, Category: "gate-unreadable", Message: p.Msg})
+	}
 	for _, e := range c.res.Entries {
 		if e.Unresolved != "" && len(e.Specs) == 0 {
 			continue
@@ -314,6 +317,13 @@ func (c *checker) conflicts() {
 			first[e.Name] = e
 			continue
 		}
+		if e.MapVar != nil && e.MapVar == f.MapVar {
+			// One map, set twice: no second registration.
+			if e.Overwrites(f) {
+				first[e.Name] = e
+			}
+			continue
+		}
 		if !sameSpecs(f, e) {
 			c.out = append(c.out, reporting.Finding{
 				Pos: e.Entry, End: e.Value.End(), Category: "conflicting-spec",
@@ -363,11 +373,14 @@ func (c *checker) elsewhere(pkg string) bool {
 
 // dependencies applies component-base's AddDependencies rules.
 func (c *checker) dependencies() {
+	// A map that could not be read may hold any gate: an unknown name is
+	// then not a finding (gate-unreadable says where).
+	complete := c.res.Complete()
 	deps := map[string][]string{}
 	for _, de := range c.res.DependencyEntries {
 		g := c.lookup(de.Name)
 		if g == nil {
-			if !c.elsewhere(de.Pkg) {
+			if complete && !c.elsewhere(de.Pkg) {
 				c.out = append(c.out, reporting.Finding{Pos: de.Entry, Category: "dependency-unknown",
 					Message: fmt.Sprintf("dependencies are listed for %s, which no feature map declares", de.Name)})
 			}
@@ -377,7 +390,7 @@ func (c *checker) dependencies() {
 			deps[de.Name] = append(deps[de.Name], d.Name)
 			dg := c.lookup(d.Name)
 			if dg == nil {
-				if !c.elsewhere(d.Pkg) {
+				if complete && !c.elsewhere(d.Pkg) {
 					c.out = append(c.out, reporting.Finding{Pos: d.Pos, Category: "dependency-unknown",
 						Message: fmt.Sprintf("%s depends on %s, which no feature map declares", de.Name, d.Name)})
 				}
@@ -390,6 +403,9 @@ func (c *checker) dependencies() {
 }
 
 func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency) {
+	if len(dg.Specs) == 0 && dg.Unresolved != "" {
+		return // its specs are unknown, not absent: nothing to compare
+	}
 	// Newest first, as component-base does, so the message names the
 	// current state; one finding per dependency is enough.
 	for i := len(g.Specs) - 1; i >= 0; i-- {
