@@ -14,6 +14,22 @@
 //
 // Subcommands print a readable table, or JSON with -json. Without a
 // subcommand, plegvet runs its analyzers like any go/analysis driver.
+//
+// Exit codes of the subcommands: 0 the answer was printed, 1 an input
+// could not be read or understood (or a release could not be fetched), 2
+// the command line was wrong, 130 interrupted by SIGINT (143 by SIGTERM:
+// 128 + the signal's number, as a shell reports a death by signal). On
+// SIGINT or SIGTERM a subcommand stops the go command it runs (and
+// whatever that started), removes its temporary directories, prints the
+// one line "plegvet CMD: interrupted" and nothing after it; a second
+// signal kills plegvet at once.
+//
+// Environment:
+//
+//	PLEGVET_FETCH_TIMEOUT  how long one run of the go command fetching a
+//	                       -k8s release may take (a Go duration; default
+//	                       5m, 0 for no limit); on expiry the fetch fails
+//	                       with one line naming GOPROXY
 package main
 
 import (
@@ -37,6 +53,8 @@ const (
 	exitOK      = 0 // the answer was printed
 	exitFailure = 1 // an input could not be read or understood; what could be analysed was printed
 	exitUsage   = 2 // the command line was wrong
+
+	exitInterrupted = 130 // SIGINT (SIGTERM: 143), see interrupted.exitCode
 )
 
 type subcommand struct {
@@ -62,7 +80,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		for _, sc := range subcommands {
 			if args[0] == sc.name {
-				return sc.run(context.Background(), args[1:], stdout, stderr)
+				return runSubcommand(sc, args[1:], stdout, stderr)
 			}
 		}
 		if args[0] == "help" && len(args) == 1 {
@@ -82,6 +100,26 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	multichecker.Main(analyzers...)
 	return exitOK // not reached: multichecker.Main exits
+}
+
+// runSubcommand runs a subcommand with a context that SIGINT and SIGTERM
+// end; after a signal its output is dropped for one line saying so.
+func runSubcommand(sc subcommand, args []string, stdout, stderr io.Writer) int {
+	if err := fetchTimeout(); err != nil {
+		fmt.Fprintf(stderr, "plegvet %s: %v\n", sc.name, err)
+		return exitUsage
+	}
+	ctx, stop := onSignal(context.Background())
+	defer stop()
+	code := sc.run(ctx, args, untilSignal{ctx, stdout}, untilSignal{ctx, stderr})
+	if in, ok := signalled(ctx); ok {
+		if isTerminal(stderr) {
+			fmt.Fprint(stderr, "\r\033[K") // over a progress line
+		}
+		fmt.Fprintf(stderr, "plegvet %s: interrupted\n", sc.name)
+		return in.exitCode()
+	}
+	return code
 }
 
 // version is the module's version as the binary was built, for SARIF.

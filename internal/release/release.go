@@ -70,27 +70,34 @@ func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error
 
 // Download runs "go mod download -json" for each module@version and returns
 // them in order. An error names the module and repeats what the go command
-// said, in one line.
+// said, in one line. The go command runs under FetchTimeout and stops with
+// ctx; the error then wraps ctx.Err() (context.DeadlineExceeded or
+// context.Canceled).
 func Download(ctx context.Context, modules ...string) ([]Module, error) {
+	what := "fetching " + strings.Join(modules, ", ")
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: interrupted before the go command ran: %w", what, err)
+	}
+	// A directory outside any module, so that no go.mod of the user's
+	// applies; removed on every return, stopped runs included.
 	neutral, err := os.MkdirTemp("", "plegvet-download-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = neutral
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
+	outJSON, errOut, runErr := runGo(ctx, what, neutral, args...)
+	if isStopped(runErr) {
+		return nil, runErr
+	}
 	var execErr *exec.Error
 	if errors.As(runErr, &execErr) {
 		return nil, fmt.Errorf("cannot run the go command to fetch %s: %v", strings.Join(modules, ", "), runErr)
 	}
+	stdout, stderr := bytes.NewReader(outJSON), string(errOut)
 	byName := map[string]Module{}
 	var errs []string
-	dec := json.NewDecoder(&stdout)
+	dec := json.NewDecoder(stdout)
 	for {
 		var m struct {
 			Path, Version, Dir, Error string
@@ -112,7 +119,7 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 		if !ok || m.Dir == "" {
 			why := strings.Join(errs, "; ")
 			if why == "" {
-				why = oneLine(stderr.String())
+				why = oneLine(stderr)
 			}
 			if why == "" && runErr != nil {
 				why = runErr.Error()
@@ -126,6 +133,11 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isStopped reports whether err says the context stopped the go command.
+func isStopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Range expands "v1.26.0..v1.37.2" to the newest patch of each minor from
@@ -230,7 +242,7 @@ func newestPatch(ctx context.Context, minor, maxPatch int) (string, error) {
 			served, err := servedPatches(ctx, minor, patches)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil && firstErr == nil {
+			if err != nil && (firstErr == nil || isStopped(err) && !isStopped(firstErr)) {
 				firstErr = err
 			}
 			for _, p := range served {
@@ -242,8 +254,10 @@ func newestPatch(ctx context.Context, minor, maxPatch int) (string, error) {
 		}(start)
 	}
 	wg.Wait()
-	if best < 0 {
-		return "", firstErr // every chunk failed: say why
+	if best < 0 || isStopped(firstErr) {
+		// Every chunk failed: say why. A stopped chunk may have held the
+		// newest patch, so the others' answer is not the answer.
+		return "", firstErr
 	}
 	return fmt.Sprintf("v1.%d.%d", minor, best), nil
 }
@@ -255,16 +269,17 @@ func servedPatches(ctx context.Context, minor int, patches []int) ([]int, error)
 	for _, p := range patches {
 		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
 	}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GO111MODULE=on")
-	out, err := cmd.Output()
+	what := fmt.Sprintf("asking the go command for v1.%d patches", minor)
+	out, errOut, err := runGo(ctx, what, os.TempDir(), args...)
+	if isStopped(err) {
+		return nil, err
+	}
 	if err != nil && len(out) == 0 {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return nil, fmt.Errorf("asking the go command for v1.%d patches: %s", minor, oneLine(string(exit.Stderr)))
+			return nil, fmt.Errorf("%s: %s", what, oneLine(string(errOut)))
 		}
-		return nil, fmt.Errorf("asking the go command for v1.%d patches: %v", minor, err)
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	var served []int
 	why := ""

@@ -1,0 +1,129 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// FetchTimeout bounds each run of the go command that fetches or lists
+// releases: one "go mod download" of a release (k8s.io/kubernetes and
+// k8s.io/cri-api together), or one "go list -m" of a range's patches. A
+// cold download of k8s.io/kubernetes is a zip of about 20 MB (134 MB
+// unpacked): seconds from proxy.golang.org on a good link, a minute or
+// two on a slow one; 5 minutes leaves room for that and for a slow proxy,
+// while a proxy that accepts the connection and never answers is given
+// up on in bounded time. With GOPROXY=direct the go command clones the
+// repository instead; raise the limit for that.
+//
+// On expiry the go command is stopped (its whole process group on unix:
+// SIGTERM, then SIGKILL after a few seconds), its temporary directory is
+// removed and the fetch fails with one line that wraps
+// context.DeadlineExceeded and names GOPROXY as the go command sees it:
+//
+//	fetching k8s.io/kubernetes@v1.36.1: no answer from the go command within 5m0s (GOPROXY=https://proxy.golang.org,direct): context deadline exceeded
+//
+// Zero or less means no limit but the caller's context. Set it before
+// fetching; the command line sets it from PLEGVET_FETCH_TIMEOUT.
+var FetchTimeout = DefaultFetchTimeout
+
+// DefaultFetchTimeout is FetchTimeout's initial value.
+const DefaultFetchTimeout = 5 * time.Minute
+
+// stopGrace is how long a stopped go command has to exit after SIGTERM
+// before it is killed.
+const stopGrace = 5 * time.Second
+
+// started, when set (by tests), is told the pid of each go command run.
+var started func(pid int)
+
+// runGo runs the go command with args in dir, outside any module or
+// workspace, under FetchTimeout. what says what the run is for ("fetching
+// k8s.io/kubernetes@v1.36.1"). If the context ends first (deadline or
+// cancellation), the go command and its children are stopped and the
+// error is one line starting with what and wrapping ctx.Err(); otherwise
+// err is the go command's own (nil, *exec.ExitError, *exec.Error).
+func runGo(ctx context.Context, what, dir string, args ...string) (stdout, stderr []byte, err error) {
+	limit := FetchTimeout
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if limit > 0 {
+		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errFetchTimeout)
+	}
+	defer cancel()
+	begin := time.Now()
+
+	var outBuf, errBuf bytes.Buffer
+	cmd := goCommand(runCtx, dir, args...)
+	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
+	err = cmd.Start()
+	if err == nil {
+		if started != nil {
+			started(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
+	if runCtx.Err() != nil && cmd.Process != nil {
+		killGroup(cmd)
+	}
+	if err != nil && runCtx.Err() != nil {
+		return outBuf.Bytes(), errBuf.Bytes(), stopped(runCtx, what, dir, limit, begin, errBuf.String())
+	}
+	return outBuf.Bytes(), errBuf.Bytes(), err
+}
+
+// errFetchTimeout is the cause of a context that FetchTimeout ended, to
+// tell it from the caller's own deadline.
+var errFetchTimeout = errors.New("fetch timeout")
+
+// goCommand is the go command, run so that the end of ctx stops it and
+// what it started, in bounded time.
+func goCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GO111MODULE=on")
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return terminate(cmd) }
+	cmd.WaitDelay = stopGrace
+	return cmd
+}
+
+// stopped describes a go command the context stopped, in one line.
+func stopped(ctx context.Context, what, dir string, limit time.Duration, begin time.Time, stderr string) error {
+	err := ctx.Err()
+	said := ""
+	if s := oneLine(stderr); s != "" {
+		said = " (the go command said: " + s + ")"
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: interrupted before the go command answered%s: %w", what, said, err)
+	}
+	if context.Cause(ctx) != errFetchTimeout {
+		// The caller's deadline came first: say how long it allowed.
+		limit = time.Since(begin).Round(time.Millisecond)
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(begin) >= 100*time.Millisecond {
+			limit = dl.Sub(begin).Round(100 * time.Millisecond)
+		}
+	}
+	return fmt.Errorf("%s: no answer from the go command within %s (GOPROXY=%s)%s: %w", what, limit, goproxy(dir), said, err)
+}
+
+// goproxy is GOPROXY as the go command sees it (environment, go env -w
+// file or the toolchain's default), for error messages.
+func goproxy(dir string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := goCommand(ctx, dir, "env", "GOPROXY")
+	out, err := cmd.Output()
+	if p := strings.TrimSpace(string(out)); err == nil && p != "" {
+		return p
+	}
+	if p := os.Getenv("GOPROXY"); p != "" {
+		return p
+	}
+	return "unknown"
+}
