@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -171,11 +170,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
 	data, err := inputfile.Read(file)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: cannot read: %v", file, err)
+		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(file), err)
 	}
 	return read(file, data)
 }

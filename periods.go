@@ -139,7 +139,12 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.periods()
+	rep, err := a.periods()
+	if err != nil {
+		return nil, err
+	}
+	rep.Source.noteUnfollowed(rep.Diagnostics)
+	return rep, nil
 }
 
 // periods reads the pleg analyzer's outcome on pkg/kubelet.

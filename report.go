@@ -134,7 +134,14 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 			}
 		}
 	} else {
-		missing("featureGate", "%s declares no feature gate %s", FeaturesPackage, name)
+		why := fmt.Sprintf("%s declares no feature gate %s", FeaturesPackage, name)
+		for _, d := range gates.Diagnostics {
+			if d.Category == "gate-unreadable" {
+				why += fmt.Sprintf("; it may be in a feature map plegvet could not read (%s:%d: %s)", d.Pos.File, d.Pos.Line, d.Message)
+				break
+			}
+		}
+		missing("featureGate", "%s", why)
 	}
 
 	if stream, err := readStream(t, a.src, opts.Proto); err != nil {
@@ -152,6 +159,7 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	sortDiagnostics(rep.Diagnostics)
+	rep.Source.noteUnfollowed(rep.Diagnostics)
 	rep.DefaultPLEG = rep.defaultPLEG()
 	rep.Summary = summarize(rep, relist)
 	return rep, nil

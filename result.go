@@ -1,6 +1,7 @@
 package plegvet
 
 import (
+	"fmt"
 	"go/token"
 	"sort"
 
@@ -43,6 +44,29 @@ type Load struct {
 	// Problems are files that could not be read or parsed in full; the
 	// rest was analysed.
 	Problems []string `json:"problems"`
+	// Unfollowed are constructs plegvet read but could not follow (a gate
+	// test it could not trace to a gate, a feature map entry it could not
+	// read), each "FILE:LINE:COL: why"; they are also diagnostics. Like
+	// Problems, they mean the answer is not whole: the command exits 1.
+	Unfollowed []string `json:"unfollowed"`
+}
+
+// unfollowedChecks are the checks whose findings say that part of the tree
+// was not followed, rather than that the tree breaks a rule.
+var unfollowedChecks = map[string]bool{
+	"gate-test-unresolved": true, // analyzer/pleg
+	"gate-unreadable":      true, // analyzer/featuregate
+}
+
+// noteUnfollowed records the diagnostics that say part of the tree was not
+// followed in Load.Unfollowed.
+func (s *Source) noteUnfollowed(ds []Diagnostic) {
+	s.Load.Unfollowed = []string{}
+	for _, d := range ds {
+		if unfollowedChecks[d.Category] {
+			s.Load.Unfollowed = append(s.Load.Unfollowed, fmt.Sprintf("%s:%d:%d: %s", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message))
+		}
+	}
 }
 
 // Diagnostic is one finding of a check.

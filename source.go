@@ -3,6 +3,7 @@ package plegvet
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 
 	"golang.org/x/tools/go/analysis"
@@ -62,7 +63,7 @@ func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool
 	if err != nil {
 		return nil, err
 	}
-	src.Load = Load{Mode: srcload.Mode, Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: []string{}}
+	src.Load = Load{Mode: srcload.Mode, Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: []string{}, Unfollowed: []string{}}
 	if src.Load.Modelled == nil {
 		src.Load.Modelled = []string{}
 	}
@@ -106,6 +107,29 @@ func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*analysisrun.Outc
 		return nil, fmt.Errorf("%s: %s: %v", a.src.Dir, rel, out.Err)
 	}
 	return out, nil
+}
+
+// unreadIn names, for an error that says something is absent, the files of
+// the packages (relative paths) that were not read in full: what is absent
+// may be in them.
+func (a *analysed) unreadIn(rel ...string) string {
+	var in []string
+	for _, p := range a.res.Problems {
+		dir := path.Dir(p.Pos.Filename)
+		for _, r := range rel {
+			if dir == r {
+				in = append(in, p.Error())
+				break
+			}
+		}
+	}
+	switch len(in) {
+	case 0:
+		return ""
+	case 1:
+		return "; it may be in the file that was not read: " + in[0]
+	}
+	return fmt.Sprintf("; it may be in the %d files that were not read, first %s", len(in), in[0])
 }
 
 // anyImport picks the imports worth loading from source when the tree

@@ -30,7 +30,14 @@ func decodeJSONObject(name string, data []byte, want string) (map[string]any, er
 			line, col := lineCol(data, at)
 			return nil, fmt.Errorf("%s:%d:%d: not JSON: %s; want %s", name, line, col, msg, want)
 		}
-		return nil, fmt.Errorf("%s: not JSON: %v; want %s", name, err, want)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// A number beyond float64 (a million digits, say): name where it
+			// is, not the number itself.
+			line, col := lineCol(data, te.Offset)
+			return nil, fmt.Errorf("%s:%d:%d: a JSON %s that does not fit a %s; want %s", name, line, col, shortValue(te.Value), te.Type, want)
+		}
+		return nil, fmt.Errorf("%s: not JSON: %v; want %s", name, shortValue(err.Error()), want)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -86,4 +93,13 @@ func keys(obj map[string]any) string {
 		return "no keys"
 	}
 	return "keys " + strings.Join(ks, ", ")
+}
+
+// shortValue cuts text quoted from an input so that an error stays short.
+func shortValue(s string) string {
+	const max = 60
+	if len(s) <= max {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:max], len(s))
 }

@@ -31,9 +31,9 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case src.json:
 		err = writeJSON(stdout, rep)
 	case src.yaml:
-		err = writeFeatureListYAML(stdout, rep)
+		err = writeText(stdout, func(w io.Writer) error { return writeFeatureListYAML(w, rep) })
 	default:
-		err = writeGatesTable(stdout, rep)
+		err = writeText(stdout, func(w io.Writer) error { return writeGatesTable(w, rep) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)
@@ -45,9 +45,12 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // they make the exit code non-zero.
 func problems(stderr io.Writer, cmd string, src plegvet.Source) int {
 	for _, p := range src.Load.Problems {
-		fmt.Fprintf(stderr, "plegvet %s: %s (the rest was analysed)\n", cmd, p)
+		fmt.Fprintf(stderr, "plegvet %s: %s (the rest was analysed)\n", cmd, errorLine(p))
 	}
-	if len(src.Load.Problems) > 0 {
+	for _, u := range src.Load.Unfollowed {
+		fmt.Fprintf(stderr, "plegvet %s: %s (not followed; the rest was analysed)\n", cmd, errorLine(u))
+	}
+	if len(src.Load.Problems)+len(src.Load.Unfollowed) > 0 {
 		return exitFailure
 	}
 	return exitOK
@@ -108,6 +111,11 @@ func writeFeatureListYAML(w io.Writer, rep *plegvet.GatesReport) error {
 			at = *g.Decl
 		}
 		fmt.Fprintf(&b, "# %s:%d:%d\n", at.File, at.Line, at.Column)
+		if len(g.Specs) == 0 {
+			// An empty list, not YAML's null: the gate has no spec plegvet could read.
+			fmt.Fprintf(&b, "- name: %s\n  versionedSpecs: []\n", g.Name)
+			continue
+		}
 		fmt.Fprintf(&b, "- name: %s\n  versionedSpecs:\n", g.Name)
 		for _, s := range g.Specs {
 			fmt.Fprintf(&b, "  # %s:%d:%d\n", s.Pos.File, s.Pos.Line, s.Pos.Column)

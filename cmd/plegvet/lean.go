@@ -56,7 +56,7 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	}
 	found, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedImports}, patterns...)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure, true
 	}
 	if packages.PrintErrors(found) > 0 {
@@ -79,7 +79,7 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	wd, _ := os.Getwd()
 	t, err := tree.OpenModule(wd)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure, true
 	}
 	for _, r := range roots {
@@ -89,15 +89,15 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	}
 	res, err := srcload.LoadWith(context.Background(), t, relevantPath, roots...)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure, true
 	}
 	for _, p := range res.Problems {
-		fmt.Fprintf(stderr, "plegvet: %s\n", p.Error())
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))
 	}
 	outs, err := analysisrun.Run(analyzers, res.Packages)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure, true
 	}
 	var ds []analysis.Diagnostic
@@ -113,7 +113,7 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Pos < ds[j].Pos })
 	for _, d := range ds {
-		fmt.Fprintf(stderr, "%s: %s\n", res.Fset.Position(d.Pos), d.Message)
+		fmt.Fprintf(stderr, "%s: %s\n", res.Fset.Position(d.Pos), errorLine(d.Message))
 		for _, r := range d.Related {
 			fmt.Fprintf(stderr, "%s: \t%s\n", res.Fset.Position(r.Pos), r.Message)
 		}

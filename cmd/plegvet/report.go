@@ -58,7 +58,7 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 	if src.json {
 		err = writeJSON(stdout, rows)
 	} else {
-		err = writeTimeline(stdout, rows)
+		err = writeText(stdout, func(w io.Writer) error { return writeTimeline(w, rows) })
 	}
 	if err != nil {
 		return fail(stderr, "report", err)
@@ -66,7 +66,7 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 	code := exitOK
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(stderr, "plegvet report: %s: %s\n", r.Source.KubernetesVersion, r.Error)
+			fmt.Fprintf(stderr, "plegvet report: %s: %s\n", r.Source.KubernetesVersion, errorLine(r.Error))
 			code = exitFailure
 		}
 	}
@@ -74,6 +74,9 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 }
 
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(untilSignal); ok {
+		w = u.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -155,20 +158,31 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	if g := r.FeatureGate; g != nil {
-		s, _ := g.Newest()
-		if g.Effective != nil {
-			s = *g.Effective
-		}
-		since := g.Specs[0].Version
-		if since == "" {
-			since = "unversioned"
-		}
-		row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
 		decl := "-"
 		if g.Decl != nil {
 			decl = fmt.Sprintf("%s:%d", g.Decl.File, g.Decl.Line)
 		}
-		row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
+		s, ok := g.Newest()
+		if g.Effective != nil {
+			s, ok = *g.Effective, true
+		}
+		if !ok {
+			// No spec could be read (an empty list, or one built by a call):
+			// say so rather than invent a stage.
+			why := g.Unresolved
+			if why == "" {
+				why = "no spec was found"
+			}
+			row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, why))
+			row("", fmt.Sprintf("constant %s, entry %s:%d", decl, g.Entry.File, g.Entry.Line))
+		} else {
+			since := g.Specs[0].Version
+			if since == "" {
+				since = "unversioned"
+			}
+			row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
+			row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
+		}
 	} else {
 		row("Feature gate", "none")
 	}

@@ -57,7 +57,7 @@ func runSARIF(file string, args []string, analyzers []*analysis.Analyzer, stderr
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure
 	}
 	if n := packages.PrintErrors(pkgs); n > 0 {
@@ -65,7 +65,7 @@ func runSARIF(file string, args []string, analyzers []*analysis.Analyzer, stderr
 	}
 	graph, err := checker.Analyze(analyzers, pkgs, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure
 	}
 	wd, _ := os.Getwd()
@@ -83,11 +83,11 @@ func runSARIF(file string, args []string, analyzers []*analysis.Analyzer, stderr
 		}
 	}
 	for _, d := range all {
-		fmt.Fprintf(stderr, "%s:%d:%d: %s\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message)
+		fmt.Fprintf(stderr, "%s:%d:%d: %s\n", d.Pos.File, d.Pos.Line, d.Pos.Column, errorLine(d.Message))
 	}
 	f, err := os.Create(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %v\n", err)
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure
 	}
 	if err := plegvet.WriteSARIF(f, version(), all); err != nil {

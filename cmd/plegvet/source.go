@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/plegvet/plegvet"
 )
@@ -79,7 +78,7 @@ func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text 
 	if asJSON {
 		err = writeJSON(stdout, result)
 	} else {
-		err = text(stdout)
+		err = writeText(stdout, text)
 	}
 	if err != nil {
 		return fail(stderr, cmd, err)
@@ -89,6 +88,16 @@ func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text 
 
 // fail prints one error line for a subcommand.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, strings.TrimSpace(err.Error()))
+	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(err.Error()))
 	return exitFailure
+}
+
+// writeText prints text output with the control characters of its
+// inputs escaped.
+func writeText(w io.Writer, text func(io.Writer) error) error {
+	ew := &escapingWriter{w: w}
+	if err := text(ew); err != nil {
+		return err
+	}
+	return ew.Flush()
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestEscapeControls(t *testing.T) {
+	tests := []struct{ in, keep, flat string }{
+		{"plain", "plain", "plain"},
+		{"v1.36.1\x1b[2J", `v1.36.1\x1b[2J`, `v1.36.1\x1b[2J`},
+		{"a\nb\tc", "a\nb\tc", `a\nb\tc`},
+		{"bell\a", `bell\a`, `bell\a`},
+		{"c1 \u009b31m", `c1 \u009b31m`, `c1 \u009b31m`},
+		{"bad \xff utf8", `bad \xff utf8`, `bad \xff utf8`},
+		{"ünïcode ok", "ünïcode ok", "ünïcode ok"},
+	}
+	for _, tt := range tests {
+		if got := escapeControls(tt.in, true); got != tt.keep {
+			t.Errorf("escapeControls(%q, true) = %q; want %q", tt.in, got, tt.keep)
+		}
+		if got := escapeControls(tt.in, false); got != tt.flat {
+			t.Errorf("escapeControls(%q, false) = %q; want %q", tt.in, got, tt.flat)
+		}
+	}
+}
+
+func TestErrorLineCut(t *testing.T) {
+	long := "configz.json: number " + strings.Repeat("9", 1_000_000)
+	got := errorLine(long)
+	if len(got) > maxLine+40 || !strings.HasSuffix(got, "more bytes cut)") || strings.Contains(got, "\n") {
+		t.Errorf("errorLine cut to %d bytes: %.80q...", len(got), got)
+	}
+}
+
+// A rune split across writes passes whole; a control split from its text
+// is still escaped.
+func TestEscapingWriterSplitRunes(t *testing.T) {
+	var out bytes.Buffer
+	w := &escapingWriter{w: &out}
+	in := []byte("ä\u009bx\x1by")
+	for i := range in {
+		w.Write(in[i : i+1])
+	}
+	w.Flush()
+	if got, want := out.String(), `ä\u009bx\x1by`; got != want {
+		t.Errorf("wrote %q; want %q", got, want)
+	}
+}
