@@ -131,9 +131,67 @@ func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool)
 		}
 	}
 	if !typed || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
+		if why := r.overflow(e, 0); why != "" {
+			return why
+		}
 		return fmt.Sprintf("%s has no type information (it depends on an import that was not loaded)", what)
 	}
 	return fmt.Sprintf("%s is not a compile-time constant", what)
+}
+
+// overflow says why a constant has no value when it is because its value
+// does not fit an int64 (a duration of 1e12 seconds): go/types then drops
+// the value, and the tree does not compile. It folds the constant's
+// declaration from the values go/types kept for its operands.
+func (r *resolver) overflow(e ast.Expr, depth int) string {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok || depth > 8 {
+		return ""
+	}
+	c, ok := r.info.Uses[id].(*types.Const)
+	if !ok {
+		return ""
+	}
+	def, ok := r.constExpr[c]
+	if !ok {
+		return ""
+	}
+	v := r.fold(def, depth)
+	if v == nil || (v.Kind() != constant.Int && v.Kind() != constant.Float) {
+		return ""
+	}
+	if n := constant.ToInt(v); n.Kind() == constant.Int {
+		if _, exact := constant.Int64Val(n); exact {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s = %s is %s, which does not fit a time.Duration (int64 nanoseconds): the tree does not compile", id.Name, types.ExprString(def), v.ExactString())
+}
+
+// fold evaluates a constant expression from its operands' known values.
+func (r *resolver) fold(e ast.Expr, depth int) constant.Value {
+	e = ast.Unparen(e)
+	if tv, ok := r.info.Types[e]; ok && tv.Value != nil {
+		return tv.Value
+	}
+	switch x := e.(type) {
+	case *ast.BinaryExpr:
+		a, b := r.fold(x.X, depth+1), r.fold(x.Y, depth+1)
+		if a == nil || b == nil || a.Kind() == constant.Unknown || b.Kind() == constant.Unknown {
+			return nil
+		}
+		switch x.Op {
+		case token.ADD, token.SUB, token.MUL:
+			return constant.BinaryOp(a, x.Op, b)
+		}
+	case *ast.Ident:
+		if c, ok := r.info.Uses[x].(*types.Const); ok && depth < 8 {
+			if def, ok := r.constExpr[c]; ok {
+				return r.fold(def, depth+1)
+			}
+		}
+	}
+	return nil
 }
 
 // isTimeUnit reports whether c is one of package time's units
