@@ -25,7 +25,8 @@ type Report struct {
 	// DefaultPLEG is what a node that does not set the gate runs:
 	// "generic" or "evented" (the evented PLEG, with the generic relist
 	// beside it as a safety net); "unknown" when the test deciding the
-	// evented PLEG could not be followed (relist.gateUnresolved says why).
+	// evented PLEG could not be followed (relist.gateUnresolved says why)
+	// or the gate's spec could not be read (featureGate.unresolved).
 	DefaultPLEG string `json:"defaultPLEG"`
 	// Relist is the object plegvet periods -json prints; null when
 	// pkg/kubelet builds no PLEG.
@@ -184,7 +185,11 @@ func (r *Report) defaultPLEG() string {
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
-	if s, ok := r.spec(); ok && s.Default {
+	s, ok := r.spec()
+	if !ok {
+		return "unknown" // the gate's spec could not be read
+	}
+	if s.Default {
 		return "evented"
 	}
 	return "generic"

@@ -189,6 +189,8 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	switch r.DefaultPLEG {
 	case "evented":
 		row("Default PLEG", "evented: a node that does not set the gate runs the evented PLEG, the generic relist beside it")
+	case "unknown":
+		row("Default PLEG", "unknown: the gate's spec, or the test deciding the evented PLEG, could not be read (see above)")
 	default:
 		row("Default PLEG", "generic: a node that does not set the gate runs the generic PLEG only")
 	}
