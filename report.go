@@ -2,6 +2,7 @@ package plegvet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -147,6 +148,10 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 
 	if stream, err := readStream(t, a.src, opts.Proto); err != nil {
 		missing("rpc", "%v", err)
+		var unread *protoUnread
+		if errors.As(err, &unread) {
+			rep.Source.Load.Problems = append(rep.Source.Load.Problems, err.Error())
+		}
 	} else {
 		if len(rel) >= 2 {
 			if err := a.linkStream(stream); err != nil {

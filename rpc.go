@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"os"
 	"path/filepath"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
@@ -17,7 +18,8 @@ import (
 type RPCReport struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Source        Source `json:"source"`
-	// RPC is null when the proto declares no GetContainerEvents.
+	// RPC is null when the proto's runtime.v1.RuntimeService declares no
+	// GetContainerEvents (another service's is not it).
 	RPC *RPC `json:"rpc"`
 	// Proto is the api.proto read, relative to the checkout root.
 	Proto string `json:"proto"`
@@ -78,9 +80,11 @@ type GoClient struct {
 const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeToRoot
 
 // EventStream reads the tree's CRI api.proto (or opts.Proto), finds
-// GetContainerEvents, and joins it with the evented PLEG's calls of it.
-// With opts.Proto and neither Dir nor Kubernetes set, it reads the proto
-// alone.
+// runtime.v1.RuntimeService.GetContainerEvents, and joins it with the
+// evented PLEG's calls of it. With opts.Proto and neither Dir nor
+// Kubernetes set, it reads the proto alone. A proto that is not a regular
+// file, is malformed, or lacks package runtime.v1 or service
+// RuntimeService is an error.
 func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 	if opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == "" {
 		t := &tree.Tree{Dir: absPath(".")}
@@ -106,6 +110,14 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 	return rep, a.linkStream(rep)
 }
 
+// protoUnread is an api.proto that is there but could not be read as the
+// CRI API (a syntax error, a duplicate declaration, another package): a
+// problem with the tree, not a part it lacks.
+type protoUnread struct{ err error }
+
+func (p *protoUnread) Error() string { return p.err.Error() }
+func (p *protoUnread) Unwrap() error { return p.err }
+
 // readStream reads the proto: the given file, or the tree's.
 func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) {
 	if protoFile == "" {
@@ -123,7 +135,14 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	}
 	pf, err := criproto.ReadFileNamed(protoFile, display)
 	if err != nil {
+		if _, statErr := os.Lstat(protoFile); statErr == nil {
+			return nil, &protoUnread{err}
+		}
 		return nil, err
+	}
+	// Not the API the kubelet calls: no rpc of it can be judged.
+	if err := pf.CheckRuntimeService(); err != nil {
+		return nil, &protoUnread{err}
 	}
 	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
 	if ev, ok := pf.FindEvents(); ok {
@@ -208,9 +227,17 @@ func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegpe
 		}
 		switch {
 		case rep.RPC == nil:
-			ds = append(ds, Diagnostic{Category: "rpc-missing", Pos: at,
+			d := Diagnostic{Category: "rpc-missing", Pos: at,
 				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
-				Related: []Related{{Message: "the CRI api.proto read", Pos: protoPos}}})
+				Related: []Related{{Message: "the CRI api.proto read", Pos: protoPos}}}
+			// Named like it, but not what the kubelet calls: mentioned, not used.
+			if others := pf.Elsewhere(); len(others) > 0 {
+				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
+				for _, o := range others {
+					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: p.position(o.Pos)})
+				}
+			}
+			ds = append(ds, d)
 		case !rep.RPC.ServerStreaming:
 			ds = append(ds, Diagnostic{Category: "rpc-not-streaming", Pos: at,
 				Message: fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response),

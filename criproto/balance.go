@@ -1,6 +1,36 @@
 package criproto
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// checkText refuses what the scanner would report without a position, or
+// with the position of the token before: invalid UTF-8 and NUL bytes. The
+// error names the first bad byte's line and column.
+func checkText(name string, src []byte) error {
+	for i := 0; i < len(src); {
+		r, w := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			line, col := lineCol(src, i)
+			return fmt.Errorf("%s:%d:%d: invalid UTF-8 (byte %#02x); want a .proto file in UTF-8", name, line, col, src[i])
+		case r == 0:
+			line, col := lineCol(src, i)
+			return fmt.Errorf("%s:%d:%d: invalid character NUL; want a text .proto file", name, line, col)
+		}
+		i += w
+	}
+	return nil
+}
+
+// lineCol is the 1-based line and column of src[off]; the column counts
+// characters, as the parser's positions do.
+func lineCol(src []byte, off int) (line, col int) {
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	return bytes.Count(src[:start], []byte{'\n'}) + 1, utf8.RuneCount(src[start:off]) + 1
+}
 
 // checkBalance finds an unclosed or stray bracket before the parser sees
 // the file: github.com/emicklei/proto v1.14.3 loops forever on a file
@@ -8,19 +38,13 @@ import "fmt"
 // check stands in front of it. Strings and comments are skipped.
 func checkBalance(name string, src []byte) error {
 	type open struct {
-		ch        byte
-		line, col int
+		ch  byte
+		off int
 	}
 	var stack []open
-	line, col := 1, 0
-	closer := map[byte]byte{'}': '{', ')': '(', ']': '[', '>': '<'}
+	closer := map[byte]byte{'}': '{', ')': '(', ']': '['}
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		col++
-		if c == '\n' {
-			line, col = line+1, 0
-			continue
-		}
 		switch {
 		case c == '/' && i+1 < len(src) && src[i+1] == '/':
 			for i+1 < len(src) && src[i+1] != '\n' {
@@ -29,9 +53,6 @@ func checkBalance(name string, src []byte) error {
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			i += 2
 			for i+1 < len(src) && !(src[i] == '*' && src[i+1] == '/') {
-				if src[i] == '\n' {
-					line, col = line+1, 0
-				}
 				i++
 			}
 			i++
@@ -41,13 +62,13 @@ func checkBalance(name string, src []byte) error {
 					i++
 				}
 				i++
-				col++
 			}
 			i++
 		case c == '{' || c == '(' || c == '[':
-			stack = append(stack, open{c, line, col})
+			stack = append(stack, open{c, i})
 		case c == '}' || c == ')' || c == ']':
 			if len(stack) == 0 || stack[len(stack)-1].ch != closer[c] {
+				line, col := lineCol(src, i)
 				return fmt.Errorf("%s:%d:%d: unexpected %q; brackets do not match", name, line, col, c)
 			}
 			stack = stack[:len(stack)-1]
@@ -55,7 +76,8 @@ func checkBalance(name string, src []byte) error {
 	}
 	if len(stack) > 0 {
 		o := stack[len(stack)-1]
-		return fmt.Errorf("%s:%d:%d: %q is never closed (is the file truncated?)", name, o.line, o.col, o.ch)
+		line, col := lineCol(src, o.off)
+		return fmt.Errorf("%s:%d:%d: %q is never closed (is the file truncated?)", name, line, col, o.ch)
 	}
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"go/token"
-	"os"
+	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"text/scanner"
 
@@ -14,13 +16,19 @@ import (
 
 // The names plegvet looks for.
 const (
+	CRIPackage     = "runtime.v1"     // the package the kubelet's CRI client calls
+	RuntimeService = "RuntimeService" // the service of the event stream
 	EventsRPC      = "GetContainerEvents"
 	EventTypeEnum  = "ContainerEventType"
 	RelativeToRoot = "pkg/apis/runtime/v1/api.proto" // within k8s.io/cri-api
 )
 
+// EventsFullName is the rpc the kubelet calls, by its full name.
+const EventsFullName = CRIPackage + "." + RuntimeService + "." + EventsRPC
+
 // RPC is one rpc of a service.
 type RPC struct {
+	Package           string // the file's package
 	Service, Name     string
 	Request, Response string
 	ClientStreaming   bool
@@ -59,34 +67,31 @@ type Enum struct {
 	Pos    token.Position
 }
 
-// File is what Parse read.
-type File struct {
-	Path     string
-	Package  string
-	Imports  []string
-	RPCs     []RPC
-	Messages map[string]*Message
-	Enums    map[string]*Enum
+// Service is a service's name and position.
+type Service struct {
+	Name string
+	Pos  token.Position
 }
 
-// ReadFile parses the proto file at path; positions name path as given.
-func ReadFile(path string) (*File, error) { return ReadFileNamed(path, path) }
-
-// ReadFileNamed parses the proto file at path, naming it name in positions
-// and errors (the path a user would type in a checkout, say).
-func ReadFileNamed(path, name string) (*File, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: no such file; want the CRI api.proto (k8s.io/cri-api/%s)", name, RelativeToRoot)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return Parse(name, src)
+// File is what Parse read.
+type File struct {
+	Path       string
+	Package    string
+	PackagePos token.Position
+	Imports    []string
+	Services   []Service // in the order declared
+	RPCs       []RPC     // of every service, in the order declared
+	Messages   map[string]*Message
+	Enums      map[string]*Enum
 }
 
 // Parse reads a proto file's source. name is used in positions and errors.
+// Every error is one line, "name:line:column: what", but for a file that
+// is empty or too large.
 func Parse(name string, src []byte) (f *File, err error) {
+	if len(src) > MaxFileSize {
+		return nil, fmt.Errorf("%s: is %d bytes, over the 1 MiB limit for a .proto file; want the CRI api.proto", name, len(src))
+	}
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil, fmt.Errorf("%s: empty file; want a proto file declaring service RuntimeService", name)
 	}
@@ -95,6 +100,9 @@ func Parse(name string, src []byte) (f *File, err error) {
 			f, err = nil, fmt.Errorf("%s: the proto parser failed: %v", name, r)
 		}
 	}()
+	if err := checkText(name, src); err != nil {
+		return nil, err
+	}
 	if err := checkBalance(name, src); err != nil {
 		return nil, err
 	}
@@ -102,16 +110,36 @@ func Parse(name string, src []byte) (f *File, err error) {
 	p.Filename(name)
 	def, err := p.Parse()
 	if err != nil {
-		msg := oneLine(err.Error())
-		if !strings.HasPrefix(msg, name+":") {
-			msg = name + ": " + strings.TrimPrefix(msg, "go scanner error at "+name+" = ")
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, parseError(name, src, err)
 	}
 	f = &File{Path: name, Messages: map[string]*Message{}, Enums: map[string]*Enum{}}
+	var redecl error // the first redeclaration, which protoc refuses
+	redeclared := func(at token.Position, what string, first token.Position) {
+		if redecl == nil {
+			redecl = fmt.Errorf("%s: %s redeclared (first declared at %s); protoc refuses the file", at, what, first)
+		}
+	}
+	services := map[string]token.Position{}
+	rpcs := map[[2]string]token.Position{}
 	proto.Walk(def,
-		proto.WithPackage(func(pk *proto.Package) { f.Package = pk.Name }),
+		proto.WithPackage(func(pk *proto.Package) {
+			at := position(pk.Position)
+			if f.Package != "" {
+				redeclared(at, "package", f.PackagePos)
+				return
+			}
+			f.Package, f.PackagePos = pk.Name, at
+		}),
 		proto.WithImport(func(i *proto.Import) { f.Imports = append(f.Imports, i.Filename) }),
+		proto.WithService(func(s *proto.Service) {
+			at := position(s.Position)
+			if first, ok := services[s.Name]; ok {
+				redeclared(at, "service "+s.Name, first)
+				return
+			}
+			services[s.Name] = at
+			f.Services = append(f.Services, Service{Name: s.Name, Pos: at})
+		}),
 		proto.WithRPC(func(r *proto.RPC) {
 			rpc := RPC{
 				Name: r.Name, Request: r.RequestType, Response: r.ReturnsType,
@@ -121,6 +149,12 @@ func Parse(name string, src []byte) (f *File, err error) {
 			if s, ok := r.Parent.(*proto.Service); ok {
 				rpc.Service = s.Name
 			}
+			key := [2]string{rpc.Service, rpc.Name}
+			if first, ok := rpcs[key]; ok {
+				redeclared(rpc.Pos, "rpc "+rpc.Service+"."+rpc.Name, first)
+				return
+			}
+			rpcs[key] = rpc.Pos
 			f.RPCs = append(f.RPCs, rpc)
 		}),
 		proto.WithMessage(func(m *proto.Message) {
@@ -155,6 +189,12 @@ func Parse(name string, src []byte) (f *File, err error) {
 			}
 		}),
 	)
+	if redecl != nil {
+		return nil, redecl
+	}
+	for i := range f.RPCs { // the package may be declared after the services
+		f.RPCs[i].Package = f.Package
+	}
 	return f, nil
 }
 
@@ -173,16 +213,141 @@ func comment(c *proto.Comment) string {
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// parseError makes the parser's error one line, "name:line:column: what".
+// The parser reports scanner errors as "go scanner error at POS = what",
+// one a line (the later ones follow from the first), and its own as
+// "POS: what"; POS lacks line and column when the scanner had just
+// skipped spaces, and is then found again (where).
+func parseError(name string, src []byte, err error) error {
+	msg, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	msg = strings.TrimPrefix(msg, "go scanner error at ")
+	rest, ok := strings.CutPrefix(msg, name)
+	if !ok { // not a form the parser is known to use
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	if m := posPrefix.FindStringSubmatch(rest); m != nil {
+		return fmt.Errorf("%s:%s:%s: %s", name, m[1], m[2], shorten(m[3]))
+	}
+	what := strings.TrimLeft(rest, ":= ")
+	line, col := where(src, what)
+	return fmt.Errorf("%s:%d:%d: %s", name, line, col, shorten(what))
+}
 
-// RPC returns the rpc with the given name, in any service.
-func (f *File) RPC(name string) (RPC, bool) {
+// shorten cuts the token a parser error quotes when it is long: it may be
+// much of the file.
+func shorten(what string) string {
+	const keep = 40
+	m := foundPrefix.FindStringSubmatchIndex(what)
+	if m == nil {
+		return what
+	}
+	tok, err := strconv.Unquote(what[m[2]:m[3]])
+	r := []rune(tok)
+	if err != nil || len(r) <= keep {
+		return what
+	}
+	return what[:m[2]] + strconv.Quote(string(r[:keep])) + "..." + what[m[3]:]
+}
+
+// posPrefix matches what follows the file name in the parser's errors.
+var posPrefix = regexp.MustCompile(`^:(\d+):(\d+)(?::| =) (.*)$`)
+
+// foundPrefix matches the token the parser names in its errors.
+var foundPrefix = regexp.MustCompile(`^found ("(?:[^"\\]|\\.)*")`)
+
+// where finds the line and column of a parser error that came without:
+// it parses again, one byte a read, to learn how far the scanner got, and
+// takes the last occurrence before that of the token the error names.
+func where(src []byte, what string) (line, col int) {
+	r := &byteReader{src: src}
+	proto.NewParser(r).Parse() //nolint:errcheck // the same error again; only r.n is wanted
+	off := r.n
+	if m := foundPrefix.FindStringSubmatch(what); m != nil {
+		if tok, err := strconv.Unquote(m[1]); err == nil && tok != "" {
+			if i := bytes.LastIndex(src[:off], []byte(tok)); i >= 0 {
+				off = i
+			}
+		}
+	}
+	return lineCol(src, off)
+}
+
+// byteReader gives the scanner one byte a Read, so that n is how far it
+// has read: its position, but for a character of lookahead.
+type byteReader struct {
+	src []byte
+	n   int
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.n >= len(r.src) {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0] = r.src[r.n]
+	r.n++
+	return 1, nil
+}
+
+// FullName is the rpc's full name, package.Service.Name.
+func (r RPC) FullName() string {
+	if r.Package == "" {
+		return r.Service + "." + r.Name
+	}
+	return r.Package + "." + r.Service + "." + r.Name
+}
+
+// RPC returns the rpc with the given full name (package.Service.Name, as
+// EventsFullName); an rpc of that name in another service or package is
+// not it.
+func (f *File) RPC(fullName string) (RPC, bool) {
 	for _, r := range f.RPCs {
-		if r.Name == name {
+		if r.FullName() == fullName {
 			return r, true
 		}
 	}
 	return RPC{}, false
+}
+
+// CheckRuntimeService says whether the file is the CRI API the kubelet
+// calls: package runtime.v1 with service RuntimeService. The error says
+// what was expected and what the file has instead.
+func (f *File) CheckRuntimeService() error {
+	const calls = "the kubelet calls " + CRIPackage + "." + RuntimeService
+	switch {
+	case f.Package == "":
+		return fmt.Errorf("%s: no package declaration, want package %s: %s", f.Path, CRIPackage, calls)
+	case f.Package != CRIPackage:
+		return fmt.Errorf("%s: package %s, want %s: %s", f.PackagePos, f.Package, CRIPackage, calls)
+	}
+	for _, s := range f.Services {
+		if s.Name == RuntimeService {
+			return nil
+		}
+	}
+	has := "it declares no service"
+	if len(f.Services) > 0 {
+		names := make([]string, len(f.Services))
+		for i, s := range f.Services {
+			names[i] = s.Name
+		}
+		has = "it declares " + strings.Join(names, ", ")
+	}
+	return fmt.Errorf("%s: package %s declares no service %s (%s): %s", f.Path, CRIPackage, RuntimeService, has, calls)
+}
+
+// Elsewhere returns the rpcs named like GetContainerEvents that are not
+// the one the kubelet calls: another service's, or another package's.
+func (f *File) Elsewhere() []RPC {
+	var out []RPC
+	for _, r := range f.RPCs {
+		if r.Name == EventsRPC && r.FullName() != EventsFullName {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Message returns a message by name, stripping a package qualifier
@@ -205,10 +370,11 @@ type Events struct {
 	EventTypes []EnumValue // sorted by number
 }
 
-// FindEvents finds GetContainerEvents, its messages and the event types;
-// ok is false when the file has no such rpc.
+// FindEvents finds runtime.v1.RuntimeService.GetContainerEvents, its
+// messages and the event types; ok is false when the file has no such rpc
+// (CheckRuntimeService and Elsewhere say more).
 func (f *File) FindEvents() (ev Events, ok bool) {
-	ev.RPC, ok = f.RPC(EventsRPC)
+	ev.RPC, ok = f.RPC(EventsFullName)
 	if !ok {
 		return ev, false
 	}

@@ -5,10 +5,18 @@
 // its messages' fields and the ContainerEventType enum, with positions in
 // the real file.
 //
+// The rpc is taken by its full name, runtime.v1.RuntimeService.GetContainerEvents,
+// the method the kubelet calls: one of the same name in another service
+// (or another package, such as the runtime.v1alpha2 file that old cri-api
+// releases ship beside v1) is not it. An rpc, service or package declared
+// twice is an error naming both positions, as protoc refuses such a file.
+//
 // It parses with github.com/emicklei/proto, and reads both the older
 // file that imports gogo.proto (the import is not resolved) and the newer
-// one without it. A malformed file is an error naming file:line:column and
-// what the parser expected; it never panics.
+// one without it. Only a regular file of at most MaxFileSize bytes is read
+// (a named pipe is never opened). A malformed file is one error line,
+// file:line:column and what is wrong (invalid UTF-8 included); it never
+// panics.
 //
 // The Go side (the calls of the CRI client's GetContainerEvents in the
 // evented PLEG) is found by the pleg analyzer; a go/analysis pass cannot

@@ -25,11 +25,18 @@ import (
 // too.
 const MaxSize = 16 << 20
 
-// ReadFile returns the content of a regular file of at most MaxSize
-// bytes. Anything else is refused before it is opened, since opening a
-// FIFO blocks and reading a device never ends. The error is one line
-// that does not name the file: callers put the name in front.
-func Read(name string) ([]byte, error) {
+// Read returns the content of a regular file of at most MaxSize bytes.
+// Anything else is refused before it is opened, since opening a FIFO
+// blocks and reading a device never ends. The error is one line that does
+// not name the file: callers put the name in front. It wraps
+// fs.ErrNotExist, ErrNotRegular or ErrTooLarge where one of them is why.
+func Read(name string) ([]byte, error) { return ReadLimit(name, MaxSize) }
+
+// ReadLimit is Read with a smaller limit for one kind of input (api.proto).
+func ReadLimit(name string, limit int64) ([]byte, error) {
+	if limit <= 0 || limit > MaxSize {
+		limit = MaxSize
+	}
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, statError(name, err)
@@ -37,8 +44,8 @@ func Read(name string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, notRegular(name, st.Mode())
 	}
-	if st.Size() > MaxSize {
-		return nil, fmt.Errorf("is %d bytes, over the %d MiB limit for one file%w", st.Size(), MaxSize>>20, quiet{ErrTooLarge})
+	if st.Size() > limit {
+		return nil, fmt.Errorf("is %d bytes, over the %s limit for one file%w", st.Size(), sizeWords(limit), quiet{ErrTooLarge})
 	}
 	// O_NONBLOCK: should the file turn into a FIFO between Stat and open,
 	// the open still returns at once, and the Stat below refuses it.
@@ -55,11 +62,11 @@ func Read(name string) ([]byte, error) {
 	}
 	// What is read may differ from the size stated (a growing file, a file
 	// in /proc): the limit holds whatever Stat said.
-	buf := make([]byte, 0, min(st.Size(), MaxSize)+1)
-	r := io.LimitReader(f, MaxSize+1)
+	buf := make([]byte, 0, min(st.Size(), limit)+1)
+	r := io.LimitReader(f, limit+1)
 	for {
 		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(2*cap(buf), MaxSize+1))
+			grown := make([]byte, len(buf), min(2*cap(buf), int(limit)+1))
 			copy(grown, buf)
 			buf = grown
 		}
@@ -72,8 +79,8 @@ func Read(name string) ([]byte, error) {
 			return nil, fmt.Errorf("cannot read: %v", errCause(err))
 		}
 	}
-	if len(buf) > MaxSize {
-		return nil, fmt.Errorf("grew past the %d MiB limit for one file while read%w", MaxSize>>20, quiet{ErrTooLarge})
+	if int64(len(buf)) > limit {
+		return nil, fmt.Errorf("grew past the %s limit for one file while read%w", sizeWords(limit), quiet{ErrTooLarge})
 	}
 	return buf, nil
 }
@@ -104,12 +111,12 @@ func errCause(err error) error {
 func statError(name string, err error) error {
 	if target, lerr := os.Readlink(name); lerr == nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("is a symbolic link to %s, which does not exist", QuoteName(target))
+			return fmt.Errorf("is a symbolic link to %s, which does not exist%w", QuoteName(target), quiet{fs.ErrNotExist})
 		}
 		return fmt.Errorf("is a symbolic link to %s, which cannot be read: %v", QuoteName(target), errCause(err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("does not exist")
+		return fmt.Errorf("does not exist%w", quiet{fs.ErrNotExist})
 	}
 	return fmt.Errorf("cannot read: %v", errCause(err))
 }
@@ -161,4 +168,12 @@ func OneLine(msg string) string {
 
 func needsQuote(s string) bool {
 	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) })
+}
+
+// sizeWords says a limit in MiB, or in bytes below one MiB.
+func sizeWords(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d-byte", n)
 }
