@@ -101,11 +101,13 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 		return exitFailure, true
 	}
 	var ds []analysis.Diagnostic
+	failed := false
 	for _, a := range analyzers {
 		for _, path := range roots {
 			if o := outs[a][path]; o != nil {
 				if o.Err != nil {
-					fmt.Fprintf(stderr, "plegvet: %s: %s: %v\n", a.Name, path, o.Err)
+					failed = true
+					fmt.Fprintf(stderr, "plegvet: %s: %s: %s\n", a.Name, path, errorLine(o.Err.Error()))
 				}
 				ds = append(ds, o.Diagnostics...)
 			}
@@ -115,11 +117,11 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	for _, d := range ds {
 		fmt.Fprintf(stderr, "%s: %s\n", res.Fset.Position(d.Pos), errorLine(d.Message))
 		for _, r := range d.Related {
-			fmt.Fprintf(stderr, "%s: \t%s\n", res.Fset.Position(r.Pos), r.Message)
+			fmt.Fprintf(stderr, "%s: \t%s\n", res.Fset.Position(r.Pos), errorLine(r.Message))
 		}
 	}
 	switch {
-	case len(res.Problems) > 0:
+	case len(res.Problems) > 0 || failed:
 		return exitFailure, true
 	case len(ds) > 0:
 		return 3, true
