@@ -3,6 +3,7 @@ package plegvet
 import (
 	"context"
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
@@ -46,8 +47,6 @@ type Gate struct {
 	// Assigned is set when the gate's spec comes from an index assignment
 	// (m[K] = V, in init or another function), not a map literal entry.
 	Assigned bool `json:"assigned,omitempty"`
-
-	gate *featuregates.Gate
 }
 
 // Spec is one FeatureSpec of a gate.
@@ -63,21 +62,23 @@ type Spec struct {
 	Unresolved string `json:"unresolved,omitempty"`
 }
 
-// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36).
+// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
+// by featuregates' rule, computed from Specs alone: a gate decoded from
+// JSON answers as the one returned.
 func (g *Gate) At(version string) (Spec, bool) {
-	if g.gate == nil {
-		return Spec{}, false
+	fg := featuregates.Gate{Name: g.Name}
+	for i, s := range g.Specs {
+		fg.Specs = append(fg.Specs, featuregates.Spec{
+			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
+			PreRelease: featuregates.PreRelease(s.PreRelease), MinCompatibilityVersion: s.MinCompatibilityVersion,
+			Pos: token.Pos(i + 1), // which of Specs it is
+		})
 	}
-	s, ok := g.gate.At(version)
+	s, ok := fg.At(version)
 	if !ok {
 		return Spec{}, false
 	}
-	for _, js := range g.Specs {
-		if js.Version == s.Version && js.Default == s.Default && js.PreRelease == string(s.PreRelease) && js.MinCompatibilityVersion == s.MinCompatibilityVersion {
-			return js, true
-		}
-	}
-	return Spec{}, false
+	return g.Specs[int(s.Pos)-1], true
 }
 
 // Newest returns the gate's last spec.
@@ -161,7 +162,7 @@ func isFeaturePackage(importPath string) bool {
 func (p positioner) gate(g *featuregates.Gate) Gate {
 	jg := Gate{
 		Name: g.Name, Decl: p.optPos(g.Decl), Entry: p.pos(g.Entry), Map: g.Map, Format: string(g.Format),
-		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned, gate: g,
+		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned,
 	}
 	for _, s := range g.Specs {
 		jg.Specs = append(jg.Specs, Spec{

@@ -9,7 +9,7 @@ import (
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
-// EventedPLEGGate is the feature gate that turns the evented PLEG on,
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
 // unless the tree's kubelet tests a gate of another name.
 const EventedPLEGGate = "EventedPLEG"
 
@@ -181,16 +181,16 @@ func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, releas
 	if opts.KubeletVersion != "" {
 		release, err := nodeverdict.Release(opts.KubeletVersion)
 		if err != nil {
-			return "", "", fmt.Errorf("-kubelet-version %v", err)
+			return "", "", &OptionError{Option: "KubeletVersion", Err: err}
 		}
 		return opts.KubeletVersion, release, nil
 	}
 	if met.KubeletVersion == "" {
-		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so the kubelet's version is unknown; pass -kubelet-version v1.X.Y", opts.Metrics, nodeverdict.MetricBuildInfo)
+		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
 	}
 	release, err = nodeverdict.Release(met.KubeletVersion)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %s git_version %v; pass -kubelet-version v1.X.Y", opts.Metrics, nodeverdict.MetricBuildInfo, err)
+		return "", "", fmt.Errorf("%s: %s git_version %v: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 	}
 	return met.KubeletVersion, release, nil
 }

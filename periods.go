@@ -2,9 +2,9 @@ package plegvet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"go/token"
+	"strconv"
 	"time"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
@@ -39,7 +39,7 @@ type Relist struct {
 	// GateOff is what runs with the gate off (or always, without a gate).
 	GateOff *Mode `json:"gateOff"`
 	// GateOn is nil when the tree has no such gate.
-	GateOn *Mode `json:"gateOn"`
+	GateOn *GateOnMode `json:"gateOn"`
 	// Ratio is the gate-on period over the gate-off period; nil when
 	// either is missing or unresolved.
 	Ratio *float64 `json:"ratio"`
@@ -65,7 +65,7 @@ type UnresolvedGate struct {
 	Unresolved string `json:"unresolved"` // why
 }
 
-// Mode is what one state of the gate runs.
+// Mode is what runs with the gate off: the generic relist.
 type Mode struct {
 	// Period and Threshold are the generic relist's; Call is its
 	// construction. All three are null when no generic PLEG runs.
@@ -75,49 +75,42 @@ type Mode struct {
 	// Loop is where the relist loop consumes the period, and how.
 	Loop     *Pos   `json:"loop"`
 	LoopCall string `json:"loopCall"`
-	// Evented, Fallback and MaxStreamRetries belong to gateOn: the evented
-	// PLEG's construction, the period it restores on the generic PLEG
-	// after the stream fails for good (null: none), and how many failed
-	// streams it tolerates first.
+}
+
+// GateOnMode is what runs with the gate on: the generic relist, and the
+// evented PLEG beside it.
+type GateOnMode struct {
+	Mode
+	// Evented is the evented PLEG's construction; Fallback the period it
+	// restores on the generic PLEG after the stream fails for good (null:
+	// none); MaxStreamRetries how many failed streams it tolerates first.
 	Evented          *Pos        `json:"evented"`
 	Fallback         *Value      `json:"fallback"`
 	MaxStreamRetries *RetryCount `json:"maxStreamRetries"`
-
-	gateOn bool
-}
-
-// MarshalJSON leaves the evented PLEG's keys out of gateOff.
-func (m *Mode) MarshalJSON() ([]byte, error) {
-	type mode Mode
-	if m.gateOn {
-		return json.Marshal((*mode)(m))
-	}
-	return json.Marshal(struct {
-		Period    *Value `json:"period"`
-		Threshold *Value `json:"threshold"`
-		Call      *Pos   `json:"call"`
-		Loop      *Pos   `json:"loop"`
-		LoopCall  string `json:"loopCall"`
-	}{m.Period, m.Threshold, m.Call, m.Loop, m.LoopCall})
 }
 
 // Value is a duration resolved to its constant, or why it could not be.
 type Value struct {
+	// Value is the duration as time.Duration prints it ("5m0s"), or a
+	// count of nanoseconds for a constant that is not typed as a duration.
 	Value      string `json:"value,omitempty"`
 	Const      string `json:"const,omitempty"`
 	Expr       string `json:"expr,omitempty"`
 	Decl       *Pos   `json:"decl,omitempty"`
 	Unresolved string `json:"unresolved,omitempty"`
-
-	nanos int64
 }
 
-// Duration returns the value as a time.Duration; ok is false when unresolved.
+// Duration returns the value as a time.Duration, read from Value (so a
+// value decoded from JSON answers the same); ok is false when unresolved.
 func (v *Value) Duration() (time.Duration, bool) {
-	if v == nil || v.Unresolved != "" {
+	if v == nil || v.Unresolved != "" || v.Value == "" {
 		return 0, false
 	}
-	return time.Duration(v.nanos), true
+	if d, err := time.ParseDuration(v.Value); err == nil {
+		return d, true
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	return time.Duration(n), err == nil
 }
 
 // RetryCount is the evented PLEG's stream retries.
@@ -168,10 +161,10 @@ func (a *analysed) periods() (*PeriodsReport, error) {
 }
 
 func (p positioner) relist(r *plegperiods.Relist) Relist {
-	out := Relist{GateOff: p.mode(&r.Off, false)}
+	out := Relist{GateOff: p.mode(&r.Off)}
 	if r.On != nil {
 		out.Gate = &RelistGate{Name: r.Gate, Test: p.pos(r.GateIf)}
-		out.GateOn = p.mode(r.On, true)
+		out.GateOn = p.gateOnMode(r.On)
 		if ratio, ok := r.Ratio(); ok {
 			out.Ratio = &ratio
 		}
@@ -190,8 +183,18 @@ func (p positioner) relist(r *plegperiods.Relist) Relist {
 	return out
 }
 
-func (p positioner) mode(m *plegperiods.Mode, on bool) *Mode {
-	out := &Mode{gateOn: on}
+func (p positioner) gateOnMode(m *plegperiods.Mode) *GateOnMode {
+	out := &GateOnMode{Mode: *p.mode(m)}
+	if m.Evented != nil {
+		out.Evented = p.optPos(m.Evented.Call.Pos())
+		out.Fallback = p.value(m.Fallback)
+		out.MaxStreamRetries = p.retries(m.Retries)
+	}
+	return out
+}
+
+func (p positioner) mode(m *plegperiods.Mode) *Mode {
+	out := &Mode{}
 	if m.Generic != nil {
 		out.Call = p.optPos(m.Generic.Call.Pos())
 		out.Period, out.Threshold = p.value(m.Period), p.value(m.Threshold)
@@ -199,11 +202,6 @@ func (p positioner) mode(m *plegperiods.Mode, on bool) *Mode {
 			lp := p.position(m.Generic.Ctor.Loop)
 			out.Loop, out.LoopCall = &lp, m.Generic.Ctor.LoopCall
 		}
-	}
-	if m.Evented != nil {
-		out.Evented = p.optPos(m.Evented.Call.Pos())
-		out.Fallback = p.value(m.Fallback)
-		out.MaxStreamRetries = p.retries(m.Retries)
 	}
 	return out
 }
@@ -220,7 +218,7 @@ func (p positioner) value(v *plegperiods.Value) *Value {
 	if !v.Resolved() {
 		return &Value{Unresolved: v.Unresolved}
 	}
-	out := &Value{Const: v.Const, Expr: v.Expr, nanos: v.Int, Value: fmt.Sprint(v.Int)}
+	out := &Value{Const: v.Const, Expr: v.Expr, Value: fmt.Sprint(v.Int)}
 	if v.Duration {
 		out.Value = time.Duration(v.Int).String()
 	}

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
 )
-
-// GateName is the feature gate behind the evented PLEG (KEP-3386).
-const GateName = "EventedPLEG"
 
 // Report is plegvet's answer for one tree: which PLEG a kubelet runs, on
 // what evidence, and why the relist stays.
@@ -124,7 +125,7 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 		missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
 	}
 
-	name := GateName
+	name := EventedPLEGGate
 	if rep.Relist != nil && rep.Relist.Gate != nil {
 		name = rep.Relist.Gate.Name // the gate the tree really tests
 	}
@@ -297,43 +298,42 @@ func trimFloat(f float64) string {
 	return fmt.Sprintf("%.3g", f)
 }
 
-// Timeline answers for several releases (a list, or a range as
-// release.Range expands it: "v1.26.0..v1.37.2"), fetching and analysing
-// them on up to workers goroutines. A release that cannot be fetched or
-// read is a row with its Error, not a failure of the whole timeline.
-// progress, when set, is called as each release finishes.
+// Releases expands a release list as the command line takes it: one
+// version (v1.36.1), a comma list, or a range "v1.26.0..v1.37.2", which
+// means the newest patch of each minor, from the first to the last, that
+// the module proxy serves (every patch is asked for by name, since a
+// proxy's version list can be partial).
+func Releases(ctx context.Context, spec string) ([]string, error) {
+	return release.Range(ctx, spec)
+}
+
+// Timeline answers for several releases (see Releases for expanding a
+// range), fetching and analysing them on up to workers goroutines. A
+// release that cannot be fetched or read is a row with its Error, not a
+// failure of the whole timeline. progress, when set, is called as each
+// release finishes.
 func Timeline(ctx context.Context, versions []string, workers int, progress func(done, total int, version string)) []*Report {
-	if workers < 1 {
-		workers = 1
-	}
 	rows := make([]*Report, len(versions))
-	jobs := make(chan int)
+	var g errgroup.Group
+	g.SetLimit(max(workers, 1))
 	var mu sync.Mutex
 	done := 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				rep, err := Inspect(ctx, Options{Kubernetes: versions[i]})
-				if err != nil {
-					rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@" + versions[i], KubernetesVersion: versions[i]}, Error: err.Error()}
-				}
-				rows[i] = rep
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, len(versions), versions[i])
-				}
-				mu.Unlock()
+	for i, v := range versions {
+		g.Go(func() error {
+			rep, err := Inspect(ctx, Options{Kubernetes: v})
+			if err != nil {
+				rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}
 			}
-		}()
+			rows[i] = rep
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if progress != nil {
+				progress(done, len(versions), v)
+			}
+			return nil // a failed release is a row, not a failure
+		})
 	}
-	for i := range versions {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	g.Wait()
 	return rows
 }

@@ -27,23 +27,23 @@ func TestSummarize(t *testing.T) {
 	}, {
 		name: "slower safety net with a fallback",
 		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(300),
-			GateOn: &Mode{Period: val("5m0s"), Evented: &Pos{}, Fallback: val("1s"), MaxStreamRetries: &RetryCount{Value: &five}, gateOn: true}},
+			GateOn: &GateOnMode{Mode: Mode{Period: val("5m0s")}, Evented: &Pos{}, Fallback: val("1s"), MaxStreamRetries: &RetryCount{Value: &five}}},
 		want: []string{"safety net", "every 5m0s instead of 1s (x300)", "fails 5 times", "restores a 1s relist"},
 		not:  []string{"ratio 1", "restores nothing"},
 	}, {
 		name: "ratio 1",
 		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(1),
-			GateOn: &Mode{Period: val("1s"), Evented: &Pos{}, MaxStreamRetries: &RetryCount{Value: &five}, gateOn: true}},
+			GateOn: &GateOnMode{Mode: Mode{Period: val("1s")}, Evented: &Pos{}, MaxStreamRetries: &RetryCount{Value: &five}}},
 		want: []string{"ratio 1", "relist never slowed down"},
 		not:  []string{"instead of"},
 	}, {
 		name: "fallback dropped while the relist stayed slow",
 		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(300),
-			GateOn: &Mode{Period: val("5m0s"), Evented: &Pos{}, gateOn: true}},
+			GateOn: &GateOnMode{Mode: Mode{Period: val("5m0s")}, Evented: &Pos{}}},
 		want: []string{"restores nothing: the kubelet is left relisting every 5m0s"},
 	}, {
 		name:   "safety net gone",
-		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, GateOn: &Mode{Evented: &Pos{}, gateOn: true}},
+		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, GateOn: &GateOnMode{Mode: Mode{}, Evented: &Pos{}}},
 		want:   []string{"runs no generic relist at all", "Nothing resynchronises"},
 		not:    []string{"safety net:"},
 	}}

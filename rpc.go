@@ -123,7 +123,7 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	if protoFile == "" {
 		dir := t.ModuleDir(tree.CRIAPIModule)
 		if dir == "" {
-			return nil, fmt.Errorf("%s: no k8s.io/cri-api in the tree (looked in staging/src/ and vendor/); pass -proto FILE", src.Dir)
+			return nil, fmt.Errorf("%s: %w (looked in staging/src/ and vendor/)", src.Dir, ErrNoCRIAPI)
 		}
 		protoFile = filepath.Join(dir, filepath.FromSlash(criproto.RelativeToRoot))
 	}

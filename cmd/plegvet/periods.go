@@ -72,7 +72,7 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 	}
 	off, on := r.GateOff, r.GateOn
 	if on == nil {
-		on = &plegvet.Mode{}
+		on = &plegvet.GateOnMode{}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(name, a, b string) {
@@ -98,7 +98,7 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		}
 		return m.LoopCall + " at " + at(m.Loop)
 	}
-	row("relist loop", loop(off), loop(on))
+	row("relist loop", loop(off), loop(&on.Mode))
 	if r.Gate != nil {
 		row("evented PLEG", "-", at(on.Evented))
 		fallback := valueText(on.Fallback)

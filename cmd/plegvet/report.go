@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/internal/release"
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,7 +40,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
-	versions, err := release.Range(ctx, src.k8s)
+	versions, err := plegvet.Releases(ctx, src.k8s)
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
@@ -197,7 +196,7 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	if rl := r.Relist; rl != nil {
 		row("Relist", "gate off: "+modeWords(rl.GateOff))
 		if rl.GateOn != nil {
-			on := "gate on:  " + modeWords(rl.GateOn)
+			on := "gate on:  " + modeWords(&rl.GateOn.Mode)
 			if rl.Ratio != nil {
 				on += " (x" + trimRatio(*rl.Ratio) + ")"
 			}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/plegvet/plegvet"
 )
@@ -88,8 +90,39 @@ func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text 
 
 // fail prints one error line for a subcommand.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(err.Error()))
+	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(flagWords(err)))
 	return exitFailure
+}
+
+// optionFlags names the flag that sets each library option.
+var optionFlags = map[string]string{
+	"Kubernetes":     "-k8s",
+	"Dir":            "-C",
+	"Proto":          "-proto",
+	"KubeletVersion": "-kubelet-version",
+	"Configz":        "-configz",
+	"Metrics":        "-metrics",
+	"Crictl":         "-crictl",
+}
+
+// flagWords words a library error for the command line: the library names
+// its options and says what is missing; the command line names the flag
+// and what to pass.
+func flagWords(err error) string {
+	msg := err.Error()
+	var oe *plegvet.OptionError
+	if errors.As(err, &oe) {
+		if flag, ok := optionFlags[oe.Option]; ok {
+			msg = strings.Replace(msg, oe.Error(), flag+" "+oe.Err.Error(), 1)
+		}
+	}
+	switch {
+	case errors.Is(err, plegvet.ErrKubeletVersionUnknown):
+		msg += "; pass -kubelet-version v1.X.Y"
+	case errors.Is(err, plegvet.ErrNoCRIAPI):
+		msg += "; pass -proto FILE"
+	}
+	return msg
 }
 
 // writeText prints text output with the control characters of its

@@ -1,0 +1,25 @@
+package plegvet
+
+import "errors"
+
+// Errors a library caller can test with errors.Is; the command line adds
+// the flag that mends each.
+var (
+	// ErrKubeletVersionUnknown: the metrics do not say the kubelet's
+	// version (no kubernetes_build_info, or a git_version that is not a
+	// release), and NodeOptions.KubeletVersion is not set.
+	ErrKubeletVersionUnknown = errors.New("the kubelet's version is unknown")
+	// ErrNoCRIAPI: the tree holds no k8s.io/cri-api, and Options.Proto
+	// names no api.proto.
+	ErrNoCRIAPI = errors.New("no k8s.io/cri-api in the tree")
+)
+
+// OptionError is an option whose value is not what was expected. Option is
+// the field's name in Options or NodeOptions (Kubernetes, KubeletVersion).
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Option + " " + e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
