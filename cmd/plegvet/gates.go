@@ -16,14 +16,15 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
 	var src sourceFlags
 	src.register(fs, true)
-	if !parse(fs, args, stderr) {
-		return exitUsage
+	names, code, ok := parse(fs, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if src.json && src.yaml {
 		fmt.Fprintln(stderr, "plegvet gates: -json and -yaml exclude each other")
 		return exitUsage
 	}
-	rep, err := plegvet.Gates(ctx, src.options(), fs.Args()...)
+	rep, err := plegvet.Gates(ctx, src.options(), names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

@@ -77,16 +77,8 @@ func main() {
 // dispatch runs a subcommand, or hands over to the go/analysis driver,
 // which also speaks go vet's -vettool protocol.
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		for _, sc := range subcommands {
-			if args[0] == sc.name {
-				return runSubcommand(sc, args[1:], stdout, stderr)
-			}
-		}
-		if args[0] == "help" && len(args) == 1 {
-			usage(stdout)
-			return exitOK
-		}
+	if code, ok := command(args, stdout, stderr); ok {
+		return code
 	}
 	analyzers := []*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}
 	if len(args) == 1 && strings.HasSuffix(args[0], ".cfg") && skipIrrelevantVet(args[0]) {

@@ -22,8 +22,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding crictl version -o json, run on the node")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong")
-	if !parseNoArgs(fs, args, stderr) {
-		return exitUsage
+	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if opts.Configz == "" || opts.Metrics == "" {
 		fmt.Fprintln(stderr, "plegvet node: -configz FILE and -metrics FILE are required (see plegvet node -h)")

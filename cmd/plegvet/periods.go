@@ -15,8 +15,8 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("periods", flag.ContinueOnError)
 	var src sourceFlags
 	src.register(fs, false)
-	if !parseNoArgs(fs, args, stderr) {
-		return exitUsage
+	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	rep, err := plegvet.Periods(ctx, src.options())
 	if err != nil {

@@ -19,8 +19,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	src.register(fs, false)
 	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
 	sarifFile := fs.String("sarif", "", "also write the findings to this file as SARIF 2.1.0")
-	if !parseNoArgs(fs, args, stderr) {
-		return exitUsage
+	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if strings.ContainsAny(src.k8s, ",") || strings.Contains(src.k8s, "..") {
 		return runTimeline(ctx, src, stdout, stderr)

@@ -15,8 +15,8 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var src sourceFlags
 	src.register(fs, false)
 	proto := fs.String("proto", "", "read this api.proto; alone, without a tree")
-	if !parseNoArgs(fs, args, stderr) {
-		return exitUsage
+	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	opts := src.options()
 	opts.Proto = *proto

@@ -31,33 +31,58 @@ func (s *sourceFlags) options() plegvet.Options {
 	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s}
 }
 
-// parse parses a subcommand's flags; a bad command line is one line on
-// stderr and exit code 2.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+// parse parses a subcommand's flags, also where they follow its arguments
+// (gates EventedPLEG -k8s v1.37.2), and returns the arguments. -h prints
+// the usage on stdout (exit 0); a bad command line is one line on stderr
+// (exit 2). ok is false when the subcommand should return code.
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, ok bool) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stderr)
-			fmt.Fprintf(stderr, "usage: plegvet %s\n", fs.Name())
-			fs.PrintDefaults()
-			return false
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				fmt.Fprintf(stdout, "usage: plegvet %s\n\nFlags:\n", subcommandUsage[fs.Name()])
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, exitOK, false
+			}
+			fmt.Fprintf(stderr, "plegvet %s: %v (see plegvet %s -h)\n", fs.Name(), err, fs.Name())
+			return nil, exitUsage, false
 		}
-		fmt.Fprintf(stderr, "plegvet %s: %v (see plegvet %s -h)\n", fs.Name(), err, fs.Name())
-		return false
+		args = fs.Args()
+		i := 0
+		for i < len(args) && !isFlag(args[i]) {
+			i++
+		}
+		rest = append(rest, args[:i]...)
+		if i == len(args) {
+			break
+		}
+		if args[i] == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		args = args[i:]
 	}
-	return true
+	if flagSet(fs, "k8s") && flagSet(fs, "C") {
+		fmt.Fprintf(stderr, "plegvet %s: -k8s and -C exclude each other: -k8s analyses a release, -C a checkout (see plegvet %s -h)\n", fs.Name(), fs.Name())
+		return nil, exitUsage, false
+	}
+	return rest, exitOK, true
 }
 
+func isFlag(arg string) bool { return len(arg) > 1 && arg[0] == '-' }
+
 // parseNoArgs parses a subcommand that takes flags only.
-func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
-	if !parse(fs, args, stderr) {
-		return false
+func parseNoArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
+	rest, code, ok := parse(fs, args, stdout, stderr)
+	if !ok {
+		return code, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "plegvet %s: unexpected argument %q (see plegvet %s -h)\n", fs.Name(), fs.Arg(0), fs.Name())
-		return false
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "plegvet %s: unexpected argument %q (see plegvet %s -h)\n", fs.Name(), rest[0], fs.Name())
+		return exitUsage, false
 	}
-	return true
+	return exitOK, true
 }
 
 // flagSet reports whether the command line set the named flag.

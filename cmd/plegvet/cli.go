@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// command handles what the command line says before any analysis: a
+// subcommand, help, the version, or a mistyped subcommand. It returns
+// false when args are for the go/analysis driver (flags and packages).
+func command(args []string, stdout, stderr io.Writer) (int, bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	for _, sc := range subcommands {
+		if args[0] == sc.name {
+			return runSubcommand(sc, args[1:], stdout, stderr), true
+		}
+	}
+	switch args[0] {
+	case "help", "-help", "--help", "-h":
+		if len(args) == 1 {
+			usage(stdout)
+			return exitOK, true
+		}
+		for _, sc := range subcommands {
+			if args[1] == sc.name {
+				return runSubcommand(sc, []string{"-h"}, stdout, stderr), true
+			}
+		}
+		return 0, false // plegvet help ANALYZER: the driver describes it
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, "plegvet", moduleVersion())
+		return exitOK, true
+	}
+	if near := nearest(args[0]); near != "" {
+		fmt.Fprintf(stderr, "plegvet: unknown command %q; did you mean %s? (see plegvet help)\n", args[0], near)
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+// moduleVersion is plegvet's module version as the binary was built:
+// v1.2.3 when installed with go install, (devel) from a checkout, with the
+// VCS revision when the build recorded one.
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// nearest returns the subcommand a word most likely misspells: one edit
+// or a swap away (repot, perods, rcp); "" for anything else, such as a
+// package pattern, which goes to the driver.
+func nearest(word string) string {
+	if strings.ContainsAny(word, "./-=") {
+		return ""
+	}
+	best, bestDist := "", 3
+	for _, sc := range subcommands {
+		if d := editDistance(word, sc.name); d < bestDist && d <= max(1, len(sc.name)/3) {
+			best, bestDist = sc.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of neighbours each count one.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// subcommandUsage is each subcommand's synopsis, for its -h.
+var subcommandUsage = map[string]string{}
+
+func init() {
+	for _, sc := range subcommands {
+		subcommandUsage[sc.name], _, _ = strings.Cut(sc.usage, ": ")
+	}
+}
