@@ -31,11 +31,11 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 	raw, ok := top["kubeletconfig"]
 	if !ok {
 		// A KubeletConfiguration file (kind, apiVersion) is the usual mistake.
-		return nil, fmt.Errorf("%s: no \"kubeletconfig\" key (found %s); want %s", name, keys(top), configzWant)
+		return nil, captureError(name, "no \"kubeletconfig\" key (found %s); want %s", keys(top), configzWant)
 	}
 	kc, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: kubeletconfig is %s; want an object, as in %s", name, kind(raw), configzWant)
+		return nil, captureError(name, "kubeletconfig is %s; want an object, as in %s", kind(raw), configzWant)
 	}
 	cfg := &Config{FeatureGates: map[string]bool{}}
 	raw, ok = kc["featureGates"]
@@ -44,7 +44,7 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 	}
 	fg, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: kubeletconfig.featureGates is %s; want an object of gate names to true or false", name, kind(raw))
+		return nil, captureError(name, "kubeletconfig.featureGates is %s; want an object of gate names to true or false", kind(raw))
 	}
 	names := make([]string, 0, len(fg))
 	for n := range fg {
@@ -54,7 +54,7 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 	for _, n := range names {
 		b, ok := fg[n].(bool)
 		if !ok {
-			return nil, fmt.Errorf("%s: kubeletconfig.featureGates.%s is %s; want true or false", name, gateKey(n), kind(fg[n]))
+			return nil, captureError(name, "kubeletconfig.featureGates.%s is %s; want true or false", gateKey(n), kind(fg[n]))
 		}
 		cfg.FeatureGates[n] = b
 	}

@@ -1,9 +1,6 @@
 package nodeverdict
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // crictlWant is what a crictl file should be, for error messages.
 const crictlWant = "the output of crictl version -o json (keys version, runtimeName, runtimeVersion, runtimeApiVersion)"
@@ -38,14 +35,14 @@ func ReadCrictl(name string, data []byte) (*Runtime, error) {
 			return "", nil
 		}
 		if !ok {
-			return "", fmt.Errorf("%s: no %q (found %s); want %s", name, key, keys(obj), crictlWant)
+			return "", captureError(name, "no %q (found %s); want %s", key, keys(obj), crictlWant)
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", fmt.Errorf("%s: %s is %s; want a string, as in %s", name, key, kind(v), crictlWant)
+			return "", captureError(name, "%s is %s; want a string, as in %s", key, kind(v), crictlWant)
 		}
 		if required && strings.TrimSpace(s) == "" {
-			return "", fmt.Errorf("%s: %s is empty; want %s", name, key, crictlWant)
+			return "", captureError(name, "%s is empty; want %s", key, crictlWant)
 		}
 		return s, nil
 	}

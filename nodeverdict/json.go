@@ -14,7 +14,7 @@ import (
 // the file should have been.
 func decodeJSONObject(name string, data []byte, want string) (map[string]any, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file; want %s", name, want)
+		return nil, captureError(name, "empty file; want %s", want)
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -28,20 +28,20 @@ func decodeJSONObject(name string, data []byte, want string) (map[string]any, er
 				msg, at = "the file ends in the middle of a value (cut short?)", int64(len(data))
 			}
 			line, col := lineCol(data, at)
-			return nil, fmt.Errorf("%s:%d:%d: not JSON: %s; want %s", name, line, col, msg, want)
+			return nil, &CaptureError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("not JSON: %s; want %s", msg, want), Err: err}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			// A number beyond float64 (a million digits, say): name where it
 			// is, not the number itself.
 			line, col := lineCol(data, te.Offset)
-			return nil, fmt.Errorf("%s:%d:%d: a JSON %s that does not fit a %s; want %s", name, line, col, shortValue(te.Value), te.Type, want)
+			return nil, &CaptureError{File: name, Line: line, Col: col, Msg: fmt.Sprintf("a JSON %s that does not fit a %s; want %s", shortValue(te.Value), te.Type, want), Err: err}
 		}
-		return nil, fmt.Errorf("%s: not JSON: %v; want %s", name, shortValue(err.Error()), want)
+		return nil, &CaptureError{File: name, Msg: fmt.Sprintf("not JSON: %s; want %s", shortValue(err.Error()), want), Err: err}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: JSON %s, not an object; want %s", name, kind(v), want)
+		return nil, captureError(name, "JSON %s, not an object; want %s", kind(v), want)
 	}
 	return obj, nil
 }

@@ -79,9 +79,9 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 				// Every line ends in a newline, the last one too.
 				msg += " (cut short?)"
 			}
-			return nil, fmt.Errorf("%s:%d: not Prometheus text format: %s; want %s", name, pe.Line, msg, metricsWant)
+			return nil, &CaptureError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", msg, metricsWant), Err: err}
 		}
-		return nil, fmt.Errorf("%s: not Prometheus text format: %s; want %s", name, printable(err.Error()), metricsWant)
+		return nil, &CaptureError{File: name, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", printable(err.Error()), metricsWant), Err: err}
 	}
 	r := metricsReader{name: name, fams: fams}
 	m := &Metrics{}
@@ -97,7 +97,7 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 		return nil, r.err
 	}
 	if m.DiscardEvents == nil && m.RelistInterval == nil && m.RelistDuration == nil && m.LastSeen == nil {
-		return nil, fmt.Errorf("%s: no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", name, len(fams), metricsWant)
+		return nil, captureError(name, "no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", len(fams), metricsWant)
 	}
 	return m, nil
 }
@@ -111,7 +111,7 @@ type metricsReader struct {
 
 func (r *metricsReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%s: "+format, append([]any{r.name}, args...)...)
+		r.err = captureError(r.name, format, args...)
 	}
 }
 

@@ -62,11 +62,8 @@ type Shape struct {
 	// restores nothing.
 	Fallback ParamRef
 
-	Loop         token.Position // where the relist loop consumes the period
-	LoopCall     string         // how: "wait.Until", "Reset", ...
-	Health       token.Position // where the health check compares with the threshold
-	FallbackCall token.Position // where the fallback restores the period
-	RetriesCheck token.Position // where failed streams are counted against the retries
+	Loop     token.Position // where the relist loop consumes the period
+	LoopCall string         // how: "wait.Until", "Reset", ...
 	// StreamCalls are the calls that read the container event stream
 	// (GetContainerEvents) in the struct's methods.
 	StreamCalls []StreamCall
@@ -179,11 +176,8 @@ type usage struct {
 	threshold                      fieldPath
 	thresholdConst                 *types.Const
 	thresholdExpr                  ast.Expr
-	healthPos                      token.Pos
 	retries                        fieldPath
-	retriesPos                     token.Pos
 	fallback                       fieldPath
-	fallbackPos                    token.Pos
 	streamPos                      token.Pos
 	streams                        []streamUse
 	hasLoop, hasThreshold, hasRetr bool
@@ -247,7 +241,7 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 			if _, isSel := ast.Unparen(n.Fun).(*ast.SelectorExpr); isSel && pkg == "" && !u.hasFallback {
 				for _, a := range n.Args {
 					if p, ok := receiverPath(info, recv, a); ok && p.sub == "" && relistType != nil && namedOf(info.TypeOf(a)) == relistType {
-						u.fallback, u.fallbackPos, u.hasFallback = p, n.Pos(), true
+						u.fallback, u.hasFallback = p, true
 					}
 				}
 			}
@@ -262,13 +256,13 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 					t := info.TypeOf(side)
 					switch {
 					case durationTyped(info, side) && fd.Name.Name == "Healthy" && !u.hasThreshold:
-						u.threshold, u.healthPos, u.hasThreshold = p, n.Pos(), true
+						u.threshold, u.hasThreshold = p, true
 					case t != nil && isInt(t) && !u.hasRetr:
-						u.retries, u.retriesPos, u.hasRetr = p, n.Pos(), true
+						u.retries, u.hasRetr = p, true
 					}
 				}
 				if c := astobj.Const(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
-					u.thresholdConst, u.thresholdExpr, u.healthPos, u.hasThreshold = c, side, n.Pos(), true
+					u.thresholdConst, u.thresholdExpr, u.hasThreshold = c, side, true
 				}
 			}
 		}
@@ -355,7 +349,6 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 				c.Loop, c.LoopCall = fset.Position(u.loopPos), u.loopCall
 			}
 			if u.hasThreshold {
-				c.Health = fset.Position(u.healthPos)
 				if u.thresholdConst != nil {
 					c.ThresholdConst = res.value(u.thresholdExpr)
 					c.ThresholdConst.DeclPosition = fset.Position(c.ThresholdConst.Decl)
@@ -364,10 +357,10 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 				}
 			}
 			if u.hasRetr && c.Kind == Evented {
-				c.Retries, c.RetriesCheck = ref(fields, u.retries), fset.Position(u.retriesPos)
+				c.Retries = ref(fields, u.retries)
 			}
 			if u.hasFallback && c.Kind == Evented {
-				c.Fallback, c.FallbackCall = ref(fields, u.fallback), fset.Position(u.fallbackPos)
+				c.Fallback = ref(fields, u.fallback)
 			}
 			for _, st := range u.streams {
 				call := StreamCall{Pos: fset.Position(st.pos), Shape: streamShape(st.fn)}

@@ -12,27 +12,82 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plegvet/plegvet/internal/kubeversion"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-var versionRE = regexp.MustCompile(`^v1\.(\d+)\.(\d+)(-(alpha|beta|rc)\.\d+)?$`)
+// Errors a caller can test with errors.Is. Their messages name no flag or
+// option: the caller says where the version came from.
+var (
+	// ErrNotARelease: a version that names no Kubernetes release.
+	ErrNotARelease = errors.New("not a Kubernetes release version")
+	// ErrRangeGoesDown: a range whose last minor is before its first.
+	ErrRangeGoesDown = errors.New("the range goes down")
+	// ErrRangeTooWide: a range of more minors than MaxRangeMinors; each
+	// minor costs go commands, and Kubernetes has had some forty.
+	ErrRangeTooWide = errors.New("the range spans too many minors")
+	// ErrProxyRefused: the go command, through the module proxy (GOPROXY),
+	// did not serve a version asked for; the error's text is the go
+	// command's own, which says why (an unknown revision, lookup disabled,
+	// a proxy it could not reach).
+	ErrProxyRefused = errors.New("the module proxy does not serve the version")
+)
+
+// refusal is the go command's message for a version it did not serve.
+type refusal string
+
+func (r refusal) Error() string      { return string(r) }
+func (refusal) Is(target error) bool { return target == ErrProxyRefused }
 
 // ParseVersion checks a Kubernetes release version such as v1.36.1 (a
-// leading "v" may be omitted) and returns it in canonical form.
+// leading "v" may be omitted) and returns it in canonical form. A minor
+// without a patch (v1.36) is not a release: Resolve picks its newest.
 func ParseVersion(s string) (string, error) {
-	v := strings.TrimSpace(s)
-	if v != "" && v[0] != 'v' {
-		v = "v" + v
+	v, err := parse(s)
+	if err != nil {
+		return "", err
 	}
-	if !versionRE.MatchString(v) {
-		return "", fmt.Errorf("-k8s %q: not a Kubernetes release version; want v1.MINOR.PATCH, such as v1.36.1", s)
+	if !v.IsRelease() {
+		return "", notARelease(s)
+	}
+	return v.Semver(), nil
+}
+
+// parse reads a release (v1.36.1) or a minor of major 1 (v1.36).
+func parse(s string) (kubeversion.Version, error) {
+	v, ok := kubeversion.Parse(s)
+	if !ok || !v.IsRelease() && !(v.IsMinor() && v.Major == 1) {
+		return kubeversion.Version{}, notARelease(s)
 	}
 	return v, nil
+}
+
+func notARelease(s string) error {
+	return fmt.Errorf("%q: %w; want v1.MINOR.PATCH, such as v1.36.1", s, ErrNotARelease)
+}
+
+// Resolve returns the release a version names: a release itself, in
+// canonical form (v1.36.1), without asking the go command; for a minor
+// (v1.36 or 1.36), its newest patch that the module proxy serves, every
+// patch asked for by name.
+func Resolve(ctx context.Context, version string) (string, error) {
+	v, err := parse(version)
+	if err != nil {
+		return "", err
+	}
+	if !v.IsMinor() {
+		return v.Semver(), nil
+	}
+	newest, err := newestPatch(ctx, v.Minor, maxPatchProbe)
+	if err == nil && newest == "" {
+		err = fmt.Errorf("%q: %w", version, refusal(fmt.Sprintf("the module proxy serves no %s patch of %s", v.Semver(), tree.KubernetesModule)))
+	}
+	return newest, err
 }
 
 // StagingVersion maps a Kubernetes version to the version of its staging
@@ -46,10 +101,11 @@ type Module struct {
 
 // Fetch downloads k8s.io/kubernetes@version and, when withCRI is set,
 // k8s.io/cri-api at the matching staging version, and describes them as one
-// tree. It runs "go mod download -json" outside any module, so GOPROXY,
+// tree. A minor (v1.36) means its newest patch, as Resolve finds it; the
+// tree's Version says which release was fetched. It runs "go mod download -json" outside any module, so GOPROXY,
 // GOFLAGS, GOMODCACHE and GONOSUMDB apply as the user set them.
 func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error) {
-	v, err := ParseVersion(version)
+	v, err := Resolve(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +138,7 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 	// applies; removed on every return, stopped runs included.
 	neutral, err := os.MkdirTemp("", "plegvet-download-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
@@ -92,7 +148,7 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 	}
 	var execErr *exec.Error
 	if errors.As(runErr, &execErr) {
-		return nil, fmt.Errorf("cannot run the go command to fetch %s: %v", strings.Join(modules, ", "), runErr)
+		return nil, fmt.Errorf("cannot run the go command to fetch %s: %w", strings.Join(modules, ", "), runErr)
 	}
 	stdout, stderr := bytes.NewReader(outJSON), string(errOut)
 	byName := map[string]Module{}
@@ -105,7 +161,7 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 		if err := dec.Decode(&m); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("fetching %s: cannot read the go command's output: %v", strings.Join(modules, ", "), err)
+			return nil, fmt.Errorf("%s: cannot read the go command's output: %w", what, err)
 		}
 		if m.Error != "" {
 			errs = append(errs, oneLine(m.Error))
@@ -124,7 +180,7 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 			if why == "" && runErr != nil {
 				why = runErr.Error()
 			}
-			return nil, fmt.Errorf("cannot fetch %s with the go command: %s", want, why)
+			return nil, fmt.Errorf("cannot fetch %s with the go command: %w", want, refusal(why))
 		}
 		out = append(out, m)
 	}
@@ -140,78 +196,107 @@ func isStopped(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// MaxRangeMinors is the most minors a range may span.
+const MaxRangeMinors = 64
+
 // Range expands "v1.26.0..v1.37.2" to the newest patch of each minor from
 // the first to the last that the proxy serves (the last minor capped at
-// the given patch), and "v1.25.0,v1.30.0" to its list. A single version is
-// a list of one.
+// the given patch, uncapped when it is a minor: v1.26..v1.37), and
+// "v1.25.0,v1.30" to its list, a minor standing for its newest patch (as
+// Resolve). A single version is a list of one.
 func Range(ctx context.Context, spec string) ([]string, error) {
 	if from, to, ok := strings.Cut(spec, ".."); ok {
-		lo, err := ParseVersion(from)
-		if err != nil {
-			return nil, err
-		}
-		hi, err := ParseVersion(to)
-		if err != nil {
-			return nil, err
-		}
-		loMinor, hiMinor := minorOf(lo), minorOf(hi)
-		if loMinor > hiMinor {
-			return nil, fmt.Errorf("-k8s %s: the range goes down from minor %d to %d", spec, loMinor, hiMinor)
-		}
-		// Minors are asked about at once: each answer is network-bound.
-		found := make([]string, hiMinor-loMinor+1)
-		errs := make([]error, len(found))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 4) // each minor runs 4 go commands
-		for m := loMinor; m <= hiMinor; m++ {
-			maxPatch := maxPatchProbe
-			if m == hiMinor {
-				maxPatch = patchOf(hi)
-			}
-			wg.Add(1)
-			go func(i, m, maxPatch int) {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				found[i], errs[i] = newestPatch(ctx, m, maxPatch)
-			}(m-loMinor, m, maxPatch)
-		}
-		wg.Wait()
-		var out []string
-		for i, v := range found {
-			if errs[i] != nil {
-				return nil, errs[i]
-			}
-			if v != "" {
-				out = append(out, v)
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("-k8s %s: the module proxy serves no k8s.io/kubernetes release in that range", spec)
-		}
-		return out, nil
+		return minorRange(ctx, spec, from, to)
 	}
-	var out []string
+	var versions []kubeversion.Version
 	for _, part := range strings.Split(spec, ",") {
-		v, err := ParseVersion(part)
+		v, err := parse(part)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		versions = append(versions, v)
+	}
+	out := make([]string, len(versions))
+	errs := make([]error, len(versions))
+	var g errgroup.Group
+	g.SetLimit(probingMinors)
+	for i, v := range versions {
+		if !v.IsMinor() {
+			out[i] = v.Semver()
+			continue
+		}
+		g.Go(func() error {
+			out[i], errs[i] = Resolve(ctx, v.Semver())
+			return nil
+		})
+	}
+	_ = g.Wait() // the probes' errors are in errs, in order
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func minorOf(v string) int {
-	m := versionRE.FindStringSubmatch(v)
-	n, _ := strconv.Atoi(m[1])
-	return n
+// probingMinors bounds the minors asked about at once: each answer is
+// network-bound, and each minor runs a few go commands.
+const probingMinors = 4
+
+// firstError is the first error in order, so that a failing list says the
+// same whichever probe failed first in time.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func patchOf(v string) int {
-	m := versionRE.FindStringSubmatch(v)
-	n, _ := strconv.Atoi(m[2])
-	return n
+// minorRange expands the range spec, from..to: the newest patch of each
+// minor between them that the proxy serves.
+func minorRange(ctx context.Context, spec, from, to string) ([]string, error) {
+	lo, err := parse(from)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := parse(to)
+	if err != nil {
+		return nil, err
+	}
+	if lo.Minor > hi.Minor {
+		return nil, fmt.Errorf("%q: %w from minor %d to %d", spec, ErrRangeGoesDown, lo.Minor, hi.Minor)
+	}
+	if hi.Minor-lo.Minor >= MaxRangeMinors {
+		return nil, fmt.Errorf("%q: %w: %d, more than %d", spec, ErrRangeTooWide, hi.Minor-lo.Minor+1, MaxRangeMinors)
+	}
+	found := make([]string, hi.Minor-lo.Minor+1)
+	errs := make([]error, len(found))
+	var g errgroup.Group
+	g.SetLimit(probingMinors)
+	for m := lo.Minor; m <= hi.Minor; m++ {
+		maxPatch := uint(maxPatchProbe)
+		if m == hi.Minor && hi.Patch != nil {
+			maxPatch = *hi.Patch
+		}
+		g.Go(func() error {
+			found[m-lo.Minor], errs[m-lo.Minor] = newestPatch(ctx, m, maxPatch)
+			return nil
+		})
+	}
+	_ = g.Wait() // the probes' errors are in errs, in order
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range found {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%q: %w", spec, refusal("the module proxy serves no "+tree.KubernetesModule+" release in that range"))
+	}
+	return out, nil
 }
 
 // maxPatchProbe bounds the patches asked for: no Kubernetes minor has had
@@ -219,52 +304,54 @@ func patchOf(v string) int {
 const maxPatchProbe = 31
 
 // newestPatch finds the newest patch of v1.<minor> the proxy serves, not
-// after maxPatch. The proxy's version list may be partial and a proxy may
-// serve some patches and not others, so every patch is asked for by name,
-// a few per go command, the commands at once.
-func newestPatch(ctx context.Context, minor, maxPatch int) (string, error) {
-	if maxPatch > maxPatchProbe {
-		maxPatch = maxPatchProbe
-	}
+// after maxPatch; "" when it serves none and the go command said nothing
+// of why. The proxy's version list may be partial and a proxy may serve
+// some patches and not others, so every patch is asked for by name, a few
+// per go command, the commands at once. A failed command is an answer
+// (those patches are not served) unless every command failed or one was
+// stopped.
+func newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
+	maxPatch = min(maxPatch, maxPatchProbe)
 	const chunk = 8
 	var mu sync.Mutex
 	best := -1
 	var firstErr error
-	var wg sync.WaitGroup
-	for start := 0; start <= maxPatch; start += chunk {
-		wg.Add(1)
-		go func(start int) {
-			defer wg.Done()
-			var patches []int
+	var g errgroup.Group
+	for start := uint(0); start <= maxPatch; start += chunk {
+		g.Go(func() error {
+			var patches []uint
 			for p := start; p < start+chunk && p <= maxPatch; p++ {
 				patches = append(patches, p)
 			}
 			served, err := servedPatches(ctx, minor, patches)
+			if isStopped(err) {
+				// A stopped chunk may have held the newest patch, so the
+				// others' answer is not the answer.
+				return err
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil && (firstErr == nil || isStopped(err) && !isStopped(firstErr)) {
+			if err != nil && firstErr == nil {
 				firstErr = err
 			}
 			for _, p := range served {
-				best = max(best, p)
+				best = max(best, int(p))
 			}
-			if len(served) > 0 {
-				return
-			}
-		}(start)
+			return nil
+		})
 	}
-	wg.Wait()
-	if best < 0 || isStopped(firstErr) {
-		// Every chunk failed: say why. A stopped chunk may have held the
-		// newest patch, so the others' answer is not the answer.
-		return "", firstErr
+	if err := g.Wait(); err != nil {
+		return "", err
+	}
+	if best < 0 {
+		return "", firstErr // every chunk failed: say why
 	}
 	return fmt.Sprintf("v1.%d.%d", minor, best), nil
 }
 
 // servedPatches asks the go command, in one run, which of the patches of
 // k8s.io/kubernetes@v1.minor the proxy serves.
-func servedPatches(ctx context.Context, minor int, patches []int) ([]int, error) {
+func servedPatches(ctx context.Context, minor uint, patches []uint) ([]uint, error) {
 	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
 	for _, p := range patches {
 		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
@@ -279,20 +366,21 @@ func servedPatches(ctx context.Context, minor int, patches []int) ([]int, error)
 		if errors.As(err, &exit) {
 			return nil, fmt.Errorf("%s: %s", what, oneLine(string(errOut)))
 		}
-		return nil, fmt.Errorf("%s: %v", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	var served []int
+	var served []uint
 	why := ""
 	for _, line := range strings.Split(string(out), "\n") {
-		v, state, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if ok && state == "ok" && versionRE.MatchString(v) && minorOf(v) == minor {
-			served = append(served, patchOf(v))
+		listed, state, ok := strings.Cut(strings.TrimSpace(line), " ")
+		v, isVersion := kubeversion.Parse(listed)
+		if ok && state == "ok" && isVersion && v.IsRelease() && v.Pre == "" && v.Minor == minor {
+			served = append(served, *v.Patch)
 		} else if reason, missing := strings.CutPrefix(state, "missing "); missing && why == "" {
 			why = reason
 		}
 	}
 	if len(served) == 0 && why != "" {
-		return nil, fmt.Errorf("the go command serves no v1.%d patch: %s", minor, oneLine(why))
+		return nil, fmt.Errorf("the go command serves no v1.%d patch: %w", minor, refusal(oneLine(why)))
 	}
 	return served, nil
 }

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -10,10 +11,11 @@ func TestParseVersion(t *testing.T) {
 	for in, want := range map[string]string{
 		"v1.36.1": "v1.36.1", "1.36.1": "v1.36.1", " v1.25.0 ": "v1.25.0", "v1.37.0-beta.0": "v1.37.0-beta.0",
 		"v1.36": "", "v2.0.0": "", "latest": "", "": "", "v1.36.1.2": "", "v1.x.1": "", "v1.36.1-foo": "",
+		"v1.036.1": "", "v1.36.1+build": "", "v1.99999999999999999999.0": "",
 	} {
 		got, err := ParseVersion(in)
 		if want == "" {
-			if err == nil || !strings.Contains(err.Error(), "want v1.MINOR.PATCH") {
+			if !errors.Is(err, ErrNotARelease) || !strings.Contains(err.Error(), "want v1.MINOR.PATCH") || strings.Contains(err.Error(), "-k8s") {
 				t.Errorf("ParseVersion(%q) = %q, %v; want an error", in, got, err)
 			}
 			continue
@@ -37,6 +39,9 @@ func TestFetchOffline(t *testing.T) {
 		t.Fatal("no error")
 	}
 	msg := err.Error()
+	if !errors.Is(err, ErrProxyRefused) {
+		t.Errorf("error %q is not ErrProxyRefused", msg)
+	}
 	if !strings.HasPrefix(msg, "cannot fetch k8s.io/kubernetes@v1.36.999 with the go command: ") || !strings.Contains(msg, "GOPROXY=off") || strings.Contains(msg, "\n") {
 		t.Errorf("error = %q", msg)
 	}
@@ -48,14 +53,46 @@ func TestRangeLists(t *testing.T) {
 		t.Errorf("Range(list) = %v, %v", got, err)
 	}
 	for spec, want := range map[string]string{
-		"v1.30.0,latest":   `-k8s "latest": not a Kubernetes release version`,
-		"v1.37.0..v1.26.0": "the range goes down from minor 37 to 26",
-		"v1.30.0..v1.x":    `-k8s "v1.x"`,
-		"v1.30.0..":        `-k8s "": not a Kubernetes release version`,
+		"v1.30.0,latest":   `"latest": not a Kubernetes release version`,
+		"v1.37.0..v1.26.0": `"v1.37.0..v1.26.0": the range goes down from minor 37 to 26`,
+		"v1.37..v1.26.0":   `"v1.37..v1.26.0": the range goes down from minor 37 to 26`,
+		"v1.30.0..v1.x":    `"v1.x": not a Kubernetes release version`,
+		"v1.30.0..":        `"": not a Kubernetes release version`,
+		"v1.30.0,v2.1":     `"v2.1": not a Kubernetes release version`,
 	} {
-		if _, err := Range(context.Background(), spec); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Range(%q) = %v, want an error containing %q", spec, err, want)
+		_, err := Range(context.Background(), spec)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Range(%q) = %v, want an error starting %q", spec, err, want)
 		}
+		if !errors.Is(err, ErrNotARelease) && !errors.Is(err, ErrRangeGoesDown) {
+			t.Errorf("Range(%q) = %v, neither ErrNotARelease nor ErrRangeGoesDown", spec, err)
+		}
+	}
+}
+
+// A release resolves to itself without the go command; a minor, with the
+// proxy off, fails with the go command's words.
+func TestResolve(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	for in, want := range map[string]string{"v1.36.1": "v1.36.1", " 1.37.0-rc.1": "v1.37.0-rc.1"} {
+		if got, err := Resolve(context.Background(), in); got != want || err != nil {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if got, err := Resolve(context.Background(), "1.x"); !errors.Is(err, ErrNotARelease) {
+		t.Errorf("Resolve(1.x) = %q, %v; want ErrNotARelease", got, err)
+	}
+	got, err := Resolve(context.Background(), "v1.20") // not in any module cache here
+	if !errors.Is(err, ErrProxyRefused) || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
+		t.Errorf("Resolve(v1.20) = %q, %v; want ErrProxyRefused naming GOPROXY=off", got, err)
+	}
+	// In a list, a minor is resolved and its failure is the list's.
+	if _, err := Range(context.Background(), "v1.36.1,v1.20"); !errors.Is(err, ErrProxyRefused) {
+		t.Errorf("Range(list with a minor) = %v; want ErrProxyRefused", err)
+	}
+	if _, err := Fetch(context.Background(), "v1.20", false); !errors.Is(err, ErrProxyRefused) {
+		t.Errorf("Fetch(v1.20) = %v; want ErrProxyRefused", err)
 	}
 }
 
@@ -63,7 +100,7 @@ func TestRangeLists(t *testing.T) {
 func TestRangeOffline(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	_, err := Range(context.Background(), "v1.20.0..v1.20.3") // not in any module cache here
-	if err == nil || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
+	if !errors.Is(err, ErrProxyRefused) || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -86,6 +123,5 @@ func FuzzParseVersion(f *testing.F) {
 			t.Errorf("ParseVersion(%q) = %q, then %q, %v", s, v, again, err)
 		}
 		_ = StagingVersion(v)
-		_, _ = minorOf(v), patchOf(v)
 	})
 }

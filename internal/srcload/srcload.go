@@ -82,7 +82,6 @@ type Result struct {
 }
 
 type loader struct {
-	ctx      context.Context
 	also     func(importPath string) bool
 	tree     *tree.Tree
 	fset     *token.FileSet
@@ -120,7 +119,6 @@ func Load(ctx context.Context, t *tree.Tree, importPaths ...string) (*Result, er
 // facts reach the requested packages.
 func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bool, importPaths ...string) (*Result, error) {
 	l := &loader{
-		ctx:      ctx,
 		also:     also,
 		tree:     t,
 		fset:     token.NewFileSet(),
@@ -136,14 +134,14 @@ func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bo
 		l.want[p] = true
 	}
 	if ctx == nil {
-		l.ctx = context.Background()
+		ctx = context.Background()
 	}
 	for _, p := range importPaths {
 		dir := t.PackageDir(p)
 		if dir == "" {
 			return nil, fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
 		}
-		pp, err := l.parse(p, dir)
+		pp, err := l.parse(ctx, p, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +153,7 @@ func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bo
 	}
 	res := &Result{Fset: l.fset}
 	for _, p := range importPaths {
-		pkg, err := l.check(p, nil)
+		pkg, err := l.check(ctx, p, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -179,9 +177,9 @@ func sortedKeys(m map[string]bool) []string {
 // parse reads the non-test Go files of dir that build on linux/amd64 (the
 // platform kubelets run on), in name order, and keeps those whose package
 // clause names the package; every other file it was given is a problem.
-func (l *loader) parse(importPath, dir string) (*parsedPkg, error) {
+func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg, error) {
 	rel := l.tree.Rel(dir)
-	if err := l.ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
 	}
 	ents, err := os.ReadDir(dir)
@@ -209,7 +207,7 @@ func (l *loader) parse(importPath, dir string) (*parsedPkg, error) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if err := l.ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
 		}
 		filename := filepath.Join(dir, name)
@@ -307,11 +305,11 @@ func (l *loader) syntaxProblem(filename string, err error) Problem {
 
 // check type-checks one requested package, after the requested packages it
 // imports. stack guards against import cycles in a broken tree.
-func (l *loader) check(importPath string, stack []string) (*packages.Package, error) {
+func (l *loader) check(ctx context.Context, importPath string, stack []string) (*packages.Package, error) {
 	if p, ok := l.checked[importPath]; ok {
 		return p, nil
 	}
-	if err := l.ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(importPath), err)
 	}
 	for _, s := range stack {
@@ -356,8 +354,8 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 			if !l.want[p] && !l.tried[p] && l.also != nil && l.also(p) && !isStd(p) {
 				l.tried[p] = true
 				if dir := l.tree.PackageDir(p); dir != "" {
-					pp, err := l.parse(p, dir)
-					if err != nil && l.ctx.Err() != nil {
+					pp, err := l.parse(ctx, p, dir)
+					if err != nil && ctx.Err() != nil {
 						abortErr = err
 						return nil, err
 					}
@@ -373,7 +371,7 @@ func (l *loader) check(importPath string, stack []string) (*packages.Package, er
 				}
 			}
 			if l.want[p] {
-				dep, err := l.check(p, stack)
+				dep, err := l.check(ctx, p, stack)
 				if err != nil {
 					abortErr = err
 					return nil, err

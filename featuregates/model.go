@@ -1,0 +1,237 @@
+package featuregates
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+)
+
+// PreRelease is a gate's stage, named as Kubernetes' feature lists name it.
+type PreRelease string
+
+const (
+	PreAlpha   PreRelease = "PreAlpha"
+	Alpha      PreRelease = "Alpha"
+	Beta       PreRelease = "Beta"
+	GA         PreRelease = "GA"
+	Deprecated PreRelease = "Deprecated"
+)
+
+// preReleaseByValue maps the API's constant values to stage names.
+var preReleaseByValue = map[string]PreRelease{
+	"PRE-ALPHA":  PreAlpha,
+	"ALPHA":      Alpha,
+	"BETA":       Beta,
+	"":           GA,
+	"DEPRECATED": Deprecated,
+}
+
+// Stability orders stages as component-base does for dependencies: a gate
+// may not depend on a gate of lower stability, Deprecated is the lowest and
+// PreAlpha counts as Alpha.
+func (p PreRelease) Stability() int {
+	switch p {
+	case Deprecated:
+		return 0
+	case PreAlpha, Alpha:
+		return 1
+	case Beta:
+		return 2
+	case GA:
+		return 3
+	}
+	return -1
+}
+
+// Format says which kind of map a gate was declared in.
+type Format string
+
+const (
+	Unversioned Format = "unversioned" // map[Feature]FeatureSpec
+	Versioned   Format = "versioned"   // map[Feature]VersionedSpecs
+)
+
+// Spec is one FeatureSpec.
+type Spec struct {
+	// Version is the release the spec applies from ("1.26"); empty in the
+	// unversioned format.
+	Version                 string
+	Default                 bool
+	LockToDefault           bool
+	PreRelease              PreRelease
+	MinCompatibilityVersion string
+	Pos                     token.Pos // the spec's composite literal
+	End                     token.Pos
+	// VersionPos is the position of the Version field's value, NoPos if absent.
+	VersionPos token.Pos
+	// VersionLit is the string literal inside version.MustParse("1.26"),
+	// and DefaultValue the Default field's value: what a fix rewrites.
+	VersionLit   *ast.BasicLit
+	DefaultValue ast.Expr
+	// Unresolved says why a field could not be resolved to a constant;
+	// such a field keeps its zero value.
+	Unresolved string
+}
+
+// Gate is a feature gate and its spec history.
+type Gate struct {
+	Name   string       // the gate's value, as a user sets it
+	Const  *types.Const // the key's constant; nil for a conversion of a literal
+	Decl   token.Pos    // the constant's declaration; NoPos when unknown
+	Entry  token.Pos    // the key in the feature map
+	Value  ast.Expr     // the value the key maps to
+	Map    string       // the variable or function holding the map
+	Format Format
+	// Specs may be empty: a gate whose spec list is empty or could not be
+	// read (Unresolved says why) has none. Use Newest or At rather than
+	// indexing.
+	Specs []Spec
+	// Dependencies are the gates this gate depends on, from dependency maps.
+	Dependencies []Dependency
+	// Unresolved says why the gate's name or specs are not fully known.
+	Unresolved string
+	// Assigned is set for an entry set by an index assignment (m[K] = V,
+	// in init or any function) rather than written in a map literal;
+	// Entry and Value are then the assignment's key and value.
+	Assigned bool
+	// MapVar is the feature map variable holding the entry (a literal's
+	// variable, or the map assigned into); nil for a literal no variable
+	// holds, such as one returned.
+	MapVar *types.Var
+}
+
+// Dependency is one entry of a dependency list.
+type Dependency struct {
+	Name string
+	Pos  token.Pos
+	// Pkg is the import path of the package declaring the constant that
+	// names the gate, when known.
+	Pkg string
+}
+
+// At returns the spec in force at a Kubernetes version ("1.36" or
+// "v1.36.1"): the last spec whose version is not later than it. An
+// unversioned spec is in force at every version. A spec with a
+// MinCompatibilityVersion applies only once the default minimum
+// compatibility version (one minor before) has reached it.
+func (g *Gate) At(version string) (Spec, bool) {
+	want, ok := ParseVersion(version)
+	if !ok {
+		return Spec{}, false
+	}
+	want = want.MajorMinor()
+	minCompat := want
+	if minCompat.Minor > 0 {
+		minCompat.Minor--
+	}
+	var found Spec
+	ok = false
+	for _, s := range g.Specs {
+		if s.Version == "" {
+			found, ok = s, true
+			continue
+		}
+		v, vok := ParseVersion(s.Version)
+		if !vok || want.Less(v.MajorMinor()) {
+			continue
+		}
+		if mc, mok := ParseVersion(s.MinCompatibilityVersion); mok && minCompat.Less(mc.MajorMinor()) {
+			continue
+		}
+		found, ok = s, true
+	}
+	return found, ok
+}
+
+// Newest returns the gate's last spec.
+func (g *Gate) Newest() (Spec, bool) {
+	if len(g.Specs) == 0 {
+		return Spec{}, false
+	}
+	return g.Specs[len(g.Specs)-1], true
+}
+
+// Map is a feature map found in the package: a literal, or a feature map
+// variable that index assignments fill or that is built otherwise.
+type Map struct {
+	Name    string // the variable or function holding it
+	Kind    string // "unversioned", "versioned" or "dependencies"
+	Pos     token.Pos
+	Entries int // literal entries and index assignments read
+	// Unresolved says why some of the map's entries are not known (it is
+	// built by a call, or filled through a key that is not a constant);
+	// Problems has each place. A gate may then exist that Gates lacks.
+	Unresolved string
+}
+
+// Problem is something in a feature map that could not be read: an entry
+// whose key is not a constant, or a map built in a way plegvet does not
+// follow. Msg names the map and says why.
+type Problem struct {
+	Pos, End token.Pos
+	Msg      string
+}
+
+// Result is everything Extract found in one package.
+type Result struct {
+	// Gates are the gates by name, sorted; a gate declared in two maps
+	// appears once, with its first entry (see Entries for all of them).
+	Gates []*Gate
+	// Entries are all map entries in source order, one Gate each.
+	Entries []*Gate
+	Maps    []Map
+	// DependencyEntries are the keys of dependency maps, in source order.
+	DependencyEntries []DependencyEntry
+	// Problems are the entries and maps that could not be read, with
+	// positions; each also marks its Map Unresolved.
+	Problems []Problem
+}
+
+// Complete reports whether every feature map of gates (dependency maps
+// aside) was read in full: when not, a gate missing from Gates may still
+// exist.
+func (r *Result) Complete() bool {
+	for _, m := range r.Maps {
+		if m.Unresolved != "" && m.Kind != "dependencies" {
+			return false
+		}
+	}
+	return true
+}
+
+// DependencyEntry is one key of a dependency map.
+type DependencyEntry struct {
+	Name  string
+	Entry token.Pos
+	Pkg   string // as in Dependency
+	Deps  []Dependency
+}
+
+// Gate returns the gate with the given name, or nil.
+func (r *Result) Gate(name string) *Gate {
+	i := sort.Search(len(r.Gates), func(i int) bool { return r.Gates[i].Name >= name })
+	if i < len(r.Gates) && r.Gates[i].Name == name {
+		return r.Gates[i]
+	}
+	return nil
+}
+
+// Overwrites reports whether entry g replaces entry f of the same gate at
+// run time: both are in one map variable, g is an assignment, and f is a
+// literal entry (init runs after variables are initialised) or an
+// assignment written before it.
+func (g *Gate) Overwrites(f *Gate) bool {
+	return g.Assigned && g.MapVar != nil && g.MapVar == f.MapVar && (!f.Assigned || f.Entry < g.Entry)
+}
+
+func (g *Gate) addUnresolved(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if g.Unresolved == "" {
+		g.Unresolved = msg
+	} else if !strings.Contains(g.Unresolved, msg) {
+		g.Unresolved += "; " + msg
+	}
+}
