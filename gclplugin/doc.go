@@ -51,7 +51,8 @@
 //	            note: false                 # true: report the informational gate-note
 //	          disable: []                   # "featuregate" and/or "pleg"
 //
-// Each setting is the flag of the same analyzer under go vet:
+// Each setting is a field of its analyzer's Config and the flag of the
+// same analyzer under go vet (internal/suite lists them):
 //
 //	featuregate.rules               -featuregate.rules
 //	featuregate.alphaDefaultExempt  -featuregate.alpha-default-exempt (a list, not a comma-separated string)
@@ -66,9 +67,10 @@
 //
 //	plugin(plegvet): newPlugin plegvet settings: unknown key "pleg.notes" (known: ...)
 //
-// Disabling featuregate leaves out its findings only: pleg needs the
-// gates' facts and still runs it. Disabling both analyzers is an error;
-// remove plegvet from linters.enable instead.
+// Disabling featuregate runs none of its checks; pleg still reads the
+// gates' specs, through the facts-only gatefacts analyzer it requires.
+// Disabling both analyzers is an error; remove plegvet from
+// linters.enable instead.
 //
 // Findings read like
 //

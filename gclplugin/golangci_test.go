@@ -68,9 +68,8 @@ func TestGolangciLint(t *testing.T) {
 			dontWant: []string{"PrematureAlpha"},
 		},
 		{
-			// pleg requires featuregate, so featuregate still runs for its
-			// facts (the note names the gate's stage), but its own
-			// findings are not reported.
+			// featuregate's checks do not run; pleg reads the gate's stage
+			// (the note names it) through gatefacts, which it requires.
 			name: "disable featuregate",
 			settings: `
           pleg:
@@ -106,7 +105,7 @@ func TestGolangciLint(t *testing.T) {
           featuregate:
             rules: 1.30`,
 			wantCode: gclFailure,
-			want:     []string{`plugin(plegvet): newPlugin plegvet settings: featuregate.rules: got a number, want a string (quote the version: rules: "1.33")`},
+			want:     []string{`plugin(plegvet): newPlugin plegvet settings: featuregate.rules: got a number, want a string (quote it: YAML reads an unquoted 1.30 as the number 1.3)`},
 			dontWant: []string{"pkg/", "issues"},
 		},
 	} {

@@ -1,9 +1,11 @@
 package gclplugin
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +13,7 @@ import (
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/analyzer/featuregate"
-	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 // Name is the plugin's name: the key under linters.settings.custom and
@@ -24,42 +24,18 @@ func init() {
 	register.Plugin(Name, New)
 }
 
-// Settings is what linters.settings.custom.plegvet.settings holds. Every
-// key is optional; an unknown key, or a value of the wrong type, is an
-// error, so that a misspelt setting cannot silently leave a check as it
-// was.
+// Settings is what linters.settings.custom.plegvet.settings holds: a
+// section per analyzer of the suite, whose keys are the fields of that
+// analyzer's Config (featuregate.rules, pleg.note), and the analyzers to
+// leave out. Every key is optional; an unknown key, or a value of the
+// wrong type, is an error, so that a misspelt setting cannot silently
+// leave a check as it was.
 type Settings struct {
-	// Featuregate configures the featuregate analyzer.
-	Featuregate FeaturegateSettings `json:"featuregate"`
-	// Pleg configures the pleg analyzer.
-	Pleg PlegSettings `json:"pleg"`
-	// Disable names analyzers ("featuregate", "pleg") whose findings are
-	// not reported. pleg still runs featuregate for its facts.
+	suite.Config
+	// Disable names analyzers ("featuregate", "pleg") that do not run. pleg
+	// still reads the gates' specs through gatefacts, which it requires.
 	Disable []string `json:"disable"`
 }
-
-// FeaturegateSettings maps onto the featuregate analyzer's flags.
-type FeaturegateSettings struct {
-	// Rules is the flag -featuregate.rules: "auto" (the default: the
-	// newest version the package's specs name) or a Kubernetes minor
-	// such as "1.33", whose component-base rules then apply. It must be
-	// a string; YAML reads an unquoted 1.30 as the number 1.3.
-	Rules string `json:"rules"`
-	// AlphaDefaultExempt is the flag -featuregate.alpha-default-exempt:
-	// gates exempt from alpha-default-on. Omitted, the flag's default
-	// (WindowsHostNetwork, as upstream) applies; a list replaces it, and
-	// an empty list exempts no gate.
-	AlphaDefaultExempt *[]string `json:"alphaDefaultExempt"`
-}
-
-// PlegSettings maps onto the pleg analyzer's flags.
-type PlegSettings struct {
-	// Note is the flag -pleg.note: report the informational gate-note.
-	Note bool `json:"note"`
-}
-
-// analyzers are the plugin's analyzers, in the order they are returned.
-var analyzers = []*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}
 
 // Plugin is plegvet as a golangci-lint module plugin.
 type Plugin struct {
@@ -79,15 +55,15 @@ func New(settings any) (register.LinterPlugin, error) {
 	return &Plugin{settings: s}, nil
 }
 
-// DecodeSettings decodes and checks the plugin's settings strictly: an
-// unknown key, a value of the wrong type, an unknown analyzer or a rules
-// value that is not a Kubernetes minor is an error.
+// DecodeSettings decodes and checks the plugin's settings strictly, over
+// the suite's defaults: an unknown key, a value of the wrong type, an
+// unknown analyzer or a setting its analyzer refuses is an error.
 func DecodeSettings(raw any) (Settings, error) {
+	s := Settings{Config: suite.DefaultConfig()}
 	if raw == nil {
-		return Settings{}, nil
+		return s, nil
 	}
-	s, err := register.DecodeSettings[Settings](raw)
-	if err != nil {
+	if err := decodeStrictly(raw, &s); err != nil {
 		return Settings{}, fmt.Errorf("plegvet settings: %w", clarify(err, raw))
 	}
 	if err := s.validate(); err != nil {
@@ -96,18 +72,31 @@ func DecodeSettings(raw any) (Settings, error) {
 	return s, nil
 }
 
+// decodeStrictly is register.DecodeSettings onto a value that holds the
+// defaults: a key left out keeps its default, and an empty list is empty.
+func decodeStrictly(raw any, s *Settings) error {
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return fmt.Errorf("encoding settings: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(s)
+}
+
 // clarify rewords the decoder's errors after the keys a user writes.
 func clarify(err error, raw any) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		key := te.Field
+		key := jsonPath(te.Field)
 		if key == "" {
 			key = "settings"
 		}
 		value, _, _ := strings.Cut(te.Value, " ") // "number 1.3"
-		msg := fmt.Sprintf("%s: got %s, want %s", key, article(value), kindOf(te.Type.String()))
-		if key == "featuregate.rules" && value == "number" {
-			msg += ` (quote the version: rules: "1.33")`
+		want := kindOf(te.Type.String())
+		msg := fmt.Sprintf("%s: got %s, want %s", key, article(value), want)
+		if value == "number" && want == "a string" {
+			msg += " (quote it: YAML reads an unquoted 1.30 as the number 1.3)"
 		}
 		return errors.New(msg)
 	}
@@ -115,13 +104,32 @@ func clarify(err error, raw any) error {
 		if name, err := strconv.Unquote(rest); err == nil {
 			rest = strconv.Quote(keyPath(raw, name))
 		}
-		return fmt.Errorf("unknown key %s (known: %s)", rest, strings.Join(knownKeys, ", "))
+		return fmt.Errorf("unknown key %s (known: %s)", rest, strings.Join(knownKeys(), ", "))
 	}
 	return err
 }
 
+// jsonPath drops from the decoder's path of a field the Go names of the
+// structs Settings embeds, which the JSON does not write.
+func jsonPath(field string) string {
+	t := reflect.TypeFor[Settings]()
+	var keep []string
+	for _, name := range strings.Split(field, ".") {
+		if f, ok := t.FieldByName(name); !ok || !f.Anonymous {
+			keep = append(keep, name)
+		}
+	}
+	return strings.Join(keep, ".")
+}
+
 // knownKeys are the settings' keys, as a user writes them.
-var knownKeys = []string{"featuregate.rules", "featuregate.alphaDefaultExempt", "pleg.note", "disable"}
+func knownKeys() []string {
+	var keys []string
+	for _, st := range suite.Settings() {
+		keys = append(keys, st.Analyzer+"."+st.Key)
+	}
+	return append(keys, "disable")
+}
 
 // keyPath returns the dotted path of the key name in the settings (the
 // decoder names only the key).
@@ -163,39 +171,35 @@ func kindOf(goType string) string {
 }
 
 func (s Settings) validate() error {
-	if r := s.Featuregate.Rules; r != "" && r != "auto" {
-		if _, ok := featuregates.ParseVersion(r); !ok {
-			return fmt.Errorf(`featuregate.rules: %q is neither "auto" nor a Kubernetes minor such as "1.33"`, r)
-		}
+	if err := s.Config.Validate(); err != nil {
+		return err
 	}
-	if s.Featuregate.AlphaDefaultExempt != nil {
-		for _, g := range *s.Featuregate.AlphaDefaultExempt {
-			if g == "" || strings.ContainsAny(g, ", \t") {
-				return fmt.Errorf("featuregate.alphaDefaultExempt: %q is not a gate name", g)
-			}
+	var known, enabled []string
+	for _, a := range suite.Analyzers() {
+		known = append(known, a.Name)
+		if !slices.Contains(s.Disable, a.Name) {
+			enabled = append(enabled, a.Name)
 		}
-	}
-	known := make([]string, len(analyzers))
-	for i, a := range analyzers {
-		known[i] = a.Name
 	}
 	for _, d := range s.Disable {
 		if !slices.Contains(known, d) {
 			return fmt.Errorf("disable: unknown analyzer %q (known: %s)", d, strings.Join(known, ", "))
 		}
 	}
-	if len(enabled(s.Disable)) == 0 {
+	if len(enabled) == 0 {
 		return errors.New("disable: every analyzer is disabled; drop plegvet from linters.enable instead")
 	}
 	return nil
 }
 
-// enabled returns the analyzers not disabled.
-func enabled(disable []string) []*analysis.Analyzer {
+// build builds the analyzers that are not disabled, each configured by
+// the settings and with flags of its own: no other plugin instance, nor go
+// vet's analyzers in the same process, share them.
+func (s Settings) build() []*analysis.Analyzer {
 	var as []*analysis.Analyzer
-	for _, a := range analyzers {
-		if !slices.Contains(disable, a.Name) {
-			as = append(as, a)
+	for _, a := range suite.Analyzers() {
+		if !slices.Contains(s.Disable, a.Name) {
+			as = append(as, a.New(s.Config))
 		}
 	}
 	return as
@@ -204,43 +208,12 @@ func enabled(disable []string) []*analysis.Analyzer {
 // Settings returns the plugin's decoded settings.
 func (p *Plugin) Settings() Settings { return p.settings }
 
-// BuildAnalyzers sets the analyzers' flags from the settings and returns
-// the analyzers that are not disabled. The flags are the analyzers'
-// package-level configuration (as under go vet), so every flag is set,
-// to its default when the settings omit it, and the settings of one
-// plugin instance never leak into the next.
+// BuildAnalyzers returns the analyzers that are not disabled, configured
+// by the settings.
 func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
-	fg := p.settings.Featuregate
-	rules := fg.Rules
-	if rules == "" {
-		rules = defValue(featuregate.Analyzer, "rules")
-	}
-	exempt := defValue(featuregate.Analyzer, "alpha-default-exempt")
-	if fg.AlphaDefaultExempt != nil {
-		exempt = strings.Join(*fg.AlphaDefaultExempt, ",")
-	}
-	for _, f := range []struct {
-		a           *analysis.Analyzer
-		name, value string
-	}{
-		{featuregate.Analyzer, "rules", rules},
-		{featuregate.Analyzer, "alpha-default-exempt", exempt},
-		{pleg.Analyzer, "note", strconv.FormatBool(p.settings.Pleg.Note)},
-	} {
-		if err := f.a.Flags.Set(f.name, f.value); err != nil {
-			return nil, fmt.Errorf("plegvet: setting -%s.%s=%s: %w", f.a.Name, f.name, f.value, err)
-		}
-	}
-	return enabled(p.settings.Disable), nil
+	return p.settings.build(), nil
 }
 
-func defValue(a *analysis.Analyzer, name string) string {
-	if f := a.Flags.Lookup(name); f != nil {
-		return f.DefValue
-	}
-	return ""
-}
-
-// GetLoadMode asks golangci-lint for type information: both analyzers
-// read types (and featuregate's facts), and need nothing heavier.
+// GetLoadMode asks golangci-lint for type information: the analyzers read
+// types (and gatefacts' facts), and need nothing heavier.
 func (p *Plugin) GetLoadMode() string { return register.LoadModeTypesInfo }

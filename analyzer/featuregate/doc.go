@@ -1,20 +1,15 @@
-// Package featuregate defines an Analyzer that reads a package's
-// Kubernetes feature gates, exports what it found as facts, and checks
-// the gates against the rules Kubernetes itself enforces.
+// Package featuregate defines an Analyzer that checks a package's
+// Kubernetes feature gates against the rules Kubernetes itself enforces.
 //
 // # Analyzer featuregate
 //
-// featuregate: read feature gates, export their specs as facts, check them
+// featuregate: check feature gates against the rules component-base enforces at start-up
 //
-// The featuregate analyzer finds every feature map in a package by its type
-// (map[featuregate.Feature]featuregate.FeatureSpec, ...VersionedSpecs,
-// and dependency maps map[featuregate.Feature][]featuregate.Feature, from
-// k8s.io/component-base/featuregate), and reads the entries of their
-// literals and the index assignments into them (m[EventedPLEG] = ..., in
-// init or any function). It exports a GateFact on each gate constant the
-// package declares, so that analyzers of importing packages see, at
-// Enabled(features.EventedPLEG), the gate's stage and default; and a
-// PackageGates fact naming every gate of the package.
+// The featuregate analyzer checks the feature maps the gatefacts analyzer
+// reads (map[featuregate.Feature]featuregate.FeatureSpec, ...VersionedSpecs,
+// and dependency maps, from k8s.io/component-base/featuregate; literal
+// entries and index assignments), with the gates of imported packages
+// from gatefacts' facts.
 //
 // Its checks follow component-base's featuregate validation
 // (AddVersioned and AddDependencies in feature_gate.go), which makes a
@@ -62,8 +57,8 @@
 //   - alpha-default-on: an Alpha gate is on by default. Alpha features may
 //     be buggy and may change without notice; Kubernetes keeps them off
 //     (pkg/features' TestEnsureAlphaGatesAreNotSwitchedOnByDefault, from
-//     v1.33, which exempts WindowsHostNetwork; so does the default of
-//     -alpha-default-exempt).
+//     v1.33, which exempts WindowsHostNetwork; so does the default of the
+//     flag -alpha-default-exempt).
 //   - gate-unreadable: a feature map entry or a whole feature map that
 //     plegvet could not read, at its place: a key that is not a constant
 //     (m[name] = spec, a loop over a list), a feature map variable built
@@ -72,7 +67,7 @@
 //     loop over a parameter (an adapter re-keying its caller's gates) and
 //     a copy of a map read elsewhere are read, not reported.
 //
-// Flags:
+// Flags (settings of the same names in golangci-lint, see Config):
 //
 //   - -rules=1.33 applies component-base's rules as of that release
 //     instead of the one the specs name.
@@ -82,8 +77,33 @@
 // purpose, and the checks guard the code that ships.
 //
 // A gate whose name or specs cannot be resolved to constants (partially
-// typed source, a spec list built by a function call or empty) is
-// exported with what is known, its GateFact saying why, and left
+// typed source, a spec list built by a function call or empty) is left
 // unchecked, as are dependencies on it; the library and command report
 // why.
 package featuregate
+
+import "github.com/plegvet/plegvet/internal/check"
+
+// The checks, named as the bullets above name them (a test holds the two
+// lists together).
+const (
+	MissingVersion                check.Check = "missing-version"
+	PatchVersion                  check.Check = "patch-version"
+	DeprecatedWithoutInitialState check.Check = "deprecated-without-initial-state"
+	VersionOrder                  check.Check = "version-order"
+	DuplicateVersion              check.Check = "duplicate-version"
+	SameVersionChange             check.Check = "same-version-change"
+	MinCompatVersion              check.Check = "min-compat-version"
+	TransitionWithoutChange       check.Check = "transition-without-change"
+	UnlockAfterLock               check.Check = "unlock-after-lock"
+	DeprecatedResurrected         check.Check = "deprecated-resurrected"
+	StabilityRegression           check.Check = "stability-regression"
+	ConflictingSpec               check.Check = "conflicting-spec"
+	DependencyUnknown             check.Check = "dependency-unknown"
+	DependencyStability           check.Check = "dependency-stability"
+	DependencyDefault             check.Check = "dependency-default"
+	DependencyLock                check.Check = "dependency-lock"
+	DependencyCycle               check.Check = "dependency-cycle"
+	AlphaDefaultOn                check.Check = "alpha-default-on"
+	GateUnreadable                check.Check = "gate-unreadable"
+)

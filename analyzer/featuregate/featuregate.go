@@ -4,71 +4,148 @@ import (
 	_ "embed"
 	"fmt"
 	"go/token"
-	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/check"
 )
 
-// Analyzer reads feature gates, exports them as facts and checks them.
-var Analyzer = &analysis.Analyzer{
-	Name:             "featuregate",
-	Doc:              doc(),
-	URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/featuregate",
-	Run:              run,
-	RunDespiteErrors: true, // partially typed release sources still have gates
-	FactTypes:        []analysis.Fact{new(GateFact), new(PackageGates)},
-	ResultType:       reflect.TypeFor[*Result](),
+// Config is the featuregate analyzer's configuration. Its fields are the
+// analyzer's flags (-featuregate.rules) and, by their JSON names, the
+// golangci-lint plugin's settings (featuregate.rules).
+type Config struct {
+	// Rules is "auto" (or ""): component-base's rules as of the newest
+	// version the package's specs name; or a Kubernetes minor such as
+	// "1.33", whose rules then apply.
+	Rules string `json:"rules"`
+	// AlphaDefaultExempt are gates exempt from alpha-default-on.
+	AlphaDefaultExempt []string `json:"alphaDefaultExempt"`
 }
 
-// Result is what the analyzer found in one package: the gates it declares,
-// and the gates of other packages it refers to, with their facts, so that
-// analyzers that require this one see what Enabled(features.X) tests.
-type Result struct {
-	Declared *featuregates.Result
-	Used     map[*types.Const]*GateFact
+// DefaultConfig is upstream's: rules of the tree's own release, and
+// WindowsHostNetwork exempt, as pkg/features' own test exempts it.
+func DefaultConfig() Config {
+	return Config{Rules: "auto", AlphaDefaultExempt: []string{"WindowsHostNetwork"}}
 }
 
-// Gate returns the fact of a gate constant this package declares or uses.
-func (r *Result) Gate(c *types.Const) *GateFact {
-	if c == nil {
-		return nil
+// Validate names the first setting that is wrong, by its JSON name.
+func (c Config) Validate() error {
+	if err := checkRules(c.Rules); err != nil {
+		return fmt.Errorf("rules: %w", err)
 	}
-	if f, ok := r.Used[c]; ok {
-		return f
-	}
-	for _, g := range r.Declared.Gates {
-		if g.Const == c {
-			return newGateFact(g)
+	for _, g := range c.AlphaDefaultExempt {
+		if err := checkGateName(g); err != nil {
+			return fmt.Errorf("alphaDefaultExempt: %w", err)
 		}
 	}
 	return nil
 }
+
+func checkRules(r string) error {
+	if r == "" || r == "auto" {
+		return nil
+	}
+	if _, ok := featuregates.ParseVersion(r); !ok {
+		return fmt.Errorf(`%q is neither "auto" nor a Kubernetes minor such as "1.33"`, r)
+	}
+	return nil
+}
+
+func checkGateName(g string) error {
+	if g == "" || strings.ContainsAny(g, ", \t") {
+		return fmt.Errorf("%q is not a gate name", g)
+	}
+	return nil
+}
+
+// Analyzer is the featuregate analyzer with DefaultConfig, for go vet,
+// nogo and the library.
+var Analyzer = New(DefaultConfig())
+
+// New returns a featuregate analyzer with its own copy of cfg, which its
+// flags set: analyzers built with different configurations can run side
+// by side in one process.
+func New(cfg Config) *analysis.Analyzer {
+	c := &Config{Rules: cfg.Rules, AlphaDefaultExempt: slices.Clone(cfg.AlphaDefaultExempt)}
+	a := &analysis.Analyzer{
+		Name:             "featuregate",
+		Doc:              doc(),
+		URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/featuregate",
+		Requires:         []*analysis.Analyzer{gatefacts.Analyzer},
+		Run:              func(pass *analysis.Pass) (any, error) { return run(pass, c) },
+		RunDespiteErrors: true, // partially typed release sources still have gates
+		ResultType:       reflect.TypeFor[*Result](),
+	}
+	a.Flags.Var(rulesFlag{c}, "rules",
+		"apply component-base's validation as of this Kubernetes minor (1.33); auto: the newest version the package's specs name")
+	a.Flags.Var(exemptFlag{c}, "alpha-default-exempt",
+		"comma-separated gates exempt from alpha-default-on (upstream's kube_features_test.go exempts WindowsHostNetwork)")
+	return a
+}
+
+// rulesFlag is -rules, bound to one analyzer's Config.
+type rulesFlag struct{ c *Config }
+
+func (f rulesFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return f.c.Rules
+}
+
+func (f rulesFlag) Set(s string) error {
+	if err := checkRules(s); err != nil {
+		return err
+	}
+	f.c.Rules = s
+	return nil
+}
+
+// exemptFlag is -alpha-default-exempt, a comma-separated list bound to
+// one analyzer's Config.
+type exemptFlag struct{ c *Config }
+
+func (f exemptFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return strings.Join(f.c.AlphaDefaultExempt, ",")
+}
+
+func (f exemptFlag) Set(s string) error {
+	names := []string{}
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if err := checkGateName(n); err != nil {
+			return err
+		}
+		names = append(names, n)
+	}
+	f.c.AlphaDefaultExempt = names
+	return nil
+}
+
+// Result is gatefacts' result on the package, which the featuregate
+// analyzer passes on so that its callers find the gates where they find
+// its diagnostics.
+type Result = gatefacts.Result
 
 //go:embed doc.go
 var docGo string
 
 // doc is the "# Analyzer featuregate" section of doc.go.
 func doc() string { return analyzerdoc.Extract(docGo, "featuregate") }
-
-var (
-	rulesFlag  string
-	exemptFlag string
-)
-
-func init() {
-	Analyzer.Flags.StringVar(&rulesFlag, "rules", "auto",
-		"apply component-base's validation as of this Kubernetes minor (1.33); auto: the newest version the package's specs name")
-	Analyzer.Flags.StringVar(&exemptFlag, "alpha-default-exempt", "WindowsHostNetwork",
-		"comma-separated gates exempt from alpha-default-on (upstream's kube_features_test.go exempts WindowsHostNetwork)")
-}
 
 // Kubernetes minors from which component-base enforces each group of rules.
 var (
@@ -77,10 +154,10 @@ var (
 )
 
 // rulesVersion is the Kubernetes minor whose component-base rules apply:
-// the flag, or the newest version any spec of the package names (a tree
-// declares specs up to its own release).
-func rulesVersion(res *featuregates.Result) featuregates.Version {
-	if v, ok := featuregates.ParseVersion(rulesFlag); ok {
+// the configured one, or the newest version any spec of the package
+// names (a tree declares specs up to its own release).
+func rulesVersion(rules string, res *featuregates.Result) featuregates.Version {
+	if v, ok := featuregates.ParseVersion(rules); ok {
 		return v.MajorMinor()
 	}
 	var newest featuregates.Version
@@ -94,76 +171,25 @@ func rulesVersion(res *featuregates.Result) featuregates.Version {
 	return newest
 }
 
-func run(pass *analysis.Pass) (any, error) {
-	res := &Result{Declared: &featuregates.Result{}, Used: map[*types.Const]*GateFact{}}
-	if importsAPI(pass.Pkg) {
-		res.Declared = featuregates.Extract(pass.Files, pass.TypesInfo)
-		declare(pass, res.Declared)
+func run(pass *analysis.Pass, cfg *Config) (any, error) {
+	res := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
+	if len(res.Declared.Maps) == 0 {
+		return res, nil
 	}
-	if importsGates(pass) {
-		for _, obj := range pass.TypesInfo.Uses {
-			c, ok := obj.(*types.Const)
-			if !ok || c.Pkg() == pass.Pkg {
-				continue
-			}
-			var f GateFact
-			if pass.ImportObjectFact(c, &f) {
-				res.Used[c] = &f
-			}
-		}
-	}
-	return res, nil
-}
-
-// declare exports the facts of a package's gates and checks them.
-func declare(pass *analysis.Pass, res *featuregates.Result) {
-	if len(res.Maps) == 0 {
-		return
-	}
-	all := &PackageGates{}
-	for _, g := range res.Gates { // sorted by name
-		f := newGateFact(g)
-		all.Gates = append(all.Gates, f)
-		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
-			pass.ExportObjectFact(g.Const, f)
-		}
-	}
-	pass.ExportPackageFact(all)
-	c := &checker{pass: pass, res: res, rules: rulesVersion(res), exempt: map[string]bool{}}
-	for _, n := range strings.Split(exemptFlag, ",") {
-		c.exempt[strings.TrimSpace(n)] = true
+	c := &checker{pass: pass, res: res.Declared, gates: res, rules: rulesVersion(cfg.Rules, res.Declared), exempt: map[string]bool{}}
+	for _, n := range cfg.AlphaDefaultExempt {
+		c.exempt[n] = true
 	}
 	for _, f := range c.findings() {
 		reporting.Report(pass, f)
 	}
-}
-
-// importsGates reports whether a direct import declares feature gates.
-func importsGates(pass *analysis.Pass) bool {
-	for _, imp := range pass.Pkg.Imports() {
-		var pg PackageGates
-		if pass.ImportPackageFact(imp, &pg) {
-			return true
-		}
-	}
-	return false
-}
-
-func importsAPI(pkg *types.Package) bool {
-	if pkg == nil {
-		return false
-	}
-	for _, imp := range pkg.Imports() {
-		if featuregates.IsAPI(imp) {
-			return true
-		}
-	}
-	return false
+	return res, nil
 }
 
 type checker struct {
 	pass   *analysis.Pass
 	res    *featuregates.Result
+	gates  *gatefacts.Result    // for the gates of imported packages
 	rules  featuregates.Version // the Kubernetes minor whose rules apply
 	exempt map[string]bool      // gates exempt from alpha-default-on
 	out    []reporting.Finding
@@ -174,7 +200,7 @@ func (c *checker) enforces(since featuregates.Version) bool { return !c.rules.Le
 
 func (c *checker) findings() []reporting.Finding {
 	for _, p := range c.res.Problems {
-		c.out = append(c.out, reporting.Finding{Pos: p.Pos, End: p.End, Category: "gate-unreadable", Message: p.Msg})
+		c.out = append(c.out, reporting.Finding{Pos: p.Pos, End: p.End, Check: GateUnreadable, Message: p.Msg})
 	}
 	for _, e := range c.res.Entries {
 		if e.Unresolved != "" && len(e.Specs) == 0 {
@@ -190,9 +216,9 @@ func (c *checker) findings() []reporting.Finding {
 	return c.out
 }
 
-func (c *checker) report(category string, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
+func (c *checker) report(check check.Check, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
 	c.out = append(c.out, reporting.Finding{
-		Pos: s.Pos, End: s.End, Category: category,
+		Pos: s.Pos, End: s.End, Check: check,
 		Message: fmt.Sprintf(format, args...), Related: related,
 	})
 }
@@ -218,7 +244,7 @@ func (c *checker) history(g *featuregates.Gate) {
 	var wasBeta, wasGA, wasDeprecated, wasLocked bool
 	for i, s := range g.Specs {
 		if s.PreRelease == featuregates.Alpha && s.Default && !c.exempt[g.Name] {
-			c.report("alpha-default-on", s, nil, "feature gate %s is Alpha but on by default%s; Alpha gates must default to false", g.Name, at(s))
+			c.report(AlphaDefaultOn, s, nil, "feature gate %s is Alpha but on by default%s; Alpha gates must default to false", g.Name, at(s))
 			if s.DefaultValue != nil {
 				c.fix("Default: false", s.DefaultValue.Pos(), s.DefaultValue.End(), "false")
 			}
@@ -230,12 +256,12 @@ func (c *checker) history(g *featuregates.Gate) {
 			return // what follows compares versions that are not known
 		}
 		if s.Version == "" {
-			c.report("missing-version", s, nil, "feature gate %s: spec has no Version; every spec of a versioned map needs one", g.Name)
+			c.report(MissingVersion, s, nil, "feature gate %s: spec has no Version; every spec of a versioned map needs one", g.Name)
 			return
 		}
 		v, _ := featuregates.ParseVersion(s.Version)
 		if v.Patch != nil {
-			c.report("patch-version", s, nil, "feature gate %s: Version %s names a patch release; use %s", g.Name, s.Version, v.MajorMinor())
+			c.report(PatchVersion, s, nil, "feature gate %s: Version %s names a patch release; use %s", g.Name, s.Version, v.MajorMinor())
 			if s.VersionLit != nil {
 				c.fix("Version "+v.MajorMinor().String(), s.VersionLit.Pos(), s.VersionLit.End(), strconv.Quote(v.MajorMinor().String()))
 			}
@@ -244,15 +270,15 @@ func (c *checker) history(g *featuregates.Gate) {
 			mc, _ := featuregates.ParseVersion(s.MinCompatibilityVersion)
 			switch {
 			case i == 0 || last.Version != s.Version:
-				c.report("min-compat-version", s, nil, "feature gate %s: MinCompatibilityVersion %s without a preceding spec at Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
+				c.report(MinCompatVersion, s, nil, "feature gate %s: MinCompatibilityVersion %s without a preceding spec at Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
 			case mc.Patch != nil:
-				c.report("patch-version", s, nil, "feature gate %s: MinCompatibilityVersion %s names a patch release", g.Name, s.MinCompatibilityVersion)
+				c.report(PatchVersion, s, nil, "feature gate %s: MinCompatibilityVersion %s names a patch release", g.Name, s.MinCompatibilityVersion)
 			case v.Less(mc):
-				c.report("min-compat-version", s, nil, "feature gate %s: MinCompatibilityVersion %s is later than Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
+				c.report(MinCompatVersion, s, nil, "feature gate %s: MinCompatibilityVersion %s is later than Version %s", g.Name, s.MinCompatibilityVersion, s.Version)
 			}
 		}
 		if i == 0 && s.PreRelease == featuregates.Deprecated && v.Minor != 0 {
-			c.report("deprecated-without-initial-state", s, nil, "feature gate %s starts Deprecated at %s; add a 1.0 spec with the state it had before", g.Name, s.Version)
+			c.report(DeprecatedWithoutInitialState, s, nil, "feature gate %s starts Deprecated at %s; add a 1.0 spec with the state it had before", g.Name, s.Version)
 		}
 		if i > 0 {
 			c.transition(g, last, lastV, s, v, wasBeta, wasGA, wasDeprecated, wasLocked)
@@ -270,31 +296,31 @@ func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV
 	sameVersion := !v.Less(lastV) && !lastV.Less(v)
 	switch {
 	case v.Less(lastV):
-		c.report("version-order", s, rel, "feature gate %s: specs go back from %s to %s; list them in increasing version order", g.Name, last.Version, s.Version)
+		c.report(VersionOrder, s, rel, "feature gate %s: specs go back from %s to %s; list them in increasing version order", g.Name, last.Version, s.Version)
 		return
 	case sameVersion && (s.MinCompatibilityVersion == last.MinCompatibilityVersion || !c.enforces(transitionRulesSince)):
-		c.report("duplicate-version", s, rel, "feature gate %s: two specs at version %s", g.Name, s.Version)
+		c.report(DuplicateVersion, s, rel, "feature gate %s: two specs at version %s", g.Name, s.Version)
 		return
 	case sameVersion && s.PreRelease != last.PreRelease:
-		c.report("same-version-change", s, rel, "feature gate %s changes stage at one version %s (%s -> %s)", g.Name, s.Version, last.PreRelease, s.PreRelease)
+		c.report(SameVersionChange, s, rel, "feature gate %s changes stage at one version %s (%s -> %s)", g.Name, s.Version, last.PreRelease, s.PreRelease)
 		return
 	case sameVersion && s.LockToDefault != last.LockToDefault:
-		c.report("same-version-change", s, rel, "feature gate %s changes LockToDefault at one version %s", g.Name, s.Version)
+		c.report(SameVersionChange, s, rel, "feature gate %s changes LockToDefault at one version %s", g.Name, s.Version)
 		return
 	}
 	if c.enforces(transitionRulesSince) {
 		if s.PreRelease == last.PreRelease && s.Default == last.Default && s.LockToDefault == last.LockToDefault {
-			c.report("transition-without-change", s, rel, "feature gate %s: the spec at %s repeats the one at %s (%s, default %t)", g.Name, s.Version, last.Version, s.PreRelease, s.Default)
+			c.report(TransitionWithoutChange, s, rel, "feature gate %s: the spec at %s repeats the one at %s (%s, default %t)", g.Name, s.Version, last.Version, s.PreRelease, s.Default)
 		}
 		if wasLocked && !s.LockToDefault {
-			c.report("unlock-after-lock", s, rel, "feature gate %s is unlocked at %s after being locked to its default", g.Name, s.Version)
+			c.report(UnlockAfterLock, s, rel, "feature gate %s is unlocked at %s after being locked to its default", g.Name, s.Version)
 		}
 	}
 	switch {
 	case wasDeprecated && s.PreRelease != featuregates.Deprecated:
-		c.report("deprecated-resurrected", s, rel, "feature gate %s returns from Deprecated to %s at %s; Deprecated is final", g.Name, s.PreRelease, s.Version)
+		c.report(DeprecatedResurrected, s, rel, "feature gate %s returns from Deprecated to %s at %s; Deprecated is final", g.Name, s.PreRelease, s.Version)
 	case s.PreRelease == featuregates.Alpha && (wasBeta || wasGA), s.PreRelease == featuregates.Beta && wasGA:
-		c.report("stability-regression", s, rel, "feature gate %s regresses to %s at %s", g.Name, s.PreRelease, s.Version)
+		c.report(StabilityRegression, s, rel, "feature gate %s regresses to %s at %s", g.Name, s.PreRelease, s.Version)
 	}
 }
 
@@ -326,7 +352,7 @@ func (c *checker) conflicts() {
 		}
 		if !sameSpecs(f, e) {
 			c.out = append(c.out, reporting.Finding{
-				Pos: e.Entry, End: e.Value.End(), Category: "conflicting-spec",
+				Pos: e.Entry, End: e.Value.End(), Check: ConflictingSpec,
 				Message: fmt.Sprintf("feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map),
 				Related: []reporting.Related{{Pos: f.Entry, End: f.Value.End(), Message: "first declared in " + f.Map}},
 			})
@@ -353,13 +379,8 @@ func (c *checker) lookup(name string) *featuregates.Gate {
 	if g := c.res.Gate(name); g != nil {
 		return g
 	}
-	for _, imp := range c.pass.Pkg.Imports() {
-		var pg PackageGates
-		if c.pass.ImportPackageFact(imp, &pg) {
-			if f := pg.Gate(name); f != nil {
-				return f.Gate()
-			}
-		}
+	if f := c.gates.Imported(name); f != nil {
+		return f.Gate()
 	}
 	return nil
 }
@@ -381,7 +402,7 @@ func (c *checker) dependencies() {
 		g := c.lookup(de.Name)
 		if g == nil {
 			if complete && !c.elsewhere(de.Pkg) {
-				c.out = append(c.out, reporting.Finding{Pos: de.Entry, Category: "dependency-unknown",
+				c.out = append(c.out, reporting.Finding{Pos: de.Entry, Check: DependencyUnknown,
 					Message: fmt.Sprintf("dependencies are listed for %s, which no feature map declares", de.Name)})
 			}
 			continue
@@ -391,7 +412,7 @@ func (c *checker) dependencies() {
 			dg := c.lookup(d.Name)
 			if dg == nil {
 				if complete && !c.elsewhere(d.Pkg) {
-					c.out = append(c.out, reporting.Finding{Pos: d.Pos, Category: "dependency-unknown",
+					c.out = append(c.out, reporting.Finding{Pos: d.Pos, Check: DependencyUnknown,
 						Message: fmt.Sprintf("%s depends on %s, which no feature map declares", de.Name, d.Name)})
 				}
 				continue
@@ -419,17 +440,17 @@ func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency
 			ds = featuregates.Spec{PreRelease: featuregates.PreAlpha}
 		}
 		rel := []reporting.Related{{Pos: s.Pos, End: s.End, Message: fmt.Sprintf("%s is %s, default %t%s", g.Name, s.PreRelease, s.Default, at(s))}}
-		msg, cat := "", ""
+		msg, cat := "", check.Check("")
 		switch {
 		case s.PreRelease.Stability() > ds.PreRelease.Stability():
-			cat, msg = "dependency-stability", fmt.Sprintf("%s gate %s depends on %s gate %s%s", s.PreRelease, g.Name, ds.PreRelease, d.Name, at(s))
+			cat, msg = DependencyStability, fmt.Sprintf("%s gate %s depends on %s gate %s%s", s.PreRelease, g.Name, ds.PreRelease, d.Name, at(s))
 		case s.Default && !ds.Default:
-			cat, msg = "dependency-default", fmt.Sprintf("%s is on by default but depends on %s, which is off by default%s", g.Name, d.Name, at(s))
+			cat, msg = DependencyDefault, fmt.Sprintf("%s is on by default but depends on %s, which is off by default%s", g.Name, d.Name, at(s))
 		case s.LockToDefault && !ds.LockToDefault:
-			cat, msg = "dependency-lock", fmt.Sprintf("%s is locked to its default but depends on %s, which is not%s", g.Name, d.Name, at(s))
+			cat, msg = DependencyLock, fmt.Sprintf("%s is locked to its default but depends on %s, which is not%s", g.Name, d.Name, at(s))
 		}
 		if cat != "" {
-			c.out = append(c.out, reporting.Finding{Pos: d.Pos, Category: cat, Message: msg, Related: rel})
+			c.out = append(c.out, reporting.Finding{Pos: d.Pos, Check: cat, Message: msg, Related: rel})
 			return
 		}
 	}
@@ -454,7 +475,7 @@ func (c *checker) cycles(deps map[string][]string) {
 			cycle := append(append([]string{}, path[i:]...), n)
 			for _, de := range c.res.DependencyEntries {
 				if de.Name == n {
-					c.out = append(c.out, reporting.Finding{Pos: de.Entry, Category: "dependency-cycle",
+					c.out = append(c.out, reporting.Finding{Pos: de.Entry, Check: DependencyCycle,
 						Message: "feature gate dependencies form a cycle: " + strings.Join(cycle, " -> ")})
 					break
 				}
@@ -481,12 +502,6 @@ func (c *checker) cycles(deps map[string][]string) {
 	}
 }
 
-// Checks lists the analyzer's checks, the categories of its diagnostics,
-// with their documentation, as the package documentation lists them.
-func Checks() map[string]string {
-	out := map[string]string{}
-	for _, c := range analyzerdoc.Checks(Analyzer.Doc) {
-		out[c.Name] = c.Text
-	}
-	return out
-}
+// Checks are the analyzer's checks with their documentation, in the order
+// doc.go lists them.
+func Checks() []check.Doc { return analyzerdoc.Checks(doc()) }

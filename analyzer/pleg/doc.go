@@ -20,8 +20,8 @@
 // feature-gate tests each call runs under (if/else, !, && and ||, early
 // returns; written inline or held by a local variable, a field or a
 // helper function of the package), and joins them into two modes, gate
-// off and gate on, with the gate's spec from the featuregate analyzer's
-// facts.
+// off and gate on, with the gate's spec from the facts of the gatefacts
+// analyzer (which it requires; featuregate's checks need not run).
 //
 // Relist is level-triggered reconciliation: an event stream is a
 // connection to a process that can die and come back having forgotten
@@ -52,3 +52,15 @@
 // Values that are not compile-time constants (flags, computed values) are
 // reported as unresolved and never checked against guesses.
 package pleg
+
+import "github.com/plegvet/plegvet/internal/check"
+
+// The checks, named as the bullets above name them (a test holds the two
+// lists together).
+const (
+	SafetyNetGone           check.Check = "safety-net-gone"
+	ThresholdNotAbovePeriod check.Check = "threshold-not-above-period"
+	FallbackSlower          check.Check = "fallback-slower"
+	GateTestUnresolved      check.Check = "gate-test-unresolved"
+	GateNote                check.Check = "gate-note"
+)

@@ -11,36 +11,62 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
+	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
 //go:embed doc.go
 var docGo string
 
-// Analyzer follows PLEG relist periods and checks the safety net.
-var Analyzer = &analysis.Analyzer{
-	Name:             "pleg",
-	Doc:              analyzerdoc.Extract(docGo, "pleg"),
-	URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/pleg",
-	Requires:         []*analysis.Analyzer{featuregate.Analyzer},
-	Run:              run,
-	RunDespiteErrors: true,
-	FactTypes:        []analysis.Fact{new(ConstructorFact)},
-	ResultType:       reflect.TypeFor[*Result](),
+// Config is the pleg analyzer's configuration. Its fields are the
+// analyzer's flags (-pleg.note) and, by their JSON names, the
+// golangci-lint plugin's settings (pleg.note).
+type Config struct {
+	// Note reports the informational gate-note.
+	Note bool `json:"note"`
 }
 
-var noteFlag bool
+// DefaultConfig reports no gate-note.
+func DefaultConfig() Config { return Config{} }
 
-func init() {
-	Analyzer.Flags.BoolVar(&noteFlag, "note", false, "report gate-note: the gate's stage and default and what it does to the relist period")
+// Validate names the first setting that is wrong; every value of a bool is right.
+func (c Config) Validate() error { return nil }
+
+// Analyzer is the pleg analyzer with DefaultConfig, for go vet, nogo and
+// the library.
+var Analyzer = New(DefaultConfig())
+
+// New returns a pleg analyzer with its own copy of cfg, which its flags
+// set: analyzers built with different configurations can run side by
+// side in one process.
+func New(cfg Config) *analysis.Analyzer {
+	c := &cfg
+	a := &analysis.Analyzer{
+		Name:             "pleg",
+		Doc:              analyzerdoc.Extract(docGo, "pleg"),
+		URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/pleg",
+		Requires:         []*analysis.Analyzer{gatefacts.Analyzer},
+		Run:              func(pass *analysis.Pass) (any, error) { return run(pass, c) },
+		RunDespiteErrors: true,
+		FactTypes:        []analysis.Fact{new(ConstructorFact)},
+		ResultType:       reflect.TypeFor[*Result](),
+	}
+	a.Flags.BoolVar(&c.Note, "note", c.Note, "report gate-note: the gate's stage and default and what it does to the relist period")
+	return a
 }
 
-// PlegPackageSuffix is the path, below the module, of the package whose
+// packageSuffix is the path, below the module, of the package whose
 // constructors build PLEGs.
-const PlegPackageSuffix = "/pkg/kubelet/pleg"
+const packageSuffix = "/pkg/kubelet/pleg"
+
+// IsPlegPackage reports whether an import path is the pleg package:
+// k8s.io/kubernetes/pkg/kubelet/pleg, or a fork's copy at the same path.
+func IsPlegPackage(importPath string) bool {
+	return strings.HasSuffix(importPath, packageSuffix) || importPath == strings.TrimPrefix(packageSuffix, "/")
+}
 
 // ConstructorFact is exported on a PLEG constructor: what it does with
 // its parameters.
@@ -85,14 +111,14 @@ type Result struct {
 	// nil when it calls none.
 	Relist *plegperiods.Relist
 	// Gate is the fact of the gate deciding the evented PLEG, when known.
-	Gate *featuregate.GateFact
+	Gate *gatefacts.GateFact
 	// SyncLoops are the loops that consume PLEG events in the package.
 	SyncLoops []plegperiods.SyncLoop
 }
 
-func run(pass *analysis.Pass) (any, error) {
+func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	res := &Result{}
-	if isPlegPackage(pass.Pkg.Path()) {
+	if IsPlegPackage(pass.Pkg.Path()) {
 		res.Constructors = plegperiods.Constructors(pass.Fset, pass.Files, pass.TypesInfo)
 		for _, c := range res.Constructors {
 			pass.ExportObjectFact(c.Func, &ConstructorFact{Shape: c.Shape})
@@ -105,7 +131,7 @@ func run(pass *analysis.Pass) (any, error) {
 	res.SyncLoops = plegperiods.SyncLoops(pass.Files, pass.TypesInfo)
 	cs := plegperiods.Constructions(pass.Files, pass.TypesInfo, func(fn *types.Func) *plegperiods.Shape {
 		var f ConstructorFact
-		if fn.Pkg() != nil && isPlegPackage(fn.Pkg().Path()) && pass.ImportObjectFact(fn, &f) {
+		if fn.Pkg() != nil && IsPlegPackage(fn.Pkg().Path()) && pass.ImportObjectFact(fn, &f) {
 			return &f.Shape
 		}
 		return nil
@@ -114,19 +140,15 @@ func run(pass *analysis.Pass) (any, error) {
 		return res, nil
 	}
 	res.Relist = plegperiods.Modes(cs)
-	gates := pass.ResultOf[featuregate.Analyzer].(*featuregate.Result)
+	gates := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
 	res.Gate = gates.Gate(res.Relist.GateConst)
-	check(pass, res)
+	checkSafetyNet(pass, res, cfg)
 	return res, nil
-}
-
-func isPlegPackage(path string) bool {
-	return strings.HasSuffix(path, PlegPackageSuffix) || path == strings.TrimPrefix(PlegPackageSuffix, "/")
 }
 
 func importsPleg(pkg *types.Package) bool {
 	for _, imp := range pkg.Imports() {
-		if isPlegPackage(imp.Path()) {
+		if IsPlegPackage(imp.Path()) {
 			return true
 		}
 	}
@@ -163,7 +185,7 @@ func callRelated(c *plegperiods.Construction, what string) []reporting.Related {
 }
 
 // stage describes the gate from its fact: "Alpha, default false".
-func stage(f *featuregate.GateFact) string {
+func stage(f *gatefacts.GateFact) string {
 	if f == nil || len(f.Specs) == 0 {
 		return "spec unknown"
 	}
@@ -171,7 +193,8 @@ func stage(f *featuregate.GateFact) string {
 	return fmt.Sprintf("%s, default %t", s.PreRelease, s.Default)
 }
 
-func check(pass *analysis.Pass, res *Result) {
+// checkSafetyNet checks the modes a package's constructor calls build.
+func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 	r := res.Relist
 	for _, c := range r.Constructions {
 		thresholdCheck(pass, c, c.Period, c.Threshold, "relist")
@@ -194,13 +217,13 @@ func check(pass *analysis.Pass, res *Result) {
 	switch {
 	case on.Generic == nil:
 		reporting.Report(pass, reporting.Finding{
-			Pos: ifPos, End: ifEnd, Category: "safety-net-gone",
+			Pos: ifPos, End: ifEnd, Check: SafetyNetGone,
 			Message: fmt.Sprintf("with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", r.Gate),
 			Related: callRelated(on.Evented, "the evented PLEG built when the gate is on"),
 		})
 	case on.Period.Resolved() && on.Period.Int <= 0:
 		reporting.Report(pass, reporting.Finding{
-			Pos: on.Period.Pos, End: on.Period.Pos, Category: "safety-net-gone",
+			Pos: on.Period.Pos, End: on.Period.Pos, Check: SafetyNetGone,
 			Message: fmt.Sprintf("with %s on, the generic relist period is %s: the safety-net relist never runs", r.Gate, named(on.Period)),
 			Related: append(constRelated(on.Period, "period"), callRelated(on.Generic, "the generic PLEG built when the gate is on")...),
 		})
@@ -214,18 +237,18 @@ func check(pass *analysis.Pass, res *Result) {
 			rel := append(constRelated(remaining, "remaining period"), constRelated(off.Period, "gate-off period")...)
 			rel = append(rel, callRelated(off.Generic, "the gate-off generic PLEG")...)
 			reporting.Report(pass, reporting.Finding{
-				Pos: on.Evented.Call.Pos(), End: on.Evented.Call.End(), Category: "fallback-slower",
+				Pos: on.Evented.Call.Pos(), End: on.Evented.Call.End(), Check: FallbackSlower,
 				Message: fmt.Sprintf("with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", r.Gate, named(remaining), how, named(off.Period)),
 				Related: rel,
 			})
 		}
 	}
-	if noteFlag {
+	if cfg.Note {
 		msg := fmt.Sprintf("%s (%s)", r.Gate, stage(res.Gate))
 		if ratio, ok := r.Ratio(); ok {
 			msg += fmt.Sprintf(": generic relist %s -> %s when on (x%s)", dur(off.Period), dur(on.Period), ratioText(ratio))
 		}
-		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Category: "gate-note", Message: msg})
+		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Check: GateNote, Message: msg})
 	}
 }
 
@@ -254,7 +277,7 @@ func gateUnresolved(pass *analysis.Pass, r *plegperiods.Relist, u *plegperiods.U
 		end = u.Test.End()
 	}
 	reporting.Report(pass, reporting.Finding{
-		Pos: u.If, End: end, Category: "gate-test-unresolved",
+		Pos: u.If, End: end, Check: GateTestUnresolved,
 		Message: fmt.Sprintf("the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Why, need),
 		Related: callRelated(evented, "the evented PLEG built under "+u.Expr),
 	})
@@ -277,18 +300,12 @@ func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, th
 	}
 	rel := append(constRelated(period, "period"), constRelated(threshold, "threshold")...)
 	reporting.Report(pass, reporting.Finding{
-		Pos: pos, End: end, Category: "threshold-not-above-period",
+		Pos: pos, End: end, Check: ThresholdNotAbovePeriod,
 		Message: fmt.Sprintf("%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, named(threshold), named(period)),
 		Related: rel,
 	})
 }
 
-// Checks lists the analyzer's checks, the categories of its diagnostics,
-// with their documentation, as the package documentation lists them.
-func Checks() map[string]string {
-	out := map[string]string{}
-	for _, c := range analyzerdoc.Checks(Analyzer.Doc) {
-		out[c.Name] = c.Text
-	}
-	return out
-}
+// Checks are the analyzer's checks with their documentation, in the order
+// doc.go lists them.
+func Checks() []check.Doc { return analyzerdoc.Checks(Analyzer.Doc) }

@@ -3,13 +3,16 @@ package pleg_test
 import (
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
@@ -91,14 +94,55 @@ func TestAnalyzer(t *testing.T) {
 	}
 }
 
-// With -note, the gate's test carries what turning it on does.
+// With note set, the gate's test carries what turning it on does; the
+// gate's stage comes from gatefacts, without featuregate's checks.
 func TestNote(t *testing.T) {
-	if err := pleg.Analyzer.Flags.Set("note", "true"); err != nil {
+	analysistest.Run(t, testdata(t), pleg.New(pleg.Config{Note: true}), "notes/...")
+}
+
+// An analyzer with the note and one without run at once on one fixture,
+// and the flag of one sets that one only.
+func TestConfigurationsCoexist(t *testing.T) {
+	flagged := pleg.New(pleg.DefaultConfig())
+	if err := flagged.Flags.Set("note", "true"); err != nil {
 		t.Fatal(err)
 	}
-	defer pleg.Analyzer.Flags.Set("note", "false")
-	analysistest.Run(t, testdata(t), pleg.Analyzer, "notes/...")
+	for _, tc := range []struct {
+		name  string
+		a     *analysis.Analyzer
+		notes int
+	}{
+		{"default", pleg.New(pleg.DefaultConfig()), 0},
+		{"note", pleg.New(pleg.Config{Note: true}), 1},
+		{"note by flag", flagged, 1},
+		{"Analyzer", pleg.Analyzer, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for range 3 {
+				notes := 0
+				results := analysistest.Run(ignoreExpectations{}, testdata(t), tc.a, "notes/kubelet")
+				if len(results) != 1 || results[0].Err != nil {
+					t.Fatalf("analysing notes/kubelet: %d results", len(results))
+				}
+				for _, d := range results[0].Diagnostics {
+					if d.Category == string(pleg.GateNote) {
+						notes++
+					}
+				}
+				if notes != tc.notes {
+					t.Fatalf("%d gate notes, want %d", notes, tc.notes)
+				}
+			}
+		})
+	}
 }
+
+// ignoreExpectations is for runs that compare configurations: the
+// fixture's expectations are one configuration's.
+type ignoreExpectations struct{}
+
+func (ignoreExpectations) Errorf(string, ...any) {}
 
 func TestUnresolvedReasons(t *testing.T) {
 	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/flagperiod")
@@ -157,14 +201,14 @@ func TestGateUnresolved(t *testing.T) {
 	var diags []string
 	for _, d := range results[0].Diagnostics {
 		diags = append(diags, d.Category)
-		if d.Category == "gate-test-unresolved" && len(d.Related) != 1 {
+		if d.Category == string(pleg.GateTestUnresolved) && len(d.Related) != 1 {
 			t.Errorf("related %v, want the evented construction", d.Related)
 		}
 	}
 	if strings.Join(diags, ",") != "gate-test-unresolved" {
 		t.Errorf("diagnostics %v", diags)
 	}
-	if _, ok := pleg.Checks()["gate-test-unresolved"]; !ok {
+	if !slices.ContainsFunc(pleg.Checks(), func(c check.Doc) bool { return c.Check == pleg.GateTestUnresolved }) {
 		t.Error("gate-test-unresolved is not documented in doc.go")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -23,12 +25,12 @@ var leanFlags = map[string]bool{"json": true, "fix": true, "diff": true, "c": tr
 
 // runLean is the standalone driver for plain runs (plegvet [analyzer
 // flags] PATTERNS): it asks the go command which packages match, keeps
-// those that can matter (they are, or directly import, the feature-gate
-// API, a features package or the pleg package), and type-checks only
-// those from source, as the subcommands do, with what they import of
-// those packages loaded from the tree so facts flow. It never holds the
-// whole dependency graph in memory. ok is false when the arguments need
-// the full driver.
+// those that can matter (suite.Matters: they are, or directly import, the
+// feature-gate API, a features package or the pleg package), and
+// type-checks only those from source, as the subcommands do, with the
+// imports the suite picks (suite.FromSource) loaded from the tree so facts
+// flow. It never holds the whole dependency graph in memory. ok is false
+// when the arguments need the full driver.
 func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (code int, ok bool) {
 	fs := flag.NewFlagSet("plegvet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -64,11 +66,7 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 	}
 	var roots []string
 	for _, p := range found {
-		matters := relevantPath(p.PkgPath)
-		for imp := range p.Imports {
-			matters = matters || relevantPath(imp)
-		}
-		if matters {
+		if suite.Matters(p.PkgPath, maps.Keys(p.Imports)) {
 			roots = append(roots, p.PkgPath)
 		}
 	}
@@ -87,7 +85,7 @@ func runLean(args []string, analyzers []*analysis.Analyzer, stderr io.Writer) (c
 			return 0, false // outside this module (a dependency): the full driver finds it
 		}
 	}
-	res, err := srcload.LoadWith(context.Background(), t, relevantPath, roots...)
+	res, err := srcload.LoadWith(context.Background(), t, suite.FromSource, roots...)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure, true

@@ -40,12 +40,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
 	"golang.org/x/tools/go/analysis/multichecker"
 
-	"github.com/plegvet/plegvet/analyzer/featuregate"
-	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 // Exit codes of the subcommands.
@@ -80,7 +77,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if code, ok := command(args, stdout, stderr); ok {
 		return code
 	}
-	analyzers := []*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}
+	analyzers := suite.New(suite.DefaultConfig())
 	if len(args) == 1 && strings.HasSuffix(args[0], ".cfg") && skipIrrelevantVet(args[0]) {
 		return exitOK // go vet: a package that cannot matter costs nothing
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/sarif"
 )
 
 // sarifArg finds -sarif FILE (or -sarif=FILE) among a driver's
@@ -78,9 +79,7 @@ func runSARIF(file string, args []string, analyzers []*analysis.Analyzer, stderr
 			fmt.Fprintf(stderr, "plegvet: %s: %v\n", act, act.Err)
 			continue
 		}
-		for _, d := range plegvet.Diagnostics(act.Package.Fset, wd, act.Diagnostics) {
-			all = append(all, d)
-		}
+		all = append(all, sarif.Diagnostics(act.Package.Fset, wd, act.Diagnostics)...)
 	}
 	for _, d := range all {
 		fmt.Fprintf(stderr, "%s:%d:%d: %s\n", d.Pos.File, d.Pos.Line, d.Pos.Column, errorLine(d.Message))
@@ -90,7 +89,7 @@ func runSARIF(file string, args []string, analyzers []*analysis.Analyzer, stderr
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return exitFailure
 	}
-	if err := plegvet.WriteSARIF(f, version(), all); err != nil {
+	if err := sarif.Write(f, version(), all); err != nil {
 		f.Close()
 		fmt.Fprintf(stderr, "plegvet: writing %s: %v\n", file, err)
 		return exitFailure

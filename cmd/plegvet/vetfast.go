@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
-	"strings"
+
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 // vetConfig is the part of go vet's per-package configuration (the .cfg
@@ -15,21 +17,12 @@ type vetConfig struct {
 	Stdout     string
 }
 
-// relevantPath reports whether a package can declare what plegvet reads
-// or hands facts to those that do: the feature-gate API, a features
-// package, the pleg package.
-func relevantPath(p string) bool {
-	return strings.HasSuffix(p, "k8s.io/component-base/featuregate") ||
-		strings.HasSuffix(p, "/features") ||
-		strings.HasSuffix(p, "/pkg/kubelet/pleg")
-}
-
-// skipIrrelevantVet answers go vet for a package that can neither declare
-// gates or PLEG constructors nor use them: no parsing, no type-checking,
-// an empty facts file (which the next package reads as "no facts"). Every
-// fact plegvet exports is read by direct importers only, so a package
-// that imports none of those packages has nothing to pass on. It returns
-// false when the package must be analysed.
+// skipIrrelevantVet answers go vet for a package that cannot matter to
+// any analyzer of the suite (suite.Matters: it neither declares gates or
+// PLEG constructors nor imports what does): no parsing, no type-checking,
+// an empty facts file (which the next package reads as "no facts"). The
+// suite's tests hold that no analyzer reads facts of such a package. It
+// returns false when the package must be analysed.
 func skipIrrelevantVet(cfgFile string) bool {
 	data, err := os.ReadFile(cfgFile)
 	if err != nil {
@@ -39,13 +32,8 @@ func skipIrrelevantVet(cfgFile string) bool {
 	if json.Unmarshal(data, &cfg) != nil || cfg.VetxOutput == "" {
 		return false
 	}
-	if relevantPath(cfg.ImportPath) {
+	if suite.Matters(cfg.ImportPath, maps.Values(cfg.ImportMap)) {
 		return false
-	}
-	for _, pkg := range cfg.ImportMap {
-		if relevantPath(pkg) {
-			return false
-		}
 	}
 	if os.WriteFile(cfg.VetxOutput, nil, 0o666) != nil {
 		return false

@@ -1,194 +1,166 @@
-// Package sarif writes findings as SARIF 2.1.0, the format code-scanning
-// services read: one run, the checks as rules with help text and URLs,
-// results with regions, related locations and fixes.
+// Package sarif writes plegvet's diagnostics as SARIF 2.1.0, the format
+// code-scanning services read: one run, every check of the suite as a rule
+// with its documentation and URL, results with regions, related locations
+// and fixes. The log is built with go-sarif's model.
 package sarif
 
 import (
-	"encoding/json"
 	"io"
 	"sort"
+
+	model "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
-// SchemaURI is the SARIF 2.1.0 schema results declare.
+// SchemaURI is the SARIF 2.1.0 schema the log declares.
 const SchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// Rule is a check.
-type Rule struct {
-	ID      string // "featuregate/alpha-default-on"
-	Name    string // "alpha-default-on"
-	Summary string // one line
-	Help    string // what it means and what to do
-	HelpURI string
-}
+const (
+	toolName = "plegvet"
+	toolURI  = "https://github.com/plegvet/plegvet"
+	srcRoot  = "SRCROOT" // paths are relative to the tree's root
+)
 
-// Location is a region of a file relative to the source root.
-type Location struct {
-	File                string
-	StartLine, StartCol int
-	EndLine, EndCol     int // zero: same as start
-	Message             string
-}
-
-// Edit replaces a region with text.
-type Edit struct {
-	Location
-	Text string
-}
-
-// Fix is a suggested fix.
-type Fix struct {
-	Description string
-	Edits       []Edit
-}
-
-// Result is one finding.
-type Result struct {
-	RuleID  string
-	Message string
-	Level   string // "error", "warning" or "note"; "" is "warning"
-	Location
-	Related []Location
-	Fixes   []Fix
-}
-
-// Write writes one SARIF log of tool's results.
-func Write(w io.Writer, tool, version, infoURI string, rules []Rule, results []Result) error {
-	type message struct {
-		Text string `json:"text"`
-	}
-	type artifactLocation struct {
-		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId,omitempty"`
-	}
-	type region struct {
-		StartLine   int `json:"startLine"`
-		StartColumn int `json:"startColumn,omitempty"`
-		EndLine     int `json:"endLine,omitempty"`
-		EndColumn   int `json:"endColumn,omitempty"`
-	}
-	type physicalLocation struct {
-		ArtifactLocation artifactLocation `json:"artifactLocation"`
-		Region           *region          `json:"region,omitempty"`
-	}
-	type location struct {
-		ID               *int             `json:"id,omitempty"`
-		PhysicalLocation physicalLocation `json:"physicalLocation"`
-		Message          *message         `json:"message,omitempty"`
-	}
-	type replacement struct {
-		DeletedRegion   region   `json:"deletedRegion"`
-		InsertedContent *message `json:"insertedContent,omitempty"`
-	}
-	type artifactChange struct {
-		ArtifactLocation artifactLocation `json:"artifactLocation"`
-		Replacements     []replacement    `json:"replacements"`
-	}
-	type fix struct {
-		Description     message          `json:"description"`
-		ArtifactChanges []artifactChange `json:"artifactChanges"`
-	}
-	type result struct {
-		RuleID           string     `json:"ruleId"`
-		RuleIndex        int        `json:"ruleIndex"`
-		Level            string     `json:"level"`
-		Message          message    `json:"message"`
-		Locations        []location `json:"locations"`
-		RelatedLocations []location `json:"relatedLocations,omitempty"`
-		Fixes            []fix      `json:"fixes,omitempty"`
-	}
-	type rule struct {
-		ID               string  `json:"id"`
-		Name             string  `json:"name"`
-		ShortDescription message `json:"shortDescription"`
-		FullDescription  message `json:"fullDescription"`
-		Help             message `json:"help"`
-		HelpURI          string  `json:"helpUri,omitempty"`
-	}
-	type driver struct {
-		Name           string `json:"name"`
-		Version        string `json:"version,omitempty"`
-		InformationURI string `json:"informationUri,omitempty"`
-		Rules          []rule `json:"rules"`
-	}
-	type run struct {
-		Tool struct {
-			Driver driver `json:"driver"`
-		} `json:"tool"`
-		OriginalURIBaseIDs map[string]artifactLocation `json:"originalUriBaseIds,omitempty"`
-		Results            []result                    `json:"results"`
-	}
-	reg := func(l Location) *region {
-		if l.StartLine <= 0 {
-			return nil
+// Write writes diagnostics as one SARIF log: every check as a rule (ID
+// GROUP/CHECK, the check's doc bullet as help, its group's URL), each
+// diagnostic as a result with its region, related locations and fixes.
+// A diagnostic of a check the suite does not list gets a rule of its own
+// named after its category.
+func Write(w io.Writer, version string, ds []plegvet.Diagnostic) error {
+	type rule struct{ id, name, text, uri string }
+	var rules []rule
+	for _, g := range suite.Groups() {
+		for _, c := range g.Checks {
+			rules = append(rules, rule{g.Name + "/" + string(c.Check), string(c.Check), c.Text, g.URL})
 		}
-		r := &region{StartLine: l.StartLine, StartColumn: l.StartCol, EndLine: l.EndLine, EndColumn: l.EndCol}
-		if r.EndLine == 0 {
-			r.EndLine, r.EndColumn = r.StartLine, r.StartColumn
-		}
-		return r
 	}
-	loc := func(l Location) location {
-		out := location{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: l.File, URIBaseID: "SRCROOT"}, Region: reg(l)}}
-		if l.Message != "" {
-			out.Message = &message{Text: l.Message}
+	sort.Slice(rules, func(i, j int) bool { return rules[i].id < rules[j].id })
+	ids := map[string]string{} // category -> rule ID
+	for _, d := range ds {
+		if g, _, ok := suite.Rule(d.Category); ok {
+			ids[d.Category] = g.Name + "/" + d.Category
+		} else if _, seen := ids[d.Category]; !seen {
+			ids[d.Category] = d.Category
+			rules = append(rules, rule{d.Category, d.Category, d.Category, ""})
 		}
-		return out
 	}
-	sorted := append([]Rule(nil), rules...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+
+	run := model.NewRunWithInformationURI(toolName, toolURI)
+	run.Tool.Driver.Version = &version
 	index := map[string]int{}
-	var r run
-	r.Tool.Driver = driver{Name: tool, Version: version, InformationURI: infoURI, Rules: []rule{}}
-	for i, ru := range sorted {
-		index[ru.ID] = i
-		r.Tool.Driver.Rules = append(r.Tool.Driver.Rules, rule{
-			ID: ru.ID, Name: ru.Name, ShortDescription: message{ru.Summary}, FullDescription: message{ru.Help},
-			Help: message{ru.Help}, HelpURI: ru.HelpURI,
-		})
+	for i, r := range rules {
+		index[r.id] = i
+		rd := model.NewRule(r.id).
+			WithName(r.name).
+			WithShortDescription(text(firstSentence(r.text))).
+			WithFullDescription(text(r.text)).
+			WithHelp(text(r.text))
+		if r.uri != "" {
+			rd.WithHelpURI(r.uri)
+		}
+		run.Tool.Driver.AddRule(rd)
 	}
-	r.Results = []result{}
-	for _, res := range results {
-		level := res.Level
-		if level == "" {
-			level = "warning"
+	for _, d := range ds {
+		id := ids[d.Category]
+		res := model.NewRuleResult(id).
+			WithRuleIndex(index[id]).
+			WithLevel(level(d.Category)).
+			WithMessage(model.NewTextMessage(d.Message)).
+			AddLocation(location(d.Pos, d.End, ""))
+		for i, r := range d.Related {
+			res.AddRelatedLocation(location(r.Pos, nil, r.Message).WithID(i + 1))
 		}
-		out := result{RuleID: res.RuleID, RuleIndex: index[res.RuleID], Level: level, Message: message{res.Message}, Locations: []location{loc(res.Location)}}
-		for i, rel := range res.Related {
-			l := loc(rel)
-			id := i + 1
-			l.ID = &id
-			out.RelatedLocations = append(out.RelatedLocations, l)
+		for _, f := range d.Fixes {
+			res.AddFixe(fix(f))
 		}
-		for _, f := range res.Fixes {
-			byFile := map[string]*artifactChange{}
-			var order []string
-			for _, e := range f.Edits {
-				ch, ok := byFile[e.File]
-				if !ok {
-					ch = &artifactChange{ArtifactLocation: artifactLocation{URI: e.File, URIBaseID: "SRCROOT"}}
-					byFile[e.File] = ch
-					order = append(order, e.File)
-				}
-				rg := reg(e.Location)
-				if rg == nil {
-					continue
-				}
-				ch.Replacements = append(ch.Replacements, replacement{DeletedRegion: *rg, InsertedContent: &message{e.Text}})
-			}
-			sf := fix{Description: message{f.Description}}
-			for _, file := range order {
-				sf.ArtifactChanges = append(sf.ArtifactChanges, *byFile[file])
-			}
-			out.Fixes = append(out.Fixes, sf)
-		}
-		r.Results = append(r.Results, out)
+		run.AddResult(res)
 	}
-	log := struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []run  `json:"runs"`
-	}{SchemaURI, "2.1.0", []run{r}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	log := model.NewReport()
+	log.Schema = SchemaURI
+	log.AddRun(run)
+	if err := log.PrettyWrite(w); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// level is "note" for the informational gate-note, "warning" otherwise.
+func level(category string) string {
+	if category == string(pleg.GateNote) {
+		return model.LevelNote
+	}
+	return model.LevelWarning
+}
+
+func text(s string) *model.MultiformatMessageString {
+	return model.NewMultiformatMessageString().WithText(s)
+}
+
+func artifact(file string) *model.ArtifactLocation {
+	return model.NewArtifactLocation().WithURI(file).WithURIBaseID(srcRoot)
+}
+
+// region is nil for an unknown position; without a known end, it ends
+// where it starts.
+func region(p plegvet.Pos, end *plegvet.Pos) *model.Region {
+	if p.Line <= 0 {
+		return nil
+	}
+	r := model.NewRegion().WithStartLine(p.Line)
+	if p.Column > 0 {
+		r.WithStartColumn(p.Column)
+	}
+	endLine, endCol := p.Line, p.Column
+	if end != nil && end.File == p.File {
+		endLine, endCol = end.Line, end.Column
+	}
+	r.WithEndLine(endLine)
+	if endCol > 0 {
+		r.WithEndColumn(endCol)
+	}
+	return r
+}
+
+func location(p plegvet.Pos, end *plegvet.Pos, msg string) *model.Location {
+	pl := model.NewPhysicalLocation().WithArtifactLocation(artifact(p.File))
+	if r := region(p, end); r != nil {
+		pl.WithRegion(r)
+	}
+	l := model.NewLocationWithPhysicalLocation(pl)
+	if msg != "" {
+		l.WithMessage(model.NewTextMessage(msg))
+	}
+	return l
+}
+
+// fix groups a fix's edits by file, in the order the files first appear.
+func fix(f plegvet.Fix) *model.Fix {
+	out := model.NewFix().WithDescription(model.NewTextMessage(f.Message))
+	byFile := map[string]*model.ArtifactChange{}
+	for _, e := range f.Edits {
+		ch, ok := byFile[e.Pos.File]
+		if !ok {
+			ch = model.NewArtifactChange().WithArtifactLocation(artifact(e.Pos.File))
+			byFile[e.Pos.File] = ch
+			out.AddArtifactChange(ch)
+		}
+		end := e.End
+		if r := region(e.Pos, &end); r != nil {
+			ch.AddReplacement(model.NewReplacement().WithDeletedRegion(r).WithInsertedContent(model.NewArtifactContent().WithText(e.NewText)))
+		}
+	}
+	return out
+}
+
+func firstSentence(s string) string {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' {
+			return s[:i+1]
+		}
+	}
+	return s
 }

@@ -8,6 +8,8 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/check"
 )
 
 // Extract returns the section "# Analyzer name" of the package comment in
@@ -37,8 +39,8 @@ func Extract(content, name string) string {
 
 // Checks reads the checks an analyzer's Doc lists as "- name: text" or
 // "- name, name: text" bullets (continuation lines indented), in order.
-func Checks(doc string) []Check {
-	var out []Check
+func Checks(doc string) []check.Doc {
+	var out []check.Doc
 	open := 0 // how many checks the current bullet names
 	for _, line := range strings.Split(doc, "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -47,7 +49,7 @@ func Checks(doc string) []Check {
 			if found && isNameList(names) {
 				open = 0
 				for _, n := range strings.Split(names, ", ") {
-					out = append(out, Check{Name: n, Text: text})
+					out = append(out, check.Doc{Check: check.Check(n), Text: text})
 					open++
 				}
 				continue
@@ -72,9 +74,4 @@ func isNameList(s string) bool {
 		}
 	}
 	return true
-}
-
-// Check is one documented check.
-type Check struct {
-	Name, Text string
 }

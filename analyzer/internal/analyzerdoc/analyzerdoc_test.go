@@ -36,7 +36,7 @@ func TestExtract(t *testing.T) {
 func TestChecks(t *testing.T) {
 	var got []string
 	for _, c := range Checks(Extract(doc, "x")) {
-		got = append(got, c.Name+"="+c.Text)
+		got = append(got, string(c.Check)+"="+c.Text)
 	}
 	want := "first-check=one line.|second-check=two checks, one text.|third-check=two checks, one text.|long-check=a text that goes on over two lines."
 	if strings.Join(got, "|") != want {

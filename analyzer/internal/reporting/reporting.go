@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/internal/check"
 )
 
 // Related is a position that explains a finding (the constant a value
@@ -20,7 +22,7 @@ type Related struct {
 // Finding is one problem an analyzer found.
 type Finding struct {
 	Pos, End token.Pos
-	Category string // the check's name, as documented in the analyzer's doc
+	Check    check.Check // the diagnostic's category, documented in the analyzer's doc.go
 	Message  string
 	Related  []Related
 	Fixes    []analysis.SuggestedFix
@@ -39,7 +41,7 @@ func Report(pass *analysis.Pass, f Finding) {
 	d := analysis.Diagnostic{
 		Pos:            f.Pos,
 		End:            f.End,
-		Category:       f.Category,
+		Category:       string(f.Check),
 		Message:        f.Message,
 		SuggestedFixes: f.Fixes,
 	}

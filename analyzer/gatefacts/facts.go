@@ -1,4 +1,4 @@
-package featuregate
+package gatefacts
 
 import (
 	"fmt"

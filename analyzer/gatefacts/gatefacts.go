@@ -1,0 +1,121 @@
+package gatefacts
+
+import (
+	_ "embed"
+	"go/types"
+	"reflect"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+//go:embed doc.go
+var docGo string
+
+// Analyzer reads feature gates and exports them as facts. It has no
+// settings: one instance serves every configuration of the analyzers
+// that require it, and its facts are computed once.
+var Analyzer = &analysis.Analyzer{
+	Name:             "gatefacts",
+	Doc:              analyzerdoc.Extract(docGo, "gatefacts"),
+	URL:              "https://pkg.go.dev/github.com/plegvet/plegvet/analyzer/gatefacts",
+	Run:              run,
+	RunDespiteErrors: true, // partially typed release sources still have gates
+	FactTypes:        []analysis.Fact{new(GateFact), new(PackageGates)},
+	ResultType:       reflect.TypeFor[*Result](),
+}
+
+// Result is what the analyzer found in one package: the gates it declares,
+// and the gates of other packages it refers to, with their facts, so that
+// analyzers that require this one see what Enabled(features.X) tests.
+type Result struct {
+	Declared *featuregates.Result
+	Used     map[*types.Const]*GateFact
+	// imported are the PackageGates facts of the direct imports, in
+	// import order.
+	imported []*PackageGates
+}
+
+// Gate returns the fact of a gate constant this package declares or uses.
+func (r *Result) Gate(c *types.Const) *GateFact {
+	if c == nil {
+		return nil
+	}
+	if f, ok := r.Used[c]; ok {
+		return f
+	}
+	for _, g := range r.Declared.Gates {
+		if g.Const == c {
+			return newGateFact(g)
+		}
+	}
+	return nil
+}
+
+// Imported returns the gate of that name declared by a direct import (the
+// first in import order that declares it), or nil.
+func (r *Result) Imported(name string) *GateFact {
+	for _, pg := range r.imported {
+		if f := pg.Gate(name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	res := &Result{Declared: &featuregates.Result{}, Used: map[*types.Const]*GateFact{}}
+	if importsAPI(pass.Pkg) {
+		res.Declared = featuregates.Extract(pass.Files, pass.TypesInfo)
+		export(pass, res.Declared)
+	}
+	for _, imp := range pass.Pkg.Imports() {
+		var pg PackageGates
+		if pass.ImportPackageFact(imp, &pg) {
+			res.imported = append(res.imported, &pg)
+		}
+	}
+	if len(res.imported) > 0 {
+		for _, obj := range pass.TypesInfo.Uses {
+			c, ok := obj.(*types.Const)
+			if !ok || c.Pkg() == pass.Pkg {
+				continue
+			}
+			var f GateFact
+			if pass.ImportObjectFact(c, &f) {
+				res.Used[c] = &f
+			}
+		}
+	}
+	return res, nil
+}
+
+// export exports the facts of a package's gates.
+func export(pass *analysis.Pass, res *featuregates.Result) {
+	if len(res.Maps) == 0 {
+		return
+	}
+	all := &PackageGates{}
+	for _, g := range res.Gates { // sorted by name
+		f := newGateFact(g)
+		all.Gates = append(all.Gates, f)
+		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
+			pass.ExportObjectFact(g.Const, f)
+		}
+	}
+	pass.ExportPackageFact(all)
+}
+
+func importsAPI(pkg *types.Package) bool {
+	if pkg == nil {
+		return false
+	}
+	for _, imp := range pkg.Imports() {
+		if featuregates.IsAPI(imp) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,235 @@
+package sarif_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	sarifv210 "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/sarif"
+	"github.com/plegvet/plegvet/internal/suite"
+)
+
+// features has two findings: an Alpha gate on by default (with a fix) and
+// a gate declared twice (with a related position).
+const features = `package features
+
+import (
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/featuregate"
+)
+
+var gates = map[featuregate.Feature]featuregate.VersionedSpecs{
+	"Eager": {{Version: version.MustParse("1.36"), Default: true, PreRelease: featuregate.Alpha}},
+	"Twice": {{Version: version.MustParse("1.35"), Default: false, PreRelease: featuregate.Alpha}},
+}
+
+var again = map[featuregate.Feature]featuregate.VersionedSpecs{
+	"Twice": {{Version: version.MustParse("1.35"), Default: true, PreRelease: featuregate.Beta}},
+}
+`
+
+func diagnostics(t *testing.T) []plegvet.Diagnostic {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range map[string]string{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/f.go": features} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := plegvet.Gates(context.Background(), plegvet.Options{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Diagnostics) != 2 {
+		t.Fatalf("diagnostics = %+v", rep.Diagnostics)
+	}
+	return rep.Diagnostics
+}
+
+// The SARIF log validates against the 2.1.0 schema and carries rules,
+// regions, related locations and fixes.
+func TestWriteSARIF(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sarif.Write(&buf, "test", diagnostics(t)); err != nil {
+		t.Fatal(err)
+	}
+	// The model: go-sarif reads it back, and its own validation (of what
+	// its model writes back) agrees.
+	log, err := sarifv210.FromBytes(buf.Bytes(), sarifv210.WithStrictValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 {
+		t.Fatalf("go-sarif read %d runs", len(log.Runs))
+	}
+	if err := log.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The schema: our own bytes against the SARIF 2.1.0 JSON schema that
+	// go-sarif embeds (read from its source in the module cache).
+	res, err := gojsonschema.Validate(gojsonschema.NewStringLoader(sarifSchema(t)), gojsonschema.NewBytesLoader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid() {
+		t.Fatalf("SARIF does not validate against the 2.1.0 schema: %v", res.Errors())
+	}
+	var raw struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string
+					Rules []struct {
+						ID      string `json:"id"`
+						Name    string `json:"name"`
+						HelpURI string `json:"helpUri"`
+						Help    struct{ Text string }
+					}
+				}
+			}
+			Results []struct {
+				RuleID    string
+				RuleIndex int
+				Level     string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI, URIBaseID string }
+						Region           struct{ StartLine, StartColumn, EndLine, EndColumn int }
+					}
+				}
+				RelatedLocations []struct {
+					ID      int
+					Message struct{ Text string }
+				}
+				Fixes []struct {
+					ArtifactChanges []struct {
+						Replacements []struct {
+							InsertedContent struct{ Text string }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw.Schema != sarif.SchemaURI || raw.Version != "2.1.0" || raw.Runs[0].Tool.Driver.Name != "plegvet" {
+		t.Errorf("log header: %s %s %s", raw.Schema, raw.Version, raw.Runs[0].Tool.Driver.Name)
+	}
+	run := raw.Runs[0]
+	ids := map[string]int{}
+	for i, r := range run.Tool.Driver.Rules {
+		ids[r.ID] = i
+		if r.Help.Text == "" || !strings.HasPrefix(r.HelpURI, "https://") || !strings.HasSuffix(r.ID, "/"+r.Name) {
+			t.Errorf("rule %s (%s) lacks help or a URL", r.ID, r.Name)
+		}
+	}
+	for _, want := range []string{"featuregate/alpha-default-on", "featuregate/dependency-lock", "pleg/safety-net-gone", "pleg/gate-note", "rpc/rpc-missing"} {
+		if _, ok := ids[want]; !ok {
+			t.Errorf("no rule %s among %v", want, ids)
+		}
+	}
+	byRule := map[string]int{}
+	for i, r := range run.Results {
+		byRule[r.RuleID] = i
+		if ids[r.RuleID] != r.RuleIndex || r.Level != "warning" {
+			t.Errorf("result of %s: ruleIndex %d (rule at %d), level %s", r.RuleID, r.RuleIndex, ids[r.RuleID], r.Level)
+		}
+	}
+	alpha := run.Results[byRule["featuregate/alpha-default-on"]]
+	loc := alpha.Locations[0].PhysicalLocation
+	if loc.ArtifactLocation.URI != "pkg/features/f.go" || loc.ArtifactLocation.URIBaseID != "SRCROOT" || loc.Region.StartLine != 9 || loc.Region.EndColumn <= loc.Region.StartColumn {
+		t.Errorf("alpha-default-on at %+v", loc)
+	}
+	if len(alpha.Fixes) != 1 || alpha.Fixes[0].ArtifactChanges[0].Replacements[0].InsertedContent.Text != "false" {
+		t.Errorf("alpha-default-on fixes = %+v", alpha.Fixes)
+	}
+	if conflict := run.Results[byRule["featuregate/conflicting-spec"]]; len(conflict.RelatedLocations) != 1 || conflict.RelatedLocations[0].ID != 1 || conflict.RelatedLocations[0].Message.Text == "" {
+		t.Errorf("conflicting-spec related = %+v", conflict.RelatedLocations)
+	}
+}
+
+// Every check of the suite is a rule, with its doc bullet as help and its
+// group's URL, and every rule is a check of the suite.
+func TestRulesAreTheSuitesChecks(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sarif.Write(&buf, "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	log, err := sarifv210.FromBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		g, doc, ok := suite.Rule(*r.Name)
+		if !ok || *r.ID != g.Name+"/"+string(doc.Check) || *r.Help.Text != doc.Text || *r.HelpURI != g.URL {
+			t.Errorf("rule %s: not the suite's check %s (%v)", *r.ID, *r.Name, ok)
+		}
+		got = append(got, *r.ID)
+	}
+	var want []string
+	for _, g := range suite.Groups() {
+		for _, c := range g.Checks {
+			want = append(want, g.Name+"/"+string(c.Check))
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("rules %v\nwant %v", got, want)
+	}
+}
+
+// A finding of a check the suite does not list still gets a rule.
+func TestUnknownCategory(t *testing.T) {
+	var buf bytes.Buffer
+	ds := []plegvet.Diagnostic{{Category: "new-check", Message: "m", Pos: plegvet.Pos{File: "a.go", Line: 1, Column: 1}}}
+	if err := sarif.Write(&buf, "test", ds); err != nil {
+		t.Fatal(err)
+	}
+	log, err := sarifv210.FromBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := log.Runs[0].Results[0]
+	rules := log.Runs[0].Tool.Driver.Rules
+	if *r.RuleID != "new-check" || *rules[r.RuleIndex].ID != "new-check" {
+		t.Errorf("result rule %s at %d", *r.RuleID, r.RuleIndex)
+	}
+}
+
+// sarifSchema is the SARIF 2.1.0 schema as go-sarif ships it.
+func sarifSchema(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/owenrumney/go-sarif/v3").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "pkg", "report", "v210", "sarif", "schema.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(src), "`")
+	schema, _, ok2 := strings.Cut(rest, "`")
+	if !ok || !ok2 || !strings.Contains(schema, "sarif-schema-2.1.0") {
+		t.Fatal("go-sarif's schema.go does not hold the 2.1.0 schema in a raw string")
+	}
+	return schema
+}
