@@ -1,6 +1,10 @@
 package plegvet
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/plegvet/plegvet/internal/release"
+)
 
 // Errors a library caller can test with errors.Is; the command line adds
 // the flag that mends each.
@@ -12,6 +16,13 @@ var (
 	// ErrNoCRIAPI: the tree holds no k8s.io/cri-api, and Options.Proto
 	// names no api.proto.
 	ErrNoCRIAPI = errors.New("no k8s.io/cri-api in the tree")
+)
+
+// The release errors, for errors.Is: a version that is not a Kubernetes
+// release (nor a minor), and a version the module proxy does not serve.
+var (
+	ErrNotARelease  = release.ErrNotARelease
+	ErrProxyRefused = release.ErrProxyRefused
 )
 
 // OptionError is an option whose value is not what was expected. Option is

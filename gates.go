@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 // FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
@@ -152,12 +152,10 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 	return rep, nil
 }
 
-// isFeaturePackage picks the imports of pkg/features worth loading from
-// source when the tree holds them: staging modules' gate lists, whose
-// constants key some of pkg/features' entries.
-func isFeaturePackage(importPath string) bool {
-	return strings.HasSuffix(importPath, "/features")
-}
+// isFeaturePackage picks the imports worth loading from source for the
+// analyzers when the tree holds them: staging modules' gate lists, whose
+// constants key some of pkg/features' entries (and the pleg package).
+func isFeaturePackage(importPath string) bool { return suite.FromSource(importPath) }
 
 func (p positioner) gate(g *featuregates.Gate) Gate {
 	jg := Gate{

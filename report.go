@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -139,7 +140,7 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 	} else {
 		why := fmt.Sprintf("%s declares no feature gate %s", FeaturesPackage, name)
 		for _, d := range gates.Diagnostics {
-			if d.Category == "gate-unreadable" {
+			if d.Category == string(featuregate.GateUnreadable) {
 				why += fmt.Sprintf("; it may be in a feature map plegvet could not read (%s:%d: %s)", d.Pos.File, d.Pos.Line, d.Message)
 				break
 			}
@@ -304,7 +305,11 @@ func trimFloat(f float64) string {
 // the module proxy serves (every patch is asked for by name, since a
 // proxy's version list can be partial).
 func Releases(ctx context.Context, spec string) ([]string, error) {
-	return release.Range(ctx, spec)
+	vs, err := release.Range(ctx, spec)
+	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) {
+		return nil, &OptionError{Option: "Kubernetes", Err: err}
+	}
+	return vs, err
 }
 
 // Timeline answers for several releases (see Releases for expanding a

@@ -2,6 +2,9 @@ package plegvet
 
 import (
 	"fmt"
+
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
 	"go/token"
 	"sort"
 
@@ -54,8 +57,8 @@ type Load struct {
 // unfollowedChecks are the checks whose findings say that part of the tree
 // was not followed, rather than that the tree breaks a rule.
 var unfollowedChecks = map[string]bool{
-	"gate-test-unresolved": true, // analyzer/pleg
-	"gate-unreadable":      true, // analyzer/featuregate
+	string(pleg.GateTestUnresolved):    true,
+	string(featuregate.GateUnreadable): true,
 }
 
 // noteUnfollowed records the diagnostics that say part of the tree was not

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -66,7 +67,8 @@ type EventType struct {
 
 // GoClient is how the Go method hands over the stream.
 type GoClient struct {
-	// Method as go/types prints it; "" when its package was not loaded.
+	// Method is the Go method as its source declares it, qualified by its
+	// receiver; "" when its package was not loaded.
 	Method string `json:"method"`
 	// Shape: "stream" (returns a value with Recv), "channel" (fills a
 	// channel from the stream), "unary", or "unknown".
@@ -164,6 +166,11 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 			calls = append(calls, c.StreamCalls...)
 		}
 	}
+	for i := range calls {
+		if w := a.writtenMethod(calls[i].Method); w != "" {
+			calls[i].Method = w
+		}
+	}
 	rep.Diagnostics = a.pos.joinStream(rep, rep.file, calls)
 	return nil
 }
@@ -171,9 +178,7 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 // isCRIAPIPackage picks the CRI client API, loaded from source when the
 // tree (or the fetched k8s.io/cri-api module) holds it, so the Go method's
 // signature is known.
-func isCRIAPIPackage(importPath string) bool {
-	return importPath == tree.CRIAPIModule+"/pkg/apis" || importPath == tree.CRIAPIModule+"/pkg/apis/runtime/v1"
-}
+func isCRIAPIPackage(importPath string) bool { return suite.Stream.FromSource(importPath) }
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
@@ -227,7 +232,7 @@ func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegpe
 		}
 		switch {
 		case rep.RPC == nil:
-			d := Diagnostic{Category: "rpc-missing", Pos: at,
+			d := Diagnostic{Category: string(suite.RPCMissing), Pos: at,
 				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
 				Related: []Related{{Message: "the CRI api.proto read", Pos: protoPos}}}
 			// Named like it, but not what the kubelet calls: mentioned, not used.
@@ -239,11 +244,11 @@ func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegpe
 			}
 			ds = append(ds, d)
 		case !rep.RPC.ServerStreaming:
-			ds = append(ds, Diagnostic{Category: "rpc-not-streaming", Pos: at,
+			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at,
 				Message: fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response),
 				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
 		case c.Shape == "unary":
-			ds = append(ds, Diagnostic{Category: "rpc-not-streaming", Pos: at,
+			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at,
 				Message: fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response),
 				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
 		}

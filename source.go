@@ -2,17 +2,17 @@ package plegvet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/analyzer/featuregate"
-	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -35,6 +35,9 @@ type Options struct {
 func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, error) {
 	if opts.Kubernetes != "" {
 		t, err := release.Fetch(ctx, opts.Kubernetes, withCRI)
+		if errors.Is(err, release.ErrNotARelease) {
+			return nil, Source{}, &OptionError{Option: "Kubernetes", Err: err}
+		}
 		if err != nil {
 			return nil, Source{}, err
 		}
@@ -84,13 +87,13 @@ type analysed struct {
 }
 
 // analyse loads the packages (relative to the tree's module) and runs
-// plegvet's analyzers over them.
+// the suite's analyzers, as configured by default, over them.
 func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bool, rel ...string) (*analysed, error) {
 	res, err := load(ctx, t, &src, also, rel...)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer, pleg.Analyzer}, res.Packages)
+	outs, err := analysisrun.Run(suite.Defaults(), res.Packages)
 	if err != nil {
 		return nil, err
 	}

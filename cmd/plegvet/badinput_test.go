@@ -97,9 +97,9 @@ func TestBadInput(t *testing.T) {
 		stderr: `plegvet rpc: {dir}/api.proto:3:52: found "stream" but expected [rpc type opening (]`,
 	}, {
 		name:   "a malformed version",
-		args:   []string{"report", "-k8s", "1.36"},
+		args:   []string{"report", "-k8s", "1.x"},
 		code:   exitFailure,
-		stderr: `plegvet report: -k8s "1.36": not a Kubernetes release version; want v1.MINOR.PATCH, such as v1.36.1`,
+		stderr: `plegvet report: -k8s "1.x": not a Kubernetes release version; want v1.MINOR.PATCH, such as v1.36.1`,
 	}, {
 		name:   "GOPROXY=off and a version not in the module cache",
 		args:   []string{"periods", "-k8s", "v1.20.999"},
@@ -140,7 +140,8 @@ func TestBadInput(t *testing.T) {
 			if want := strings.ReplaceAll(tc.stderr, "{dir}", dir); first != want {
 				t.Errorf("stderr:\n got %s\nwant %s", first, want)
 			}
-			if !strings.Contains(stdout.String(), tc.stdout) {
+			// Text wraps to fit a terminal: compare words, not line breaks.
+			if !strings.Contains(strings.Join(strings.Fields(stdout.String()), " "), strings.Join(strings.Fields(tc.stdout), " ")) {
 				t.Errorf("stdout lacks %q:\n%s", tc.stdout, stdout.String())
 			}
 		})

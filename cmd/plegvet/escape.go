@@ -62,10 +62,12 @@ func errorLine(s string) string {
 }
 
 // escapingWriter escapes control characters in text written to a
-// terminal or a file; newlines and tabs pass.
+// terminal or a file; newlines and tabs pass. Spaces that end a line (a
+// table's empty last cell) are dropped.
 type escapingWriter struct {
 	w       io.Writer
 	pending []byte // an incomplete UTF-8 sequence from the last Write
+	spaces  int    // spaces not yet written: they may end a line
 }
 
 func (e *escapingWriter) Write(p []byte) (int, error) {
@@ -82,10 +84,30 @@ func (e *escapingWriter) Write(p []byte) (int, error) {
 		}
 	}
 	e.pending = append([]byte(nil), buf[end:]...)
-	if _, err := io.WriteString(e.w, escapeControls(string(buf[:end]), true)); err != nil {
+	if _, err := io.WriteString(e.w, e.trim(escapeControls(string(buf[:end]), true))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// trim drops the spaces before each newline, carrying a trailing run of
+// spaces over to the next write.
+func (e *escapingWriter) trim(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ':
+			e.spaces++
+		case '\n':
+			e.spaces = 0
+			b.WriteByte('\n')
+		default:
+			b.WriteString(strings.Repeat(" ", e.spaces))
+			e.spaces = 0
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // Flush writes what an incomplete rune left pending.
@@ -93,7 +115,7 @@ func (e *escapingWriter) Flush() error {
 	if len(e.pending) == 0 {
 		return nil
 	}
-	_, err := io.WriteString(e.w, escapeControls(string(e.pending), true))
+	_, err := io.WriteString(e.w, e.trim(escapeControls(string(e.pending), true)))
 	e.pending = nil
 	return err
 }

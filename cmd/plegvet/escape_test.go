@@ -48,3 +48,17 @@ func TestEscapingWriterSplitRunes(t *testing.T) {
 		t.Errorf("wrote %q; want %q", got, want)
 	}
 }
+
+// A table's empty last cell leaves no spaces at the end of a line, even
+// when the spaces and the newline come in different writes.
+func TestEscapingWriterTrimsLineEnds(t *testing.T) {
+	var out bytes.Buffer
+	w := &escapingWriter{w: &out}
+	for _, s := range []string{"a  b   ", "  ", "\nc \n", "  d"} {
+		w.Write([]byte(s))
+	}
+	w.Flush()
+	if got, want := out.String(), "a  b\nc\n  d"; got != want {
+		t.Errorf("wrote %q; want %q", got, want)
+	}
+}

@@ -84,7 +84,7 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 			unresolved++
 		}
 	}
-	fmt.Fprintf(w, "\n%d gates in %s of %s (loaded from %s, %d imports stubbed", len(rep.Gates), plegvet.FeaturesPackage, rep.Source.Dir, rep.Source.Load.Mode, rep.Source.Load.Stubbed)
+	fmt.Fprintf(w, "\n%s in %s of %s (loaded from %s, %s stubbed", plural(len(rep.Gates), "gate"), plegvet.FeaturesPackage, rep.Source.Dir, rep.Source.Load.Mode, plural(rep.Source.Load.Stubbed, "import"))
 	if unresolved > 0 {
 		fmt.Fprintf(w, "; %d partly unresolved, see -json", unresolved)
 	}

@@ -91,7 +91,9 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 		}
 		line(label, r.Claim)
 		if r.Evidence != "" {
-			b.WriteString(indent + r.Evidence + "\n")
+			for _, l := range wrapCell(r.Evidence, 2*cellWidth) {
+				b.WriteString(indent + l + "\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
@@ -75,12 +76,20 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		on = &plegvet.GateOnMode{}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// Cells wrap so that a line fits a terminal: the evidence goes under
+	// its value.
 	row := func(name, a, b string) {
-		if r.Gate == nil {
-			fmt.Fprintf(tw, "%s\t%s\n", name, a)
-			return
+		as, bs := wrapCell(a, cellWidth), wrapCell(b, cellWidth)
+		for i := range max(len(as), len(bs)) {
+			if i > 0 {
+				name = ""
+			}
+			if r.Gate == nil {
+				fmt.Fprintf(tw, "%s\t%s\n", name, cell(as, i))
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cell(as, i), cell(bs, i))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, a, b)
 	}
 	if r.Gate == nil && r.GateUnresolved != nil {
 		row("", "EVENTED NOT BUILT", "")
@@ -123,4 +132,31 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
 	}
 	return nil
+}
+
+// cellWidth is the widest a table cell grows before it wraps: two of them
+// beside a label fit 120 columns.
+const cellWidth = 44
+
+// wrapCell breaks a cell's text into lines of at most width columns.
+func wrapCell(s string, width int) []string {
+	if len(s) <= width {
+		return []string{s}
+	}
+	return strings.Split(wrap(s, width), "\n")
+}
+
+func cell(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
+}
+
+// plural counts things: "1 gate", "3 gates".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

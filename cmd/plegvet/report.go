@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/sarif"
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -112,10 +113,13 @@ func periodWords(v *plegvet.Value) string {
 func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RELEASE\tGATE\tDEFAULT PLEG\tGATE OFF\tGATE ON\tRATIO\tFALLBACK\tRPC")
+	var failed []*plegvet.Report
 	for _, r := range rows {
 		v := r.Source.KubernetesVersion
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\terror: %s\t\t\t\t\t\t\n", v, r.Error)
+			// The error goes under the table, where it can be read whole.
+			fmt.Fprintf(tw, "%s\terror (below)\t\t\t\t\t\t\n", v)
+			failed = append(failed, r)
 			continue
 		}
 		off, on, ratio, fallback := "-", "-", "-", "-"
@@ -141,7 +145,16 @@ func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v, gateWords(r), r.DefaultPLEG, off, on, ratio, fallback, rpc)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, r := range failed {
+		if i == 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s: %s\n", r.Source.KubernetesVersion, r.Error)
+	}
+	return nil
 }
 
 func trimRatio(f float64) string {
@@ -153,9 +166,16 @@ func trimRatio(f float64) string {
 
 // writeReport prints one report: short, aligned, then the argument.
 func writeReport(w io.Writer, r *plegvet.Report) error {
-	fmt.Fprintf(w, "plegvet report: %s (loaded from %s, %d imports stubbed)\n\n", r.Source.Dir, r.Source.Load.Mode, r.Source.Load.Stubbed)
+	fmt.Fprintf(w, "plegvet report: %s (loaded from %s, %s stubbed)\n\n", r.Source.Dir, r.Source.Load.Mode, plural(r.Source.Load.Stubbed, "import"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row := func(k, v string) {
+		for i, line := range wrapCell(v, 2*cellWidth) {
+			if i > 0 {
+				k = ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", k, line)
+		}
+	}
 	if g := r.FeatureGate; g != nil {
 		decl := "-"
 		if g.Decl != nil {
@@ -194,13 +214,19 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 		row("Default PLEG", "generic: a node that does not set the gate runs the generic PLEG only")
 	}
 	if rl := r.Relist; rl != nil {
-		row("Relist", "gate off: "+modeWords(rl.GateOff))
+		label := "Relist"
+		for _, l := range modeLines("gate off:", rl.GateOff, "") {
+			row(label, l)
+			label = ""
+		}
 		if rl.GateOn != nil {
-			on := "gate on:  " + modeWords(&rl.GateOn.Mode)
+			ratio := ""
 			if rl.Ratio != nil {
-				on += " (x" + trimRatio(*rl.Ratio) + ")"
+				ratio = " (x" + trimRatio(*rl.Ratio) + ")"
 			}
-			row("", on)
+			for _, l := range modeLines("gate on: ", &rl.GateOn.Mode, ratio) {
+				row("", l)
+			}
 			fb := "none: the evented PLEG restores no period after the stream fails"
 			if f := rl.GateOn.Fallback; f != nil {
 				fb = "after the stream fails, the evented PLEG restores " + valueText(f)
@@ -241,11 +267,16 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	return nil
 }
 
-func modeWords(m *plegvet.Mode) string {
+// modeLines says a mode's relist period and threshold, a line each.
+func modeLines(label string, m *plegvet.Mode, ratio string) []string {
 	if m.Period == nil {
-		return "no generic relist"
+		return []string{label + " no generic relist"}
 	}
-	return fmt.Sprintf("relist %s, threshold %s", valueText(m.Period), valueText(m.Threshold))
+	pad := strings.Repeat(" ", len(label))
+	return []string{
+		fmt.Sprintf("%s relist %s%s", label, valueText(m.Period), ratio),
+		fmt.Sprintf("%s threshold %s", pad, valueText(m.Threshold)),
+	}
 }
 
 // wrap breaks a paragraph into lines of at most width columns.
@@ -271,7 +302,7 @@ func writeSARIFFile(name string, ds []plegvet.Diagnostic) error {
 	if err != nil {
 		return err
 	}
-	if err := plegvet.WriteSARIF(f, version(), ds); err != nil {
+	if err := sarif.Write(f, version(), ds); err != nil {
 		f.Close()
 		return fmt.Errorf("writing %s: %v", name, err)
 	}

@@ -1,0 +1,98 @@
+package plegvet
+
+import (
+	"bytes"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// writtenMethod finds, among the loaded packages, the method go/types
+// prints as objString and returns its signature as its source writes it
+// (ctx context.Context, not a stubbed import's "invalid type"), qualified
+// by its receiver: "(k8s.io/cri-api/pkg/apis.ContainerManager)
+// GetContainerEvents(ctx context.Context, ...) error". "" when it is not
+// in the loaded source.
+func (a *analysed) writtenMethod(objString string) string {
+	var found string
+	seen := map[*packages.Package]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p] || found != "" {
+			return
+		}
+		seen[p] = true
+		if p.TypesInfo != nil {
+			for id, obj := range p.TypesInfo.Defs {
+				fn, ok := obj.(*types.Func)
+				if !ok || types.ObjectString(fn, nil) != objString {
+					continue
+				}
+				if ft, recv := funcTypeOf(p.Syntax, id); ft != nil {
+					found = signatureText(p.Fset, fn, recv, ft)
+					return
+				}
+			}
+		}
+		for _, dep := range p.Imports {
+			visit(dep)
+		}
+	}
+	for _, p := range a.res.Packages {
+		visit(p)
+	}
+	return found
+}
+
+// funcTypeOf finds the declaration of a method named by id: an interface
+// method (the interface's type name is the receiver) or a method
+// declaration.
+func funcTypeOf(files []*ast.File, id *ast.Ident) (*ast.FuncType, string) {
+	for _, f := range files {
+		if id.Pos() < f.FileStart || id.Pos() > f.FileEnd {
+			continue
+		}
+		var ft *ast.FuncType
+		recv := ""
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.TypeSpec:
+				if it, ok := n.Type.(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						for _, name := range m.Names {
+							if name == id {
+								ft, _ = m.Type.(*ast.FuncType)
+								recv = n.Name.Name
+							}
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if n.Name == id {
+					ft = n.Type
+				}
+			}
+			return ft == nil
+		})
+		return ft, recv
+	}
+	return nil, ""
+}
+
+func signatureText(fset *token.FileSet, fn *types.Func, recv string, ft *ast.FuncType) string {
+	var b bytes.Buffer
+	b.WriteString("func ")
+	if recv != "" && fn.Pkg() != nil {
+		b.WriteString("(" + fn.Pkg().Path() + "." + recv + ") ")
+	}
+	b.WriteString(fn.Name())
+	var sig bytes.Buffer
+	if err := printer.Fprint(&sig, fset, ft); err != nil {
+		return ""
+	}
+	b.Write(bytes.TrimPrefix(sig.Bytes(), []byte("func")))
+	return b.String()
+}
