@@ -136,7 +136,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	ng.Value, ng.Explicit = cfg.Gate(ng.Name)
 	gate := gates.Gate(ng.Name)
 	in := nodeverdict.Input{
-		Gate: nodeverdict.Gate{
+		Gate: nodeverdict.GateState{
 			Name: ng.Name, KubeletVersion: kubelet, Explicit: ng.Explicit, Value: ng.Value,
 			Built: ng.Built, Spec: specText(gates, gate, ng.Name, release), Test: testText(r),
 		},

@@ -7,7 +7,7 @@
 // It holds the readers of the three captures (pure functions over bytes
 // that name the file in their one-line errors) and Decide, the decision
 // rules. It loads no source itself: package plegvet's Node does, and hands
-// the facts over as Gate and Periods.
+// the facts over as GateState and Periods.
 //
 // Every rule yields a Reason that says whether its evidence agrees with
 // the mode the gate configures. The verdict is that mode ("generic" or

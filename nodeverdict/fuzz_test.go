@@ -114,7 +114,7 @@ func FuzzReadMetrics(f *testing.F) {
 			}
 		}
 		// Whatever parses, the rules decide coherently.
-		for _, g := range []Gate{gateUnset(), gateSet(true)} {
+		for _, g := range []GateState{gateUnset(), gateSet(true)} {
 			checkDecision(t, Decide(Input{Gate: g, Periods: shipped, Metrics: *m}))
 		}
 	})

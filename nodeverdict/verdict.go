@@ -20,8 +20,8 @@ const (
 // stream errors, a slow runtime), and tight enough to tell 1s from 5m.
 const Tolerance = 2.0
 
-// Gate is what the configz and the source say about the gate.
-type Gate struct {
+// GateState is what the configz and the source say about the gate.
+type GateState struct {
 	Name string
 	// KubeletVersion is the version the default is taken at.
 	KubeletVersion string
@@ -42,7 +42,7 @@ type Gate struct {
 }
 
 // On is the gate's effective value.
-func (g Gate) On() bool {
+func (g GateState) On() bool {
 	if g.Explicit {
 		return g.Value
 	}
@@ -79,7 +79,7 @@ type Periods struct {
 // Input is everything the decision reads. Metrics is required; Runtime is
 // nil when no crictl output was given.
 type Input struct {
-	Gate    Gate
+	Gate    GateState
 	Periods Periods
 	Metrics Metrics
 	Runtime *Runtime
