@@ -126,7 +126,23 @@ func usage(w io.Writer) {
 	for _, sc := range subcommands {
 		fmt.Fprintln(w, "  plegvet "+sc.usage)
 	}
+	fmt.Fprintln(w, "  plegvet help SUBCOMMAND         one subcommand's usage and flags")
+	fmt.Fprintln(w, "  plegvet version                 the version plegvet was built from")
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Checks:")
 	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
-	fmt.Fprintln(w, "  plegvet help <analyzer>       describes an analyzer's checks and flags")
+	fmt.Fprintln(w, "  plegvet help ANALYZER           an analyzer's checks and flags")
+	for _, g := range suite.Groups() {
+		names := make([]string, len(g.Checks))
+		for i, c := range g.Checks {
+			names[i] = string(c.Check)
+		}
+		lines := strings.Split(wrap(strings.Join(names, ", "), 64), "\n")
+		fmt.Fprintf(w, "  %-12s %s\n", g.Name, strings.Join(lines, "\n"+strings.Repeat(" ", 15)))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Analyzer flags:")
+	for _, st := range suite.Settings() {
+		fmt.Fprintf(w, "  -%s.%s (default %q)\n      %s\n", st.Analyzer, st.Flag, st.Default, st.Doc)
+	}
 }
