@@ -75,7 +75,7 @@ func ExampleNode() {
 	fmt.Println("first reason:", rep.Reasons[0].Claim)
 	// Output:
 	// evented on v1.36.1-eks-1a2b3c4
-	// first reason: EventedPLEG is on: configz sets it
+	// first reason: the kubelet reports EventedPLEG on
 }
 
 // Timeline answers for several releases, fetched with the go command;

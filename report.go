@@ -25,6 +25,9 @@ type Report struct {
 	// spec in force at Source.KubernetesVersion; null when the tree
 	// declares no such gate.
 	FeatureGate *FeatureGate `json:"featureGate"`
+	// GateDependencies are the gates the feature gate depends on in the
+	// tree's dependency map, each with its spec in force.
+	GateDependencies []GateDependency `json:"gateDependencies"`
 	// DefaultPLEG is what a node that does not set the gate runs:
 	// "generic" or "evented" (the evented PLEG, with the generic relist
 	// beside it as a safety net); "unknown" when the test deciding the
@@ -52,6 +55,17 @@ type Report struct {
 type FeatureGate struct {
 	Gate
 	Effective *Spec `json:"effective,omitempty"`
+}
+
+// GateDependency is a gate the feature gate depends on.
+type GateDependency struct {
+	Name string `json:"name"`
+	// Decl is the gate constant's declaration; null when the tree declares
+	// no such gate (or in a package that was not loaded).
+	Decl *Pos `json:"decl"`
+	// Effective is its spec in force at the tree's version (its newest
+	// without one); null when none is known.
+	Effective *Spec `json:"effective"`
 }
 
 // Missing is a part of the answer the tree does not have.
@@ -130,12 +144,27 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 	if rep.Relist != nil && rep.Relist.Gate != nil {
 		name = rep.Relist.Gate.Name // the gate the tree really tests
 	}
+	rep.GateDependencies = []GateDependency{}
 	if g := gates.Gate(name); g != nil {
 		rep.FeatureGate = &FeatureGate{Gate: *g}
 		if src.KubernetesVersion != "" {
 			if s, ok := g.At(src.KubernetesVersion); ok {
 				rep.FeatureGate.Effective = &s
 			}
+		}
+		for _, dep := range g.Dependencies {
+			gd := GateDependency{Name: dep}
+			if d := gates.Gate(dep); d != nil {
+				gd.Decl = d.Decl
+				s, ok := d.Newest()
+				if src.KubernetesVersion != "" {
+					s, ok = d.At(src.KubernetesVersion)
+				}
+				if ok {
+					gd.Effective = &s
+				}
+			}
+			rep.GateDependencies = append(rep.GateDependencies, gd)
 		}
 	} else {
 		why := fmt.Sprintf("%s declares no feature gate %s", FeaturesPackage, name)

@@ -28,6 +28,10 @@ const (
 	MetricRelistInterval  = "kubelet_pleg_relist_interval_seconds"
 	MetricRelistDuration  = "kubelet_pleg_relist_duration_seconds"
 	MetricLastSeen        = "kubelet_pleg_last_seen_seconds"
+	// MetricFeatureEnabled is component-base's gauge of each feature gate's
+	// effective value (1 on, 0 off, the default applied), labelled name
+	// and stage; the kubelet exports it since v1.26.
+	MetricFeatureEnabled = "kubernetes_feature_enabled"
 )
 
 // metricsWant is what a metrics file should be, for error messages.
@@ -52,6 +56,15 @@ type Metrics struct {
 	RelistDuration *Histogram `json:"relistDuration"`
 	// LastSeen is the Unix time, in seconds, the PLEG was last seen active.
 	LastSeen *float64 `json:"lastSeen"`
+	// FeatureEnabled is kubernetes_feature_enabled by gate name: the
+	// kubelet's own word on each gate; null when the family is absent.
+	FeatureEnabled map[string]FeatureState `json:"featureEnabled"`
+}
+
+// FeatureState is one gate as kubernetes_feature_enabled reports it.
+type FeatureState struct {
+	Enabled bool   `json:"enabled"`
+	Stage   string `json:"stage"`
 }
 
 // Histogram is a histogram's count and sum, in seconds.
@@ -93,6 +106,7 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 	m.RelistInterval = r.histogram(MetricRelistInterval)
 	m.RelistDuration = r.histogram(MetricRelistDuration)
 	m.LastSeen = r.lastSeen()
+	m.FeatureEnabled = r.features()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -221,6 +235,52 @@ func (r *metricsReader) histogram(name string) *Histogram {
 		h.Mean = &mean
 	}
 	return h
+}
+
+// features reads kubernetes_feature_enabled: one 0-or-1 sample per gate.
+func (r *metricsReader) features() map[string]FeatureState {
+	f := r.fams[MetricFeatureEnabled]
+	if f == nil {
+		return nil
+	}
+	out := map[string]FeatureState{}
+	for _, m := range f.GetMetric() {
+		var v float64
+		switch f.GetType() {
+		case dto.MetricType_GAUGE:
+			v = m.GetGauge().GetValue()
+		case dto.MetricType_UNTYPED:
+			v = m.GetUntyped().GetValue()
+		default:
+			r.fail("%s is a %s; want a gauge", MetricFeatureEnabled, typeName(f.GetType()))
+			return nil
+		}
+		var st FeatureState
+		name := ""
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "name":
+				name = l.GetValue()
+			case "stage":
+				st.Stage = l.GetValue()
+			}
+		}
+		if name == "" {
+			r.fail("%s has a sample without a name label", MetricFeatureEnabled)
+			return nil
+		}
+		if v != 0 && v != 1 {
+			r.fail("%s{name=%q} is %v; want 0 or 1", MetricFeatureEnabled, name, v)
+			return nil
+		}
+		if prev, dup := out[name]; dup && prev.Enabled != (v == 1) {
+			r.fail("%s{name=%q} is both 0 and 1; want one kubelet's metrics", MetricFeatureEnabled, name)
+			return nil
+		}
+		st.Enabled = v == 1
+		out[name] = st
+	}
+	return out
 }
 
 // lastSeen reads the PLEG's last-seen gauge, a Unix time in seconds.

@@ -13,9 +13,10 @@ func TestReadMetricsFiles(t *testing.T) {
 		want string // the Metrics as JSON
 	}{
 		{"generic.txt", `{"kubeletVersion":"v1.36.1","streamSuccesses":0,"streamErrors":0,"eventLatency":{"count":0,"sum":0,"mean":null},` +
-			`"discardEvents":0,"relistInterval":{"count":3599,"sum":3635,"mean":1.010002778549597},"relistDuration":{"count":3600,"sum":36,"mean":0.01},"lastSeen":1766995200}`},
+			`"discardEvents":0,"relistInterval":{"count":3599,"sum":3635,"mean":1.010002778549597},"relistDuration":{"count":3600,"sum":36,"mean":0.01},"lastSeen":1766995200,"featureEnabled":null}`},
 		{"evented.txt", `{"kubeletVersion":"v1.36.1-eks-1a2b3c4","streamSuccesses":2,"streamErrors":1,"eventLatency":{"count":42,"sum":0.21,"mean":0.005},` +
-			`"discardEvents":0,"relistInterval":{"count":12,"sum":3310,"mean":275.8333333333333},"relistDuration":{"count":13,"sum":0.26,"mean":0.02},"lastSeen":1766995200}`},
+			`"discardEvents":0,"relistInterval":{"count":12,"sum":3310,"mean":275.8333333333333},"relistDuration":{"count":13,"sum":0.26,"mean":0.02},"lastSeen":1766995200,` +
+			`"featureEnabled":{"EventedPLEG":{"enabled":true,"stage":"ALPHA"},"PodLevelResources":{"enabled":true,"stage":"BETA"}}}`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			name := filepath.Join("testdata", "metrics", tc.file)
@@ -72,6 +73,10 @@ func TestReadMetrics(t *testing.T) {
 		{"build info without git_version", interval + "kubernetes_build_info{major=\"1\"} 1\n", func(m *Metrics) bool {
 			return m.KubeletVersion == ""
 		}},
+		{"the gates' own word", interval + "# TYPE kubernetes_feature_enabled gauge\nkubernetes_feature_enabled{name=\"EventedPLEG\",stage=\"ALPHA\"} 0\nkubernetes_feature_enabled{name=\"KubeletTracing\",stage=\"\"} 1\n", func(m *Metrics) bool {
+			return m.FeatureEnabled["EventedPLEG"] == FeatureState{Enabled: false, Stage: "ALPHA"} && m.FeatureEnabled["KubeletTracing"].Enabled && len(m.FeatureEnabled) == 2
+		}},
+		{"no gate gauge", interval, func(m *Metrics) bool { return m.FeatureEnabled == nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := ReadMetrics("m.txt", []byte(tc.data))
@@ -105,6 +110,9 @@ func TestReadMetricsErrors(t *testing.T) {
 		{"a histogram for a counter", interval + "# TYPE kubelet_pleg_discard_events histogram\nkubelet_pleg_discard_events_sum 1\nkubelet_pleg_discard_events_count 1\n", `^m.txt: kubelet_pleg_discard_events is a histogram; want a counter$`},
 		{"a time before 1970", "kubelet_pleg_last_seen_seconds -5\n", `^m.txt: kubelet_pleg_last_seen_seconds is -5; want a Unix time in seconds$`},
 		{"two kubelets", interval + "kubernetes_build_info{git_version=\"v1.36.1\"} 1\nkubernetes_build_info{git_version=\"v1.35.0\"} 1\n", `^m.txt: kubernetes_build_info has git_version "v1.35.0" and "v1.36.1"; want one kubelet's metrics$`},
+		{"a gate neither on nor off", interval + "kubernetes_feature_enabled{name=\"EventedPLEG\",stage=\"ALPHA\"} 0.5\n", `^m.txt: kubernetes_feature_enabled\{name="EventedPLEG"\} is 0.5; want 0 or 1$`},
+		{"a gate both on and off", interval + "kubernetes_feature_enabled{name=\"EventedPLEG\",stage=\"ALPHA\"} 0\nkubernetes_feature_enabled{name=\"EventedPLEG\",stage=\"BETA\"} 1\n", `^m.txt: kubernetes_feature_enabled\{name="EventedPLEG"\} is both 0 and 1; want one kubelet's metrics$`},
+		{"a gate without a name", interval + "kubernetes_feature_enabled{stage=\"ALPHA\"} 1\n", `^m.txt: kubernetes_feature_enabled has a sample without a name label$`},
 		{"a count beyond 2^53", "# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_sum 1\nkubelet_pleg_relist_interval_seconds_count 1e17\n", `^m.txt: kubelet_pleg_relist_interval_seconds_count is 100000000000000000; want a count below 2\^53$`},
 		{"a count too large to convert", "# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_sum 1\nkubelet_pleg_relist_interval_seconds_count 1e300\n", `^m.txt: kubelet_pleg_relist_interval_seconds_(count is \d+; want a count below 2\^53|sum is 1 with _count 0; want a count of the observations summed)$`},
 	} {

@@ -137,7 +137,11 @@ func Decide(in Input) Decision {
 	if in.Gate.Built && in.Gate.On() {
 		d.configured = Evented
 	}
+	reported := d.featureMetric()
 	d.gate()
+	if !reported {
+		d.noFeatureMetric()
+	}
 	d.version()
 	d.streams()
 	d.events()
@@ -217,6 +221,55 @@ func (d *decider) gate() {
 		evidence += "; " + g.Test
 	}
 	d.agree(d.configured, claim, evidence)
+}
+
+// featureMetric reads the kubelet's own word on the gate first:
+// kubernetes_feature_enabled carries its effective value, the default
+// applied, so it settles what configz leaves unsaid. Where it disagrees
+// with configz and the source's default, one of them is not this node's.
+// It reports whether the metrics had the gate.
+func (d *decider) featureMetric() bool {
+	g, m := d.in.Gate, d.in.Metrics
+	st, ok := m.FeatureEnabled[g.Name]
+	if !ok {
+		return false
+	}
+	sample := fmt.Sprintf("%s{name=%q,stage=%q} %d", MetricFeatureEnabled, g.Name, st.Stage, btoi(st.Enabled))
+	state := map[bool]string{true: "on", false: "off"}
+	if st.Enabled != g.On() {
+		from := "configz leaves it unset"
+		if g.Explicit {
+			from = fmt.Sprintf("configz sets it to %t", g.Value)
+		} else if g.Default != nil {
+			from += fmt.Sprintf(" and the source's default at %s is %t", g.KubeletVersion, *g.Default)
+		}
+		d.disagree(fmt.Sprintf("the kubelet reports %s %s, but %s", g.Name, state[st.Enabled], from), sample)
+		return true
+	}
+	points := Generic
+	if st.Enabled && g.Built {
+		points = Evented
+	}
+	d.agree(points, fmt.Sprintf("the kubelet reports %s %s", g.Name, state[st.Enabled]), sample)
+	return true
+}
+
+// noFeatureMetric says the kubelet's own word is missing, after the
+// configz-and-source reason that then decides.
+func (d *decider) noFeatureMetric() {
+	g, m := d.in.Gate, d.in.Metrics
+	why := fmt.Sprintf("no %s metric (a kubelet before v1.26, or a scrape without it)", MetricFeatureEnabled)
+	if m.FeatureEnabled != nil {
+		why = fmt.Sprintf("%s has no sample for %s", MetricFeatureEnabled, g.Name)
+	}
+	d.note(fmt.Sprintf("the kubelet's metrics do not say whether %s is on: configz and the source's default decide", g.Name), why)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // version notes a kubelet version that differs from the metrics' own.

@@ -246,6 +246,9 @@ func TestDecide(t *testing.T) {
 					t.Errorf("a reason without a claim or evidence: %+v", r)
 				}
 				switch {
+				case r.Agrees == nil && strings.Contains(r.Claim, "metrics do not say whether"):
+					// Every case without kubernetes_feature_enabled has it;
+					// TestFeatureMetric checks it.
 				case r.Agrees == nil:
 					notes = append(notes, r)
 				case !*r.Agrees:
@@ -317,5 +320,52 @@ func TestWithin(t *testing.T) {
 		if got := within(tc.observed, tc.expected); got != tc.want {
 			t.Errorf("within(%v, %v) = %t, want %t", tc.observed, tc.expected, got, tc.want)
 		}
+	}
+}
+
+// The kubelet's own word on the gate comes first; it decides nothing alone,
+// but a disagreement with configz and the source is inconsistent, naming
+// both, and its absence is said.
+func TestFeatureMetric(t *testing.T) {
+	generic := relisting(0, 0, 3600, 3636)
+	evented := relisting(1, 0, 12, 3600)
+	withMetric := func(m Metrics, on bool) Metrics {
+		m.FeatureEnabled = map[string]FeatureState{"EventedPLEG": {Enabled: on, Stage: "ALPHA"}}
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		in      Input
+		verdict string
+		first   string // the first reason's claim, in part
+		agrees  *bool
+		note    string // a note's claim, in part, when the metric is absent
+	}{
+		{"unset, default false, the kubelet says off", Input{Gate: gateUnset(), Periods: shipped, Metrics: withMetric(generic, false)},
+			Generic, "the kubelet reports EventedPLEG off", &yes, ""},
+		{"configz on, the kubelet says on", Input{Gate: gateSet(true), Periods: shipped, Metrics: withMetric(evented, true)},
+			Evented, "the kubelet reports EventedPLEG on", &yes, ""},
+		{"unset, default false, but the kubelet says on: not this source's default", Input{Gate: gateUnset(), Periods: shipped, Metrics: withMetric(generic, true)},
+			Inconsistent, "the kubelet reports EventedPLEG on, but configz leaves it unset and the source's default at v1.36.1 is false", &no, ""},
+		{"no metric: said, and configz with the source decide", Input{Gate: gateUnset(), Periods: shipped, Metrics: generic},
+			Generic, "EventedPLEG is off: configz leaves it unset", &yes, "metrics do not say whether EventedPLEG is on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.in)
+			if d.Verdict != tc.verdict {
+				t.Errorf("verdict %q, want %q", d.Verdict, tc.verdict)
+			}
+			first := d.Reasons[0]
+			if !strings.Contains(first.Claim, tc.first) || (first.Agrees == nil) != (tc.agrees == nil) || (first.Agrees != nil && *first.Agrees != *tc.agrees) {
+				t.Errorf("first reason %q (agrees %v); want %q (agrees %v)", first.Claim, agreesText(first.Agrees), tc.first, agreesText(tc.agrees))
+			}
+			found := tc.note == ""
+			for _, r := range d.Reasons {
+				found = found || (r.Agrees == nil && strings.Contains(r.Claim, tc.note))
+			}
+			if !found {
+				t.Errorf("no note saying %q", tc.note)
+			}
+		})
 	}
 }

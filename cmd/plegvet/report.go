@@ -205,6 +205,20 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	} else {
 		row("Feature gate", "none")
 	}
+	for i, d := range r.GateDependencies {
+		label := ""
+		if i == 0 {
+			label = "Depends on"
+		}
+		spec := "spec unknown"
+		if s := d.Effective; s != nil {
+			spec = fmt.Sprintf("%s, default %t", s.PreRelease, s.Default)
+			if s.LockToDefault {
+				spec += ", locked"
+			}
+		}
+		row(label, fmt.Sprintf("%s: %s (%s)", d.Name, spec, at(d.Decl)))
+	}
 	switch r.DefaultPLEG {
 	case "evented":
 		row("Default PLEG", "evented: a node that does not set the gate runs the evented PLEG, the generic relist beside it")
