@@ -132,7 +132,8 @@ func checkDecision(t *testing.T, d Decision) {
 	switch {
 	case d.Configured != Generic && d.Configured != Evented:
 		t.Fatalf("configured %q", d.Configured)
-	case disagree && d.Verdict != Inconsistent, !disagree && d.Verdict != d.Configured:
+	case disagree && d.Verdict != Inconsistent,
+		!disagree && d.Verdict != d.Configured && d.Verdict != FellBack && d.Verdict != GenericWithEventHints:
 		t.Fatalf("verdict %q, configured %q, a reason disagrees: %t", d.Verdict, d.Configured, disagree)
 	}
 	if _, err := json.Marshal(d.Reasons); err != nil {

@@ -9,9 +9,27 @@ import (
 
 // The verdicts. Generic and Evented are also the modes the gate configures.
 const (
-	Generic      = "generic"
-	Evented      = "evented"
+	Generic = "generic"
+	// Evented: an evented PLEG that is an event source runs, the generic
+	// relist beside it at the safety-net period.
+	Evented = "evented"
+	// GenericWithEventHints: the gate is on, but the release's evented
+	// PLEG only asks the generic PLEG to relist; the generic PLEG alone
+	// emits lifecycle events.
+	GenericWithEventHints = "generic-with-event-hints"
+	// FellBack: the stream failed as often as the source allows; what runs
+	// now is what the evented PLEG does on its last failure.
+	FellBack     = "fell-back"
 	Inconsistent = "inconsistent"
+)
+
+// The evented PLEG's roles and what it does after the last stream
+// failure, as the root package extracts them from the kubelet's source.
+const (
+	RoleEventSource      = "event-source"
+	RoleRelistTrigger    = "relist-trigger"
+	RestoreGenericRelist = "restore-generic-relist"
+	StopWatching         = "stop-watching"
 )
 
 // Tolerance is how far, as a factor either way, the observed mean relist
@@ -74,6 +92,12 @@ type Periods struct {
 	MaxStreamRetries      int64
 	RetriesKnown          bool
 	MaxStreamRetriesCause string
+	// Role is the evented PLEG's role in the source (RoleEventSource,
+	// RoleRelistTrigger, "unknown"; "" when none is built), and
+	// OnStreamFailure what it does after the last failure
+	// (RestoreGenericRelist, StopWatching, "unknown").
+	Role, RoleWhy   string
+	OnStreamFailure string
 }
 
 // Input is everything the decision reads. Metrics is required; Runtime is
@@ -148,7 +172,14 @@ func Decide(in Input) Decision {
 	d.relist()
 	d.discards()
 	d.runtime()
+	d.design()
 	verdict := d.configured
+	if verdict == Evented && in.Periods.Role == RoleRelistTrigger {
+		verdict = GenericWithEventHints
+	}
+	if d.fellBack {
+		verdict = FellBack
+	}
 	for _, r := range d.reasons {
 		if r.Agrees != nil && !*r.Agrees {
 			verdict = Inconsistent
@@ -162,6 +193,8 @@ type decider struct {
 	configured string
 	reasons    []Reason
 	check      RelistCheck
+	// fellBack: the stream errors reached the retries the source allows.
+	fellBack bool
 }
 
 var yes, no = true, false
@@ -304,8 +337,15 @@ func (d *decider) streams() {
 		if p.Fallback.Known {
 			after = "the kubelet relists every " + p.Fallback.Evidence
 		}
-		d.agree(Generic, "the evented PLEG gave up its event stream and fell back to relisting",
-			fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after))
+		if p.OnStreamFailure == StopWatching {
+			after = "the evented PLEG stops watching the stream; the generic PLEG relists at its gate-on period"
+		}
+		// What the source does after its last allowed failure: no
+		// contradiction of the gate, but a verdict of its own.
+		d.fellBack = true
+		d.reasons = append(d.reasons, Reason{Claim: "the evented PLEG gave up its event stream after the retries the source allows",
+			Evidence: fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after),
+			Points:   Generic, Agrees: &yes})
 	case s > 0:
 		d.agree(Evented, "the kubelet obtained event streams from the runtime", counts+retriesBelow(p, e))
 	case e > 0:
@@ -347,6 +387,9 @@ func (d *decider) relist() {
 	expected := p.GateOff
 	if d.configured == Evented {
 		expected = p.GateOn
+	}
+	if d.fellBack && p.OnStreamFailure != StopWatching && p.Fallback.Known {
+		expected = p.Fallback
 	}
 	c.Expected = periodText(expected)
 	if h := m.RelistDuration; h != nil && h.Mean != nil {
@@ -392,6 +435,15 @@ func (d *decider) relist() {
 	}
 	evidence := fmt.Sprintf("%s; %s; within a factor of %s", observed, periods, strconv.FormatFloat(Tolerance, 'g', -1, 64))
 	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
+	if d.fellBack {
+		after := fmt.Sprintf("the %s the kubelet relists at once the stream is given up", c.Expected)
+		if within(mean, expected.Duration.Seconds()+relist) {
+			d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), after), Evidence: evidence, Points: Generic, Agrees: &yes})
+		} else {
+			d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s", seconds(mean), after), evidence)
+		}
+		return
+	}
 	switch c.Matches {
 	case "both":
 		d.agree(d.configured, fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), evidence)
@@ -403,6 +455,26 @@ func (d *decider) relist() {
 		d.agree(Evented, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the %s the generic PLEG keeps beside the evented PLEG", seconds(mean), mine, c.GateOn), evidence)
 	default:
 		d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s, and from every period in the source", seconds(mean), mine), evidence)
+	}
+}
+
+// design says what the gate being on means in this release's source: an
+// event source, a relist trigger, or a design plegvet does not know.
+func (d *decider) design() {
+	p := d.in.Periods
+	if d.configured != Evented {
+		return
+	}
+	why := p.RoleWhy
+	if why == "" {
+		why = "the evented PLEG's role in the source: " + p.Role
+	}
+	switch p.Role {
+	case RoleRelistTrigger:
+		d.note("in this release the evented PLEG only asks the generic PLEG to relist: the generic PLEG alone emits pod lifecycle events", why)
+	case RoleEventSource, "":
+	default:
+		d.note("this release's evented PLEG matches no design plegvet knows: the verdict says only that the gate is on", why)
 	}
 }
 

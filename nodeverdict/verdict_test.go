@@ -95,8 +95,35 @@ func TestDecide(t *testing.T) {
 		{
 			name: "gate on, the stream failed for good and the kubelet fell back",
 			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(5, 5, 3000, 3040)},
-			want: Inconsistent, configured: Evented, matches: Generic,
-			disagree: []string{"gave up its event stream", "matches the gate-off 1s"},
+			want: FellBack, configured: Evented, matches: Generic,
+		},
+		{
+			name: "gate on, fell back, but still relisting at the safety-net period the source does not keep after falling back",
+			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(5, 5, 12, 3600)},
+			want: Inconsistent, configured: Evented, matches: Evented,
+			disagree: []string{"far from the 1s the kubelet relists at once the stream is given up"},
+		},
+		{
+			name: "gate on in a release whose evented PLEG is a relist trigger",
+			in: func() Input {
+				p := shipped
+				p.Role, p.RoleWhy, p.OnStreamFailure = RoleRelistTrigger, "requests relists at evented.go:130", StopWatching
+				p.GateOn = p.GateOff // one construction: the relist keeps its period
+				return Input{Gate: gateSet(true), Periods: p, Metrics: relisting(1, 0, 3600, 3636)}
+			}(),
+			want: GenericWithEventHints, configured: Evented, matches: "both",
+			notes: []string{"only asks the generic PLEG to relist"},
+		},
+		{
+			name: "a relist trigger that gave up its stream: stop watching, the relist unchanged",
+			in: func() Input {
+				p := shipped
+				p.Role, p.OnStreamFailure = RoleRelistTrigger, StopWatching
+				p.GateOn, p.Fallback = p.GateOff, Period{}
+				return Input{Gate: gateSet(true), Periods: p, Metrics: relisting(0, 5, 3600, 3636)}
+			}(),
+			want: FellBack, configured: Evented, matches: "both",
+			notes: []string{"only asks the generic PLEG to relist"},
 		},
 		{
 			name: "gate on, only connection errors, fewer than the retries",
