@@ -30,6 +30,9 @@ type Construction struct {
 	Literal *ast.CompositeLit
 	// Conditions are the feature-gate tests the call runs under.
 	Conditions []Condition
+	// Holder is the variable or struct field the constructed PLEG is
+	// assigned to (kl.eventedPleg), nil when it is not assigned to one.
+	Holder types.Object
 	// Unfollowed are the conditions on the path that could not be
 	// followed to gate tests. For an evented construction, every such
 	// enclosing if counts; otherwise (a generic construction, an early
@@ -97,6 +100,7 @@ func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *
 					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body, info)
 				}
 			}
+			con.Holder = holder(info, path)
 			con.Conditions, con.Unfollowed = gates.conditions(path, c.Kind == Evented)
 			out = append(out, con)
 			return true
@@ -104,6 +108,48 @@ func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Call.Pos() < out[j].Call.Pos() })
 	return out
+}
+
+// holder is what a call's first result is assigned to: a variable or a
+// field, by an assignment, a declaration or a struct literal's key.
+func holder(info *types.Info, path []ast.Node) types.Object {
+	if len(path) < 2 {
+		return nil
+	}
+	call := path[0]
+	lhs := func(e ast.Expr) types.Object {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			if o := info.Defs[x]; o != nil {
+				return o
+			}
+			return info.Uses[x]
+		case *ast.SelectorExpr:
+			return info.Uses[x.Sel]
+		}
+		return nil
+	}
+	switch p := path[1].(type) {
+	case *ast.AssignStmt:
+		for i, r := range p.Rhs {
+			if r == call && (len(p.Lhs) == len(p.Rhs) || i == 0) {
+				return lhs(p.Lhs[i])
+			}
+		}
+	case *ast.ValueSpec:
+		for i, v := range p.Values {
+			if v == call && (len(p.Names) == len(p.Values) || i == 0) {
+				return lhs(p.Names[i])
+			}
+		}
+	case *ast.KeyValueExpr:
+		if p.Value == call {
+			if k, ok := p.Key.(*ast.Ident); ok {
+				return info.Uses[k]
+			}
+		}
+	}
+	return nil
 }
 
 func enclosingBody(path []ast.Node) *ast.BlockStmt {

@@ -67,6 +67,9 @@ type Shape struct {
 	// StreamCalls are the calls that read the container event stream
 	// (GetContainerEvents) in the struct's methods.
 	StreamCalls []StreamCall
+	// EventLoop is what an evented PLEG's event loop does (its role);
+	// nil for a generic PLEG.
+	EventLoop *EventLoop
 }
 
 // StreamCall is a call of the CRI client's GetContainerEvents.
@@ -315,6 +318,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		}
 	}
 	var out []*Constructor
+	structOf := map[*Constructor]*types.TypeName{}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -370,6 +374,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 				c.StreamCalls = append(c.StreamCalls, call)
 			}
 			out = append(out, c)
+			structOf[c] = tn
 		}
 	}
 	for _, c := range out {
@@ -379,6 +384,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			}
 		}
 	}
+	readEventLoops(fset, files, info, out, structOf, usages, relistType)
 	return out
 }
 

@@ -13,6 +13,13 @@
 // feature-gate conditions each call runs under. Modes joins them into the
 // two modes a kubelet can run in, gate off and gate on.
 //
+// The evented PLEG's role is read the same way (EventLoop, on the
+// evented constructor's Shape): from what the methods reachable from its
+// Start do, whether it sends pod lifecycle events (event-source, v1.26 to
+// v1.36), only asks the generic PLEG to relist (relist-trigger, v1.37),
+// or neither (unknown, with why); EventedRoleOf joins it with the
+// kubelet's construction and the PLEG health checks it registers.
+//
 // Nothing is found by the names of variables or constants: constructors
 // are known by what their bodies do, calls by the function they call,
 // values by go/types' constant folding. A value that is not a compile-time

@@ -15,13 +15,34 @@
 // threshold, the evented PLEG's stream retries, and the relist duration
 // the evented PLEG restores on the generic one after the stream fails.
 //
+// On the evented constructor the fact also carries what the evented PLEG
+// is for, read from the methods reachable from its Start (method calls and
+// method values on it, the package's functions, go statements and
+// function literals): whether it sends pod lifecycle events (the element
+// type of the channel a PLEG's Watch-like method returns), writes the pod
+// cache (Set on the type the generic PLEG writes, or kubelet/container's
+// Cache), asks the generic PLEG to relist (a call of a generic PLEG method,
+// directly or through an interface, that enqueues a request another of its
+// methods receives), for which container event types (the tests of a
+// ContainerEventType around the calls leading to it) and behind which
+// gate (the callee's early return), and what it does once its stream has
+// failed as often as its retries allow (hand a relist duration back, or
+// stop watching). Its role is event-source when it sends events,
+// relist-trigger when it only asks for relists, and unknown, with why,
+// otherwise.
+//
 // In a package that calls those constructors (pkg/kubelet) it resolves each
 // argument to its constant (following a local variable and &), reads the
 // feature-gate tests each call runs under (if/else, !, && and ||, early
 // returns; written inline or held by a local variable, a field or a
 // helper function of the package), and joins them into two modes, gate
 // off and gate on, with the gate's spec from the facts of the gatefacts
-// analyzer (which it requires; featuregate's checks need not run).
+// analyzer (which it requires; featuregate's checks need not run). It
+// joins the evented construction with its constructor's role, and finds
+// the PLEG health checks the package registers: calls passing a string
+// constant and a PLEG's method value of type func() (bool, error), whose
+// PLEG is the one the construction assigned to the receiver's variable or
+// field.
 //
 // Relist is level-triggered reconciliation: an event stream is a
 // connection to a process that can die and come back having forgotten

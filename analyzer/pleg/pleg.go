@@ -76,8 +76,11 @@ type ConstructorFact struct {
 
 func (*ConstructorFact) AFact() {}
 
-// String reads like "generic PLEG: period arg 3.RelistPeriod, threshold
-// arg 3.RelistThreshold, loop Reset".
+// String reads like "generic PLEG, period arg 3.RelistPeriod, threshold
+// arg 3.RelistThreshold, loop Reset", or for an evented PLEG "evented
+// PLEG, retries arg 2, role relist-trigger, requests relist
+// GenericPLEG.RequestRelist for [CONTAINER_STOPPED_EVENT] gated
+// PLEGOnDemandRelist, on stream failure stop-watching".
 func (f *ConstructorFact) String() string {
 	parts := []string{string(f.Kind) + " PLEG"}
 	add := func(name string, p plegperiods.ParamRef) {
@@ -100,6 +103,20 @@ func (f *ConstructorFact) String() string {
 	if f.LoopCall != "" {
 		parts = append(parts, "loop "+f.LoopCall)
 	}
+	if l := f.EventLoop; l != nil {
+		role, _ := l.Role()
+		parts = append(parts, "role "+string(role))
+		if l.EmitsLifecycleEvents.IsValid() {
+			parts = append(parts, "emits events")
+		}
+		if l.UpdatesPodCache.IsValid() {
+			parts = append(parts, "updates pod cache")
+		}
+		if q := l.RequestsRelist; q != nil {
+			parts = append(parts, "requests relist "+q.String())
+		}
+		parts = append(parts, "on stream failure "+l.OnStreamFailure.Action)
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -114,6 +131,10 @@ type Result struct {
 	Gate *gatefacts.GateFact
 	// SyncLoops are the loops that consume PLEG events in the package.
 	SyncLoops []plegperiods.SyncLoop
+	// Evented is the evented PLEG the package builds and its role, with
+	// the PLEG health checks the package registers; nil in a package
+	// that calls no PLEG constructor.
+	Evented *plegperiods.EventedRole
 }
 
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
@@ -140,6 +161,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		return res, nil
 	}
 	res.Relist = plegperiods.Modes(cs)
+	res.Evented = plegperiods.EventedRoleOf(pass.Files, pass.TypesInfo, res.Relist)
 	gates := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
 	res.Gate = gates.Gate(res.Relist.GateConst)
 	checkSafetyNet(pass, res, cfg)

@@ -1,8 +1,12 @@
 package pleg_test
 
 import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
 	"go/types"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +80,10 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/gatenegated":      "off=1s/3m0s gate=EventedPLEG on=0s/1h0m0s fallback=1s retries=5",
 		"kubeletforks/gatefield":        "off=1s/3m0s gate=EventedPLEG on=1m30s/5m0s fallback=1m30s retries=5",
 		"kubeletforks/gateunfollowed":   "off=1s/3m0s gate unresolved: kl.streamEvents",
+
+		"kubeletforks/relisttrigger/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
+		"kubeletforks/unguarded/pkg/kubelet":     "off=2s/1m0s gate=EventedPLEG on=2s/1m0s fallback=none retries=3",
+		"kubeletforks/unknownrole/pkg/kubelet":   "off=1s/3m0s gate=EventedPLEG on=1m0s/5m0s fallback=1s retries=4",
 	}
 	seen := 0
 	for _, r := range results {
@@ -210,5 +218,95 @@ func TestGateUnresolved(t *testing.T) {
 	}
 	if !slices.ContainsFunc(pleg.Checks(), func(c check.Doc) bool { return c.Check == pleg.GateTestUnresolved }) {
 		t.Error("gate-test-unresolved is not documented in doc.go")
+	}
+}
+
+// The evented PLEG's role is read from what its event loop does, and the
+// health checks from the calls registering a PLEG's Healthy.
+func TestEventedRole(t *testing.T) {
+	want := map[string]string{
+		"k8s.io/kubernetes/pkg/kubelet":          "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health=PLEG(generic)@59,EventedPLEG(evented)@61 failure=restore-generic-relist@evented.go:34",
+		"kubeletforks/relisttrigger/pkg/kubelet": "role=relist-trigger emits=- cache=- relist=evented.go:44 [CONTAINER_STOPPED_EVENT] gate=RelistOnDemand health=PLEG(generic)@39 failure=stop-watching@evented.go:33",
+		"kubeletforks/unguarded/pkg/kubelet":     "role=relist-trigger emits=- cache=- relist=pleg.go:88 [all] gate= health=relist(generic)@25,stream(evented)@28 failure=stop-watching@pleg.go:83",
+		"kubeletforks/unknownrole/pkg/kubelet":   "role=unknown emits=- cache=- relist=- health= failure=restore-generic-relist@pleg.go:89",
+		"kubeletforks/gatefield":                 "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health= failure=restore-generic-relist@evented.go:34",
+		"newtree/pkg/kubelet":                    "role=unknown emits=- cache=- relist=- health= failure=stop-watching@pleg.go:68",
+		"oldtree/pkg/kubelet":                    "role=none emits=- cache=- relist=- health= failure=",
+	}
+	var pkgs []string
+	for p := range want {
+		pkgs = append(pkgs, p)
+	}
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, pkgs...)
+	seen := 0
+	for _, r := range results {
+		w, ok := want[r.Action.Package.PkgPath]
+		if !ok {
+			continue
+		}
+		seen++
+		e := r.Action.Result.(*pleg.Result).Evented
+		fset := r.Action.Package.Fset
+		got := rowOf(e, func(hc plegperiods.HealthCheck) string { return fmt.Sprint(fset.Position(hc.Pos).Line) }).String()
+		if got != w {
+			t.Errorf("%s:\n got %s\nwant %s", r.Action.Package.PkgPath, got, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("saw %d of %d packages", seen, len(want))
+	}
+}
+
+// Why an unknown role is unknown, and what the relist request reads.
+func TestEventedRoleDetails(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet")
+	for _, r := range results {
+		e := r.Action.Result.(*pleg.Result).Evented
+		switch r.Action.Package.PkgPath {
+		case "kubeletforks/unknownrole/pkg/kubelet":
+			if !e.Constructed || !strings.Contains(e.Why, "sends no *pleg.PodLifecycleEvent and asks the generic PLEG for no relist") {
+				t.Errorf("unknown role: why %q", e.Why)
+			}
+			if e.Retries == nil || e.Retries.Int != 4 {
+				t.Errorf("retries %v, want 4", e.Retries)
+			}
+		case "kubeletforks/relisttrigger/pkg/kubelet":
+			q := e.RequestsRelist
+			if q == nil || q.Callee != "GenericPLEG.RequestRelist" || filepath.Base(q.GatePos.Filename) != "generic.go" || q.Guard.Line != 41 {
+				t.Errorf("relist request %+v", q)
+			}
+			if e.HealthCheck() != nil {
+				t.Errorf("an evented health check %+v, want none", e.HealthCheck())
+			}
+		}
+	}
+}
+
+// Facts cross packages gob-encoded (go vet): the evented PLEG's event
+// loop must survive the trip.
+func TestConstructorFactGob(t *testing.T) {
+	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/relisttrigger/pkg/kubelet/pleg", "k8s.io/kubernetes/pkg/kubelet/pleg")
+	loops := 0
+	for _, r := range results {
+		for _, c := range r.Action.Result.(*pleg.Result).Constructors {
+			in := &pleg.ConstructorFact{Shape: c.Shape}
+			var buf bytes.Buffer
+			if err := gob.NewEncoder(&buf).Encode(in); err != nil {
+				t.Fatal(err)
+			}
+			out := new(pleg.ConstructorFact)
+			if err := gob.NewDecoder(&buf).Decode(out); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != in.String() || !reflect.DeepEqual(out.EventLoop, in.EventLoop) {
+				t.Errorf("%s: after gob\n%+v\nwant\n%+v", c.Name, out.EventLoop, in.EventLoop)
+			}
+			if in.EventLoop != nil {
+				loops++
+			}
+		}
+	}
+	if loops != 2 {
+		t.Errorf("%d evented constructors, want 2", loops)
 	}
 }

@@ -43,3 +43,21 @@ func NewMainKubelet(runtime pleg.EventSource) (*Kubelet, error) {
 	}
 	return kl, nil
 }
+
+// runtimeState holds the health checks the kubelet's readiness depends on.
+type runtimeState struct {
+	checks map[string]func() (bool, error)
+}
+
+func (s *runtimeState) addHealthCheck(name string, check func() (bool, error)) {
+	s.checks[name] = check
+}
+
+// registerHealthChecks registers each PLEG's health: the evented PLEG's
+// only when it is built.
+func (kl *Kubelet) registerHealthChecks(s *runtimeState) {
+	s.addHealthCheck("PLEG", kl.pleg.Healthy)
+	if utilfeature.DefaultFeatureGate.Enabled(features.EventedPLEG) {
+		s.addHealthCheck("EventedPLEG", kl.eventedPleg.Healthy)
+	}
+}

@@ -23,3 +23,19 @@ type PodLifecycleEventGenerator interface {
 	Relist()
 	Update(d *RelistDuration)
 }
+
+// PodCache keeps the newest state seen of each pod, for the pod workers.
+type PodCache interface {
+	// Set records a pod's state and reports whether it changed.
+	Set(podID, state string) bool
+}
+
+type podCache struct{ states map[string]string }
+
+func newPodCache() PodCache { return &podCache{states: map[string]string{}} }
+
+func (c *podCache) Set(podID, state string) bool {
+	changed := c.states[podID] != state
+	c.states[podID] = state
+	return changed
+}

@@ -1,0 +1,152 @@
+package pleg_test
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+// roleRow is what one tree's evented PLEG does, on one line.
+type roleRow struct {
+	role, emits, cache, relist, health, failure string
+}
+
+func (r roleRow) String() string {
+	return fmt.Sprintf("role=%s emits=%s cache=%s relist=%s health=%s failure=%s", r.role, r.emits, r.cache, r.relist, r.health, r.failure)
+}
+
+func at(p token.Position) string {
+	if !p.IsValid() {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}
+
+// rowOf summarises an EventedRole; healthPos turns a kubelet position
+// into file:line.
+func rowOf(e *plegperiods.EventedRole, line func(hc plegperiods.HealthCheck) string) roleRow {
+	if e == nil {
+		return roleRow{role: "nil"}
+	}
+	r := roleRow{
+		role:  string(e.Role),
+		emits: at(e.EmitsLifecycleEvents),
+		cache: at(e.UpdatesPodCache),
+	}
+	r.relist = "-"
+	if q := e.RequestsRelist; q != nil {
+		r.relist = fmt.Sprintf("%s:%d %v gate=%s", filepath.Base(q.Pos.Filename), q.Pos.Line, q.EventTypes, q.Gate)
+	}
+	var hs []string
+	for _, hc := range e.HealthChecks {
+		hs = append(hs, fmt.Sprintf("%s(%s)@%s", hc.Name, hc.Of, line(hc)))
+	}
+	r.health = strings.Join(hs, ",")
+	f := e.OnStreamFailure
+	r.failure = f.Action
+	if f.Pos.IsValid() {
+		r.failure += fmt.Sprintf("@%s:%d", filepath.Base(f.Pos.Filename), f.Pos.Line)
+	}
+	if f.Why != "" {
+		r.failure += " (" + f.Why + ")"
+	}
+	return r
+}
+
+// analyseTree loads features, pleg and kubelet from a tree's source as
+// the library does (imports stubbed, the CRI API and feature packages
+// from source) and runs the pleg analyzer.
+func analyseTree(t *testing.T, tr *tree.Tree) (*pleg.Result, *srcload.Result) {
+	t.Helper()
+	also := func(p string) bool { return suite.FromSource(p) || suite.Stream.FromSource(p) }
+	var paths []string
+	for _, rel := range []string{"pkg/features", "pkg/kubelet/pleg", "pkg/kubelet"} {
+		paths = append(paths, tr.Module+"/"+rel)
+	}
+	res, err := srcload.LoadWith(context.Background(), tr, also, paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{pleg.Analyzer}, res.Packages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := outs[pleg.Analyzer][tr.Module+"/pkg/kubelet"]
+	if out == nil || out.Err != nil {
+		t.Fatalf("pkg/kubelet: %v", out)
+	}
+	return out.Result.(*pleg.Result), res
+}
+
+// The look-alike checkout, loaded from source as the library loads a
+// tree (imports stubbed), reads as under go/packages.
+func TestRoleFromSource(t *testing.T) {
+	tr, err := tree.Open(filepath.Join(testdata(t), "src", "k8s.io", "kubernetes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, loaded := analyseTree(t, tr)
+	got := rowOf(res.Evented, func(hc plegperiods.HealthCheck) string {
+		return fmt.Sprint(loaded.Fset.Position(hc.Pos).Line)
+	}).String()
+	want := "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health=PLEG(generic)@59,EventedPLEG(evented)@61 failure=restore-generic-relist@evented.go:34"
+	if got != want {
+		t.Errorf("look-alike checkout:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRoleReleases reads the evented PLEG's role in releases from v1.25
+// (none built) through v1.37 (a relist trigger). v1.36 also declares an
+// EventedPLEG.RequestRelist forwarding to the generic PLEG, never called
+// from Start: it is not what the event loop does.
+func TestRoleReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	eventSource := "role=event-source emits=evented.go:%d cache=evented.go:%d relist=- health=PLEG(generic)@%d,EventedPLEG(evented)@%d failure=restore-generic-relist@evented.go:%d"
+	for _, tc := range []struct{ version, want string }{
+		{"v1.25.16", "role=none emits=- cache=- relist=- health=PLEG(generic)@688 failure="},
+		{"v1.26.15", fmt.Sprintf(eventSource, 320, 261, 745, 747, 185)},
+		{"v1.27.16", fmt.Sprintf(eventSource, 322, 263, 753, 755, 185)},
+		{"v1.28.15", fmt.Sprintf(eventSource, 322, 263, 733, 735, 185)},
+		{"v1.29.6", fmt.Sprintf(eventSource, 326, 267, 746, 748, 189)},
+		{"v1.30.14", fmt.Sprintf(eventSource, 326, 267, 753, 755, 189)},
+		{"v1.31.14", fmt.Sprintf(eventSource, 329, 270, 763, 765, 190)},
+		{"v1.32.13", fmt.Sprintf(eventSource, 332, 273, 816, 818, 193)},
+		{"v1.33.13", fmt.Sprintf(eventSource, 332, 273, 870, 872, 193)},
+		{"v1.34.4", fmt.Sprintf(eventSource, 321, 262, 875, 877, 193)},
+		{"v1.35.4", fmt.Sprintf(eventSource, 321, 262, 878, 880, 193)},
+		{"v1.36.1", fmt.Sprintf(eventSource, 325, 266, 889, 891, 197)},
+		{"v1.36.5", fmt.Sprintf(eventSource, 325, 266, 889, 891, 197)},
+		{"v1.37.2", "role=relist-trigger emits=- cache=- relist=evented.go:130 [CONTAINER_STOPPED_EVENT] gate=PLEGOnDemandRelist health=PLEG(generic)@903 failure=stop-watching@evented.go:82"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			tr, err := release.Fetch(context.Background(), tc.version, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, loaded := analyseTree(t, tr)
+			row := rowOf(res.Evented, func(hc plegperiods.HealthCheck) string {
+				return fmt.Sprint(loaded.Fset.Position(hc.Pos).Line)
+			})
+			t.Logf("%s %s", tc.version, row)
+			if got := row.String(); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,1080 @@
+package plegperiods
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/plegvet/plegvet/internal/astobj"
+)
+
+// Role is what an evented PLEG is for, read from what its event loop does.
+// Releases differ: up to v1.36 it is a source of pod lifecycle events
+// beside the generic PLEG; from v1.37 it only asks the generic PLEG to
+// relist. A tree that does neither is unknown, never forced into either.
+type Role string
+
+const (
+	// EventSource: the evented PLEG sends pod lifecycle events itself.
+	EventSource Role = "event-source"
+	// RelistTrigger: it sends none, but asks the generic PLEG to relist.
+	RelistTrigger Role = "relist-trigger"
+	// RoleUnknown: it does neither, or it could not be read; a Why says.
+	RoleUnknown Role = "unknown"
+	// RoleNone: the package builds no evented PLEG.
+	RoleNone Role = "none"
+)
+
+// What the evented PLEG does once its stream has failed as often as its
+// retries allow (StreamFailure.Action).
+const (
+	// RestoreGenericRelist: it hands a relist duration back to the
+	// generic PLEG (EventedPLEG.Update(e.relistDuration)).
+	RestoreGenericRelist = "restore-generic-relist"
+	// StopWatching: it returns (or breaks out of its loop) without one.
+	StopWatching = "stop-watching"
+	// FailureUnknown: neither was found; StreamFailure.Why says why.
+	FailureUnknown = "unknown"
+)
+
+// AllEventTypes is RelistRequest.EventTypes' only entry when no test of
+// the container event's type guards the request: every type reaches it.
+const AllEventTypes = "all"
+
+// EventLoop is what an evented PLEG's methods do, read from the methods
+// reachable from its Start: method calls and method values on the
+// evented PLEG, functions of the package, go statements and function
+// literals, to a bounded depth. It crosses packages inside a
+// ConstructorFact, so positions are file positions.
+type EventLoop struct {
+	// Reached are the functions read, in the order reached
+	// ("EventedPLEG.Start", "EventedPLEG.watchEventsChannel", ...);
+	// empty when the struct has no Start method.
+	Reached []string
+	// EventType is the pod lifecycle event type, as go/types prints it
+	// (*pleg.PodLifecycleEvent): the element type of the channel a PLEG
+	// interface's (or the generic PLEG's) Watch-like method returns. ""
+	// when none was found.
+	EventType string
+	// EmitsLifecycleEvents is the first send of a lifecycle event on a
+	// channel; the zero Position when there is none.
+	EmitsLifecycleEvents token.Position
+	// UpdatesPodCache is the first call of Set on the pod cache: a value
+	// of the type whose Set the generic PLEG calls on its own field, or
+	// of a type Cache of a package .../pkg/kubelet/container.
+	UpdatesPodCache token.Position
+	// RequestsRelist is the first call asking the generic PLEG to relist
+	// (a method of the generic PLEG, called directly or through an
+	// interface it implements, that enqueues a request on a channel of
+	// its own that another of its methods receives from); nil when none.
+	RequestsRelist *RelistRequest
+	// OnStreamFailure is what it does after the last allowed failure.
+	OnStreamFailure StreamFailure
+}
+
+// RelistRequest is the evented PLEG's call asking the generic PLEG for a
+// relist.
+type RelistRequest struct {
+	Pos token.Position // the call
+	// Callee is the generic PLEG's method that enqueues the request,
+	// as "GenericPLEG.RequestRelist"; CalleePos its declaration.
+	Callee    string
+	CalleePos token.Position
+	// EventTypes are the container event types (values of a type named
+	// ContainerEventType, by their constants' names without the
+	// "ContainerEventType_" prefix) that reach the call, read from the
+	// tests guarding it and every call leading to it from Start: an
+	// if ... { continue } before it, an if or a switch case around it.
+	// [AllEventTypes] when no such test guards it; an empty list when the
+	// tests let no type through.
+	EventTypes []string
+	// Guard is a test of the event type that guards the call (its own
+	// first, else one around a call leading to it); the zero Position
+	// when unguarded.
+	Guard token.Position
+	// Gate is the feature gate the callee tests before it enqueues (an
+	// early "if !Enabled(gate) { return }"), "!NAME" when it enqueues
+	// only with the gate off, "" when it tests none. GatePos is the test.
+	Gate    string
+	GatePos token.Position
+	// GateUnresolved says why a test before the enqueue that may be a
+	// gate test could not be followed; "" otherwise.
+	GateUnresolved string
+}
+
+// StreamFailure is what the evented PLEG does once its failed-stream
+// count reaches its retries: in the branch of the if comparing them that
+// runs then (or, after a loop running while retries remain, what follows
+// the loop).
+type StreamFailure struct {
+	Action string // RestoreGenericRelist, StopWatching or FailureUnknown
+	// Pos is the call handing over the relist duration, or the return
+	// (or break), or the function's closing brace when it just ends.
+	Pos  token.Position
+	Test token.Position // the if (or loop) comparing the count with the retries
+	Why  string         // set when Action is FailureUnknown
+}
+
+// Role is the evented PLEG's role, and why when it is unknown.
+func (l *EventLoop) Role() (Role, string) {
+	switch {
+	case l == nil:
+		return RoleUnknown, "the evented PLEG's methods were not read"
+	case l.EmitsLifecycleEvents.IsValid():
+		return EventSource, ""
+	case l.RequestsRelist != nil:
+		return RelistTrigger, ""
+	case len(l.Reached) == 0:
+		return RoleUnknown, "the evented PLEG has no Start method: plegvet found no event loop to read"
+	}
+	what := "sends no " + l.EventType
+	if l.EventType == "" {
+		what = "sends no pod lifecycle event (no Watch-like method of a PLEG returns a channel, so their type is not known)"
+	}
+	return RoleUnknown, fmt.Sprintf("its event loop (%s) %s and asks the generic PLEG for no relist", strings.Join(l.Reached, ", "), what)
+}
+
+// maxReach bounds how many functions the walk from Start reads, and
+// how deep it goes.
+const (
+	maxReach      = 64
+	maxReachDepth = 8
+)
+
+// loopReader reads the evented PLEG's event loop in the pleg package.
+type loopReader struct {
+	fset       *token.FileSet
+	info       *types.Info
+	decls      map[*types.Func]*ast.FuncDecl
+	fileOf     map[*ast.FuncDecl]*ast.File
+	fieldExpr  map[*types.Var]ast.Expr // a struct field's type as written
+	generic    *types.TypeName         // the generic PLEG's struct; nil when none
+	relistType *types.TypeName
+	events     []types.Type           // pod lifecycle event types
+	caches     map[string]bool        // pod cache types, by typeKey
+	requests   map[string]*types.Func // the generic PLEG's relist-request methods, by name
+	gates      *gateReader
+}
+
+func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, generic, relistType *types.TypeName, ctors []*Constructor) *loopReader {
+	r := &loopReader{
+		fset: fset, info: info, generic: generic, relistType: relistType,
+		decls: map[*types.Func]*ast.FuncDecl{}, fileOf: map[*ast.FuncDecl]*ast.File{},
+		fieldExpr: map[*types.Var]ast.Expr{}, caches: map[string]bool{}, requests: map[string]*types.Func{},
+		gates: newGateReader(files, info),
+	}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+					r.decls[fn] = fd
+					r.fileOf[fd] = f
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if st, ok := n.(*ast.StructType); ok {
+				for _, field := range st.Fields.List {
+					for _, id := range field.Names {
+						if v, ok := info.Defs[id].(*types.Var); ok {
+							r.fieldExpr[v] = field.Type
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	r.eventTypes(ctors)
+	if generic != nil {
+		r.readGeneric()
+	}
+	return r
+}
+
+// addEventType records the element type of a channel a Watch-like
+// method returns: a method with no parameters and one channel result.
+func (r *loopReader) addEventType(fn *types.Func) {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 1 {
+		return
+	}
+	elem := chanElem(sig.Results().At(0).Type())
+	if elem == nil || elem == types.Typ[types.Invalid] {
+		return
+	}
+	for _, t := range r.events {
+		if types.Identical(t, elem) {
+			return
+		}
+	}
+	r.events = append(r.events, elem)
+}
+
+// eventTypes finds the pod lifecycle event types: what the Watch-like
+// methods of the generic PLEG, and of the interfaces the constructors
+// return, hand out.
+func (r *loopReader) eventTypes(ctors []*Constructor) {
+	if r.generic != nil {
+		ms := types.NewMethodSet(types.NewPointer(r.generic.Type()))
+		for i := 0; i < ms.Len(); i++ {
+			if fn, ok := ms.At(i).Obj().(*types.Func); ok {
+				r.addEventType(fn)
+			}
+		}
+	}
+	for _, c := range ctors {
+		sig, ok := c.Func.Type().(*types.Signature)
+		if !ok {
+			continue
+		}
+		for i := 0; i < sig.Results().Len(); i++ {
+			iface, ok := sig.Results().At(i).Type().Underlying().(*types.Interface)
+			if !ok {
+				continue
+			}
+			for j := 0; j < iface.NumMethods(); j++ {
+				r.addEventType(iface.Method(j))
+			}
+		}
+	}
+}
+
+func (r *loopReader) isEvent(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	for _, e := range r.events {
+		if types.Identical(e, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// readGeneric finds, in the generic PLEG's methods, the pod cache (the
+// type of the field it calls Set on) and the methods that enqueue a
+// relist request: a send, on a channel field of the receiver that is not
+// a lifecycle event channel, that another of its methods receives from.
+func (r *loopReader) readGeneric() {
+	var methods []*ast.FuncDecl
+	for fn, fd := range r.decls {
+		if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil && namedOf(sig.Recv().Type()) == r.generic {
+			methods = append(methods, fd)
+		}
+	}
+	sort.Slice(methods, func(i, j int) bool { return methods[i].Pos() < methods[j].Pos() })
+	received := map[string]*ast.FuncDecl{} // channel fields received from, and where
+	type send struct {
+		field string
+		fd    *ast.FuncDecl
+	}
+	var sends []send
+	for _, fd := range methods {
+		recv := receiverObj(r.info, fd)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Set" {
+					if p, ok := receiverPath(r.info, recv, sel.X); ok && p.sub == "" {
+						if v := fieldVar(r.generic, p.field); v != nil {
+							if k := r.varKey(v); k != "" {
+								r.caches[k] = true
+							}
+						}
+					}
+				}
+			case *ast.UnaryExpr:
+				if n.Op == token.ARROW {
+					if p, ok := receiverPath(r.info, recv, n.X); ok && p.sub == "" {
+						received[p.field] = fd
+					}
+				}
+			case *ast.RangeStmt:
+				if p, ok := receiverPath(r.info, recv, n.X); ok && p.sub == "" && chanElem(r.info.TypeOf(n.X)) != nil {
+					received[p.field] = fd
+				}
+			case *ast.SendStmt:
+				if p, ok := receiverPath(r.info, recv, n.Chan); ok && p.sub == "" && !r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					sends = append(sends, send{p.field, fd})
+				}
+			}
+			return true
+		})
+	}
+	for _, s := range sends {
+		if by, ok := received[s.field]; ok && by != s.fd {
+			if fn, ok := r.info.Defs[s.fd.Name].(*types.Func); ok {
+				r.requests[fn.Name()] = fn
+			}
+		}
+	}
+}
+
+func fieldVar(tn *types.TypeName, name string) *types.Var {
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i := 0; i < st.NumFields(); i++ {
+		if st.Field(i).Name() == name {
+			return st.Field(i)
+		}
+	}
+	return nil
+}
+
+// typeKey names a named type (or a pointer to one) by its package path
+// and name: "k8s.io/kubernetes/pkg/kubelet/container.Cache".
+func typeKey(t types.Type) string {
+	tn := namedOf(t)
+	if tn == nil || tn.Pkg() == nil {
+		return ""
+	}
+	return tn.Pkg().Path() + "." + tn.Name()
+}
+
+// varKey is the key of a variable's type; for a field whose type did not
+// type-check (its package was stubbed) it is read from the field's
+// declaration: the import path its package name stands for, and the name.
+func (r *loopReader) varKey(v *types.Var) string {
+	if t := v.Type(); t != nil && t != types.Typ[types.Invalid] {
+		return typeKey(t)
+	}
+	e := r.fieldExpr[v]
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	switch x := e.(type) {
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok {
+			if pn, ok := r.info.Uses[id].(*types.PkgName); ok {
+				return pn.Imported().Path() + "." + x.Sel.Name
+			}
+		}
+	case *ast.Ident:
+		if tn, ok := r.info.Uses[x].(*types.TypeName); ok && tn.Pkg() != nil {
+			return tn.Pkg().Path() + "." + tn.Name()
+		}
+	}
+	return ""
+}
+
+// isPodCache reports whether a type key is the pod cache: the generic
+// PLEG writes it, or it is Cache of the kubelet's container package.
+func (r *loopReader) isPodCache(key string) bool {
+	return key != "" && (r.caches[key] || strings.HasSuffix(key, "/pkg/kubelet/container.Cache") || key == "pkg/kubelet/container.Cache")
+}
+
+// cacheSet reports whether call is Set on the pod cache.
+func (r *loopReader) cacheSet(call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Set" {
+		return false
+	}
+	if k := typeKey(r.info.TypeOf(sel.X)); k != "" {
+		return r.isPodCache(k)
+	}
+	if v, ok := astobj.Of(r.info, sel.X).(*types.Var); ok {
+		return r.isPodCache(r.varKey(v))
+	}
+	return false
+}
+
+// relistCallee returns the generic PLEG's relist-request method a call
+// reaches: the method itself, or an interface method the generic PLEG
+// implements with it.
+func (r *loopReader) relistCallee(call *ast.CallExpr) *types.Func {
+	fn := astobj.Func(r.info, call)
+	if fn == nil || len(r.requests) == 0 {
+		return nil
+	}
+	fn = fn.Origin()
+	target := r.requests[fn.Name()]
+	if target == nil {
+		return nil
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return nil
+	}
+	if fn == target {
+		return target
+	}
+	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	if types.Implements(types.NewPointer(r.generic.Type()), iface) {
+		return target
+	}
+	return nil
+}
+
+// methodOf reports whether fn is a method of tn.
+func methodOf(fn *types.Func, tn *types.TypeName) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	return ok && sig.Recv() != nil && namedOf(sig.Recv().Type()) == tn
+}
+
+// funcName is "EventedPLEG.watch" or "helper".
+func funcName(fn *types.Func) string {
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+		if tn := namedOf(sig.Recv().Type()); tn != nil {
+			return tn.Name() + "." + fn.Name()
+		}
+	}
+	return fn.Name()
+}
+
+// read walks the evented PLEG's event loop from Start.
+func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
+	l := &EventLoop{}
+	if len(r.events) > 0 {
+		l.EventType = types.TypeString(r.events[0], func(q *types.Package) string { return q.Name() })
+	}
+	var queue []*types.Func
+	depth := map[*types.Func]int{}
+	w := &walk{sites: map[*types.Func][]site{}, entries: map[*types.Func]bool{}}
+	for fn := range r.decls {
+		if fn.Name() == "Start" && methodOf(fn, evented) {
+			queue = append(queue, fn)
+			depth[fn] = 0
+			w.entries[fn] = true
+		}
+	}
+	var failure *StreamFailure
+	var request *site // the first relist request, and the function it is in
+	for len(queue) > 0 && len(l.Reached) < maxReach {
+		fn := queue[0]
+		queue = queue[1:]
+		fd := r.decls[fn]
+		l.Reached = append(l.Reached, funcName(fn))
+		var next []*types.Func
+		recv := types.Object(nil)
+		if fd.Recv != nil {
+			recv = receiverObj(r.info, fd)
+		}
+		bodies := map[*ast.BlockStmt]bool{fd.Body: true}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok {
+				bodies[lit.Body] = true
+			}
+			return true
+		})
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SendStmt:
+				if !l.EmitsLifecycleEvents.IsValid() && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					l.EmitsLifecycleEvents = r.fset.Position(n.Pos())
+				}
+			case *ast.CallExpr:
+				if !l.UpdatesPodCache.IsValid() && r.cacheSet(n) {
+					l.UpdatesPodCache = r.fset.Position(n.Pos())
+				}
+				if request == nil {
+					if callee := r.relistCallee(n); callee != nil {
+						request = &site{fn: fn, fd: fd, at: n, callee: callee}
+					}
+				}
+			case *ast.BlockStmt:
+				if failure == nil && u != nil && u.hasRetr && recv != nil {
+					funcEnd := token.NoPos
+					if bodies[n] {
+						funcEnd = n.Rbrace
+					}
+					for i, st := range n.List {
+						if failure = r.failureBranch(recv, st, n.List[i+1:], funcEnd, u.retries); failure != nil {
+							break
+						}
+					}
+				}
+			case *ast.Ident:
+				// Calls and method values of the evented PLEG's methods and
+				// of the package's functions lead on.
+				if f, ok := r.info.Uses[n].(*types.Func); ok {
+					f = f.Origin()
+					if _, declared := r.decls[f]; declared {
+						if sig, _ := f.Type().(*types.Signature); sig != nil && (sig.Recv() == nil || methodOf(f, evented)) {
+							next = append(next, f)
+							w.sites[f] = append(w.sites[f], site{fn: fn, fd: fd, at: n})
+						}
+					}
+				}
+			}
+			return true
+		})
+		for _, f := range next {
+			if _, seen := depth[f]; !seen && depth[fn] < maxReachDepth {
+				depth[f] = depth[fn] + 1
+				queue = append(queue, f)
+			}
+		}
+	}
+	if request != nil {
+		l.RequestsRelist = r.request(w, request)
+	}
+	switch {
+	case failure != nil:
+		l.OnStreamFailure = *failure
+	case u == nil || !u.hasRetr:
+		l.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: "no comparison of a failed-stream count with a retries field of the evented PLEG was found"}
+	default:
+		l.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: fmt.Sprintf("no if reached from Start compares a count with the retries field %s", u.retries.field)}
+	}
+	return l
+}
+
+// retriesTest reads a comparison with the receiver's retries field:
+// whether it is one, and whether it holds once the retries are spent
+// ("attempts >= e.retries", "e.retries <= attempts", "attempts ==
+// e.retries") rather than while some remain ("attempts < e.retries").
+func (r *loopReader) retriesTest(recv types.Object, cond ast.Expr, retries fieldPath) (ok, spentWhenHolds bool) {
+	b, isBin := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !isBin {
+		return false, false
+	}
+	onRight := false
+	if p, ok := receiverPath(r.info, recv, b.Y); ok && p == retries {
+		onRight = true
+	} else if p, ok := receiverPath(r.info, recv, b.X); !ok || p != retries {
+		return false, false
+	}
+	switch b.Op {
+	case token.EQL:
+		return true, true
+	case token.GTR, token.GEQ:
+		return true, onRight
+	case token.LSS, token.LEQ:
+		return true, !onRight
+	}
+	return false, false
+}
+
+// onFailure reads the code run once the retries are spent: a call
+// handing over a relist duration (restore), else a return or a break out
+// of the loop (stop), else unknown. at is the test; spent the statements
+// run when the retries are spent; end says they run to the function's end.
+func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *StreamFailure {
+	f := &StreamFailure{Test: r.fset.Position(at)}
+	if r.relistType != nil {
+		for _, st := range spent {
+			ast.Inspect(st, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || f.Action != "" {
+					return f.Action == ""
+				}
+				for _, a := range call.Args {
+					if namedOf(r.info.TypeOf(a)) == r.relistType {
+						f.Action, f.Pos = RestoreGenericRelist, r.fset.Position(call.Pos())
+						return false
+					}
+				}
+				return true
+			})
+		}
+	}
+	if f.Action != "" {
+		return f
+	}
+	if s := stops(&ast.BlockStmt{List: spent}); s != nil {
+		f.Action, f.Pos = StopWatching, r.fset.Position(s.Pos())
+		return f
+	}
+	if end.IsValid() {
+		f.Action, f.Pos = StopWatching, r.fset.Position(end)
+		return f
+	}
+	f.Action = FailureUnknown
+	f.Why = "what runs once the retries are spent neither hands a relist duration to the generic PLEG nor returns"
+	if r.relistType == nil {
+		f.Why += " (no relist-duration type was found: the package has no generic PLEG relisting on one)"
+	}
+	return f
+}
+
+// failureBranch reads, at an if or a loop testing the retries, the code
+// run once they are spent; nil when n is neither. A loop running while
+// retries remain is followed by that code in its block (rest); when
+// nothing but the function's end follows it, it stops watching there.
+func (r *loopReader) failureBranch(recv types.Object, n ast.Node, rest []ast.Stmt, funcEnd token.Pos, retries fieldPath) *StreamFailure {
+	switch n := n.(type) {
+	case *ast.IfStmt:
+		ok, spent := r.retriesTest(recv, n.Cond, retries)
+		if !ok {
+			return nil
+		}
+		if spent {
+			return r.onFailure(n.Pos(), n.Body.List, token.NoPos)
+		}
+		if b, isBlock := n.Else.(*ast.BlockStmt); isBlock {
+			return r.onFailure(n.Pos(), b.List, token.NoPos)
+		}
+		return r.onFailure(n.Pos(), rest, endIfLast(rest, funcEnd))
+	case *ast.ForStmt:
+		if n.Cond == nil {
+			return nil
+		}
+		ok, spent := r.retriesTest(recv, n.Cond, retries)
+		if !ok || spent {
+			return nil
+		}
+		return r.onFailure(n.Pos(), rest, endIfLast(rest, funcEnd))
+	}
+	return nil
+}
+
+// endIfLast is funcEnd when no statement follows (the function ends).
+func endIfLast(rest []ast.Stmt, funcEnd token.Pos) token.Pos {
+	if len(rest) == 0 {
+		return funcEnd
+	}
+	return token.NoPos
+}
+
+// stops finds a return, or a break leaving the enclosing loop, in a block
+// (not inside a nested loop, switch, select or function literal).
+func stops(b *ast.BlockStmt) ast.Stmt {
+	var found ast.Stmt
+	ast.Inspect(b, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			// A return still leaves; a break no longer does.
+			ast.Inspect(s, func(m ast.Node) bool {
+				if _, lit := m.(*ast.FuncLit); lit {
+					return false
+				}
+				if ret, ok := m.(*ast.ReturnStmt); ok && found == nil {
+					found = ret
+				}
+				return found == nil
+			})
+			return false
+		case *ast.ReturnStmt:
+			found = s
+		case *ast.BranchStmt:
+			if s.Tok == token.BREAK && s.Label == nil {
+				found = s
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// site is a place in a reached function: a reference to another
+// function, or the relist request (with its callee).
+type site struct {
+	fn     *types.Func
+	fd     *ast.FuncDecl
+	at     ast.Node
+	callee *types.Func
+}
+
+// walk is what the walk from Start records: where each reached function
+// is referenced from, and where it started.
+type walk struct {
+	sites   map[*types.Func][]site
+	entries map[*types.Func]bool
+	reach   map[*types.Func]*reachSet // memo; nil while being computed
+}
+
+type reachSet struct {
+	set   eventSet
+	guard token.Pos
+}
+
+// reaching is the set of event types with which fn can run: every type
+// at Start; elsewhere, the union over the sites referencing fn of what
+// reaches the site's function and passes the site's guards.
+func (r *loopReader) reaching(w *walk, fn *types.Func) reachSet {
+	if w.entries[fn] {
+		return reachSet{set: allEvents}
+	}
+	if w.reach == nil {
+		w.reach = map[*types.Func]*reachSet{}
+	}
+	if rs, ok := w.reach[fn]; ok {
+		if rs == nil { // a cycle: this path adds nothing
+			return reachSet{set: eventSet{in: []string{}}}
+		}
+		return *rs
+	}
+	w.reach[fn] = nil
+	out := reachSet{set: eventSet{in: []string{}}}
+	for _, s := range w.sites[fn] {
+		set, guard := r.guards(r.fileOf[s.fd], s.at)
+		up := r.reaching(w, s.fn)
+		out.set = union(out.set, intersect(set, up.set))
+		for _, g := range []token.Pos{guard, up.guard} {
+			if !out.guard.IsValid() && g.IsValid() {
+				out.guard = g
+			}
+		}
+	}
+	w.reach[fn] = &out
+	return out
+}
+
+// request describes the relist request at s: the event types that reach
+// it (the guards around it and around every call leading to it from
+// Start), and the gate its callee tests.
+func (r *loopReader) request(w *walk, s *site) *RelistRequest {
+	callee := s.callee
+	req := &RelistRequest{Pos: r.fset.Position(s.at.Pos()), Callee: funcName(callee), CalleePos: r.fset.Position(callee.Pos())}
+	set, guard := r.guards(r.fileOf[s.fd], s.at)
+	up := r.reaching(w, s.fn)
+	req.EventTypes = intersect(set, up.set).names()
+	if !guard.IsValid() {
+		guard = up.guard
+	}
+	if guard.IsValid() {
+		req.Guard = r.fset.Position(guard)
+	}
+	// The gate: the tests before the callee's enqueue.
+	cd := r.decls[callee]
+	if cd == nil {
+		return req
+	}
+	var enqueue ast.Node
+	ast.Inspect(cd.Body, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SendStmt); ok && enqueue == nil {
+			enqueue = s
+		}
+		return enqueue == nil
+	})
+	if enqueue == nil {
+		return req
+	}
+	path, _ := astutil.PathEnclosingInterval(r.fileOf[cd], enqueue.Pos(), enqueue.End())
+	conds, unf := r.gates.conditions(path, false)
+	if len(conds) > 0 {
+		c := conds[0]
+		req.Gate, req.GatePos = c.Gate, r.fset.Position(c.If)
+		if !c.On {
+			req.Gate = "!" + c.Gate
+		}
+	} else if len(unf) > 0 {
+		req.GateUnresolved = unf[0].String()
+	}
+	return req
+}
+
+// eventSet is a set of container event types: the names in, or, with
+// except, every type but those.
+type eventSet struct {
+	in     []string
+	except bool
+	typ    *types.Named // the enum, when typed: to list a complement
+}
+
+var allEvents = eventSet{except: true}
+
+func (s eventSet) has(n string) bool { return slices.Contains(s.in, n) }
+
+func union(a, b eventSet) eventSet {
+	typ := a.typ
+	if typ == nil {
+		typ = b.typ
+	}
+	switch {
+	case !a.except && !b.except:
+		out := slices.Clone(a.in)
+		for _, n := range b.in {
+			if !a.has(n) {
+				out = append(out, n)
+			}
+		}
+		return eventSet{in: out, typ: typ}
+	case a.except && b.except:
+		var out []string
+		for _, n := range a.in {
+			if b.has(n) {
+				out = append(out, n)
+			}
+		}
+		return eventSet{in: out, except: true, typ: typ}
+	case a.except:
+		a, b = b, a
+	}
+	// a lists, b excepts.
+	var out []string
+	for _, n := range b.in {
+		if !a.has(n) {
+			out = append(out, n)
+		}
+	}
+	return eventSet{in: out, except: true, typ: typ}
+}
+
+func intersect(a, b eventSet) eventSet {
+	typ := a.typ
+	if typ == nil {
+		typ = b.typ
+	}
+	switch {
+	case !a.except && !b.except:
+		var out []string
+		for _, n := range a.in {
+			if b.has(n) {
+				out = append(out, n)
+			}
+		}
+		return eventSet{in: out, typ: typ}
+	case a.except && b.except:
+		return union(eventSet{in: a.in, typ: typ}, eventSet{in: b.in, typ: typ}).complement()
+	case a.except:
+		a, b = b, a
+	}
+	var out []string
+	for _, n := range a.in {
+		if !b.has(n) {
+			out = append(out, n)
+		}
+	}
+	return eventSet{in: out, typ: typ}
+}
+
+func (s eventSet) complement() eventSet {
+	return eventSet{in: s.in, except: !s.except, typ: s.typ}
+}
+
+// names lists the set: [AllEventTypes] for every type, the enum's other
+// constants for a complement when the enum is typed, else "all except X".
+func (s eventSet) names() []string {
+	if !s.except {
+		if s.in == nil {
+			return []string{}
+		}
+		return s.in
+	}
+	if len(s.in) == 0 {
+		return []string{AllEventTypes}
+	}
+	if s.typ != nil {
+		var out []string
+		for _, c := range enumConsts(s.typ) {
+			if n := constName(c, s.typ.Obj().Name()); !s.has(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return []string{AllEventTypes + " except " + strings.Join(s.in, ", ")}
+}
+
+// enumConsts are the constants of an enum type in its package, by value.
+func enumConsts(typ *types.Named) []*types.Const {
+	pkg := typ.Obj().Pkg()
+	if pkg == nil {
+		return nil
+	}
+	var out []*types.Const
+	for _, name := range pkg.Scope().Names() {
+		if c, ok := pkg.Scope().Lookup(name).(*types.Const); ok && types.Identical(c.Type(), typ) {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return constant.Compare(out[i].Val(), token.LSS, out[j].Val()) })
+	return out
+}
+
+func constName(c *types.Const, typeName string) string {
+	return strings.TrimPrefix(c.Name(), typeName+"_")
+}
+
+// eventTypeName is the name of a container event type constant: typed,
+// a constant of a type named ContainerEventType; untyped (its package was
+// stubbed), a selector pkg.ContainerEventType_X.
+func (r *loopReader) eventTypeName(e ast.Expr) (string, *types.Named, bool) {
+	e = ast.Unparen(e)
+	if tv, ok := r.info.Types[e]; ok && tv.Value != nil {
+		n, ok := types.Unalias(tv.Type).(*types.Named)
+		if !ok || n.Obj().Name() != "ContainerEventType" {
+			return "", nil, false
+		}
+		if c := astobj.Const(r.info, e); c != nil {
+			return constName(c, n.Obj().Name()), n, true
+		}
+		return tv.Value.ExactString(), n, true
+	}
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		if id, ok := sel.X.(*ast.Ident); ok {
+			if _, isPkg := r.info.Uses[id].(*types.PkgName); isPkg {
+				if rest, ok := strings.CutPrefix(sel.Sel.Name, "ContainerEventType_"); ok {
+					return rest, nil, true
+				}
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// eventTest reads a condition with truth holds as the event types it
+// lets through; tests of anything else let every type through. tested
+// says whether an event type was tested at all.
+func (r *loopReader) eventTest(cond ast.Expr, holds bool) (set eventSet, tested bool) {
+	switch x := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if x.Op == token.NOT {
+			return r.eventTest(x.X, !holds)
+		}
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.LAND, token.LOR:
+			a, ta := r.eventTest(x.X, holds)
+			b, tb := r.eventTest(x.Y, holds)
+			if (x.Op == token.LAND) == holds {
+				return intersect(a, b), ta || tb
+			}
+			return union(a, b), ta || tb
+		case token.EQL, token.NEQ:
+			name, typ, ok := r.eventTypeName(x.Y)
+			if !ok {
+				name, typ, ok = r.eventTypeName(x.X)
+			}
+			if !ok {
+				return allEvents, false
+			}
+			s := eventSet{in: []string{name}, typ: typ}
+			if (x.Op == token.EQL) != holds {
+				s = s.complement()
+			}
+			return s, true
+		}
+	}
+	return allEvents, false
+}
+
+// guards reads the tests of the event type on the path to call: earlier
+// "if test { continue }" (or return) in enclosing blocks, enclosing ifs,
+// and switch cases.
+func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
+	set := allEvents
+	var guard token.Pos
+	note := func(s eventSet, tested bool, at token.Pos) {
+		if tested {
+			set = intersect(set, s)
+			if !guard.IsValid() || at < guard {
+				guard = at
+			}
+		}
+	}
+	if file == nil {
+		return set, guard
+	}
+	path, _ := astutil.PathEnclosingInterval(file, at.Pos(), at.End())
+	for i := 1; i < len(path); i++ {
+		child := path[i-1]
+		switch n := path[i].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return set, guard
+		case *ast.IfStmt:
+			switch child {
+			case n.Body:
+				s, t := r.eventTest(n.Cond, true)
+				note(s, t, n.Pos())
+			case n.Else:
+				s, t := r.eventTest(n.Cond, false)
+				note(s, t, n.Pos())
+			}
+		case *ast.BlockStmt:
+			for _, s := range n.List {
+				if s.Pos() >= child.Pos() {
+					break
+				}
+				ifs, ok := s.(*ast.IfStmt)
+				if !ok || ifs.Else != nil || !skips(ifs.Body) {
+					continue
+				}
+				es, t := r.eventTest(ifs.Cond, false)
+				note(es, t, ifs.Pos())
+			}
+		case *ast.CaseClause:
+			if i+2 < len(path) {
+				if sw, ok := path[i+2].(*ast.SwitchStmt); ok && sw.Tag != nil {
+					s, t := r.caseSet(sw, n)
+					note(s, t, n.Pos())
+				}
+			}
+		}
+	}
+	return set, guard
+}
+
+// skips reports whether a block ends by skipping to the next iteration
+// or leaving the function.
+func skips(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	if br, ok := b.List[len(b.List)-1].(*ast.BranchStmt); ok && br.Tok == token.CONTINUE {
+		return true
+	}
+	return leaves(b)
+}
+
+// caseSet is the event types a switch case on the event type takes.
+func (r *loopReader) caseSet(sw *ast.SwitchStmt, cc *ast.CaseClause) (eventSet, bool) {
+	list := func(c *ast.CaseClause) (eventSet, bool) {
+		s := eventSet{in: []string{}}
+		tested := false
+		for _, e := range c.List {
+			name, typ, ok := r.eventTypeName(e)
+			if !ok {
+				return allEvents, false
+			}
+			tested = true
+			s = union(s, eventSet{in: []string{name}, typ: typ})
+		}
+		return s, tested
+	}
+	if cc.List != nil {
+		return list(cc)
+	}
+	// default: every type no other case takes.
+	others := eventSet{in: []string{}}
+	tested := false
+	for _, st := range sw.Body.List {
+		if c, ok := st.(*ast.CaseClause); ok && c != cc {
+			s, t := list(c)
+			if !t {
+				return allEvents, false
+			}
+			others, tested = union(others, s), true
+		}
+	}
+	return others.complement(), tested
+}
+
+// readEventLoops reads the event loop of each evented constructor.
+func readEventLoops(fset *token.FileSet, files []*ast.File, info *types.Info, out []*Constructor, structOf map[*Constructor]*types.TypeName, usages map[*types.TypeName]*usage, relistType *types.TypeName) {
+	var generic *types.TypeName
+	for _, c := range out {
+		if c.Kind == Generic && generic == nil {
+			generic = structOf[c]
+		}
+	}
+	var r *loopReader
+	for _, c := range out {
+		if c.Kind != Evented {
+			continue
+		}
+		if r == nil {
+			r = newLoopReader(fset, files, info, generic, relistType, out)
+		}
+		c.EventLoop = r.read(structOf[c], usages[structOf[c]])
+	}
+}
