@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
@@ -143,6 +144,13 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 		Periods: relistPeriods(r),
 		Metrics: *met,
 		Runtime: rt,
+	}
+	// What the gate being on means is the release's design, read from its
+	// code: an event source, a relist trigger, or unknown.
+	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
+		if e := a.pos.eventedPLEG(out.Result.(*pleg.Result).Evented); e != nil {
+			in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure.Action
+		}
 	}
 	if gate != nil {
 		if s, ok := gate.At(release); ok {

@@ -25,6 +25,9 @@ type Report struct {
 	// spec in force at Source.KubernetesVersion; null when the tree
 	// declares no such gate.
 	FeatureGate *FeatureGate `json:"featureGate"`
+	// EventedPLEG is what the tree's evented PLEG does, read from its
+	// code; null when the tree builds none.
+	EventedPLEG *EventedPLEG `json:"eventedPLEG"`
 	// GateDependencies are the gates the feature gate depends on in the
 	// tree's dependency map, each with its spec in force.
 	GateDependencies []GateDependency `json:"gateDependencies"`
@@ -130,6 +133,7 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 			out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
 			res := out.Result.(*pleg.Result)
 			relist = res.Relist
+			rep.EventedPLEG = a.pos.eventedPLEG(res.Evented)
 			if len(res.SyncLoops) > 0 {
 				rep.SyncLoop = a.pos.syncLoop(res.SyncLoops[0])
 			} else {
@@ -269,6 +273,10 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 		say("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, valueWords(on.Period), offPeriod)
 		return b.String()
 	}
+	if e := r.EventedPLEG; e != nil && e.Role != "event-source" {
+		summarizeNonSource(say, r, g, stage, offPeriod)
+		return strings.TrimSpace(b.String())
+	}
 	say("With %s%s on, the kubelet hears of container changes from the runtime's GetContainerEvents stream. ", g, stage)
 	if on.Period == nil {
 		say("But this tree then runs no generic relist at all: a stream is a connection to a process that can die, and a runtime that restarts forgets the events it never sent. Nothing resynchronises the kubelet after that; it keeps believing what it last heard. ")
@@ -309,6 +317,40 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 		say("The same argument appears at the top of the kubelet: %s consumes PLEG events, yet also wakes on ticks (%s) to resync pods; events drive reaction, periodic passes guarantee convergence.", sl.Func, strings.Join(ticks, ", "))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// summarizeNonSource words the argument for an evented PLEG that emits no
+// pod lifecycle events: a relist trigger, or a design plegvet does not
+// know. There the relist is no safety net beside the stream.
+func summarizeNonSource(say func(string, ...any), r *Report, g, stage, offPeriod string) {
+	e, on := r.EventedPLEG, r.Relist.GateOn
+	if e.Role != "relist-trigger" || e.RequestsRelist == nil {
+		say("With %s%s on, this tree builds an evented PLEG whose code matches no design plegvet knows (%s), so plegvet does not say how it relates to the relist. ", g, stage, e.Why)
+		say("The generic PLEG relists every %s with the gate on (%s with it off).", valueWords(on.Period), offPeriod)
+		return
+	}
+	req := e.RequestsRelist
+	types := "every container event"
+	if len(req.EventTypes) > 0 && req.EventTypes[0] != "all" {
+		types = strings.Join(req.EventTypes, ", ") + " only"
+	}
+	say("With %s%s on, this tree's evented PLEG does not report container changes itself: it watches the runtime's GetContainerEvents stream and, for %s, asks the generic PLEG to relist (%s)", g, stage, types, at(&req.Pos))
+	if req.Gate != nil {
+		say(", a request the generic PLEG honours only with %s on", *req.Gate)
+	}
+	say(". ")
+	say("The generic PLEG is the only source of pod lifecycle events, so the relist is not a safety net beside the stream: it is how the kubelet notices every change, and the stream only makes it come sooner for terminations. ")
+	if ratio := r.Relist.Ratio; ratio != nil && *ratio == 1 {
+		say("It relists every %s whether or not the gate is on. ", offPeriod)
+	} else {
+		say("It relists every %s with the gate on (%s with it off). ", valueWords(on.Period), offPeriod)
+	}
+	switch f := e.OnStreamFailure; {
+	case f.Action == "stop-watching" && f.After != nil && f.After.Value != nil:
+		say("If the stream fails %d times the watcher stops, and nothing else changes.", *f.After.Value)
+	case f.Action == "stop-watching":
+		say("If the stream fails for good the watcher stops, and nothing else changes.")
+	}
 }
 
 func valueWords(v *Value) string {

@@ -66,9 +66,14 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	if !g.Built {
 		because = "this kubelet's source builds no evented PLEG"
 	}
-	if rep.Verdict == nodeverdict.Inconsistent {
+	switch rep.Verdict {
+	case nodeverdict.Inconsistent:
 		line("verdict", fmt.Sprintf("inconsistent: %s, so the kubelet should run the %s PLEG, but %d of %d reasons disagree", because, rep.Configured, disagree, len(rep.Reasons)))
-	} else {
+	case nodeverdict.FellBack:
+		line("verdict", fmt.Sprintf("fell-back: %s, but the event stream failed as often as the source allows, and the kubelet relists every %s", because, rep.Relist.Expected))
+	case nodeverdict.GenericWithEventHints:
+		line("verdict", fmt.Sprintf("generic-with-event-hints: %s, but this release's evented PLEG only asks the generic PLEG to relist; the generic PLEG alone emits pod lifecycle events", because))
+	default:
 		line("verdict", fmt.Sprintf("%s: %s, and no reason disagrees", rep.Verdict, because))
 	}
 	kubelet := g.KubeletVersion

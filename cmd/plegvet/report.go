@@ -112,13 +112,13 @@ func periodWords(v *plegvet.Value) string {
 
 func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RELEASE\tGATE\tDEFAULT PLEG\tGATE OFF\tGATE ON\tRATIO\tFALLBACK\tRPC")
+	fmt.Fprintln(tw, "RELEASE\tGATE\tDEFAULT PLEG\tEVENTED ROLE\tGATE OFF\tGATE ON\tRATIO\tFALLBACK\tRPC")
 	var failed []*plegvet.Report
 	for _, r := range rows {
 		v := r.Source.KubernetesVersion
 		if r.Error != "" {
 			// The error goes under the table, where it can be read whole.
-			fmt.Fprintf(tw, "%s\terror (below)\t\t\t\t\t\t\n", v)
+			fmt.Fprintf(tw, "%s\terror (below)\t\t\t\t\t\t\t\n", v)
 			failed = append(failed, r)
 			continue
 		}
@@ -143,7 +143,11 @@ func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
 				rpc += " (unary)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v, gateWords(r), r.DefaultPLEG, off, on, ratio, fallback, rpc)
+		role := "-"
+		if r.EventedPLEG != nil {
+			role = r.EventedPLEG.Role
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v, gateWords(r), r.DefaultPLEG, role, off, on, ratio, fallback, rpc)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -250,6 +254,26 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 			}
 			row("Fallback", fb)
 		}
+	}
+	if e := r.EventedPLEG; e != nil {
+		row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why))
+		row("", "built at "+at(&e.Constructed))
+		if e.UpdatesPodCache != nil {
+			row("", "writes the pod cache at "+at(e.UpdatesPodCache))
+		}
+		if q := e.RequestsRelist; q != nil {
+			gate := "ungated"
+			if q.Gate != nil {
+				gate = "gated by " + *q.Gate
+			}
+			row("", fmt.Sprintf("requests relists at %s for %s (%s)", at(&q.Pos), strings.Join(q.EventTypes, ", "), gate))
+		}
+		if h := e.HealthCheck; h != nil {
+			row("", fmt.Sprintf("health check %q registered at %s", h.Name, at(&h.Pos)))
+		} else {
+			row("", "no health check of its own")
+		}
+		row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, at(e.OnStreamFailure.Pos)))
 	}
 	if rpc := r.RPC; rpc != nil {
 		stream := ""
