@@ -8,6 +8,7 @@
 //	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
+//	plegvet runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
@@ -65,6 +66,7 @@ var subcommands = []subcommand{
 	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
 	{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
 	{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
+	{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
 }
 
 func main() {

@@ -1,0 +1,256 @@
+package plegvet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"strings"
+
+	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/runtimestream"
+)
+
+// RuntimeReport says whether a container runtime's CRI server can stream
+// container events (GetContainerEvents, the rpc the evented PLEG
+// subscribes to), read from the runtime's own Go module.
+type RuntimeReport struct {
+	SchemaVersion int `json:"schemaVersion"`
+	// Source is the module read: Dir is module@moduleVersion for a
+	// fetched release, the directory as given for a checkout, "" when
+	// nothing was read (Load.Mode is then "none").
+	Source Source `json:"source"`
+	// Runtime is the runtime's name as plegvet knows it (containerd,
+	// cri-o), or as given when plegvet does not know it.
+	Runtime string `json:"runtime"`
+	// Version is the version as given (1.6.20~ds1, containerd://1.7.27).
+	Version string `json:"version"`
+	// Module is the Go module that holds the runtime's source; "" when
+	// plegvet does not know the runtime.
+	Module string `json:"module"`
+	// ModuleVersion is the upstream release Version was mapped to
+	// (v1.6.20 for 1.6.20~ds1); "" when none was.
+	ModuleVersion string `json:"moduleVersion"`
+	// CRIAPI is the k8s.io/cri-api version the module's go.mod requires.
+	CRIAPI string `json:"criApi"`
+	// StreamsEvents: true when the runtime's CRI server sends events on
+	// the stream; false when it answers Unimplemented (itself or through
+	// the generated UnimplementedRuntimeServiceServer), ends the stream at
+	// once, or has no implementation and builds on a k8s.io/cri-api whose
+	// api.proto lacks the rpc; null when plegvet does not know the
+	// runtime, could not fetch its module, found no implementation, or
+	// cannot tell.
+	StreamsEvents *bool `json:"streamsEvents"`
+	// Pos is the declaration of the method that decides (the first of
+	// Servers), or the k8s.io/cri-api requirement in go.mod when the API
+	// lacks the rpc; null with StreamsEvents null.
+	Pos *Pos `json:"pos"`
+	// Why says what decided, in words, with the version mapping.
+	Why string `json:"why"`
+	// Servers are the GetContainerEvents implementations reached from the
+	// module's CRI registrations (containerd 1.7 has two CRI servers).
+	Servers []RuntimeServer `json:"servers"`
+}
+
+// RuntimeServer is one implementation of GetContainerEvents.
+type RuntimeServer struct {
+	// Method is the method as its source declares it, qualified by its
+	// package's directory: pkg/cri/server.(*criService).GetContainerEvents.
+	Method string `json:"method"`
+	Pos    Pos    `json:"pos"`
+	// Shape: "sends", "unimplemented", "inherited-unimplemented",
+	// "ends-at-once", "no-method" (the registered type has none: then the
+	// k8s.io/cri-api the module requires decides) or "unknown".
+	Shape         string `json:"shape"`
+	StreamsEvents *bool  `json:"streamsEvents"`
+	// Evidence is the Send call or the return that decided; null when
+	// the declaration is all there is.
+	Evidence *Pos          `json:"evidence"`
+	Why      string        `json:"why"`
+	Via      []RuntimeStep `json:"via"`
+}
+
+// RuntimeStep is one link from a registration to the method: the
+// registration, a wrapper that hands the stream on, a promotion through
+// an embedded field.
+type RuntimeStep struct {
+	Pos  *Pos   `json:"pos"`
+	What string `json:"what"`
+}
+
+// KnownRuntimes are the runtimes RuntimeStreams fetches: their names as
+// runtimes report them.
+func KnownRuntimes() []string {
+	var out []string
+	for _, r := range runtimestream.Runtimes {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// Errors of RuntimeStreams, for errors.Is.
+var (
+	// ErrNotARuntimeVersion: a version that names no release of a known
+	// runtime, even without its distribution's suffix.
+	ErrNotARuntimeVersion = runtimestream.ErrNotAVersion
+	// ErrRuntimeMismatch: the version's "NAME://" names another runtime.
+	ErrRuntimeMismatch = errors.New("the version names another runtime")
+	// ErrNoRuntime: neither the name nor the version names a runtime.
+	ErrNoRuntime = errors.New("no runtime named")
+)
+
+// RuntimeStreams fetches the Go module of the runtime (containerd,
+// cri-o) at the upstream release a version as runtimes report it names
+// (1.6.20~ds1, v1.7.27, 2.1.4-1ubuntu1, containerd://1.7.27; name may be
+// "" when the version says it), with the user's go command, and says
+// whether its CRI server streams container events. A runtime plegvet does
+// not know, or a version the module proxy does not serve, is an answer
+// whose StreamsEvents is null and whose Why says so, not an error. A
+// malformed version of a known runtime is an error (ErrNotARuntimeVersion),
+// and so is a go command that cannot run, times out or is stopped.
+func RuntimeStreams(ctx context.Context, name, version string) (*RuntimeReport, error) {
+	rep := newRuntimeReport(name, version)
+	scheme, _, hasScheme := strings.Cut(strings.TrimSpace(version), "://")
+	if hasScheme {
+		switch {
+		case strings.TrimSpace(name) == "":
+			name = scheme
+		case !sameRuntime(name, scheme):
+			return nil, fmt.Errorf("runtime %q, version %q: %w (%q)", name, version, ErrRuntimeMismatch, scheme)
+		}
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("version %q: %w; give the runtime's name (%s) or a version such as containerd://1.7.27", version, ErrNoRuntime, strings.Join(KnownRuntimes(), ", "))
+	}
+	rep.Runtime = name
+	rt, ok := runtimestream.Lookup(name)
+	if !ok {
+		rep.Why = fmt.Sprintf("plegvet does not know the runtime %q: it reads %s; whether it streams container events is unknown", name, strings.Join(KnownRuntimes(), " and "))
+		return rep, nil
+	}
+	rep.Runtime = rt.Name
+	mapped, err := runtimestream.MapVersion(version)
+	if err != nil {
+		return nil, fmt.Errorf("%s version %w", rt.Name, err)
+	}
+	rep.ModuleVersion = mapped.ModuleVersion
+	rep.Module = rt.ModulePath(mapped.ModuleVersion)
+	taken := versionWords(version, rep.Module, mapped)
+	dir, err := runtimestream.Fetch(ctx, rep.Module, mapped.ModuleVersion)
+	if errors.Is(err, release.ErrProxyRefused) {
+		rep.Why = taken + ": " + err.Error() + "; whether it streams container events is unknown"
+		return rep, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := runtimestream.ReadModule(ctx, dir, rep.Module)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.CheckAPI(ctx); err != nil {
+		return nil, err
+	}
+	rep.fill(res, rep.Module+"@"+mapped.ModuleVersion, taken)
+	return rep, nil
+}
+
+// RuntimeStreamsDir reads the runtime module rooted at dir (a checkout, a
+// fork) instead of fetching one. name labels the answer; "" names the
+// runtime by the module's path when plegvet knows it. Only a module with
+// no CRI server of its own makes it run the go command (for the
+// k8s.io/cri-api its go.mod requires).
+func RuntimeStreamsDir(ctx context.Context, name, dir string) (*RuntimeReport, error) {
+	res, err := runtimestream.Read(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.CheckAPI(ctx); err != nil {
+		return nil, err
+	}
+	rep := newRuntimeReport(name, "")
+	rep.Module = res.Module
+	if name == "" {
+		for _, rt := range runtimestream.Runtimes {
+			if res.Module == rt.Module || strings.HasPrefix(res.Module, rt.Module+"/v") {
+				rep.Runtime = rt.Name
+			}
+		}
+	} else if rt, ok := runtimestream.Lookup(name); ok {
+		rep.Runtime = rt.Name
+	}
+	rep.fill(res, filepath.ToSlash(filepath.Clean(dir)), "")
+	return rep, nil
+}
+
+func newRuntimeReport(name, version string) *RuntimeReport {
+	return &RuntimeReport{
+		SchemaVersion: SchemaVersion,
+		Source:        Source{Load: Load{Mode: "none", Modelled: []string{}, Problems: []string{}, Unfollowed: []string{}}},
+		Runtime:       name,
+		Version:       version,
+		Servers:       []RuntimeServer{},
+	}
+}
+
+func sameRuntime(a, b string) bool {
+	ra, okA := runtimestream.Lookup(a)
+	rb, okB := runtimestream.Lookup(b)
+	if okA && okB {
+		return ra.Name == rb.Name
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// versionWords says which module version a reported version was read as.
+func versionWords(version, module string, m runtimestream.Reported) string {
+	s := fmt.Sprintf("version %s is %s@%s", strings.TrimSpace(version), module, m.ModuleVersion)
+	if m.Dropped != "" {
+		s += fmt.Sprintf(" (%q dropped: a distribution's or a build's suffix, not upstream's)", m.Dropped)
+	}
+	return s
+}
+
+// fill copies what was read into the report.
+func (rep *RuntimeReport) fill(res *runtimestream.Result, dir, taken string) {
+	rep.CRIAPI = res.CRIAPI
+	rep.Source = Source{Dir: dir, Load: Load{Mode: "source", Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: res.Problems, Unfollowed: []string{}}}
+	for _, s := range res.Servers {
+		rs := RuntimeServer{Method: s.Method, Pos: runtimePos(s.Pos), Shape: string(s.Shape), StreamsEvents: s.Shape.Streams(), Why: s.Why, Via: []RuntimeStep{}}
+		if s.Evidence.IsValid() {
+			p := runtimePos(s.Evidence)
+			rs.Evidence = &p
+		}
+		for _, v := range s.Via {
+			step := RuntimeStep{What: v.What}
+			if v.Pos.IsValid() {
+				p := runtimePos(v.Pos)
+				step.Pos = &p
+			}
+			rs.Via = append(rs.Via, step)
+		}
+		rep.Servers = append(rep.Servers, rs)
+	}
+	rep.StreamsEvents = res.Streams
+	if res.Streams != nil {
+		p := runtimePos(res.VerdictPos())
+		rep.Pos = &p
+	}
+	why := res.Why
+	switch {
+	case res.Streams == nil:
+	case *res.Streams:
+		why += ". An evented PLEG's GetContainerEvents stream gets the runtime's container events."
+	default:
+		why += ". An evented PLEG's GetContainerEvents stream fails on this runtime: the kubelet retries it, and once its retries are spent falls back to the generic PLEG's relisting."
+	}
+	if taken != "" {
+		why = taken + ": " + why
+	}
+	rep.Why = why
+}
+
+func runtimePos(p token.Position) Pos {
+	return Pos{File: p.Filename, Line: p.Line, Column: p.Column}
+}

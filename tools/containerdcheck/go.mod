@@ -1,0 +1,27 @@
+module github.com/plegvet/plegvet/tools/containerdcheck
+
+go 1.26.0
+
+require (
+	github.com/plegvet/plegvet v0.0.0
+	google.golang.org/grpc v1.85.0
+	k8s.io/cri-api v0.34.1
+)
+
+require (
+	github.com/emicklei/proto v1.14.3 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/pandatix/go-abnf v0.5.3 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.73.1 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+replace github.com/plegvet/plegvet => ../..
