@@ -25,6 +25,10 @@ type NodeOptions struct {
 	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
 	// .../proxy/metrics, and of crictl version -o json. Crictl is optional.
 	Configz, Metrics, Crictl string
+	// SkipRuntimeSource leaves the runtime's own source unread: by
+	// default, with Crictl, the runtime's module is fetched at the version
+	// it reports to say whether it can stream container events.
+	SkipRuntimeSource bool
 	// KubeletVersion (v1.36.1) overrides the version in the metrics.
 	KubeletVersion string
 }
@@ -100,6 +104,12 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 			return nil, err
 		}
 	}
+	if rt != nil && rt.Known && !opts.SkipRuntimeSource {
+		// Whether the runtime can stream at all, from its own source at
+		// the version it reports; a runtime that cannot be read is said
+		// in StreamsWhy, not an error.
+		streamsFromSource(ctx, rt)
+	}
 	kubelet, release, err := kubeletVersion(opts, met)
 	if err != nil {
 		return nil, err
@@ -172,6 +182,23 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 		Relist:        dec.Relist,
 		Inputs:        NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl},
 	}, nil
+}
+
+// streamsFromSource reads whether the runtime's source serves the event
+// stream, into rt.
+func streamsFromSource(ctx context.Context, rt *nodeverdict.Runtime) {
+	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version)
+	if err != nil {
+		rt.StreamsWhy = err.Error()
+		return
+	}
+	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
+	if rep.Module != "" {
+		rt.Module = rep.Module + "@" + rep.ModuleVersion
+	}
+	if rep.Pos != nil {
+		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
+	}
 }
 
 // readCapture reads a file and hands it to a nodeverdict reader.

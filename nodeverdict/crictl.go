@@ -19,6 +19,14 @@ type Runtime struct {
 	KubeletAPIVersion string `json:"kubeletApiVersion"`
 	// Known says whether Name is one of KnownRuntimes.
 	Known bool `json:"known"`
+	// StreamsEvents is whether the runtime's own source, at this version,
+	// serves CRI GetContainerEvents as a stream; null when not judged.
+	// Module is the module read (module@version) and Pos the method that
+	// decides (file:line within it); StreamsWhy says why, or why not known.
+	StreamsEvents *bool  `json:"streamsEvents"`
+	Module        string `json:"module"`
+	Pos           string `json:"pos"`
+	StreamsWhy    string `json:"streamsWhy"`
 }
 
 // ReadCrictl reads the output of crictl version -o json. Name is the

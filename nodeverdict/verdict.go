@@ -510,7 +510,32 @@ func (d *decider) runtime() {
 	if rt.APIVersion != "v1" && d.configured == Evented {
 		// GetContainerEvents exists only in CRI v1; v1alpha2 never had it.
 		d.disagree(fmt.Sprintf("the runtime speaks CRI %s, which has no GetContainerEvents for the evented PLEG to stream", rt.APIVersion), evidence)
+		return
 	}
+	if rt.StreamsEvents == nil || *rt.StreamsEvents || d.configured != Evented {
+		return
+	}
+	// The gate is on, and the runtime's own source cannot stream: the
+	// evented PLEG spends its retries and the kubelet ends up where the
+	// source puts it after the last failure.
+	p := d.in.Periods
+	after := "the kubelet ends up relisting as the source has it after the last failure"
+	switch {
+	case p.OnStreamFailure == StopWatching:
+		after = "the watcher stops, and the generic PLEG relists at its gate-on period"
+	case p.Fallback.Known:
+		after = "the kubelet ends up relisting every " + p.Fallback.Evidence
+	}
+	retries := "its"
+	if p.RetriesKnown {
+		retries = "the " + p.MaxStreamRetriesCause
+	}
+	d.fellBack = true
+	d.reasons = append(d.reasons, Reason{
+		Claim:    fmt.Sprintf("the gate is on, but %s %s cannot stream container events: the evented PLEG spends %s stream retries, and %s", rt.Name, rt.Version, retries, after),
+		Evidence: fmt.Sprintf("%s; %s GetContainerEvents at %s: %s; the kubelet tests the gate: %s", evidence, rt.Module, rt.Pos, rt.StreamsWhy, d.in.Gate.Test),
+		Points:   Generic, Agrees: &yes,
+	})
 }
 
 func value(p *float64) float64 {

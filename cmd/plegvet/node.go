@@ -21,6 +21,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Configz, "configz", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/configz (required)")
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding crictl version -o json, run on the node")
+	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
