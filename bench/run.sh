@@ -2,14 +2,17 @@
 # bench/run.sh: plegvet's benchmark pairs, run in turn (A B A B ...), with medians, ratios and peak RSS.
 #
 # usage: bench/run.sh CHECKOUT
-#   CHECKOUT   a Kubernetes checkout, e.g. one made by
-#              /work/shared/tools/k8s-checkout.sh v1.36.1 /work/k8s-v1.36.1
+#   CHECKOUT   a Kubernetes checkout, e.g. one made, from the repository's root, by
+#              ../shared/tools/k8s-checkout.sh v1.36.1 CHECKOUT
 # env:
 #   ROUNDS=3                 rounds per pair (each round runs A then B once)
-#   ITEMS="1 2 3 4 5"        which items to run (see bench/README.md)
+#   ITEMS="1 2 3 4 5 6"      which items to run (see bench/README.md)
 #   K8S_VERSION=v1.X.Y       the checkout's release (default: CHECKOUT/.make-checkout.stamp)
 #   VET_PATTERNS="./pkg/..." package patterns for item 3 (each pattern is its own pair)
-#   STANDALONE_PATTERNS="./pkg/..."  package patterns for item 4
+#   STANDALONE_PATTERNS="./pkg/..."  package patterns for items 4 and 6
+#   MODES="json sarif diff fix c1"   item 6: the modes, each paired with the plain run
+#   MODE_FLAGS=-pleg.note    item 6: analyzer flags added to every run of the item (a finding to print)
+#   MODE_FULL_REF=1          item 6: also time the full driver's -json (PLEGVET_FULL_DRIVER=1), for reference
 #   TIMELINE=v1.26.15,...    the explicit twelve releases of item 5
 #   TIMELINE_RANGE=v1.26.0..v1.37.2  also measured in item 5 (proxy probing included); empty: skip
 #   VET_RSS=1                item 3: one extra run per side with the analysis tool wrapped in
@@ -22,7 +25,7 @@
 set -Eeuo pipefail
 
 if [[ $# -ne 1 ]]; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 if [[ ! -x /usr/bin/time ]]; then
@@ -33,12 +36,15 @@ fi
 CHECKOUT=$(cd "$1" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
-ITEMS=${ITEMS:-"1 2 3 4 5"}
+ITEMS=${ITEMS:-"1 2 3 4 5 6"}
 VET_PATTERNS=${VET_PATTERNS:-./pkg/...}
 STANDALONE_PATTERNS=${STANDALONE_PATTERNS:-./pkg/...}
 TIMELINE=${TIMELINE:-v1.26.15,v1.27.16,v1.28.15,v1.29.15,v1.30.14,v1.31.14,v1.32.13,v1.33.13,v1.34.12,v1.35.8,v1.36.5,v1.37.2}
 TIMELINE_RANGE=${TIMELINE_RANGE-v1.26.0..v1.37.2}
 VET_RSS=${VET_RSS:-1}
+MODES=${MODES:-"json sarif diff fix c1"}
+MODE_FLAGS=${MODE_FLAGS--pleg.note}
+MODE_FULL_REF=${MODE_FULL_REF:-1}
 RESULTS=${RESULTS:-$(mktemp -d /tmp/plegvet-bench.XXXXXX)}
 mkdir -p "$RESULTS"
 K8S_VERSION=${K8S_VERSION:-$(cat "$CHECKOUT/.make-checkout.stamp" 2>/dev/null || true)}
@@ -162,7 +168,7 @@ for item in $ITEMS; do
       row 3 "time ratio <= 0.5, peak RSS no larger" "3.vet-plegvet$p" "3.vet$p"
     done
     ;;
-  4) # standalone multichecker: peak RSS
+  4) # standalone driver (plain run): peak RSS
     for pat in $STANDALONE_PATTERNS; do
       p=${pat//[^A-Za-z0-9]/_}
       log "item 4: plegvet $pat (standalone)"
@@ -170,6 +176,45 @@ for item in $ITEMS; do
         GOFLAGS="$CHECKOUT_GOFLAGS" measure "4.plegvet$p" "$r" "$CHECKOUT" "$PLEGVET" "$pat"
       done
       row 4 "peak RSS <= 1024 MiB" "4.plegvet$p" -
+    done
+    ;;
+  6) # every mode of the standalone driver against the plain run, each pair in turn
+    for pat in $STANDALONE_PATTERNS; do
+      p=${pat//[^A-Za-z0-9]/_}
+      log "item 6: plegvet MODE $MODE_FLAGS $pat vs plegvet $MODE_FLAGS $pat (modes: $MODES)"
+      # -fix writes into the checkout: measured only when -diff shows it would change nothing.
+      modes=$MODES
+      if [[ " $modes " == *" fix "* ]]; then
+        if ! (cd "$CHECKOUT" && GOFLAGS="$CHECKOUT_GOFLAGS" "$PLEGVET" -findings-exit-code=0 $MODE_FLAGS -diff "$pat" >"$RESULTS/6.fixcheck$p.out" 2>/dev/null) || [[ -s $RESULTS/6.fixcheck$p.out ]]; then
+          log "item 6: -fix would change files of $CHECKOUT (see $RESULTS/6.fixcheck$p.out): not measured"
+          modes=${modes//fix/}
+        fi
+      fi
+      (cd "$CHECKOUT" && GOFLAGS="$CHECKOUT_GOFLAGS" "$PLEGVET" $MODE_FLAGS "$pat" >/dev/null 2>&1) || true # warm-up: go list's cache
+      for r in $(seq "$ROUNDS"); do
+        for mode in $modes; do
+          case $mode in
+            json) args=(-json) ;;
+            sarif) args=(-sarif "$RESULTS/6.sarif$p.$r.sarif") ;;
+            diff) args=(-diff) ;;
+            fix) args=(-fix) ;;
+            c1) args=(-c=1) ;;
+            *) echo "run.sh: unknown mode $mode" >&2; exit 2 ;;
+          esac
+          # shellcheck disable=SC2086
+          GOFLAGS="$CHECKOUT_GOFLAGS" measure "6.plain-for-$mode$p" "$r" "$CHECKOUT" "$PLEGVET" $MODE_FLAGS "$pat"
+          # shellcheck disable=SC2086
+          GOFLAGS="$CHECKOUT_GOFLAGS" measure "6.$mode$p" "$r" "$CHECKOUT" "$PLEGVET" $MODE_FLAGS "${args[@]}" "$pat"
+        done
+        if [[ $MODE_FULL_REF == 1 ]]; then
+          # shellcheck disable=SC2086
+          PLEGVET_FULL_DRIVER=1 GOFLAGS="$CHECKOUT_GOFLAGS" measure "6.json-full-driver$p" "$r" "$CHECKOUT" "$PLEGVET" $MODE_FLAGS -json "$pat"
+        fi
+      done
+      for mode in $modes; do
+        row 6 "wall ratio <= 1.5, peak RSS <= 512 MiB" "6.$mode$p" "6.plain-for-$mode$p"
+      done
+      [[ $MODE_FULL_REF == 1 ]] && row 6 "reference: the full driver (PLEGVET_FULL_DRIVER=1)" "6.json-full-driver$p" -
     done
     ;;
   5) # the release timeline, modules cached

@@ -24,8 +24,29 @@ type Outcome struct {
 // them, so facts flow from one to the next) and returns each analyzer's
 // outcome per package path.
 func Run(analyzers []*analysis.Analyzer, pkgs []*packages.Package) (map[*analysis.Analyzer]map[string]*Outcome, error) {
-	// The checker panics, in a goroutine no caller can recover, on a
-	// package without types; refuse it here with its name instead.
+	graph, err := Analyze(analyzers, pkgs, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[*analysis.Analyzer]map[string]*Outcome{}
+	for act := range graph.All() {
+		if !act.IsRoot {
+			continue
+		}
+		m := out[act.Analyzer]
+		if m == nil {
+			m = map[string]*Outcome{}
+			out[act.Analyzer] = m
+		}
+		m[act.Package.PkgPath] = &Outcome{Package: act.Package, Result: act.Result, Diagnostics: act.Diagnostics, Err: act.Err}
+	}
+	return out, nil
+}
+
+// Analyze is checker.Analyze (opts may be nil), after refusing, with its
+// name, a package without types: the checker would panic on it in a
+// goroutine no caller can recover.
+func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, opts *checker.Options) (*checker.Graph, error) {
 	var untyped func(p *packages.Package, seen map[*packages.Package]bool) error
 	untyped = func(p *packages.Package, seen map[*packages.Package]bool) error {
 		if seen[p] {
@@ -48,21 +69,9 @@ func Run(analyzers []*analysis.Analyzer, pkgs []*packages.Package) (map[*analysi
 			return nil, err
 		}
 	}
-	graph, err := checker.Analyze(analyzers, pkgs, nil)
+	graph, err := checker.Analyze(analyzers, pkgs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("running analyzers: %v", err)
 	}
-	out := map[*analysis.Analyzer]map[string]*Outcome{}
-	for act := range graph.All() {
-		if !act.IsRoot {
-			continue
-		}
-		m := out[act.Analyzer]
-		if m == nil {
-			m = map[string]*Outcome{}
-			out[act.Analyzer] = m
-		}
-		m[act.Package.PkgPath] = &Outcome{Package: act.Package, Result: act.Result, Diagnostics: act.Diagnostics, Err: act.Err}
-	}
-	return out, nil
+	return graph, nil
 }

@@ -1,8 +1,8 @@
 // Package suite is the one list of plegvet's analyzers: how to build each
 // with a configuration, its checks and their documentation, its settings,
-// and which packages can matter to it. The command's drivers, go vet's
-// fast path, the library, the golangci-lint plugin and SARIF rules read it;
-// none keeps a list of its own.
+// and which packages can matter to it. The command's drivers (the lean
+// loading picks packages by Matters), the library, the golangci-lint plugin
+// and SARIF rules read it; none keeps a list of its own.
 //
 // Adding an analyzer means adding it to analyzers and a field to Config;
 // adding a check means a constant and a doc.go bullet in its analyzer's
