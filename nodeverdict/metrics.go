@@ -179,15 +179,8 @@ func (r *metricsReader) counter(name string) *float64 {
 	}
 	var sum float64
 	for _, m := range f.GetMetric() {
-		var v float64
-		switch f.GetType() {
-		case dto.MetricType_COUNTER:
-			v = m.GetCounter().GetValue()
-		case dto.MetricType_GAUGE:
-			v = m.GetGauge().GetValue()
-		case dto.MetricType_UNTYPED:
-			v = m.GetUntyped().GetValue()
-		default:
+		v, ok := sample(f, m, true)
+		if !ok {
 			r.fail("%s is a %s; want a counter", found, typeName(f.GetType()))
 			return nil
 		}
@@ -237,6 +230,21 @@ func (r *metricsReader) histogram(name string) *Histogram {
 	return h
 }
 
+// sample is a gauge's or an untyped sample's value, and a counter's when
+// counters are wanted; ok is false for any other type. Untyped samples are
+// read too: a capture edited by hand may lose its TYPE lines.
+func sample(f *dto.MetricFamily, m *dto.Metric, counters bool) (float64, bool) {
+	switch f.GetType() {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), counters
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), true
+	case dto.MetricType_UNTYPED:
+		return m.GetUntyped().GetValue(), true
+	}
+	return 0, false
+}
+
 // features reads kubernetes_feature_enabled: one 0-or-1 sample per gate.
 func (r *metricsReader) features() map[string]FeatureState {
 	f := r.fams[MetricFeatureEnabled]
@@ -245,13 +253,8 @@ func (r *metricsReader) features() map[string]FeatureState {
 	}
 	out := map[string]FeatureState{}
 	for _, m := range f.GetMetric() {
-		var v float64
-		switch f.GetType() {
-		case dto.MetricType_GAUGE:
-			v = m.GetGauge().GetValue()
-		case dto.MetricType_UNTYPED:
-			v = m.GetUntyped().GetValue()
-		default:
+		v, ok := sample(f, m, false)
+		if !ok {
 			r.fail("%s is a %s; want a gauge", MetricFeatureEnabled, typeName(f.GetType()))
 			return nil
 		}
@@ -291,13 +294,8 @@ func (r *metricsReader) lastSeen() *float64 {
 	}
 	var last *float64
 	for _, m := range f.GetMetric() {
-		var v float64
-		switch f.GetType() {
-		case dto.MetricType_GAUGE:
-			v = m.GetGauge().GetValue()
-		case dto.MetricType_UNTYPED:
-			v = m.GetUntyped().GetValue()
-		default:
+		v, ok := sample(f, m, false)
+		if !ok {
 			r.fail("%s is a %s; want a gauge", MetricLastSeen, typeName(f.GetType()))
 			return nil
 		}
