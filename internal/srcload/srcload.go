@@ -82,17 +82,19 @@ type Result struct {
 }
 
 type loader struct {
-	also     func(importPath string) bool
-	tree     *tree.Tree
-	fset     *token.FileSet
-	want     map[string]bool
-	parsed   map[string]*parsedPkg
-	checked  map[string]*packages.Package
-	pkgs     map[string]*types.Package // every import answered so far
-	modelled map[string]bool
-	stubbed  map[string]bool
-	tried    map[string]bool // imports parsed for also, usable or not
-	problems []Problem
+	also      func(importPath string) bool
+	declsOnly func(importPath string) bool
+	requested map[string]bool
+	tree      *tree.Tree
+	fset      *token.FileSet
+	want      map[string]bool
+	parsed    map[string]*parsedPkg
+	checked   map[string]*packages.Package
+	pkgs      map[string]*types.Package // every import answered so far
+	modelled  map[string]bool
+	stubbed   map[string]bool
+	tried     map[string]bool // imports parsed for also, usable or not
+	problems  []Problem
 }
 
 type parsedPkg struct {
@@ -118,20 +120,42 @@ func Load(ctx context.Context, t *tree.Tree, importPaths ...string) (*Result, er
 // vendor/), instead of stubbing it, so that its constants resolve and its
 // facts reach the requested packages.
 func LoadWith(ctx context.Context, t *tree.Tree, also func(importPath string) bool, importPaths ...string) (*Result, error) {
+	return LoadImports(ctx, t, Imports{FromSource: also}, importPaths...)
+}
+
+// Imports say how LoadImports answers the imports of the packages it
+// loads.
+type Imports struct {
+	// FromSource picks the imports type-checked from source when the
+	// tree holds them, as LoadWith's also.
+	FromSource func(importPath string) bool
+	// DeclarationsOnly picks, among those, the ones whose function bodies
+	// are not type-checked: their importers read only their declarations
+	// (constants, types, signatures), and the bodies of a generated
+	// package such as the CRI API's cost more than the rest of a load.
+	// Requested packages are always checked whole.
+	DeclarationsOnly func(importPath string) bool
+}
+
+// LoadImports is LoadWith with the imports' handling spelled out.
+func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths ...string) (*Result, error) {
 	l := &loader{
-		also:     also,
-		tree:     t,
-		fset:     token.NewFileSet(),
-		want:     map[string]bool{},
-		parsed:   map[string]*parsedPkg{},
-		checked:  map[string]*packages.Package{},
-		pkgs:     map[string]*types.Package{},
-		modelled: map[string]bool{},
-		stubbed:  map[string]bool{},
-		tried:    map[string]bool{},
+		also:      imports.FromSource,
+		declsOnly: imports.DeclarationsOnly,
+		tree:      t,
+		fset:      token.NewFileSet(),
+		want:      map[string]bool{},
+		parsed:    map[string]*parsedPkg{},
+		checked:   map[string]*packages.Package{},
+		pkgs:      map[string]*types.Package{},
+		modelled:  map[string]bool{},
+		stubbed:   map[string]bool{},
+		tried:     map[string]bool{},
 	}
+	l.requested = map[string]bool{}
 	for _, p := range importPaths {
 		l.want[p] = true
+		l.requested[p] = true
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -343,8 +367,9 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	pkg.Name = pp.name
 	var abortErr error
 	conf := types.Config{
-		FakeImportC: true,
-		Sizes:       pkg.TypesSizes,
+		IgnoreFuncBodies: !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath),
+		FakeImportC:      true,
+		Sizes:            pkg.TypesSizes,
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok {
 				pkg.TypeErrors = append(pkg.TypeErrors, te)
@@ -383,6 +408,9 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		}),
 	}
 	files := pp.files
+	if conf.IgnoreFuncBodies {
+		dropLiteralElements(files)
+	}
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
 	if abortErr != nil {
 		return nil, abortErr
@@ -515,5 +543,35 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 			}
 			return true
 		})
+	}
+}
+
+// dropLiteralElements empties the composite literals that initialise
+// package-level variables, in a package read for its declarations only:
+// their elements cannot change the variable's type, but type-checking a
+// generated descriptor's tens of thousands of bytes costs more than the
+// rest of the package. Arrays sized by their elements ([...]T) are kept.
+func dropLiteralElements(files []*ast.File) {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				for _, v := range spec.(*ast.ValueSpec).Values {
+					lit, ok := v.(*ast.CompositeLit)
+					if !ok {
+						continue
+					}
+					if at, ok := lit.Type.(*ast.ArrayType); ok {
+						if _, ellipsis := at.Len.(*ast.Ellipsis); ellipsis {
+							continue
+						}
+					}
+					lit.Elts = nil
+				}
+			}
+		}
 	}
 }

@@ -187,19 +187,24 @@ func New(cfg Config) []*analysis.Analyzer {
 // such a package, and read by its direct importers only, so a package for
 // which Matters is false has no facts to pass on and nothing to report.
 func Matters(importPath string, imports iter.Seq[string]) bool {
-	reads := func(p string) bool {
-		for _, a := range analyzers {
-			if a.Reads(p) {
-				return true
-			}
-		}
-		return false
-	}
-	if reads(importPath) {
+	if Reads(importPath) {
 		return true
 	}
 	for imp := range imports {
-		if reads(imp) {
+		if Reads(imp) {
+			return true
+		}
+	}
+	return false
+}
+
+// Reads reports whether any analyzer reads a package's own syntax (its
+// gates, set in a literal or in a function body; its PLEG code). An import
+// loaded from source for which Reads is false is read for its
+// declarations only: its function bodies need no type-checking.
+func Reads(importPath string) bool {
+	for _, a := range analyzers {
+		if a.Reads(importPath) {
 			return true
 		}
 	}
