@@ -408,9 +408,6 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		}),
 	}
 	files := pp.files
-	if conf.IgnoreFuncBodies {
-		dropLiteralElements(files)
-	}
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
 	if abortErr != nil {
 		return nil, abortErr
@@ -546,32 +543,3 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 	}
 }
 
-// dropLiteralElements empties the composite literals that initialise
-// package-level variables, in a package read for its declarations only:
-// their elements cannot change the variable's type, but type-checking a
-// generated descriptor's tens of thousands of bytes costs more than the
-// rest of the package. Arrays sized by their elements ([...]T) are kept.
-func dropLiteralElements(files []*ast.File) {
-	for _, f := range files {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				for _, v := range spec.(*ast.ValueSpec).Values {
-					lit, ok := v.(*ast.CompositeLit)
-					if !ok {
-						continue
-					}
-					if at, ok := lit.Type.(*ast.ArrayType); ok {
-						if _, ellipsis := at.Len.(*ast.Ellipsis); ellipsis {
-							continue
-						}
-					}
-					lit.Elts = nil
-				}
-			}
-		}
-	}
-}
