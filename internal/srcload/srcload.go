@@ -82,6 +82,8 @@ type Result struct {
 }
 
 type loader struct {
+	cutting   bool                       // declarations-only imports are cut to what is reached
+	cutNames  map[string]map[string]bool // per cut package, the names cut
 	also      func(importPath string) bool
 	declsOnly func(importPath string) bool
 	requested map[string]bool
@@ -139,7 +141,17 @@ type Imports struct {
 
 // LoadImports is LoadWith with the imports' handling spelled out.
 func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths ...string) (*Result, error) {
+	res, cutTooMuch, err := loadImports(ctx, t, imports, true, importPaths)
+	if err == nil && cutTooMuch {
+		res, _, err = loadImports(ctx, t, imports, false, importPaths)
+	}
+	return res, err
+}
+
+func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, importPaths []string) (*Result, bool, error) {
 	l := &loader{
+		cutting:   cut,
+		cutNames:  map[string]map[string]bool{},
 		also:      imports.FromSource,
 		declsOnly: imports.DeclarationsOnly,
 		tree:      t,
@@ -163,15 +175,15 @@ func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths
 	for _, p := range importPaths {
 		dir := t.PackageDir(p)
 		if dir == "" {
-			return nil, fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
+			return nil, false, fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
 		}
 		pp, err := l.parse(ctx, p, dir)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		l.problems = append(l.problems, pp.problems...)
 		if err := l.usable(pp); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		l.parsed[p] = pp
 	}
@@ -179,14 +191,14 @@ func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths
 	for _, p := range importPaths {
 		pkg, err := l.check(ctx, p, nil)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		res.Packages = append(res.Packages, pkg)
 	}
 	res.Modelled = sortedKeys(l.modelled)
 	res.Stubbed = sortedKeys(l.stubbed)
 	res.Problems = l.problems
-	return res, nil
+	return res, l.cutTooMuch(), nil
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -408,6 +420,10 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		}),
 	}
 	files := pp.files
+	if conf.IgnoreFuncBodies && l.cutting {
+		files = l.cut(importPath, pp)
+		pkg.Syntax = files
+	}
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
 	if abortErr != nil {
 		return nil, abortErr
@@ -543,3 +559,9 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 	}
 }
 
+// Modelled reports whether an import is answered by a built-in model of
+// its API (unless it is requested or loaded from source).
+func Modelled(importPath string) bool {
+	_, ok := models[importPath]
+	return ok
+}
