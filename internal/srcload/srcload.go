@@ -238,6 +238,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	pp := &parsedPkg{dir: dir}
 	var files []*ast.File
 	var names []string
+	var sources []source
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -269,7 +270,10 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 			continue
 		}
-		f, err := parser.ParseFile(l.fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+		sources = append(sources, source{filename, src})
+	}
+	for i, r := range l.parseAll(sources) {
+		filename, f, err := sources[i].filename, r.file, r.err
 		if err != nil {
 			pp.problems = append(pp.problems, l.syntaxProblem(filename, err))
 		}
