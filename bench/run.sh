@@ -6,7 +6,7 @@
 #              ../shared/tools/k8s-checkout.sh v1.36.1 CHECKOUT
 # env:
 #   ROUNDS=3                 rounds per pair (each round runs A then B once)
-#   ITEMS="1 2 3 4 5 6"      which items to run (see bench/README.md)
+#   ITEMS="1 2 3 4 5 6 7"    which items to run (see bench/README.md)
 #   K8S_VERSION=v1.X.Y       the checkout's release (default: CHECKOUT/.make-checkout.stamp)
 #   VET_PATTERNS="./pkg/..." package patterns for item 3 (each pattern is its own pair)
 #   STANDALONE_PATTERNS="./pkg/..."  package patterns for items 4 and 6
@@ -17,6 +17,9 @@
 #   TIMELINE_RANGE=v1.26.0..v1.37.2  also measured in item 5 (proxy probing included); empty: skip
 #   VET_RSS=1                item 3: one extra run per side with the analysis tool wrapped in
 #                            /usr/bin/time, for the peak RSS of the analysis processes alone
+#   GOLANGCI_PATTERNS="./pkg/kubelet/..."  package patterns for item 7
+#   GOLANGCI_LINT=FILE       item 7: a golangci-lint with plegvet's plugin compiled in (default: built
+#                            from tools/golangci-lint, minutes on a cold build cache)
 #   RESULTS=DIR              where logs go (default: a new temp dir; kept)
 #
 # Wall time is measured with bash's EPOCHREALTIME; peak RSS is /usr/bin/time's "Maximum resident
@@ -36,7 +39,7 @@ fi
 CHECKOUT=$(cd "$1" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
-ITEMS=${ITEMS:-"1 2 3 4 5 6"}
+ITEMS=${ITEMS:-"1 2 3 4 5 6 7"}
 VET_PATTERNS=${VET_PATTERNS:-./pkg/...}
 STANDALONE_PATTERNS=${STANDALONE_PATTERNS:-./pkg/...}
 TIMELINE=${TIMELINE:-v1.26.15,v1.27.16,v1.28.15,v1.29.15,v1.30.14,v1.31.14,v1.32.13,v1.33.13,v1.34.12,v1.35.8,v1.36.5,v1.37.2}
@@ -45,6 +48,8 @@ VET_RSS=${VET_RSS:-1}
 MODES=${MODES:-"json sarif diff fix c1"}
 MODE_FLAGS=${MODE_FLAGS--pleg.note}
 MODE_FULL_REF=${MODE_FULL_REF:-1}
+GOLANGCI_PATTERNS=${GOLANGCI_PATTERNS:-./pkg/kubelet/...}
+GOLANGCI_LINT=${GOLANGCI_LINT:-}
 RESULTS=${RESULTS:-$(mktemp -d /tmp/plegvet-bench.XXXXXX)}
 mkdir -p "$RESULTS"
 K8S_VERSION=${K8S_VERSION:-$(cat "$CHECKOUT/.make-checkout.stamp" 2>/dev/null || true)}
@@ -63,7 +68,7 @@ log() { echo "[bench] $*" >&2; }
 BIN=$RESULTS/bin
 mkdir -p "$BIN"
 log "building plegvet and parsebound into $BIN"
-(cd "$ROOT" && go build -o "$BIN/plegvet" ./cmd/plegvet && go build -o "$BIN/parsebound" ./bench/parsebound)
+(cd "$ROOT" && go build -o "$BIN/plegvet" ./cmd/plegvet && go build -o "$BIN/parsebound" ./bench/parsebound && go build -o "$BIN/novettool" ./bench/novettool)
 PLEGVET=$BIN/plegvet
 PARSEBOUND=$BIN/parsebound
 
@@ -129,7 +134,7 @@ for item in $ITEMS; do
       gc=$(mktemp -d); GOCACHE=$gc measure 1.report-C "$r" "$EMPTY" "$PLEGVET" report -C "$CHECKOUT"; rm -rf "$gc"
       gc=$(mktemp -d); GOCACHE=$gc measure 1.parsebound "$r" "$EMPTY" "$PARSEBOUND" "$CHECKOUT"; rm -rf "$gc"
     done
-    row 1 "ratio <= 10" 1.report-C 1.parsebound
+    row 1 "ratio <= 5" 1.report-C 1.parsebound
     ;;
   2) # report on a release whose modules are downloaded vs go mod download of those modules
     log "item 2: plegvet report -k8s $K8S_VERSION vs go mod download (modules cached; one untimed warm-up each)"
@@ -152,6 +157,11 @@ for item in $ITEMS; do
           go vet -vettool="$PLEGVET" -featuregate.alpha-default-exempt="WindowsHostNetwork,Run${NONCE}x$r" "$pat"
         GOFLAGS="$CHECKOUT_GOFLAGS" measure "3.vet$p" "$r" "$CHECKOUT" \
           go vet -printf.funcs="benchRun${NONCE}x$r" "$pat"
+        # the floor: a vet tool that analyses nothing (rebuilt under a new
+        # name every round, so that its vet actions miss the cache too)
+        cp "$BIN/novettool" "$BIN/novettool-$r"; printf '%s' "$NONCE$r" >>"$BIN/novettool-$r"
+        GOFLAGS="$CHECKOUT_GOFLAGS" measure "3.novettool$p" "$r" "$CHECKOUT" \
+          go vet -vettool="$BIN/novettool-$r" "$pat"
       done
       if [[ $VET_RSS == 1 ]]; then
         # peak RSS of the analysis processes alone: the tool wrapped in /usr/bin/time (untimed runs)
@@ -165,7 +175,8 @@ for item in $ITEMS; do
           echo "     $pat: $side analysis processes: $n runs, largest peak RSS $(mib "$m") MiB" | tee -a "$SUMMARY"
         done
       fi
-      row 3 "time ratio <= 0.5, peak RSS no larger" "3.vet-plegvet$p" "3.vet$p"
+      row 3 "cpu ratio <= 1.1 (the do-nothing tool is the floor)" "3.vet-plegvet$p" "3.novettool$p"
+      row 3 "for reference: go's own vet" "3.vet-plegvet$p" "3.vet$p"
     done
     ;;
   4) # standalone driver (plain run): peak RSS
@@ -215,6 +226,30 @@ for item in $ITEMS; do
         row 6 "wall ratio <= 1.5, peak RSS <= 512 MiB" "6.$mode$p" "6.plain-for-$mode$p"
       done
       [[ $MODE_FULL_REF == 1 ]] && row 6 "reference: the full driver (PLEGVET_FULL_DRIVER=1)" "6.json-full-driver$p" -
+    done
+    ;;
+  7) # golangci-lint with only the plegvet plugin vs golangci-lint with only govet, empty lint cache
+    gcl=$GOLANGCI_LINT
+    if [[ -z $gcl ]]; then
+      log "item 7: building golangci-lint with the plegvet plugin (tools/golangci-lint)"
+      (cd "$ROOT/tools/golangci-lint" && go build -o "$BIN/golangci-lint" .)
+      gcl=$BIN/golangci-lint
+    fi
+    printf 'version: "2"\nlinters:\n  default: none\n  enable: [plegvet]\n  settings:\n    custom:\n      plegvet:\n        type: module\n' >"$RESULTS/7.plegvet.yml"
+    printf 'version: "2"\nlinters:\n  default: none\n  enable: [govet]\n' >"$RESULTS/7.govet.yml"
+    for pat in $GOLANGCI_PATTERNS; do
+      p=${pat//[^A-Za-z0-9]/_}
+      log "item 7 ($pat): warm-up golangci-lint (go list and the build cache; untimed)"
+      (cd "$CHECKOUT" && GOFLAGS="$CHECKOUT_GOFLAGS" GOLANGCI_LINT_CACHE=$(mktemp -d) "$gcl" run -c "$RESULTS/7.govet.yml" "$pat" >"$RESULTS/7.warmup$p.out" 2>&1) || true
+      for r in $(seq "$ROUNDS"); do
+        for side in plegvet govet; do
+          lc=$(mktemp -d)
+          GOLANGCI_LINT_CACHE=$lc GOFLAGS="$CHECKOUT_GOFLAGS" measure "7.golangci-$side$p" "$r" "$CHECKOUT" \
+            "$gcl" run -c "$RESULTS/7.$side.yml" --issues-exit-code=0 "$pat"
+          rm -rf "$lc"
+        done
+      done
+      row 7 "wall and peak RSS within 1.1x of govet alone" "7.golangci-plegvet$p" "7.golangci-govet$p"
     done
     ;;
   5) # the release timeline, modules cached
