@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
@@ -104,101 +103,26 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 			return nil, err
 		}
 	}
-	if rt != nil && rt.Known && !opts.SkipRuntimeSource {
+	if !opts.SkipRuntimeSource {
 		// Whether the runtime can stream at all, from its own source at
 		// the version it reports; a runtime that cannot be read is said
 		// in StreamsWhy, not an error.
-		streamsFromSource(ctx, rt)
+		JudgeRuntime(ctx, rt)
 	}
 	kubelet, release, err := kubeletVersion(opts, met)
 	if err != nil {
 		return nil, err
 	}
-
-	src := opts.Options
-	if src.Dir == "" && src.Kubernetes == "" {
-		src.Kubernetes = release
-	}
-	// One load of the tree answers both: the gate's spec and the periods.
-	t, source, err := open(ctx, src, false)
+	src, err := LoadNodeSource(ctx, opts.Options, release)
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, source, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet})
 	if err != nil {
 		return nil, err
 	}
-	gates, err := a.gates()
-	if err != nil {
-		return nil, err
-	}
-	periods, err := a.periods()
-	if err != nil {
-		return nil, err
-	}
-
-	r := periods.Relist
-	ng := NodeGate{Name: EventedPLEGGate, KubeletVersion: kubelet, Built: r.Gate != nil && r.GateOn != nil}
-	if ng.Built {
-		ng.Name = r.Gate.Name // a fork may call it otherwise
-		test := r.Gate.Test
-		ng.Test = &test
-	}
-	ng.Value, ng.Explicit = cfg.Gate(ng.Name)
-	gate := gates.Gate(ng.Name)
-	in := nodeverdict.Input{
-		Gate: nodeverdict.GateState{
-			Name: ng.Name, KubeletVersion: kubelet, Explicit: ng.Explicit, Value: ng.Value,
-			Built: ng.Built, Spec: specText(gates, gate, ng.Name, release), Test: testText(r),
-		},
-		Periods: relistPeriods(r),
-		Metrics: *met,
-		Runtime: rt,
-	}
-	// What the gate being on means is the release's design, read from its
-	// code: an event source, a relist trigger, or unknown.
-	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
-		if e := a.pos.eventedPLEG(out.Result.(*pleg.Result).Evented); e != nil {
-			in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure.Action
-		}
-	}
-	if gate != nil {
-		if s, ok := gate.At(release); ok {
-			def := s.Default
-			ng.Spec, ng.Default, in.Gate.Default = &s, &def, &def
-		}
-	}
-	ng.Value = in.Gate.On()
-	dec := nodeverdict.Decide(in)
-	return &NodeReport{
-		SchemaVersion: SchemaVersion,
-		Source:        periods.Source,
-		Verdict:       dec.Verdict,
-		Configured:    dec.Configured,
-		Gate:          ng,
-		Reasons:       dec.Reasons,
-		Runtime:       rt,
-		Metrics:       *met,
-		Relist:        dec.Relist,
-		Inputs:        NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl},
-	}, nil
-}
-
-// streamsFromSource reads whether the runtime's source serves the event
-// stream, into rt.
-func streamsFromSource(ctx context.Context, rt *nodeverdict.Runtime) {
-	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version)
-	if err != nil {
-		rt.StreamsWhy = err.Error()
-		return
-	}
-	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
-	if rep.Module != "" {
-		rt.Module = rep.Module + "@" + rep.ModuleVersion
-	}
-	if rep.Pos != nil {
-		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
-	}
+	rep.Inputs = NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl}
+	return rep, nil
 }
 
 // readCapture reads a file and hands it to a nodeverdict reader.

@@ -9,8 +9,19 @@ const crictlWant = "the output of crictl version -o json (keys version, runtimeN
 // CRI-O, and cri-dockerd, which reports "docker".
 var KnownRuntimes = []string{"containerd", "cri-o", "docker"}
 
-// Runtime is the container runtime, as crictl version reports it.
+// Where a Runtime was read (Runtime.ReportedBy).
+const (
+	ReportedByCrictl   = "crictl version"
+	ReportedByNodeInfo = "status.nodeInfo"
+)
+
+// Runtime is the container runtime, as crictl version (or the Node
+// object) reports it.
 type Runtime struct {
+	// ReportedBy says where the runtime was read: "crictl version" (on
+	// the node) or "status.nodeInfo" (the Node object, which gives no CRI
+	// version: APIVersion is then inferred from the kubelet's version).
+	ReportedBy string `json:"reportedBy"`
 	Name       string `json:"name"`
 	Version    string `json:"version"`
 	APIVersion string `json:"apiVersion"`
@@ -54,7 +65,7 @@ func ReadCrictl(name string, data []byte) (*Runtime, error) {
 		}
 		return s, nil
 	}
-	rt := &Runtime{}
+	rt := &Runtime{ReportedBy: ReportedByCrictl}
 	if rt.Name, err = str("runtimeName", true); err != nil {
 		return nil, err
 	}

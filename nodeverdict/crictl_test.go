@@ -11,8 +11,8 @@ func TestReadCrictl(t *testing.T) {
 		file string
 		want Runtime
 	}{
-		{"containerd.json", Runtime{Name: "containerd", Version: "v2.1.3", APIVersion: "v1", KubeletAPIVersion: "0.1.0", Known: true}},
-		{"crio.json", Runtime{Name: "cri-o", Version: "1.36.0", APIVersion: "v1", KubeletAPIVersion: "0.1.0", Known: true}},
+		{"containerd.json", Runtime{ReportedBy: ReportedByCrictl, Name: "containerd", Version: "v2.1.3", APIVersion: "v1", KubeletAPIVersion: "0.1.0", Known: true}},
+		{"crio.json", Runtime{ReportedBy: ReportedByCrictl, Name: "cri-o", Version: "1.36.0", APIVersion: "v1", KubeletAPIVersion: "0.1.0", Known: true}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			name := filepath.Join("testdata", "crictl", tc.file)

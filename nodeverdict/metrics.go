@@ -1,9 +1,11 @@
 package nodeverdict
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -80,10 +82,26 @@ type Histogram struct {
 const maxCount = 1 << 53
 
 // ReadMetrics reads the kubelet's /metrics in the Prometheus text format.
-// Name is the file's name, for errors.
+// Name is the file's name, for errors. It is ReadMetricsFrom over data.
 func ReadMetrics(name string, data []byte) (*Metrics, error) {
+	return ReadMetricsFrom(name, bytes.NewReader(data))
+}
+
+// ReadMetricsFrom reads the kubelet's /metrics in the Prometheus text
+// format as a stream: it passes to the parser only the lines of the
+// families the verdict reads (Families), so that a body of thousands of
+// families is never held whole. Every other line reaches the parser as an
+// empty line, so that an error's line number is the input's; a line it
+// cannot tell the family of is passed on for the parser to judge. Name is
+// the input's name, for errors.
+func ReadMetricsFrom(name string, r io.Reader) (*Metrics, error) {
+	f := newMetricsFilter(r)
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+	fams, err := p.TextToMetricFamilies(f)
+	if f.err != nil {
+		// The input failed (a connection cut, say), not its format.
+		return nil, &CaptureError{File: name, Msg: "cannot read: " + printable(f.err.Error()), Err: f.err}
+	}
 	if err != nil {
 		var pe expfmt.ParseError
 		if errors.As(err, &pe) {
@@ -96,6 +114,12 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 		}
 		return nil, &CaptureError{File: name, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", printable(err.Error()), metricsWant), Err: err}
 	}
+	return fromFamilies(name, fams, f.families(fams))
+}
+
+// fromFamilies reads the verdict's metrics from the parsed families; all
+// is how many families the input had, for an error.
+func fromFamilies(name string, fams map[string]*dto.MetricFamily, all int) (*Metrics, error) {
 	r := metricsReader{name: name, fams: fams}
 	m := &Metrics{}
 	m.KubeletVersion = r.buildVersion()
@@ -111,7 +135,7 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 		return nil, r.err
 	}
 	if m.DiscardEvents == nil && m.RelistInterval == nil && m.RelistDuration == nil && m.LastSeen == nil {
-		return nil, captureError(name, "no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", len(fams), metricsWant)
+		return nil, captureError(name, "no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", all, metricsWant)
 	}
 	return m, nil
 }
@@ -328,4 +352,251 @@ func printable(s string) string {
 
 func typeName(t dto.MetricType) string {
 	return strings.ToLower(strings.ReplaceAll(t.String(), "_", " "))
+}
+
+// Families are the metric families ReadMetricsFrom keeps: those the
+// verdict reads.
+var Families = []string{
+	MetricBuildInfo, MetricStreamSuccesses, MetricStreamErrors, MetricEventLatency, MetricDiscardEvents,
+	MetricRelistInterval, MetricRelistDuration, MetricLastSeen, MetricFeatureEnabled,
+}
+
+// keptNames are the names of the lines a filter keeps: each family's
+// name, and the names its samples or an OpenMetrics-style counter take.
+var keptNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range Families {
+		for _, suffix := range []string{"", "_total", "_bucket", "_sum", "_count"} {
+			m[f+suffix] = true
+		}
+	}
+	return m
+}()
+
+// metricsFilter is a reader of the text format that passes on the lines
+// of the kept families, an empty line for each other line, and whatever it
+// cannot tell the family of. It holds one line at a time (a prefix of a
+// line longer than its buffer), and remembers the names of the families
+// it dropped, with their types, to count them as the parser would.
+type metricsFilter struct {
+	in  *bufio.Reader
+	out []byte
+	// rest says what to do with the rest of a line longer than the
+	// buffer: copy it, or drop it.
+	rest int
+	// dropped are the families dropped, by name, with their types, and
+	// sampled those with a sample (the parser drops a family without).
+	dropped map[string]dto.MetricType
+	sampled map[string]bool
+	// err is the input's error other than io.EOF.
+	err error
+	eof bool
+}
+
+const (
+	restNone = iota
+	restCopy
+	restDrop
+)
+
+func newMetricsFilter(r io.Reader) *metricsFilter {
+	return &metricsFilter{in: bufio.NewReaderSize(r, 64<<10), dropped: map[string]dto.MetricType{}, sampled: map[string]bool{}}
+}
+
+func (f *metricsFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.eof {
+			return 0, io.EOF
+		}
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.next()
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// next reads the next line, or the next piece of a long one, into out.
+func (f *metricsFilter) next() {
+	chunk, err := f.in.ReadSlice('\n')
+	switch {
+	case err == io.EOF:
+		f.eof = true
+	case err != nil && err != bufio.ErrBufferFull:
+		f.err = err
+	}
+	// out aliases the reader's buffer until the next ReadSlice, which
+	// runs only once out is drained.
+	ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+	switch f.rest {
+	case restCopy:
+		f.out = chunk
+	case restDrop:
+		if ended {
+			f.out = newline
+		}
+	default:
+		switch {
+		case len(chunk) == 0:
+		case !ended && err != bufio.ErrBufferFull:
+			// A last line without its newline: the parser says how it is
+			// cut, as it would of the whole input.
+			f.out = chunk
+		case f.keep(chunk):
+			f.out = chunk
+		case ended:
+			f.out = newline
+		}
+	}
+	switch {
+	case ended || err != bufio.ErrBufferFull:
+		f.rest = restNone
+	case f.rest == restNone && len(f.out) > 0:
+		f.rest = restCopy
+	case f.rest == restNone:
+		f.rest = restDrop
+	}
+}
+
+var newline = []byte("\n")
+
+// keep says whether to pass a line (or a long line's first piece) on: a
+// line of a kept family, or one whose family it cannot tell. A dropped
+// line's family is remembered.
+func (f *metricsFilter) keep(line []byte) bool {
+	s := bytes.TrimLeft(line, " \t")
+	switch {
+	case len(s) == 0 || s[0] == '\n':
+		return true
+	case s[0] == '#':
+		fields := bytes.Fields(s[1:])
+		if len(fields) == 0 || (string(fields[0]) != "HELP" && string(fields[0]) != "TYPE") {
+			return false // a comment
+		}
+		if len(fields) < 2 || !isMetricName(fields[1]) {
+			return true
+		}
+		name := string(fields[1])
+		if keptNames[name] || bytes.IndexByte(s, '\\') >= 0 {
+			return true // the parser reads escapes in HELP
+		}
+		if string(fields[0]) == "TYPE" && (len(fields) != 3 || dto.MetricType_value[strings.ToUpper(string(fields[2]))] == 0 && !bytes.EqualFold(fields[2], []byte("counter"))) {
+			return true // the parser says what is wrong with the type
+		}
+		t, seen := f.dropped[name]
+		if string(fields[0]) == "TYPE" && len(fields) > 2 {
+			if v, ok := dto.MetricType_value[strings.ToUpper(string(fields[2]))]; ok {
+				t = dto.MetricType(v)
+			}
+		} else if !seen {
+			t = dto.MetricType_UNTYPED
+		}
+		f.dropped[name] = t
+		return false
+	}
+	i := 0
+	for i < len(s) && isNameByte(s[i], i == 0) {
+		i++
+	}
+	if i == 0 || i == len(s) || (s[i] != '{' && s[i] != ' ' && s[i] != '\t') {
+		return true
+	}
+	name := string(s[:i])
+	if keptNames[name] || !wellFormed(s[i:]) {
+		return true
+	}
+	f.dropSample(name)
+	return false
+}
+
+// wellFormed says whether what follows a sample's name is labels, a value
+// and maybe a timestamp, and a newline: a line the parser would take. A
+// line it doubts is passed on, for the parser to say what is wrong.
+func wellFormed(s []byte) bool {
+	if len(s) > 0 && s[0] == '{' {
+		quoted := false
+		end := -1
+		for i := 1; i < len(s) && end < 0; i++ {
+			switch c := s[i]; {
+			case quoted && c == '\\':
+				i++
+			case c == '"':
+				quoted = !quoted
+			case c == '\n':
+				return false
+			case !quoted && c == '}':
+				end = i
+			}
+		}
+		if end < 0 {
+			return false
+		}
+		s = s[end+1:]
+	}
+	fields := bytes.Fields(s)
+	if len(fields) == 0 || len(fields) > 2 || !bytes.HasSuffix(s, newline) {
+		return false
+	}
+	if _, err := strconv.ParseFloat(string(fields[0]), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return false
+	}
+	if bytes.ContainsRune(fields[0], '_') {
+		return false // ParseFloat takes underscores; the parser does not
+	}
+	if len(fields) == 2 {
+		if _, err := strconv.ParseInt(string(fields[1]), 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// dropSample remembers a dropped sample's family as the parser names it:
+// a _sum, _count or _bucket of a summary or histogram seen before belongs
+// to it.
+func (f *metricsFilter) dropSample(name string) {
+	if _, ok := f.dropped[name]; ok {
+		f.sampled[name] = true
+		return
+	}
+	for _, suffix := range []string{"_sum", "_count", "_bucket"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		t, seen := f.dropped[base]
+		if seen && (t == dto.MetricType_HISTOGRAM || t == dto.MetricType_SUMMARY && suffix != "_bucket") {
+			f.sampled[base] = true
+			return
+		}
+	}
+	f.dropped[name] = dto.MetricType_UNTYPED
+	f.sampled[name] = true
+}
+
+// families is how many families the input had: those parsed and those
+// dropped.
+func (f *metricsFilter) families(parsed map[string]*dto.MetricFamily) int {
+	n := len(parsed)
+	for name := range f.sampled {
+		if parsed[name] == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func isMetricName(b []byte) bool {
+	for i, c := range b {
+		if !isNameByte(c, i == 0) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+func isNameByte(c byte, first bool) bool {
+	return c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
 }

@@ -502,6 +502,13 @@ func (d *decider) runtime() {
 		return
 	}
 	evidence := fmt.Sprintf("crictl version: runtimeName %q, runtimeVersion %q, runtimeApiVersion %q", rt.Name, rt.Version, rt.APIVersion)
+	if rt.ReportedBy == ReportedByNodeInfo {
+		api := "runtimeApiVersion not reported"
+		if rt.APIVersion != "" {
+			api = fmt.Sprintf("CRI %s, as every kubelet of its version speaks", rt.APIVersion)
+		}
+		evidence = fmt.Sprintf("status.nodeInfo.containerRuntimeVersion %q (%s)", rt.Name+"://"+rt.Version, api)
+	}
 	if rt.Known {
 		d.note(fmt.Sprintf("the container runtime is %s %s (CRI %s)", rt.Name, rt.Version, rt.APIVersion), evidence)
 	} else {

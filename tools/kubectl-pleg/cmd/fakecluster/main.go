@@ -1,0 +1,38 @@
+// Command fakecluster serves a cluster of N fake nodes over HTTPS, for the
+// benchmark in bench/kubectl-pleg.sh: the node list, and each kubelet's
+// configz and metrics (a kubelet-sized body) through nodes/proxy. It
+// writes a kubeconfig for itself and serves until stopped.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
+)
+
+func main() {
+	n := flag.Int("nodes", 100, "how many nodes to serve")
+	kubeconfig := flag.String("kubeconfig", "kubeconfig", "where to write the kubeconfig")
+	version := flag.String("kubelet-version", "v1.36.1", "the nodes' kubelet version")
+	others := flag.Int("families", 300, "metric families each kubelet serves besides the PLEG's")
+	flag.Parse()
+	off := false
+	body := fakecluster.Kubelet{Version: *version, Gate: &off, Relists: 3600, Interval: 1.02, Others: *others}.Body()
+	c := &fakecluster.Cluster{N: *n, NodeAt: func(i int) fakecluster.Node {
+		return fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: *version, RuntimeVersion: "containerd://2.0.4", Metrics: body}
+	}}
+	srv, err := fakecluster.Start(c, "127.0.0.1:0", *kubeconfig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakecluster:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("serving %d nodes at %s; metrics body %d bytes\n", *n, srv.URL, len(body))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	srv.Close()
+}

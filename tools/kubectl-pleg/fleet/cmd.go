@@ -1,0 +1,385 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/nodeverdict"
+)
+
+// Exit codes: a node that cannot be read is 1, as any failure; a usage
+// error 2.
+const (
+	exitFail  = 1
+	exitUsage = 2
+)
+
+const usage = `kubectl pleg: which PLEG each node's kubelet runs, generic relist or evented.
+
+Usage:
+  kubectl pleg [NODE...] [-l SELECTOR] [-o wide|json|yaml]
+               [--source-k8s v1.X.Y | --source-dir DIR] [--concurrency N]
+
+For each node (every node when none is named), it reads status.nodeInfo,
+and the kubelet's /configz and /metrics through the API server
+(/api/v1/nodes/NODE/proxy/...), and decides as plegvet node does: the
+EventedPLEG gate's default is read from the source of the node's kubelet
+release, fetched once per release with the go command.
+
+The user needs get and list on nodes, and get on nodes/proxy.
+
+Flags:
+`
+
+// Main runs the plugin with the arguments after its name; hooks, when not
+// nil, replace the source and runtime readers (tests).
+func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams, hooks *Options) int {
+	fs := pflag.NewFlagSet("kubectl-pleg", pflag.ContinueOnError)
+	fs.SetOutput(streams.ErrOut)
+	cf := genericclioptions.NewConfigFlags(true)
+	timeout := "30s"
+	cf.Timeout = &timeout
+	cf.AddFlags(fs)
+	var (
+		selector, output, sourceK8s, sourceDir string
+		concurrency                            int
+		qps                                    float32
+		burst                                  int
+		skipRuntime                            bool
+	)
+	fs.StringVarP(&selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
+	fs.StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
+	fs.StringVar(&sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
+	fs.StringVar(&sourceDir, "source-dir", "", "read the gate and the periods from this Kubernetes checkout for every node")
+	fs.BoolVar(&skipRuntime, "skip-runtime-source", false, "do not fetch each runtime version's source to read whether it can stream container events")
+	fs.IntVar(&concurrency, "concurrency", DefaultConcurrency, "how many nodes to read at once")
+	fs.Float32Var(&qps, "qps", 50, "the client's requests per second to the API server (client-go's rate limiter)")
+	fs.IntVar(&burst, "burst", 100, "the client's burst of requests above --qps")
+	fs.Usage = func() {
+		fmt.Fprint(streams.ErrOut, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v (see kubectl pleg --help)\n", err)
+		return exitUsage
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: "+format+" (see kubectl pleg --help)\n", a...)
+		return exitUsage
+	}
+	switch {
+	case output != "" && output != "wide" && output != "json" && output != "yaml":
+		return usageErr("-o %q: want wide, json or yaml", output)
+	case sourceK8s != "" && sourceDir != "":
+		return usageErr("--source-k8s and --source-dir exclude each other")
+	case len(fs.Args()) > 0 && selector != "":
+		return usageErr("name nodes or give -l, not both")
+	case concurrency < 1:
+		return usageErr("--concurrency %d: want 1 or more", concurrency)
+	case qps <= 0 || burst < 1:
+		return usageErr("--qps and --burst must be positive")
+	}
+	reqTimeout, err := time.ParseDuration(timeout)
+	if err != nil {
+		if n, aerr := parseSeconds(timeout); aerr == nil {
+			reqTimeout = n
+		} else {
+			return usageErr("--request-timeout %q: want a duration such as 30s", timeout)
+		}
+	}
+	cfg, err := cf.ToRESTConfig()
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
+		return exitFail
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = qps, burst
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
+		return exitFail
+	}
+
+	opts := Options{
+		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout,
+		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir},
+	}
+	if hooks != nil {
+		opts.LoadSource, opts.JudgeRuntime = hooks.LoadSource, hooks.JudgeRuntime
+	}
+	if skipRuntime {
+		opts.JudgeRuntime = func(context.Context, *nodeverdict.Runtime) {}
+	}
+	if f, ok := streams.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = f
+	}
+	return run(ctx, client, opts, output, streams)
+}
+
+// parseSeconds reads a timeout given as a bare number of seconds, as
+// kubectl takes it.
+func parseSeconds(s string) (time.Duration, error) {
+	var n int
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || fmt.Sprint(n) != s || n < 0 {
+		return 0, errors.New("not seconds")
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// row is what the table keeps of a node: a few strings, whatever the
+// number of nodes.
+type row struct {
+	node, kubelet, runtime, gate, verdict, reason string
+	relist, streams, source                       string
+	failed                                        bool
+}
+
+func run(ctx context.Context, client kubernetes.Interface, opts Options, output string, streams genericiooptions.IOStreams) int {
+	var rows []row
+	// The structured outputs keep each node's report encoded, never the
+	// captures: a few kilobytes a node.
+	var encoded []json.RawMessage
+	counts := map[string]int{}
+	failed := 0
+	total, err := Run(ctx, client, opts, func(i int, r *Result) {
+		for _, w := range r.Warnings {
+			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", r.Node, w)
+		}
+		if r.Error != "" {
+			failed++
+			counts["error"]++
+			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", r.Node, r.Error)
+		} else {
+			counts[r.Verdict]++
+		}
+		switch output {
+		case "json", "yaml":
+			data, err := json.Marshal(r)
+			if err != nil {
+				data, _ = json.Marshal(map[string]string{"node": r.Node, "error": "cannot encode the report: " + err.Error()})
+			}
+			for len(encoded) <= i {
+				encoded = append(encoded, nil)
+			}
+			encoded[i] = data
+		default:
+			for len(rows) <= i {
+				rows = append(rows, row{})
+			}
+			rows[i] = tableRow(r)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
+		return exitFail
+	}
+	if total == 0 {
+		fmt.Fprintln(streams.ErrOut, "kubectl pleg: no nodes")
+		if output == "json" {
+			fmt.Fprintln(streams.Out, "[]")
+		} else if output == "yaml" {
+			fmt.Fprintln(streams.Out, "[]")
+		}
+		return 0
+	}
+	summary := summaryLine(counts)
+	switch output {
+	case "json", "yaml":
+		if err := writeStructured(streams.Out, encoded, output == "yaml"); err != nil {
+			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintln(streams.ErrOut, summary)
+	default:
+		writeTable(streams.Out, rows, output == "wide")
+		fmt.Fprintln(streams.Out, summary)
+	}
+	if failed > 0 {
+		return exitFail
+	}
+	return 0
+}
+
+// writeStructured writes the encoded reports as one JSON array (or YAML
+// sequence), in the order of the nodes.
+func writeStructured(w io.Writer, encoded []json.RawMessage, asYAML bool) error {
+	if asYAML {
+		var all bytes.Buffer
+		all.WriteByte('[')
+		for i, e := range encoded {
+			if i > 0 {
+				all.WriteByte(',')
+			}
+			all.Write(e)
+		}
+		all.WriteByte(']')
+		out, err := yaml.JSONToYAML(all.Bytes())
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(out)
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("[")
+	for i, e := range encoded {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n  ")
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, e, "  ", "  "); err != nil {
+			return err
+		}
+		bw.Write(ind.Bytes())
+	}
+	bw.WriteString("\n]\n")
+	return bw.Flush()
+}
+
+// tableRow is a result as the table shows it.
+func tableRow(r *Result) row {
+	rw := row{node: r.Node, kubelet: r.NodeInfo.KubeletVersion, runtime: r.NodeInfo.ContainerRuntimeVersion, gate: "-", verdict: "error", relist: "-", streams: "-", source: "-"}
+	if rw.kubelet == "" {
+		rw.kubelet = "-"
+	}
+	if rw.runtime == "" {
+		rw.runtime = "-"
+	}
+	if r.Error != "" {
+		rw.failed, rw.reason = true, r.Error
+		return rw
+	}
+	rep := r.NodeReport
+	rw.verdict = rep.Verdict
+	rw.gate = gateText(rep.Gate)
+	rw.reason = firstReason(rep.Reasons)
+	if m := rep.Relist.MeanIntervalSeconds; m != nil {
+		rw.relist = fmt.Sprintf("%s (want %s)", (time.Duration(*m * float64(time.Second))).Round(time.Millisecond), orDash(rep.Relist.Expected))
+	}
+	if s, e := rep.Metrics.StreamSuccesses, rep.Metrics.StreamErrors; s != nil || e != nil {
+		rw.streams = fmt.Sprintf("%s ok/%s err", count(s), count(e))
+	}
+	rw.source = rep.Source.Dir
+	return rw
+}
+
+// gateText is the gate as the node has it: configz's value, or the
+// source's default.
+func gateText(g plegvet.NodeGate) string {
+	switch {
+	case g.Explicit:
+		return fmt.Sprint(g.Value)
+	case g.Default != nil:
+		return fmt.Sprintf("default %t", *g.Default)
+	}
+	return "default none"
+}
+
+// firstReason is the reason that tells most: the first that disagrees
+// with the gate, or the first.
+func firstReason(rs []nodeverdict.Reason) string {
+	for _, r := range rs {
+		if r.Agrees != nil && !*r.Agrees {
+			return r.Claim
+		}
+	}
+	if len(rs) > 0 {
+		return rs[0].Claim
+	}
+	return ""
+}
+
+func count(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writeTable(w io.Writer, rows []row, wide bool) {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	if wide {
+		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tRELIST\tSTREAMS\tSOURCE\tREASON")
+	} else {
+		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tREASON")
+	}
+	for _, r := range rows {
+		reason := r.reason
+		if !wide && !r.failed {
+			reason = cut(reason, 72)
+		}
+		if wide {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, r.relist, r.streams, r.source, reason)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, reason)
+		}
+	}
+	_ = tw.Flush()
+}
+
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// summaryLine counts the verdicts, most first: "97 generic, 3 fell-back";
+// errors last.
+func summaryLine(counts map[string]int) string {
+	var names []string
+	for k := range counts {
+		if k != "error" {
+			names = append(names, k)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	if n := counts["error"]; n > 0 {
+		word := "errors"
+		if n == 1 {
+			word = "error"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, word))
+	}
+	return strings.Join(parts, ", ")
+}

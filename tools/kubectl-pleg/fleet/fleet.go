@@ -1,0 +1,358 @@
+// Package fleet decides which PLEG every node of a cluster runs: it reads
+// each node's status.nodeInfo, and its kubelet's configz and metrics
+// through the API server's nodes/proxy, and decides with plegvet's node
+// verdict, the source of each kubelet release read once.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/nodeverdict"
+)
+
+// DefaultConcurrency is how many nodes are read at once by default. Each
+// node costs two proxied requests, one after the other, each of which the
+// API server holds open while the kubelet answers: ten in flight keep
+// well within the API server's default priority levels, and with the
+// client's default --qps a 5,000-node cluster takes a few minutes.
+const DefaultConcurrency = 10
+
+// pageSize is how many nodes one list request returns.
+const pageSize = 500
+
+// Options say which nodes to read and how to decide.
+type Options struct {
+	// Nodes are the nodes named; none means every node Selector picks.
+	Nodes    []string
+	Selector string
+	// Source names the tree to read the gate and periods from; with
+	// neither Dir nor Kubernetes, each kubelet's own release is fetched.
+	Source      plegvet.Options
+	Concurrency int
+	// Timeout is the client's request timeout, for messages.
+	Timeout time.Duration
+	// Progress, when not nil, gets a progress line (a terminal).
+	Progress io.Writer
+
+	// LoadSource and JudgeRuntime default to plegvet's; tests replace
+	// them to count or to answer without the network.
+	LoadSource   func(ctx context.Context, opts plegvet.Options, release string) (*plegvet.NodeSource, error)
+	JudgeRuntime func(ctx context.Context, rt *nodeverdict.Runtime)
+}
+
+// NodeInfo is what the node object says of its kubelet and runtime.
+type NodeInfo struct {
+	KubeletVersion          string `json:"kubeletVersion"`
+	ContainerRuntimeVersion string `json:"containerRuntimeVersion"`
+}
+
+// Result is one node's answer: plegvet node's report, or the error that
+// kept it from one.
+type Result struct {
+	Node     string   `json:"node"`
+	NodeInfo NodeInfo `json:"nodeInfo"`
+	*plegvet.NodeReport
+	// Warnings are what was left out of the decision, and why.
+	Warnings []string `json:"warnings,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Run reads and decides for the nodes, calling emit with each result as it
+// is ready, from one goroutine at a time; emit must not keep r, whose
+// report it may encode or summarise. Its error is one that stops every
+// node (the list forbidden, say); a node's own error is in its Result.
+func Run(ctx context.Context, client kubernetes.Interface, opts Options, emit func(i int, r *Result)) (total int, err error) {
+	targets, err := targets(ctx, client, opts)
+	if err != nil {
+		return 0, err
+	}
+	f := &fleet{client: client, opts: opts, sources: map[string]*once[*plegvet.NodeSource]{}, runtimes: map[string]*once[nodeverdict.Runtime]{}}
+	if f.opts.LoadSource == nil {
+		f.opts.LoadSource = plegvet.LoadNodeSource
+	}
+	if f.opts.JudgeRuntime == nil {
+		f.opts.JudgeRuntime = plegvet.JudgeRuntime
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
+	var mu sync.Mutex
+	var done atomic.Int64
+	g := new(errgroup.Group)
+	g.SetLimit(conc)
+	for i, t := range targets {
+		g.Go(func() error {
+			r := f.decide(ctx, t)
+			n := done.Add(1)
+			mu.Lock()
+			defer mu.Unlock()
+			emit(i, r)
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "\r%d/%d nodes", n, len(targets))
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if opts.Progress != nil && len(targets) > 0 {
+		fmt.Fprint(opts.Progress, "\r\033[K")
+	}
+	return len(targets), nil
+}
+
+// target is a node to read: named, or listed with its node info.
+type target struct {
+	name   string
+	info   *NodeInfo
+	listed bool
+}
+
+// targets lists the nodes, a page at a time, keeping only what each
+// needs; named nodes are read one by one later, each its own row.
+func targets(ctx context.Context, client kubernetes.Interface, opts Options) ([]target, error) {
+	if len(opts.Nodes) > 0 {
+		seen := map[string]bool{}
+		var out []target
+		for _, n := range opts.Nodes {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, target{name: n})
+			}
+		}
+		return out, nil
+	}
+	var out []target
+	cont := ""
+	for {
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: opts.Selector, Limit: pageSize, Continue: cont})
+		if err != nil {
+			return nil, fmt.Errorf("cannot list nodes: %s", explain(err, "list", "nodes", opts.Timeout))
+		}
+		for i := range list.Items {
+			n := &list.Items[i]
+			out = append(out, target{name: n.Name, info: info(n), listed: true})
+		}
+		if cont = list.Continue; cont == "" {
+			return out, nil
+		}
+	}
+}
+
+func info(n *corev1.Node) *NodeInfo {
+	return &NodeInfo{KubeletVersion: n.Status.NodeInfo.KubeletVersion, ContainerRuntimeVersion: n.Status.NodeInfo.ContainerRuntimeVersion}
+}
+
+type fleet struct {
+	client kubernetes.Interface
+	opts   Options
+	mu     sync.Mutex
+	// sources by release ("" when one tree serves all), runtimes by
+	// name://version: each read once.
+	sources  map[string]*once[*plegvet.NodeSource]
+	runtimes map[string]*once[nodeverdict.Runtime]
+	// heavy lets one source be read at a time: a read holds a whole tree.
+	heavy sync.Mutex
+}
+
+// once is a value computed by the first to ask for it.
+type once[T any] struct {
+	o   sync.Once
+	v   T
+	err error
+}
+
+func get[T any](f *fleet, m map[string]*once[T], key string, compute func() (T, error)) (T, error) {
+	f.mu.Lock()
+	e := m[key]
+	if e == nil {
+		e = &once[T]{}
+		m[key] = e
+	}
+	f.mu.Unlock()
+	e.o.Do(func() {
+		f.heavy.Lock()
+		defer f.heavy.Unlock()
+		e.v, e.err = compute()
+	})
+	return e.v, e.err
+}
+
+// decide answers for one node; every failure is its Result's Error.
+func (f *fleet) decide(ctx context.Context, t target) *Result {
+	r := &Result{Node: t.name}
+	fail := func(err error) *Result {
+		r.Error = err.Error()
+		return r
+	}
+	if !t.listed {
+		n, err := f.client.CoreV1().Nodes().Get(ctx, t.name, metav1.GetOptions{})
+		if err != nil {
+			return fail(fmt.Errorf("get node: %s", explain(err, "get", "nodes", f.opts.Timeout)))
+		}
+		t.info = info(n)
+	}
+	r.NodeInfo = *t.info
+	cfg, err := f.configz(ctx, t.name)
+	if err != nil {
+		return fail(err)
+	}
+	met, err := f.metrics(ctx, t.name)
+	if err != nil {
+		return fail(err)
+	}
+	kubelet := t.info.KubeletVersion
+	if kubelet == "" {
+		kubelet = met.KubeletVersion
+	}
+	release, err := nodeverdict.Release(kubelet)
+	if err != nil {
+		return fail(fmt.Errorf("kubelet version: %v (status.nodeInfo.kubeletVersion %q)", err, t.info.KubeletVersion))
+	}
+	var rt *nodeverdict.Runtime
+	if t.info.ContainerRuntimeVersion == "" {
+		r.Warnings = append(r.Warnings, "status.nodeInfo.containerRuntimeVersion is empty: decided without the runtime")
+	} else if rt, err = nodeverdict.RuntimeFromNodeInfo("status.nodeInfo", t.info.ContainerRuntimeVersion, kubelet); err != nil {
+		r.Warnings = append(r.Warnings, err.Error()+": decided without the runtime")
+	} else if rt.Known {
+		judged, err := get(f, f.runtimes, rt.Name+"://"+rt.Version, func() (nodeverdict.Runtime, error) {
+			c := *rt
+			f.opts.JudgeRuntime(ctx, &c)
+			return c, nil
+		})
+		if err == nil {
+			judged.APIVersion = rt.APIVersion
+			rt = &judged
+		}
+	}
+	key := release
+	if f.opts.Source.Dir != "" || f.opts.Source.Kubernetes != "" {
+		key = ""
+	}
+	src, err := get(f, f.sources, key, func() (*plegvet.NodeSource, error) {
+		return f.opts.LoadSource(ctx, f.opts.Source, release)
+	})
+	if err != nil {
+		return fail(fmt.Errorf("cannot read the kubelet's source (%s): %v", sourceName(f.opts.Source, release), err))
+	}
+	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet})
+	if err != nil {
+		return fail(err)
+	}
+	rep.Inputs = plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
+	r.NodeReport = rep
+	return r
+}
+
+func sourceName(o plegvet.Options, release string) string {
+	switch {
+	case o.Dir != "":
+		return o.Dir
+	case o.Kubernetes != "":
+		return "k8s.io/kubernetes@" + o.Kubernetes
+	}
+	return "k8s.io/kubernetes@" + release
+}
+
+func proxyPath(node, path string) string {
+	return "/api/v1/nodes/" + node + "/proxy/" + path
+}
+
+// configz reads the kubelet's /configz through the API server.
+func (f *fleet) configz(ctx context.Context, node string) (*nodeverdict.Config, error) {
+	// Stream, not DoRaw: its errors carry the API server's Status, which
+	// names the permission a 403 lacks.
+	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("configz").Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("configz: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, maxConfigz+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("configz: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	case len(data) > maxConfigz:
+		return nil, fmt.Errorf("configz: more than %d bytes; want the kubelet's configz", maxConfigz)
+	}
+	return nodeverdict.ReadConfigz(proxyPath(node, "configz"), data)
+}
+
+// maxConfigz bounds a configz body: a kubelet's is a few kilobytes.
+const maxConfigz = 4 << 20
+
+// metrics reads the kubelet's /metrics through the API server as a
+// stream, keeping only the families the verdict reads.
+func (f *fleet) metrics(ctx context.Context, node string) (*nodeverdict.Metrics, error) {
+	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics").
+		SetHeader("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1").Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	}
+	defer body.Close()
+	met, err := nodeverdict.ReadMetricsFrom(proxyPath(node, "metrics"), body)
+	if err != nil && timedOut(err) {
+		return nil, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	}
+	return met, err
+}
+
+// explain turns a request's error into one line that says what failed and
+// what to do: the RBAC permission a 403 lacks, the kubelet a 503 could not
+// reach, the timeout a slow kubelet ran past.
+func explain(err error, verb, resource string, timeout time.Duration) string {
+	var se apierrors.APIStatus
+	msg := err.Error()
+	if errors.As(err, &se) {
+		msg = se.Status().Message
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		return fmt.Sprintf("forbidden: missing RBAC permission %q on %q (the ClusterRole in kubectl-pleg's README grants it): %s", verb, resource, msg)
+	case apierrors.IsUnauthorized(err):
+		return "unauthorized: the credentials of this kubeconfig context were refused: " + msg
+	case apierrors.IsNotFound(err) && resource == "nodes":
+		return "not found: " + msg
+	case apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) && resource == "nodes/proxy":
+		return fmt.Sprintf("the API server could not reach the kubelet (%d): %s", code(err), msg)
+	case timedOut(err):
+		if timeout > 0 {
+			return fmt.Sprintf("timed out after %s (--request-timeout)", timeout)
+		}
+		return "timed out"
+	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return "the API server timed out: " + msg
+	}
+	var e apierrors.APIStatus
+	if errors.As(err, &e) {
+		return fmt.Sprintf("%s (%d)", msg, code(err))
+	}
+	return msg
+}
+
+func code(err error) int32 {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return se.Status().Code
+	}
+	return 0
+}
+
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}

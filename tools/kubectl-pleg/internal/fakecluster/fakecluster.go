@@ -1,0 +1,306 @@
+// Package fakecluster is an API server that serves nodes: the node list and
+// gets, and the kubelet's configz and metrics through the nodes/proxy
+// subresource, in the formats the API server and the kubelet use. The
+// plugin's tests and its benchmark run against it.
+package fakecluster
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Node is one node the cluster serves.
+type Node struct {
+	Name   string
+	Labels map[string]string
+	// KubeletVersion and RuntimeVersion are status.nodeInfo's
+	// kubeletVersion and containerRuntimeVersion.
+	KubeletVersion, RuntimeVersion string
+	// Gate is the EventedPLEG value configz sets; nil leaves it unset.
+	Gate *bool
+	// Metrics is the kubelet's /metrics body; "" is Generic's.
+	Metrics string
+	// ProxyStatus, when not 0, is what the API server answers for the
+	// node's proxy paths (503: the kubelet cannot be reached).
+	ProxyStatus int
+	// Delay is how long the node's kubelet takes to answer.
+	Delay time.Duration
+}
+
+// Cluster serves its nodes. Nodes is read while serving; set it before.
+type Cluster struct {
+	Nodes []Node
+	// Nodes returns node i of N, for a cluster too large to list in
+	// memory; with N set, Nodes is ignored.
+	N      int
+	NodeAt func(i int) Node
+	// ForbidProxy answers nodes/proxy with 403, as RBAC does for a user
+	// without get on nodes/proxy.
+	ForbidProxy bool
+	// User is the user a 403 names.
+	User string
+
+	lists, gets, configz, metrics atomic.Int64
+}
+
+// Counts are the requests served, by kind.
+func (c *Cluster) Counts() (lists, gets, configz, metrics int64) {
+	return c.lists.Load(), c.gets.Load(), c.configz.Load(), c.metrics.Load()
+}
+
+func (c *Cluster) size() int {
+	if c.NodeAt != nil {
+		return c.N
+	}
+	return len(c.Nodes)
+}
+
+func (c *Cluster) node(i int) Node {
+	if c.NodeAt != nil {
+		return c.NodeAt(i)
+	}
+	return c.Nodes[i]
+}
+
+func (c *Cluster) find(name string) (Node, bool) {
+	if c.NodeAt != nil {
+		// Synthetic names are node-NNNNN.
+		if i, err := strconv.Atoi(strings.TrimPrefix(name, "node-")); err == nil && i >= 0 && i < c.N {
+			if n := c.NodeAt(i); n.Name == name {
+				return n, true
+			}
+		}
+		return Node{}, false
+	}
+	for _, n := range c.Nodes {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		status(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "method not allowed", "", "")
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v1/nodes")
+	switch {
+	case !ok:
+		status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", "", "")
+	case rest == "":
+		c.list(w, r)
+	default:
+		parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
+		n, found := c.find(parts[0])
+		switch {
+		case !found:
+			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, fmt.Sprintf("nodes %q not found", parts[0]), parts[0], "nodes")
+		case len(parts) == 1:
+			c.gets.Add(1)
+			writeJSON(w, object(n))
+		case len(parts) == 3 && parts[1] == "proxy":
+			c.proxy(w, r, n, parts[2])
+		default:
+			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", "", "")
+		}
+	}
+}
+
+// list answers a NodeList, filtered by labelSelector, a page of limit at
+// a time, as the API server does.
+func (c *Cluster) list(w http.ResponseWriter, r *http.Request) {
+	c.lists.Add(1)
+	q := r.URL.Query()
+	sel, err := labels.Parse(q.Get("labelSelector"))
+	if err != nil {
+		status(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "unable to parse requirement: "+err.Error(), "", "")
+		return
+	}
+	start, _ := strconv.Atoi(q.Get("continue"))
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	list := corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}, ListMeta: metav1.ListMeta{ResourceVersion: "4711"}, Items: []corev1.Node{}}
+	i := start
+	for ; i < c.size() && (limit <= 0 || len(list.Items) < limit); i++ {
+		n := c.node(i)
+		if sel.Matches(labels.Set(n.Labels)) {
+			o := object(n)
+			o.TypeMeta = metav1.TypeMeta{} // items carry no kind
+			list.Items = append(list.Items, o)
+		}
+	}
+	if i < c.size() {
+		list.Continue = strconv.Itoa(i)
+	}
+	writeJSON(w, list)
+}
+
+func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path string) {
+	if path == "metrics" {
+		c.metrics.Add(1)
+	} else {
+		c.configz.Add(1)
+	}
+	if c.ForbidProxy {
+		user := c.User
+		if user == "" {
+			user = "jane"
+		}
+		status(w, http.StatusForbidden, metav1.StatusReasonForbidden,
+			fmt.Sprintf("nodes %q is forbidden: User %q cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope", n.Name, user), n.Name, "nodes")
+		return
+	}
+	if n.Delay > 0 {
+		select {
+		case <-time.After(n.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if n.ProxyStatus != 0 {
+		status(w, n.ProxyStatus, metav1.StatusReasonServiceUnavailable,
+			"error trying to reach service: dial tcp 10.0.7.12:10250: connect: connection refused", "", "")
+		return
+	}
+	switch path {
+	case "configz":
+		writeJSON(w, Configz(n.Gate))
+	case "metrics":
+		body := n.Metrics
+		if body == "" {
+			body = Generic(n.KubeletVersion)
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// object is the node as the API server returns it.
+func object(n Node) corev1.Node {
+	return corev1.Node{
+		TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: n.Name, UID: types.UID(fmt.Sprintf("0c7f0c3e-5d1b-4c41-9b8e-%012x", len(n.Name))),
+			ResourceVersion: "4711", Labels: n.Labels,
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 12, 9, 30, 0, 0, time.UTC)),
+		},
+		Spec: corev1.NodeSpec{PodCIDR: "10.244.3.0/24", PodCIDRs: []string{"10.244.3.0/24"}, ProviderID: "fake://" + n.Name},
+		Status: corev1.NodeStatus{
+			Capacity: corev1.ResourceList{},
+			Conditions: []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status",
+			}},
+			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.7.12"}, {Type: corev1.NodeHostName, Address: n.Name}},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
+			NodeInfo: corev1.NodeSystemInfo{
+				MachineID: "5f0c2d3b8e", SystemUUID: "5f0c2d3b8e", BootID: "b1",
+				KernelVersion: "6.8.0-1021-aws", OSImage: "Ubuntu 24.04.2 LTS",
+				ContainerRuntimeVersion: n.RuntimeVersion, KubeletVersion: n.KubeletVersion,
+				OperatingSystem: "linux", Architecture: "amd64",
+			},
+			Images: []corev1.ContainerImage{
+				{Names: []string{"registry.k8s.io/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097", "registry.k8s.io/pause:3.10"}, SizeBytes: 320368},
+			},
+		},
+	}
+}
+
+// Configz is the kubelet's /configz body: the KubeletConfiguration under
+// "kubeletconfig", with the gate set when gate is not nil.
+func Configz(gate *bool) map[string]any {
+	gates := map[string]any{"KubeletTracing": true}
+	if gate != nil {
+		gates["EventedPLEG"] = *gate
+	}
+	return map[string]any{"kubeletconfig": map[string]any{
+		"enableServer": true, "staticPodPath": "/etc/kubernetes/manifests", "syncFrequency": "1m0s",
+		"authentication": map[string]any{"anonymous": map[string]any{"enabled": false}, "webhook": map[string]any{"enabled": true, "cacheTTL": "2m0s"}},
+		"authorization":  map[string]any{"mode": "Webhook"},
+		"clusterDomain":  "cluster.local", "clusterDNS": []string{"10.96.0.10"},
+		"cgroupDriver": "systemd", "maxPods": 110, "podPidsLimit": -1,
+		"containerRuntimeEndpoint": "unix:///run/containerd/containerd.sock",
+		"featureGates":             gates,
+	}}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// status answers a failure as the API server does: a Status object.
+func status(w http.ResponseWriter, code int, reason metav1.StatusReason, msg, name, kind string) {
+	s := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Message: msg, Reason: reason, Code: int32(code),
+	}
+	if name != "" || kind != "" {
+		s.Details = &metav1.StatusDetails{Name: name, Kind: kind}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(s)
+}
+
+// Start serves the cluster over HTTPS on a local port and writes a
+// kubeconfig for it at kubeconfig, with its CA and a bearer token: the
+// client-go and cli-runtime code runs as it does against a real cluster.
+func Start(c *Cluster, addr, kubeconfig string) (*httptest.Server, error) {
+	srv := httptest.NewUnstartedServer(c)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // clients that hang up
+	if addr != "" {
+		l, err := netListen(addr)
+		if err != nil {
+			return nil, err
+		}
+		srv.Listener.Close()
+		srv.Listener = l
+	}
+	srv.StartTLS()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := WriteKubeconfig(kubeconfig, srv.URL, ca); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return srv, nil
+}
+
+// WriteKubeconfig writes a kubeconfig with one context, "fake", for a
+// server whose certificate ca signs.
+func WriteKubeconfig(path, server string, ca []byte) error {
+	cfg := map[string]any{
+		"apiVersion": "v1", "kind": "Config", "current-context": "fake",
+		"clusters": []any{map[string]any{"name": "fake", "cluster": map[string]any{
+			"server": server, "certificate-authority-data": ca,
+		}}},
+		"users":    []any{map[string]any{"name": "jane", "user": map[string]any{"token": "fake-token"}}},
+		"contexts": []any{map[string]any{"name": "fake", "context": map[string]any{"cluster": "fake", "user": "jane"}}},
+	}
+	data, err := json.Marshal(cfg) // JSON is YAML
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
