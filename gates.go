@@ -1,26 +1,60 @@
 package plegvet
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"go/build"
+	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/featurelist"
+	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
 // relative to the tree's module.
 const FeaturesPackage = "pkg/features"
 
-// GatesReport is every feature gate of a tree's pkg/features.
+// GatesReport is every feature gate of a tree: those of pkg/features
+// (Inspect, Node) or, from Gates, those of every feature map in pkg/ and
+// the staging modules.
 type GatesReport struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Source        Source `json:"source"`
 	Gates         []Gate `json:"gates"`
 	// Diagnostics are the featuregate analyzer's findings.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// ListNames says how the tree's own feature list (ReferenceLists)
+	// names a gate whose key's identifier differs from its value:
+	// "value", or "identifier" (Kubernetes' lists before v1.36.x, whose
+	// generator read the key's identifier: CPUCFSQuotaPeriod for the gate
+	// CustomCPUCFSQuotaPeriod). FeatureList follows it. Set by Gates.
+	ListNames string `json:"listNames,omitempty"`
+	// Unfetched are the staging modules of a release that the go command
+	// did not fetch (the module proxy does not serve them), each
+	// "staging/src/MODULE: ... why": their feature maps are not read, so a
+	// whole list (no names asked for) is not whole. Set by Gates.
+	Unfetched []string `json:"unfetched,omitempty"`
 }
 
 // Gate is one feature gate and its spec history.
@@ -47,6 +81,19 @@ type Gate struct {
 	// Assigned is set when the gate's spec comes from an index assignment
 	// (m[K] = V, in init or another function), not a map literal entry.
 	Assigned bool `json:"assigned,omitempty"`
+	// Module is the module whose feature map holds the gate
+	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
+	// package, and File the map's file, named as in a checkout
+	// (staging/src/k8s.io/component-base/...) in every mode. Set by
+	// Gates.
+	Module  string `json:"module,omitempty"`
+	Package string `json:"package,omitempty"`
+	File    string `json:"file,omitempty"`
+	// Listed says that Kubernetes' own feature list
+	// (versioned_feature_list.yaml) holds the gate: a versioned map
+	// literal that initialises a package-level variable or that a
+	// function returns.
+	Listed bool `json:"listed,omitempty"`
 }
 
 // Spec is one FeatureSpec of a gate.
@@ -99,23 +146,39 @@ func (r *GatesReport) Gate(name string) *Gate {
 	return nil
 }
 
-// Gates reads every feature gate of the tree's pkg/features and checks
-// them. Names, when given, keep only those gates; a name the tree does not
-// declare is an error.
+// Gates reads every feature gate of the tree and checks them: the feature
+// maps (recognised by their types) of every package of pkg/ and of every
+// staging module, as Kubernetes' own feature-list generator walks them.
+// For a release (Options.Kubernetes), the staging modules its go.mod
+// requires are fetched with it; one the proxy does not serve is named in
+// Source.Load.Problems. Names, when given, keep only those gates; a name
+// the tree does not declare is an error.
 func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, error) {
-	t, src, err := open(ctx, opts, false)
+	t, src, missing, err := openWithStaging(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, src, isFeaturePackage, FeaturesPackage)
+	rep, err := allGates(ctx, t, src, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := a.gates(names...)
-	if err != nil {
-		return nil, err
+	rep.Unfetched = missing
+	if len(names) > 0 {
+		keep := rep.Gates[:0:0]
+		for _, n := range names {
+			g := rep.Gate(n)
+			for i := range rep.Gates {
+				if g == nil && rep.Gates[i].Const == n {
+					g = &rep.Gates[i] // the constant's identifier names it too
+				}
+			}
+			if g == nil {
+				return nil, fmt.Errorf("%s: the tree declares no feature gate %q", rep.Source.Dir, n)
+			}
+			keep = append(keep, *g)
+		}
+		rep.Gates = keep
 	}
-	rep.Source.noteUnfollowed(rep.Diagnostics)
 	return rep, nil
 }
 
@@ -130,8 +193,14 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, FeaturesPackage, a.unreadIn(FeaturesPackage))
 	}
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
-	for _, g := range found.Gates {
-		rep.Gates = append(rep.Gates, a.pos.gate(g))
+	staging, _ := a.tree.StagingModules()
+	for _, fg := range found.Gates {
+		g := a.pos.gate(fg)
+		g.File = a.pos.pos(fg.Entry).File
+		g.Module = a.tree.ModuleOf(g.File, staging)
+		g.Package = a.tree.Module + "/" + FeaturesPackage
+		g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
+		rep.Gates = append(rep.Gates, g)
 	}
 	if len(names) > 0 {
 		keep := rep.Gates[:0:0]
@@ -175,4 +244,421 @@ func (p positioner) gate(g *featuregates.Gate) Gate {
 		jg.Dependencies = append(jg.Dependencies, d.Name)
 	}
 	return jg
+}
+
+// openWithStaging is open for Gates: a release comes with its staging
+// modules, and those the proxy did not serve are returned as problems.
+func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []string, error) {
+	if opts.Kubernetes == "" {
+		t, src, err := open(ctx, opts, false)
+		return t, src, nil, err
+	}
+	t, missing, err := release.FetchWithStaging(ctx, opts.Kubernetes)
+	if errors.Is(err, release.ErrNotARelease) {
+		return nil, Source{}, nil, &OptionError{Option: "Kubernetes", Err: err}
+	}
+	if err != nil {
+		return nil, Source{}, nil, err
+	}
+	var problems []string
+	for _, m := range missing {
+		mod, _, _ := strings.Cut(m.Module, "@")
+		problems = append(problems, fmt.Sprintf("staging/src/%s: staging module %s not fetched, its feature gates are not read: %s", mod, m.Module, m.Why))
+	}
+	return t, Source{Dir: tree.KubernetesModule + "@" + t.Version, KubernetesVersion: t.Version}, problems, nil
+}
+
+// featureMapPackages finds the packages that may declare feature maps:
+// those of pkg/ and of each staging module with a (non-test) Go file that
+// builds on linux/amd64 and imports the feature-gate API. Directories the
+// go command ignores (vendor, testdata, _x, .x) are skipped. Packages the
+// loader models are left to their model. The import paths come sorted.
+func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
+	type root struct{ dir, importPath string }
+	roots := []root{{filepath.Join(t.Dir, "pkg"), t.Module + "/pkg"}}
+	for m, d := range staging {
+		roots = append(roots, root{d, m})
+	}
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	found := map[string]bool{}
+	var problems []string
+	for _, r := range roots {
+		err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == r.dir && errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				problems = append(problems, fmt.Sprintf("%s: %v", t.Rel(p), err))
+				return nil
+			}
+			if d.IsDir() {
+				n := d.Name()
+				if p != r.dir && (n == "vendor" || n == "testdata" || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".")) {
+					return filepath.SkipDir
+				}
+				return ctx.Err()
+			}
+			name := d.Name()
+			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				return nil
+			}
+			rel, _ := filepath.Rel(r.dir, filepath.Dir(p))
+			ip := r.importPath
+			if rel != "." {
+				ip += "/" + filepath.ToSlash(rel)
+			}
+			if found[ip] {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", t.Rel(p), err))
+				return nil
+			}
+			if !bytes.Contains(src, []byte(featuregates.APIPath+`"`)) {
+				return nil
+			}
+			ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+			if ok, err := ctxt.MatchFile(filepath.Dir(p), name); err != nil || !ok {
+				return nil // the loader names a file whose constraints do not parse
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly)
+			if err != nil {
+				return nil // the loader names it, if its package is loaded
+			}
+			for _, im := range f.Imports {
+				if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPI(types.NewPackage(v, "")) {
+					found[ip] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var out []string
+	for p := range found {
+		if !srcload.Modelled(p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, problems, nil
+}
+
+// allGates loads the tree's feature map packages, runs the featuregate
+// analyzer over them and gathers their gates.
+func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) (*GatesReport, error) {
+	staging, bad := t.StagingModules()
+	for _, err := range bad {
+		problems = append(problems, err.Error())
+	}
+	paths, walkProblems, err := featureMapPackages(ctx, t, staging)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Dir, err)
+	}
+	problems = append(problems, walkProblems...)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
+	}
+	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: isFeaturePackage, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }}, paths...)
+	if err != nil {
+		return nil, err
+	}
+	src.Load = Load{Mode: srcload.Mode, Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: problems, Unfollowed: []string{}}
+	if src.Load.Modelled == nil {
+		src.Load.Modelled = []string{}
+	}
+	if src.Load.Problems == nil {
+		src.Load.Problems = []string{}
+	}
+	for _, p := range res.Problems {
+		src.Load.Problems = append(src.Load.Problems, p.Error())
+	}
+	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer}, res.Packages)
+	if err != nil {
+		return nil, err
+	}
+	pos := positioner{fset: res.Fset, tree: t}
+	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: []Diagnostic{}}
+	maps := 0
+	byName := map[string]int{}
+	for _, pkg := range res.Packages {
+		out := outs[featuregate.Analyzer][pkg.PkgPath]
+		if out == nil {
+			continue
+		}
+		if out.Err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", src.Dir, pkg.PkgPath, out.Err)
+		}
+		found := out.Result.(*featuregate.Result).Declared
+		rep.Diagnostics = append(rep.Diagnostics, pos.diagnostics(withoutLocalReads(out.Diagnostics, found))...)
+		maps += len(found.Maps)
+		for _, fg := range found.Gates {
+			g := pos.gate(fg)
+			g.File = pos.pos(fg.Entry).File
+			g.Module = t.ModuleOf(g.File, staging)
+			g.Package = pkg.PkgPath
+			g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
+			if i, ok := byName[g.Name]; ok {
+				// Declared again (pkg/features repeats staging modules'
+				// gates): the declaring package's entry is the one
+				// kept, then a listed one; conflicting-spec says if
+				// they differ.
+				if prefer(g, rep.Gates[i]) {
+					rep.Gates[i] = g
+				}
+				continue
+			}
+			byName[g.Name] = len(rep.Gates)
+			rep.Gates = append(rep.Gates, g)
+		}
+	}
+	if maps == 0 {
+		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %d packages of pkg/ and the staging modules that import it", src.Dir, featuregates.APIPath, len(paths))
+	}
+	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
+	rep.Source.noteUnfollowed(rep.Diagnostics)
+	rep.ListNames = rep.NamingOf(treeListNames(t))
+	return rep, nil
+}
+
+// prefer says whether gate g, declared again, is to replace kept: its
+// constant is declared in its own package and kept's is not, or, that
+// equal, it is listed and kept is not.
+func prefer(g, kept Gate) bool {
+	own := func(g Gate) bool { return g.Decl != nil && path.Dir(g.Decl.File) == path.Dir(g.File) }
+	if own(g) != own(kept) {
+		return own(g)
+	}
+	return g.Listed && !kept.Listed
+}
+
+// ReferenceLists are where Kubernetes keeps its generated feature list,
+// relative to the tree's root: since v1.33, and in v1.32.
+var ReferenceLists = []string{
+	"test/compatibility_lifecycle/reference/versioned_feature_list.yaml",
+	"test/featuregates_linter/test_data/versioned_feature_list.yaml",
+}
+
+// treeListNames reads the names of the tree's own feature list, if it
+// has one: nil when it has none or it does not parse.
+func treeListNames(t *tree.Tree) []string {
+	for _, rel := range ReferenceLists {
+		data, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		var entries []struct {
+			Name string `yaml:"name"`
+		}
+		if yaml.Unmarshal(data, &entries) != nil {
+			return nil
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return names
+	}
+	return nil
+}
+
+// NamingOf says how a feature list with the given names names the gates
+// whose key's identifier differs from their value: "identifier" when the
+// list has more of them by identifier than by value (Kubernetes' lists up
+// to some v1.36 patch, whose generator read the key's identifier), else
+// "value".
+func (r *GatesReport) NamingOf(names []string) string {
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	byIdent, byValue := 0, 0
+	for _, g := range r.Gates {
+		if !g.Listed || g.Const == "" {
+			continue
+		}
+		if has[g.Const] && !has[g.Name] {
+			byIdent++
+		}
+		if has[g.Name] {
+			byValue++
+		}
+	}
+	if byIdent > byValue {
+		return "identifier"
+	}
+	return "value"
+}
+
+// ListEntry is one gate of Kubernetes' feature list.
+type ListEntry struct {
+	// Name is the gate as the list names it (ListNames).
+	Name string
+	Gate *Gate
+}
+
+// FeatureList is the gates Kubernetes' own versioned_feature_list.yaml
+// holds for the tree, in its order (names compared without case), named
+// as ListNames says.
+func (r *GatesReport) FeatureList() []ListEntry { return r.FeatureListNamed(r.ListNames) }
+
+// FeatureListNamed is FeatureList with the naming given ("value" or
+// "identifier").
+func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
+	var out []ListEntry
+	for i := range r.Gates {
+		g := &r.Gates[i]
+		if !g.Listed {
+			continue
+		}
+		name := g.Name
+		if naming == "identifier" && g.Const != "" {
+			name = g.Const
+		}
+		out = append(out, ListEntry{Name: name, Gate: g})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := strings.ToLower(out[i].Name), strings.ToLower(out[j].Name)
+		if a != b {
+			return a < b
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// withoutLocalReads drops the findings that a function's local feature
+// map, built by a call, could not be read (featuregates.Problem.Local):
+// across a whole tree such maps read the gates a registry holds (its
+// GetAll) rather than declare any, and Kubernetes' list cannot hold them.
+// The featuregate analyzer, run as a linter, still reports them.
+func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []analysis.Diagnostic {
+	local := map[token.Pos]bool{}
+	for _, p := range found.Problems {
+		if p.Local {
+			local[p.Pos] = true
+		}
+	}
+	if len(local) == 0 {
+		return ds
+	}
+	out := ds[:0:0]
+	for _, d := range ds {
+		if d.Category == string(featuregate.GateUnreadable) && local[d.Pos] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// WriteFeatureList writes FeatureList as Kubernetes' generator writes
+// versioned_feature_list.yaml (its keys in its order), with a two-line
+// header and the positions as comment lines: the file minus its comment
+// lines is upstream's list minus its header.
+func (r *GatesReport) WriteFeatureList(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Feature gates of %s, written by plegvet gates -yaml.\n", r.Source.Dir)
+	b.WriteString("# Comment lines give positions; drop them to compare with Kubernetes' own list.\n\n")
+	for _, e := range r.FeatureList() {
+		g := e.Gate
+		at := g.Entry
+		if g.Decl != nil {
+			at = *g.Decl
+		}
+		fmt.Fprintf(&b, "# %s:%d:%d\n", at.File, at.Line, at.Column)
+		if len(g.Specs) == 0 {
+			// An empty list, not YAML's null: the gate has no spec plegvet could read.
+			fmt.Fprintf(&b, "- name: %s\n  versionedSpecs: []\n", e.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "- name: %s\n  versionedSpecs:\n", e.Name)
+		for _, s := range g.Specs {
+			fmt.Fprintf(&b, "  # %s:%d:%d\n", s.Pos.File, s.Pos.Line, s.Pos.Column)
+			fmt.Fprintf(&b, "  - default: %t\n    lockToDefault: %t\n    preRelease: %s\n    version: %q\n", s.Default, s.LockToDefault, s.PreRelease, s.Version)
+			if s.MinCompatibilityVersion != "" {
+				fmt.Fprintf(&b, "    minCompatibilityVersion: %q\n", s.MinCompatibilityVersion)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CheckFeatureList compares the tree's FeatureList with a committed list
+// (featurelist.Parse's), named as the list names gates (NamingOf), and
+// returns each difference as a stale-list diagnostic at the gate's spec
+// in the code: a spec that differs, a spec or a gate the list lacks, a
+// gate or a spec the list has and the code does not (at the list's line,
+// when the code has no position for it). rewrite, when set, is the
+// command that rewrites the list; each message ends with it.
+func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rewrite string) []Diagnostic {
+	names := make([]string, len(list))
+	byName := map[string]*featurelist.Gate{}
+	for i := range list {
+		names[i] = list[i].Name
+		byName[list[i].Name] = &list[i]
+	}
+	tail := ""
+	if rewrite != "" {
+		tail = "; rewrite the list with " + rewrite
+	}
+	short := func(p Pos) string { return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line) }
+	listed := func(s featurelist.Spec) string {
+		out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
+		if s.LockToDefault {
+			out += " locked"
+		}
+		out += " at " + s.Version
+		if s.MinCompatibility != "" {
+			out += " (min compatibility " + s.MinCompatibility + ")"
+		}
+		return out
+	}
+	coded := func(s Spec) string {
+		return listed(featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion})
+	}
+	diag := func(at Pos, format string, args ...any) Diagnostic {
+		return Diagnostic{Category: string(suite.StaleList), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
+	}
+	var out []Diagnostic
+	inCode := map[string]bool{}
+	for _, e := range r.FeatureListNamed(r.NamingOf(names)) {
+		inCode[e.Name] = true
+		g := e.Gate
+		at := g.Entry
+		lg := byName[e.Name]
+		if lg == nil {
+			out = append(out, diag(at, "the list %s lacks gate %s, which the code declares at %s", file, e.Name, short(at)))
+			continue
+		}
+		for i := 0; i < max(len(g.Specs), len(lg.Specs)); i++ {
+			switch {
+			case i >= len(lg.Specs):
+				s := g.Specs[i]
+				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, coded(s), short(s.Pos)))
+			case i >= len(g.Specs):
+				p := at
+				if len(g.Specs) > 0 {
+					p = g.Specs[len(g.Specs)-1].Pos
+				}
+				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
+			default:
+				s, ls := g.Specs[i], lg.Specs[i]
+				if coded(s) != listed(ls) {
+					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), coded(s), short(s.Pos)))
+				}
+			}
+		}
+	}
+	for _, lg := range list {
+		if !inCode[lg.Name] {
+			out = append(out, diag(Pos{File: file, Line: lg.Line, Column: 1}, "list has gate %s, which no feature map of the code declares", lg.Name))
+		}
+	}
+	return out
 }

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
@@ -389,27 +386,12 @@ func Releases(ctx context.Context, spec string) ([]string, error) {
 // failure of the whole timeline. progress, when set, is called as each
 // release finishes.
 func Timeline(ctx context.Context, versions []string, workers int, progress func(done, total int, version string)) []*Report {
-	rows := make([]*Report, len(versions))
-	var g errgroup.Group
-	g.SetLimit(max(workers, 1))
-	var mu sync.Mutex
-	done := 0
-	for i, v := range versions {
-		g.Go(func() error {
-			rep, err := Inspect(ctx, Options{Kubernetes: v})
-			if err != nil {
-				rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}
-			}
-			rows[i] = rep
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			if progress != nil {
-				progress(done, len(versions), v)
-			}
-			return nil // a failed release is a row, not a failure
-		})
-	}
-	g.Wait()
-	return rows
+	return eachRelease(versions, workers, progress, func(v string) *Report {
+		rep, err := Inspect(ctx, Options{Kubernetes: v})
+		if err != nil {
+			// A failed release is a row, not a failure.
+			rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}
+		}
+		return rep
+	})
 }

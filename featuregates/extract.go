@@ -67,6 +67,7 @@ func Extract(files []*ast.File, info *types.Info) *Result {
 	x := &extractor{
 		info: info, res: &Result{}, varInit: map[*types.Var]ast.Expr{}, funcs: map[*types.Func]bool{},
 		owner: map[*ast.CompositeLit]*types.Var{}, mapOf: map[*types.Var]int{}, rangeOf: map[*types.Var]ast.Expr{},
+		sites: map[*ast.CompositeLit]Site{},
 	}
 	for _, f := range files {
 		x.index(f)
@@ -88,6 +89,7 @@ type extractor struct {
 	owner   map[*ast.CompositeLit]*types.Var
 	mapOf   map[*types.Var]int      // a feature map variable's entry in res.Maps
 	rangeOf map[*types.Var]ast.Expr // a range loop's key variable: what the loop ranges over
+	sites   map[*ast.CompositeLit]Site
 }
 
 // index remembers the initialiser of each package-level variable, so
@@ -99,6 +101,15 @@ func (x *extractor) index(f *ast.File) {
 			if fn, ok := x.info.Defs[fd.Name].(*types.Func); ok {
 				x.funcs[fn] = true
 			}
+			for _, st := range fd.Body.List {
+				if ret, ok := st.(*ast.ReturnStmt); ok {
+					for _, r := range ret.Results {
+						if lit, ok := r.(*ast.CompositeLit); ok {
+							x.sites[lit] = SiteReturn
+						}
+					}
+				}
+			}
 		}
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
@@ -106,6 +117,11 @@ func (x *extractor) index(f *ast.File) {
 		}
 		for _, s := range gd.Specs {
 			vs := s.(*ast.ValueSpec)
+			for _, v := range vs.Values {
+				if lit, ok := v.(*ast.CompositeLit); ok {
+					x.sites[lit] = SiteVar
+				}
+			}
 			if len(vs.Values) != len(vs.Names) {
 				continue
 			}
@@ -182,7 +198,7 @@ func (x *extractor) literal(container string, lit *ast.CompositeLit) bool {
 	}
 	v := x.owner[lit]
 	name := x.mapName(v, container)
-	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: lit.Pos(), Entries: len(lit.Elts)})
+	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: lit.Pos(), Entries: len(lit.Elts), Site: x.sites[lit]})
 	if v != nil {
 		x.mapOf[v] = len(x.res.Maps) - 1
 	}
@@ -409,6 +425,9 @@ func (x *extractor) unreadableMap(v *types.Var, name, label, kind string, at ast
 		m.Unresolved = why
 	}
 	x.problem(at, "feature map %s could not be read: %s; plegvet reads literal entries and index assignments only", label, why)
+	if v != nil && v.Kind() == types.LocalVar {
+		x.res.Problems[len(x.res.Problems)-1].Local = true
+	}
 }
 
 // unreadableEntry records an entry of map i whose gate is not known.
@@ -443,6 +462,9 @@ func (x *extractor) set(i int, v *types.Var, kind string, key, value ast.Expr, a
 		return
 	}
 	g := &Gate{Name: name, Const: c, Entry: key.Pos(), Value: value, Map: x.res.Maps[i].Name, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
+	if !assigned {
+		g.Site = x.res.Maps[i].Site
+	}
 	if c != nil {
 		g.Decl = c.Pos()
 	}

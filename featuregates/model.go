@@ -101,7 +101,23 @@ type Gate struct {
 	// variable, or the map assigned into); nil for a literal no variable
 	// holds, such as one returned.
 	MapVar *types.Var
+	// Site is where the entry's map literal is written (SiteVar,
+	// SiteReturn or SiteOther); SiteOther for an index assignment.
+	Site Site
 }
+
+// Site says where a feature map literal is written. Kubernetes' own
+// feature-list generator (test/compatibility_lifecycle) takes the literals
+// that initialise a package-level variable and those a function returns
+// in a statement of its body, and no other: a literal passed to a call,
+// say, is a feature map the list does not hold.
+type Site string
+
+const (
+	SiteVar    Site = "var"    // the value of a package-level var declaration
+	SiteReturn Site = "return" // a result of a return statement of a function's body
+	SiteOther  Site = ""       // anywhere else, or an index assignment
+)
 
 // Dependency is one entry of a dependency list.
 type Dependency struct {
@@ -161,6 +177,9 @@ type Map struct {
 	Kind    string // "unversioned", "versioned" or "dependencies"
 	Pos     token.Pos
 	Entries int // literal entries and index assignments read
+	// Site is where the literal is written; SiteOther for a map known
+	// only from assignments or a call.
+	Site Site
 	// Unresolved says why some of the map's entries are not known (it is
 	// built by a call, or filled through a key that is not a constant);
 	// Problems has each place. A gate may then exist that Gates lacks.
@@ -173,6 +192,11 @@ type Map struct {
 type Problem struct {
 	Pos, End token.Pos
 	Msg      string
+	// Local is set for a map held by a variable local to a function body
+	// that is built by a call: it may read gates registered elsewhere (a
+	// gate registry's GetAll), and it is never an entry of Kubernetes'
+	// own feature list, which holds package-level and returned literals.
+	Local bool
 }
 
 // Result is everything Extract found in one package.

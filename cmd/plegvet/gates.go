@@ -5,17 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/featurelist"
+	"github.com/plegvet/plegvet/internal/inputfile"
 )
 
 func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
 	var src sourceFlags
 	src.register(fs, true)
+	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml); exit 3 on differences")
 	names, code, ok := parse(fs, args, stdout, stderr)
 	if !ok {
 		return code
@@ -24,22 +26,116 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "plegvet gates: -json and -yaml exclude each other")
 		return exitUsage
 	}
+	if *check != "" && (src.yaml || len(names) > 0) {
+		fmt.Fprintln(stderr, "plegvet gates: -check compares the whole list; it takes no -yaml and no gate names")
+		return exitUsage
+	}
+	if strings.Contains(src.k8s, "..") || strings.Contains(src.k8s, ",") {
+		if src.yaml || *check != "" {
+			fmt.Fprintln(stderr, "plegvet gates: -yaml and -check read one release; a range or list of releases prints a gate history")
+			return exitUsage
+		}
+		return runGatesHistory(ctx, src.k8s, names, src.json, stdout, stderr)
+	}
+	var list []featurelist.Gate
+	if *check != "" {
+		data, err := inputfile.Read(*check)
+		if err == nil {
+			list, err = featurelist.Parse(*check, data)
+		} else {
+			err = fmt.Errorf("%s: %v", inputfile.QuoteName(*check), err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(err.Error()))
+			return exitFailure
+		}
+	}
 	rep, err := plegvet.Gates(ctx, src.options(), names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
+	}
+	if *check != "" {
+		return checkList(stdout, stderr, rep, *check, list, src)
 	}
 	switch {
 	case src.json:
 		err = writeJSON(stdout, rep)
 	case src.yaml:
-		err = writeText(stdout, func(w io.Writer) error { return writeFeatureListYAML(w, rep) })
+		err = writeText(stdout, rep.WriteFeatureList)
 	default:
 		err = writeText(stdout, func(w io.Writer) error { return writeGatesTable(w, rep) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}
-	return problems(stderr, "gates", rep.Source)
+	code = problems(stderr, "gates", rep.Source)
+	if unfetched(stderr, rep) && len(names) == 0 {
+		code = exitFailure // the whole list lacks those modules' gates
+	}
+	return code
+}
+
+// unfetched names the staging modules of a release that were not
+// fetched, and reports whether there were any. The gates asked for by
+// name are answered without them (each was found); a whole list is not
+// whole.
+func unfetched(stderr io.Writer, rep *plegvet.GatesReport) bool {
+	for _, u := range rep.Unfetched {
+		fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(u))
+	}
+	return len(rep.Unfetched) > 0
+}
+
+// checkList prints the differences between the tree's gates and a
+// committed list, one diagnostic a line (or as JSON), and says how to
+// rewrite the list. Exit 3 on differences; a tree not read in full is
+// exit 1 whatever the comparison says.
+func checkList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, list []featurelist.Gate, src sourceFlags) int {
+	where := "-C " + shellQuote(src.dir)
+	if src.k8s != "" {
+		where = "-k8s " + src.k8s
+	}
+	rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(file))
+	ds := rep.CheckFeatureList(file, list, rewrite)
+	var err error
+	if src.json {
+		err = writeJSON(stdout, struct {
+			SchemaVersion int                  `json:"schemaVersion"`
+			Source        plegvet.Source       `json:"source"`
+			List          string               `json:"list"`
+			Diagnostics   []plegvet.Diagnostic `json:"diagnostics"`
+		}{plegvet.SchemaVersion, rep.Source, file, append([]plegvet.Diagnostic{}, ds...)})
+	} else {
+		err = writeText(stdout, func(w io.Writer) error {
+			for _, d := range ds {
+				fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return fail(stderr, "gates", err)
+	}
+	code := problems(stderr, "gates", rep.Source)
+	if unfetched(stderr, rep) {
+		code = exitFailure
+	}
+	if code != exitOK {
+		return code
+	}
+	if len(ds) > 0 {
+		fmt.Fprintf(stderr, "plegvet gates: %s differs from the code in %s; rewrite it with %s\n", file, plural(len(ds), "place"), rewrite)
+		return exitFindings
+	}
+	return exitOK
+}
+
+// shellQuote quotes a path for a shell command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./@:+,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // problems reports the files that did not load in full, after the answer;
@@ -84,7 +180,11 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 			unresolved++
 		}
 	}
-	fmt.Fprintf(w, "\n%s in %s of %s (loaded from %s, %s stubbed", plural(len(rep.Gates), "gate"), plegvet.FeaturesPackage, rep.Source.Dir, rep.Source.Load.Mode, plural(rep.Source.Load.Stubbed, "import"))
+	modules := map[string]bool{}
+	for _, g := range rep.Gates {
+		modules[g.Module] = true
+	}
+	fmt.Fprintf(w, "\n%s of %s in %s (loaded from %s, %s stubbed", plural(len(rep.Gates), "gate"), plural(len(modules), "module"), rep.Source.Dir, rep.Source.Load.Mode, plural(rep.Source.Load.Stubbed, "import"))
 	if unresolved > 0 {
 		fmt.Fprintf(w, "; %d partly unresolved, see -json", unresolved)
 	}
@@ -93,39 +193,4 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
 	}
 	return nil
-}
-
-// writeFeatureListYAML writes the gates as Kubernetes'
-// test/compatibility_lifecycle/reference/versioned_feature_list.yaml does
-// (keys in its order, names sorted case-insensitively), with positions as
-// comment lines, so that the file minus its comments can be compared with
-// upstream's.
-func writeFeatureListYAML(w io.Writer, rep *plegvet.GatesReport) error {
-	gates := append([]plegvet.Gate(nil), rep.Gates...)
-	sort.SliceStable(gates, func(i, j int) bool { return strings.ToLower(gates[i].Name) < strings.ToLower(gates[j].Name) })
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Feature gates of %s in %s, written by plegvet gates -yaml.\n", plegvet.FeaturesPackage, rep.Source.Dir)
-	b.WriteString("# Comment lines give positions; drop them to compare with Kubernetes' own list.\n\n")
-	for _, g := range gates {
-		at := g.Entry
-		if g.Decl != nil {
-			at = *g.Decl
-		}
-		fmt.Fprintf(&b, "# %s:%d:%d\n", at.File, at.Line, at.Column)
-		if len(g.Specs) == 0 {
-			// An empty list, not YAML's null: the gate has no spec plegvet could read.
-			fmt.Fprintf(&b, "- name: %s\n  versionedSpecs: []\n", g.Name)
-			continue
-		}
-		fmt.Fprintf(&b, "- name: %s\n  versionedSpecs:\n", g.Name)
-		for _, s := range g.Specs {
-			fmt.Fprintf(&b, "  # %s:%d:%d\n", s.Pos.File, s.Pos.Line, s.Pos.Column)
-			fmt.Fprintf(&b, "  - default: %t\n    lockToDefault: %t\n    preRelease: %s\n    version: %q\n", s.Default, s.LockToDefault, s.PreRelease, s.Version)
-			if s.MinCompatibilityVersion != "" {
-				fmt.Fprintf(&b, "    minCompatibilityVersion: %q\n", s.MinCompatibilityVersion)
-			}
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -12,9 +12,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/internal/kubeversion"
@@ -130,28 +133,53 @@ func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error
 // ctx; the error then wraps ctx.Err() (context.DeadlineExceeded or
 // context.Canceled).
 func Download(ctx context.Context, modules ...string) ([]Module, error) {
+	found, missing, err := DownloadSome(ctx, modules...)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("cannot fetch %s with the go command: %w", missing[0].Module, refusal(missing[0].Why))
+	}
+	return found, nil
+}
+
+// Missing is a module the go command did not download, with what it said.
+type Missing struct {
+	Module string // module@version
+	Why    string // the go command's message, on one line
+}
+
+// DownloadSome is Download in one run of the go command that keeps what it
+// fetched: the modules downloaded, in the order asked, and each one that
+// was not, with why. The error is for a go command that could not run,
+// was stopped, or whose output could not be read.
+func DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, error) {
 	what := "fetching " + strings.Join(modules, ", ")
+	if len(modules) > 3 {
+		what = fmt.Sprintf("fetching %s and %d more modules", strings.Join(modules[:2], ", "), len(modules)-2)
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: interrupted before the go command ran: %w", what, err)
+		return nil, nil, fmt.Errorf("%s: interrupted before the go command ran: %w", what, err)
 	}
 	// A directory outside any module, so that no go.mod of the user's
 	// applies; removed on every return, stopped runs included.
 	neutral, err := os.MkdirTemp("", "plegvet-download-")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
 	outJSON, errOut, runErr := runGo(ctx, what, neutral, args...)
 	if isStopped(runErr) {
-		return nil, runErr
+		return nil, nil, runErr
 	}
 	var execErr *exec.Error
 	if errors.As(runErr, &execErr) {
-		return nil, fmt.Errorf("cannot run the go command to fetch %s: %w", strings.Join(modules, ", "), runErr)
+		return nil, nil, fmt.Errorf("cannot run the go command to fetch %s: %w", strings.Join(modules, ", "), runErr)
 	}
 	stdout, stderr := bytes.NewReader(outJSON), string(errOut)
 	byName := map[string]Module{}
+	whyOf := map[string]string{}
 	var errs []string
 	dec := json.NewDecoder(stdout)
 	for {
@@ -161,30 +189,100 @@ func Download(ctx context.Context, modules ...string) ([]Module, error) {
 		if err := dec.Decode(&m); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("%s: cannot read the go command's output: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: cannot read the go command's output: %w", what, err)
 		}
 		if m.Error != "" {
 			errs = append(errs, oneLine(m.Error))
+			whyOf[m.Path+"@"+m.Version] = oneLine(m.Error)
 			continue
 		}
 		byName[m.Path+"@"+m.Version] = Module{Path: m.Path, Version: m.Version, Dir: m.Dir}
 	}
 	out := make([]Module, 0, len(modules))
+	var missing []Missing
 	for _, want := range modules {
 		m, ok := byName[want]
-		if !ok || m.Dir == "" {
-			why := strings.Join(errs, "; ")
-			if why == "" {
-				why = oneLine(stderr)
-			}
-			if why == "" && runErr != nil {
-				why = runErr.Error()
-			}
-			return nil, fmt.Errorf("cannot fetch %s with the go command: %w", want, refusal(why))
+		if ok && m.Dir != "" {
+			out = append(out, m)
+			continue
 		}
-		out = append(out, m)
+		why := whyOf[want]
+		if why == "" {
+			why = strings.Join(errs, "; ")
+		}
+		if why == "" {
+			why = oneLine(stderr)
+		}
+		if why == "" && runErr != nil {
+			why = runErr.Error()
+		}
+		if why == "" {
+			why = "the go command did not say where it is"
+		}
+		missing = append(missing, Missing{Module: want, Why: why})
 	}
-	return out, nil
+	return out, missing, nil
+}
+
+// StagingModules reads the go.mod of k8s.io/kubernetes: the modules it
+// requires and replaces with a directory of its own staging/src, in the
+// order of its require lines. A release's staging modules are published
+// as modules of their own at the matching v0 version (StagingVersion).
+func StagingModules(gomod string) ([]string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.Parse(gomod, data, func(_, v string) (string, error) { return v, nil })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", gomod, oneLine(err.Error()))
+	}
+	staged := map[string]bool{}
+	for _, r := range f.Replace {
+		if r.New.Version == "" && strings.HasPrefix(path.Clean(r.New.Path), "staging/src/") {
+			staged[r.Old.Path] = true
+		}
+	}
+	var mods []string
+	seen := map[string]bool{}
+	for _, r := range f.Require {
+		if staged[r.Mod.Path] && !seen[r.Mod.Path] {
+			seen[r.Mod.Path] = true
+			mods = append(mods, r.Mod.Path)
+		}
+	}
+	return mods, nil
+}
+
+// FetchWithStaging is Fetch, with every staging module the release's
+// go.mod requires (StagingModules) at the matching staging version, the
+// staging modules in ONE run of the go command after k8s.io/kubernetes
+// (whose go.mod names them). A staging module the proxy does not serve
+// is in missing, with the go command's word; the tree holds the others.
+func FetchWithStaging(ctx context.Context, version string) (*tree.Tree, []Missing, error) {
+	t, err := Fetch(ctx, version, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	mods, err := StagingModules(filepath.Join(t.Dir, "go.mod"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the staging modules of %s@%s: %w", tree.KubernetesModule, t.Version, err)
+	}
+	if len(mods) == 0 {
+		return t, nil, nil
+	}
+	want := make([]string, len(mods))
+	for i, m := range mods {
+		want[i] = m + "@" + StagingVersion(t.Version)
+	}
+	found, missing, err := DownloadSome(ctx, want...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range found {
+		t.Modules[m.Path] = m.Dir
+	}
+	return t, missing, nil
 }
 
 func oneLine(s string) string {

@@ -143,6 +143,22 @@ var Stream = Group{
 	FromSource: isCRIAPIPackage,
 }
 
+// The check of a committed feature list. The library runs it itself
+// (GatesReport.CheckFeatureList, plegvet gates -check): it compares the
+// tree's gates with a YAML file, which no analysis pass reads.
+const StaleList check.Check = "stale-list"
+
+// FeatureList is the committed feature list's group of checks, which has
+// no analyzer.
+var FeatureList = Group{
+	Name: "featurelist",
+	URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
+	Checks: []check.Doc{
+		{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -yaml rewrites it."},
+	},
+	FromSource: isFeaturesPackage,
+}
+
 // isCRIAPIPackage is the CRI client API, whose Go method's signature says
 // whether the evented PLEG takes a stream.
 func isCRIAPIPackage(p string) bool {
@@ -152,13 +168,14 @@ func isCRIAPIPackage(p string) bool {
 // Analyzers are the suite's analyzers, in the order they run and report.
 func Analyzers() []Analyzer { return append([]Analyzer(nil), analyzers...) }
 
-// Groups are every group of checks: the analyzers', then Stream.
+// Groups are every group of checks: the analyzers', then Stream, then
+// FeatureList.
 func Groups() []Group {
 	var gs []Group
 	for _, a := range analyzers {
 		gs = append(gs, a.Group)
 	}
-	return append(gs, Stream)
+	return append(gs, Stream, FeatureList)
 }
 
 // Defaults are the analyzers' package variables, built with the default

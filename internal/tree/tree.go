@@ -195,3 +195,68 @@ func OpenModule(dir string) (*Tree, error) {
 		}
 	}
 }
+
+// StagingModules returns the tree's staging modules, each module path
+// with its directory: the fetched ones (Modules) and, in a checkout, each
+// staging/src/HOST/NAME whose go.mod declares the module HOST/NAME. A
+// staging directory whose go.mod cannot be read or declares another
+// module is returned in bad, with why, rather than skipped.
+func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
+	mods = map[string]string{}
+	for m, d := range t.Modules {
+		mods[m] = d
+	}
+	root := filepath.Join(t.Dir, "staging", "src")
+	hosts, err := os.ReadDir(root)
+	if err != nil {
+		return mods, nil // no staging directory: a release, or an old tree
+	}
+	for _, h := range hosts {
+		if !h.IsDir() {
+			continue
+		}
+		names, err := os.ReadDir(filepath.Join(root, h.Name()))
+		if err != nil {
+			bad = append(bad, fmt.Errorf("staging/src/%s: %v", h.Name(), errCause(err)))
+			continue
+		}
+		for _, n := range names {
+			if !n.IsDir() {
+				continue
+			}
+			want := h.Name() + "/" + n.Name()
+			if _, ok := mods[want]; ok {
+				continue
+			}
+			dir := filepath.Join(root, h.Name(), n.Name())
+			mod, err := modulePath(filepath.Join(dir, "go.mod"))
+			switch {
+			case err == errNoGoMod:
+				continue // a directory that holds no module, such as a README's
+			case err != nil:
+				bad = append(bad, fmt.Errorf("staging/src/%s: %v", want, err))
+			case mod != want:
+				bad = append(bad, fmt.Errorf("staging/src/%s: go.mod declares module %s", want, inputfile.QuoteName(mod)))
+			default:
+				mods[mod] = dir
+			}
+		}
+	}
+	return mods, bad
+}
+
+// ModuleOf names the module that holds a file named as Rel names it:
+// the staging module whose staging/src/MODULE/ prefix it has, else the
+// tree's own module.
+func (t *Tree) ModuleOf(rel string, staging map[string]string) string {
+	best := ""
+	for m := range staging {
+		if strings.HasPrefix(rel, "staging/src/"+m+"/") && len(m) > len(best) {
+			best = m
+		}
+	}
+	if best == "" {
+		return t.Module
+	}
+	return best
+}

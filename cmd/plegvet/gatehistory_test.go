@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// checkGolden compares got with testdata/gatehistory/name; UPDATE_GOLDEN=1
+// rewrites the file (review the diff before committing it).
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "gatehistory", name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: output differs from the golden file (UPDATE_GOLDEN=1 rewrites it)\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// checkOnlyLoadProblems fails unless the exit code is 0 with nothing on
+// stderr, or stderr has only the lines that say a release was not read in
+// full (staging modules the proxy does not serve, files that did not
+// load: exit 1 for the latter): those belong to the releases, not to the
+// history.
+func checkOnlyLoadProblems(t *testing.T, what string, code int, stderr string) {
+	t.Helper()
+	if code == exitOK && stderr == "" {
+		return
+	}
+	ok := code == exitOK || code == exitFailure && stderr != ""
+	notRead := regexp.MustCompile(`^plegvet gates: v1\.\d+\.\d+: (staging/src/\S+: staging module .* not fetched, .*|.*\((not followed; )?the rest was analysed\))$`)
+	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		ok = ok && notRead.MatchString(line)
+	}
+	if !ok {
+		t.Fatalf("%s: exit %d, stderr %q", what, code, stderr)
+	}
+}
+
+func TestGatesHistoryGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		golden, k8s string
+		names       []string
+		json        bool
+	}{
+		{"evented_v1.28.0..v1.30.0.txt", "v1.28.0..v1.30.0", []string{"EventedPLEG"}, false},
+		{"evented_v1.28.0..v1.30.0.json", "v1.28.0..v1.30.0", []string{"EventedPLEG"}, true},
+		// First releases, whose own sources hold EventedPLEG's short Beta;
+		// SeccompDefault, and CustomCPUCFSQuotaPeriod by its constant.s identifier.
+		{"list.txt", "v1.26.0,v1.27.0,v1.29.0,v1.30.0", []string{"EventedPLEG", "SeccompDefault", "CPUCFSQuotaPeriod"}, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runGatesHistory(ctx, tt.k8s, tt.names, tt.json, &stdout, &stderr)
+		checkOnlyLoadProblems(t, tt.golden, code, stderr.String())
+		checkGolden(t, tt.golden, stdout.Bytes())
+		if tt.json {
+			// The keys of the JSON form, exactly.
+			var v struct {
+				SchemaVersion *int `json:"schemaVersion"`
+				Gates         []map[string]json.RawMessage
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil || v.SchemaVersion == nil || len(v.Gates) != 1 {
+				t.Fatalf("JSON: %v, %+v", err, v)
+			}
+			for _, k := range []string{"name", "releases", "changes"} {
+				if _, ok := v.Gates[0][k]; !ok {
+					t.Errorf("JSON: gate has no key %q", k)
+				}
+			}
+		}
+	}
+}
+
+func TestGatesHistoryErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases")
+	}
+	ctx := context.Background()
+
+	// A name no release declares: one line, naming it, and nothing on stdout.
+	var stdout, stderr bytes.Buffer
+	code := runGatesHistory(ctx, "v1.28.15,v1.29.15", []string{"EventedPLEG", "NoSuchGate"}, false, &stdout, &stderr)
+	if code != exitFailure || stdout.Len() > 0 || stderr.String() != "plegvet gates: none of the 2 releases read (v1.28.15 to v1.29.15) declares a feature gate \"NoSuchGate\"\n" {
+		t.Errorf("unknown name: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+
+	// A release that cannot be fetched: its row says so, the error is
+	// under the table and on stderr, exit 1; the others still answer.
+	stdout.Reset()
+	stderr.Reset()
+	code = runGatesHistory(ctx, "v1.36.999,v1.30.14", []string{"EventedPLEG"}, false, &stdout, &stderr)
+	if code != exitFailure {
+		t.Errorf("unfetchable release: exit %d, want %d", code, exitFailure)
+	}
+	for _, re := range []string{
+		`(?m)^EventedPLEG +v1\.30\.14 +Alpha +false +false +- +pkg/features/kube_features\.go:\d+$`,
+		`(?m)^EventedPLEG +v1\.36\.999 +error \(below\)$`,
+		`(?m)^EventedPLEG: no change in v1\.30\.14$`,
+		`(?m)^v1\.36\.999: cannot fetch k8s\.io/kubernetes@v1\.36\.999`,
+	} {
+		if !regexp.MustCompile(re).Match(stdout.Bytes()) {
+			t.Errorf("unfetchable release: stdout does not match %s:\n%s", re, stdout.String())
+		}
+	}
+	if !regexp.MustCompile(`(?m)^plegvet gates: v1\.36\.999: cannot fetch k8s\.io/kubernetes@v1\.36\.999 .*$`).Match(stderr.Bytes()) {
+		t.Errorf("unfetchable release: stderr %q, want a line naming it", stderr.String())
+	}
+
+	// A range that is not one: one line naming the flag.
+	stdout.Reset()
+	stderr.Reset()
+	code = runGatesHistory(ctx, "v1.30.0..v1.2.0", []string{"EventedPLEG"}, false, &stdout, &stderr)
+	if code != exitFailure || stdout.Len() > 0 || !strings.HasPrefix(stderr.String(), "plegvet gates: -k8s ") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("bad range: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}

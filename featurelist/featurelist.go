@@ -1,0 +1,167 @@
+// Package featurelist reads a feature list in the format of Kubernetes'
+// test/compatibility_lifecycle/reference/versioned_feature_list.yaml: the
+// committed list a fork's CI compares with its code (plegvet gates
+// -check). The list is outside input: anything not in that format is one
+// *Error naming the line and what was expected there.
+package featurelist
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+// Spec is one spec of a listed gate, with its line.
+type Spec struct {
+	Default, LockToDefault                bool
+	PreRelease, Version, MinCompatibility string
+	Line                                  int
+}
+
+// Gate is one gate of a list, with its line.
+type Gate struct {
+	Name  string
+	Specs []Spec
+	Line  int
+}
+
+// Error is a feature list that is not in the format of Kubernetes'
+// versioned_feature_list.yaml: the file, the line, and what was expected.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Parse reads a feature list in the format of Kubernetes'
+// versioned_feature_list.yaml (comments allowed). Anything else (another
+// shape, an unknown key, a value of the wrong kind, a gate listed twice)
+// is a *Error naming the line and what was expected there.
+func Parse(name string, data []byte) ([]Gate, error) {
+	fail := func(n *yaml.Node, format string, args ...any) error {
+		line := 0
+		if n != nil {
+			line = n.Line
+		}
+		return &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if n, after, ok := strings.Cut(rest, ": "); ok {
+				if l, err := strconv.Atoi(n); err == nil {
+					line, msg = l, after
+				}
+			}
+		}
+		return nil, &Error{File: name, Line: line, Msg: "not YAML: " + msg}
+	}
+	if len(doc.Content) == 0 {
+		return []Gate{}, nil // an empty file lists no gate
+	}
+	seq := doc.Content[0]
+	if seq.Kind != yaml.SequenceNode {
+		return nil, fail(seq, "want a list of gates (- name: ..., versionedSpecs: [...])")
+	}
+	var out []Gate
+	seen := map[string]int{}
+	for _, item := range seq.Content {
+		if item.Kind != yaml.MappingNode {
+			return nil, fail(item, "want a gate: a mapping with name and versionedSpecs")
+		}
+		g := Gate{Line: item.Line}
+		var specs *yaml.Node
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			k, v := item.Content[i], item.Content[i+1]
+			switch k.Value {
+			case "name":
+				if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || v.Value == "" {
+					return nil, fail(v, "want the gate's name, a string")
+				}
+				g.Name = v.Value
+			case "versionedSpecs":
+				if v.Kind != yaml.SequenceNode {
+					return nil, fail(v, "want versionedSpecs to be a list of specs")
+				}
+				specs = v
+			default:
+				return nil, fail(k, "unknown key %q; a gate has name and versionedSpecs", k.Value)
+			}
+		}
+		if g.Name == "" {
+			return nil, fail(item, "a gate without a name")
+		}
+		if specs == nil {
+			return nil, fail(item, "gate %s has no versionedSpecs", g.Name)
+		}
+		if l, dup := seen[g.Name]; dup {
+			return nil, fail(item, "gate %s is listed again (first at line %d)", g.Name, l)
+		}
+		seen[g.Name] = item.Line
+		for _, sn := range specs.Content {
+			if sn.Kind != yaml.MappingNode {
+				return nil, fail(sn, "want a spec of %s: a mapping with default, lockToDefault, preRelease and version", g.Name)
+			}
+			s := Spec{Line: sn.Line}
+			has := map[string]bool{}
+			for i := 0; i+1 < len(sn.Content); i += 2 {
+				k, v := sn.Content[i], sn.Content[i+1]
+				has[k.Value] = true
+				switch k.Value {
+				case "default", "lockToDefault":
+					if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+						return nil, fail(v, "want %s of %s to be true or false", k.Value, g.Name)
+					}
+					b := v.Value == "true"
+					if k.Value == "default" {
+						s.Default = b
+					} else {
+						s.LockToDefault = b
+					}
+				case "preRelease":
+					switch featuregates.PreRelease(v.Value) {
+					case featuregates.PreAlpha, featuregates.Alpha, featuregates.Beta, featuregates.GA, featuregates.Deprecated:
+					default:
+						return nil, fail(v, "want preRelease of %s to be PreAlpha, Alpha, Beta, GA or Deprecated", g.Name)
+					}
+					s.PreRelease = v.Value
+				case "version", "minCompatibilityVersion":
+					if v.Kind != yaml.ScalarNode {
+						return nil, fail(v, "want %s of %s to be a version such as \"1.36\"", k.Value, g.Name)
+					}
+					if _, ok := featuregates.ParseVersion(v.Value); !ok {
+						return nil, fail(v, "want %s of %s to be a version such as \"1.36\", not %q", k.Value, g.Name, v.Value)
+					}
+					if k.Value == "version" {
+						s.Version = v.Value
+					} else {
+						s.MinCompatibility = v.Value
+					}
+				default:
+					return nil, fail(k, "unknown key %q in a spec of %s", k.Value, g.Name)
+				}
+			}
+			for _, k := range []string{"default", "lockToDefault", "preRelease", "version"} {
+				if !has[k] {
+					return nil, fail(sn, "a spec of %s has no %s", g.Name, k)
+				}
+			}
+			g.Specs = append(g.Specs, s)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package featurelist
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const good = `# comments are allowed
+- name: AlphaThing
+  versionedSpecs:
+  - default: false
+    lockToDefault: false
+    preRelease: Alpha
+    version: "1.30"
+  - default: true
+    lockToDefault: true
+    preRelease: GA
+    version: "1.33"
+    minCompatibilityVersion: "1.32"
+- name: Empty
+  versionedSpecs: []
+`
+
+func TestParse(t *testing.T) {
+	gates, err := Parse("list.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gates) != 2 || gates[0].Name != "AlphaThing" || gates[0].Line != 2 || gates[1].Name != "Empty" || len(gates[1].Specs) != 0 {
+		t.Fatalf("gates %+v", gates)
+	}
+	s := gates[0].Specs[1]
+	if !s.Default || !s.LockToDefault || s.PreRelease != "GA" || s.Version != "1.33" || s.MinCompatibility != "1.32" || s.Line != 8 {
+		t.Errorf("second spec %+v", s)
+	}
+	if gates, err := Parse("empty.yaml", nil); err != nil || len(gates) != 0 {
+		t.Errorf("an empty file: %v, %v", gates, err)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, list, want string }{
+		{"not yaml", "- name: [\n", `^l.yaml:\d+: not YAML: `},
+		{"a mapping", "name: X\n", `^l.yaml:1: want a list of gates`},
+		{"a scalar gate", "- X\n", `^l.yaml:1: want a gate: a mapping`},
+		{"unknown gate key", "- name: X\n  versionedSpecs: []\n  stage: Beta\n", `^l.yaml:3: unknown key "stage"`},
+		{"no name", "- versionedSpecs: []\n", `^l.yaml:1: a gate without a name`},
+		{"a number for a name", "- name: 12\n  versionedSpecs: []\n", `^l.yaml:1: want the gate's name, a string`},
+		{"no specs", "- name: X\n", `^l.yaml:1: gate X has no versionedSpecs`},
+		{"twice", "- name: X\n  versionedSpecs: []\n- name: X\n  versionedSpecs: []\n", `^l.yaml:3: gate X is listed again \(first at line 1\)`},
+		{"a string default", "- name: X\n  versionedSpecs:\n  - default: \"no\"\n    lockToDefault: false\n    preRelease: Beta\n    version: \"1.30\"\n", `^l.yaml:3: want default of X to be true or false`},
+		{"a stage that is none", "- name: X\n  versionedSpecs:\n  - default: false\n    lockToDefault: false\n    preRelease: Gamma\n    version: \"1.30\"\n", `^l.yaml:5: want preRelease of X to be PreAlpha`},
+		{"a version that is none", "- name: X\n  versionedSpecs:\n  - default: false\n    lockToDefault: false\n    preRelease: Beta\n    version: soon\n", `^l.yaml:6: want version of X to be a version`},
+		{"a missing field", "- name: X\n  versionedSpecs:\n  - default: false\n    preRelease: Beta\n    version: \"1.30\"\n", `^l.yaml:3: a spec of X has no lockToDefault`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("l.yaml", []byte(tc.list))
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("error %v (%T); want an *Error", err, err)
+			}
+			if !regexp.MustCompile(tc.want).MatchString(err.Error()) {
+				t.Errorf("error %q; want %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("- name: X\n  versionedSpecs: []\n"))
+	f.Add([]byte("- name: [\n"))
+	f.Add([]byte("&a [*a]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gates, err := Parse("f.yaml", data)
+		if err != nil {
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("error %v (%T) is not an *Error", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, g := range gates {
+			if g.Name == "" || seen[g.Name] {
+				t.Fatalf("gate %q accepted (empty or twice)", g.Name)
+			}
+			seen[g.Name] = true
+			for _, s := range g.Specs {
+				if s.Version == "" || s.PreRelease == "" {
+					t.Fatalf("spec %+v of %s accepted without a version or stage", s, g.Name)
+				}
+			}
+		}
+	})
+}

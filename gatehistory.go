@@ -1,0 +1,413 @@
+package plegvet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/tree"
+)
+
+// HistoryOptions say which releases a gate history reads.
+type HistoryOptions struct {
+	// Kubernetes is the releases, as Releases expands them: one version,
+	// a comma list (v1.26.0,v1.27.0) or a range (v1.25.0..v1.37.2, the
+	// newest patch of each minor the module proxy serves).
+	Kubernetes string
+	// Workers bounds the releases fetched and analysed at once; 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Progress, when set, is called as each release finishes.
+	Progress func(done, total int, version string)
+}
+
+// GateHistoryReport is the history of feature gates over releases, each
+// release read from its own source: a spec a later release dropped from
+// its list (a Beta that was reverted, say) still shows at the releases
+// that had it.
+type GateHistoryReport struct {
+	SchemaVersion int            `json:"schemaVersion"`
+	Gates         []GateTimeline `json:"gates"`
+	// Releases are the releases read, oldest first, each with its Source
+	// (and the files that did not load in full) or the Error that kept it
+	// from being read. Not part of the JSON form: the rows of Gates carry
+	// the errors.
+	Releases []ReleaseRead `json:"-"`
+}
+
+// ReleaseRead is one release of a history as it was read.
+type ReleaseRead struct {
+	KubernetesVersion string
+	Source            Source
+	// Error is why the release could not be fetched or analysed; its
+	// rows then say nothing else.
+	Error string
+	// Unfetched are the release's staging modules the go command did not
+	// fetch (GatesReport.Unfetched): a gate absent from the release may
+	// be declared in one of them.
+	Unfetched []string
+}
+
+// GateTimeline is one gate over the releases.
+type GateTimeline struct {
+	// Name is the gate's name as the newest release declaring it names it.
+	Name     string          `json:"name"`
+	Releases []GateAtRelease `json:"releases"`
+	Changes  []GateChange    `json:"changes"`
+}
+
+// GateAtRelease is a gate as one release declares it.
+type GateAtRelease struct {
+	KubernetesVersion string `json:"kubernetesVersion"`
+	// Exists is false where the release declares no such gate (or could
+	// not be read: Error says why). Where the release's staging modules
+	// were not all fetched (ReleaseRead.Unfetched), the gate may be
+	// declared in one of those.
+	Exists bool `json:"exists"`
+	// Effective is the spec in force at the release, by the release's own
+	// spec list; null where the gate does not exist or no spec of it
+	// applies (none could be read).
+	Effective *GateState `json:"effective"`
+	// Newest is the version the release's newest spec of the gate names;
+	// "" in the unversioned format (before v1.32) or without specs.
+	Newest string `json:"newest"`
+	// Pos is the effective spec's position; null with Effective.
+	Pos *Pos `json:"pos"`
+	// Error is set, and nothing else, where the release could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// GateState is a spec's content without its position.
+type GateState struct {
+	PreRelease              string `json:"preRelease"`
+	Default                 bool   `json:"default"`
+	LockToDefault           bool   `json:"lockToDefault"`
+	Version                 string `json:"version"`
+	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
+	// Unresolved says which fields are not constants (they read as zero).
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// GateChange is a release where the gate changed from the release before
+// it in the history.
+type GateChange struct {
+	KubernetesVersion string `json:"kubernetesVersion"`
+	// What is a short phrase: "added (Alpha, default false)", "promoted
+	// Alpha -> Beta", "demoted Beta -> Alpha", "deprecated (was GA)",
+	// "default flipped false -> true", "locked to default", "unlocked",
+	// "removed".
+	What string `json:"what"`
+}
+
+// GateHistory reads the feature gates of each release (see Releases for
+// the forms opts.Kubernetes takes), fetching and analysing the releases in
+// parallel, and follows the named gates through them, oldest release
+// first. A name matches a gate's name or its constant's identifier, as
+// for Gates; no names means every gate any release declares, by name. A
+// name no release read declares is an error naming it; a release that
+// cannot be fetched or read is a row with its error, in every gate, while
+// the others still answer. It is an error when no release could be read.
+func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*GateHistoryReport, error) {
+	versions, err := Releases(ctx, opts.Kubernetes)
+	if err != nil {
+		return nil, err
+	}
+	versions = sortVersions(versions)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	reads := eachRelease(versions, workers, opts.Progress, func(v string) releaseGates {
+		rep, err := Gates(ctx, Options{Kubernetes: v})
+		return releaseGates{version: v, rep: rep, err: err}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return historyOf(reads, names)
+}
+
+// eachRelease answers for each version on up to workers goroutines and
+// returns the answers in the versions' order; progress, when set, is
+// called as each finishes. An answer carries its own failure: one
+// release failing stops no other.
+func eachRelease[T any](versions []string, workers int, progress func(done, total int, version string), answer func(version string) T) []T {
+	out := make([]T, len(versions))
+	var g errgroup.Group
+	g.SetLimit(max(workers, 1))
+	var mu sync.Mutex
+	done := 0
+	for i, v := range versions {
+		g.Go(func() error {
+			out[i] = answer(v)
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if progress != nil {
+				progress(done, len(versions), v)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // no answer returns an error
+	return out
+}
+
+// sortVersions orders releases oldest first and drops repeats (v1.36 and
+// v1.36.5 in one list, say): a history runs forwards.
+func sortVersions(versions []string) []string {
+	out := append([]string(nil), versions...)
+	sort.SliceStable(out, func(i, j int) bool { return versionLess(out[i], out[j]) })
+	k := 0
+	for i, v := range out {
+		if i == 0 || v != out[k-1] {
+			out[k] = v
+			k++
+		}
+	}
+	return out[:k]
+}
+
+// versionLess orders Kubernetes versions; what is not a version sorts
+// last, by its text.
+func versionLess(a, b string) bool {
+	va, aok := kubeversion.Parse(a)
+	vb, bok := kubeversion.Parse(b)
+	switch {
+	case aok && bok:
+		if va.Less(vb) || vb.Less(va) {
+			return va.Less(vb)
+		}
+		return a < b
+	case aok != bok:
+		return aok
+	}
+	return a < b
+}
+
+// releaseGates is one release's gates, or why they could not be read.
+type releaseGates struct {
+	version string
+	rep     *GatesReport
+	err     error
+}
+
+// find returns the release's gate a name names: its name, else its
+// constant's identifier.
+func (r releaseGates) find(name string) *Gate {
+	if r.rep == nil {
+		return nil
+	}
+	if g := r.rep.Gate(name); g != nil {
+		return g
+	}
+	for i := range r.rep.Gates {
+		if r.rep.Gates[i].Const == name {
+			return &r.rep.Gates[i]
+		}
+	}
+	return nil
+}
+
+// historyOf follows the named gates through the releases read, which are
+// in order, oldest first.
+func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error) {
+	rep := &GateHistoryReport{SchemaVersion: SchemaVersion, Gates: []GateTimeline{}, Releases: []ReleaseRead{}}
+	var ok []string
+	for _, r := range reads {
+		rr := ReleaseRead{KubernetesVersion: r.version}
+		switch {
+		case r.err != nil:
+			rr.Error = oneLineError(r.err)
+		case r.rep == nil:
+			rr.Error = "no answer"
+		default:
+			rr.Source = r.rep.Source
+			rr.Unfetched = r.rep.Unfetched
+			ok = append(ok, r.version)
+		}
+		if rr.Source.Dir == "" {
+			rr.Source = Source{Dir: tree.KubernetesModule + "@" + r.version, KubernetesVersion: r.version}
+		}
+		rep.Releases = append(rep.Releases, rr)
+	}
+	if len(reads) == 0 {
+		return nil, errors.New("no release to read: want one or more Kubernetes releases")
+	}
+	if len(ok) == 0 {
+		r := rep.Releases[0]
+		if len(reads) == 1 {
+			return nil, fmt.Errorf("%s: %s", r.KubernetesVersion, r.Error)
+		}
+		return nil, fmt.Errorf("none of the %d releases could be read; %s: %s", len(reads), r.KubernetesVersion, r.Error)
+	}
+
+	if len(names) == 0 {
+		seen := map[string]bool{}
+		for _, r := range reads {
+			if r.rep == nil {
+				continue
+			}
+			for _, g := range r.rep.Gates {
+				if !seen[g.Name] {
+					seen[g.Name] = true
+					names = append(names, g.Name)
+				}
+			}
+		}
+		sort.Strings(names)
+	}
+
+	done := map[string]bool{}
+	for _, n := range names {
+		var name string // as the newest release declaring it names it
+		for _, r := range reads {
+			if g := r.find(n); g != nil {
+				name = g.Name
+			}
+		}
+		if name == "" {
+			if len(ok) == 1 {
+				return nil, fmt.Errorf("%s declares no feature gate %q", ok[0], n)
+			}
+			return nil, fmt.Errorf("none of the %d releases read (%s to %s) declares a feature gate %q", len(ok), ok[0], ok[len(ok)-1], n)
+		}
+		if done[name] {
+			continue // named twice, or by its name and its constant
+		}
+		done[name] = true
+		rep.Gates = append(rep.Gates, gateHistory(name, n, reads))
+	}
+	return rep, nil
+}
+
+// oneLineError is an error's text on one line.
+func oneLineError(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// gateHistory follows one gate, named by the user as asked, through the
+// releases read.
+func gateHistory(name, asked string, reads []releaseGates) GateTimeline {
+	h := GateTimeline{Name: name, Releases: []GateAtRelease{}, Changes: []GateChange{}}
+	var prev *GateAtRelease // the last release read
+	var skipped []string    // releases since prev that could not be read
+	for _, r := range reads {
+		row := GateAtRelease{KubernetesVersion: r.version}
+		if r.err != nil || r.rep == nil {
+			row.Error = "no answer"
+			if r.err != nil {
+				row.Error = oneLineError(r.err)
+			}
+			h.Releases = append(h.Releases, row)
+			skipped = append(skipped, r.version)
+			continue
+		}
+		g := r.find(name)
+		if g == nil {
+			g = r.find(asked)
+		}
+		if g != nil {
+			row.Exists = true
+			if s, ok := g.Newest(); ok {
+				row.Newest = s.Version
+			}
+			if s, ok := g.At(r.version); ok {
+				row.Effective = &GateState{
+					PreRelease: s.PreRelease, Default: s.Default, LockToDefault: s.LockToDefault,
+					Version: s.Version, MinCompatibilityVersion: s.MinCompatibilityVersion, Unresolved: s.Unresolved,
+				}
+				pos := s.Pos
+				row.Pos = &pos
+			}
+		}
+		h.Releases = append(h.Releases, row)
+		if prev != nil {
+			for _, what := range changes(prev, &row) {
+				if len(skipped) > 0 {
+					what += fmt.Sprintf(" (since %s; %s not read)", prev.KubernetesVersion, strings.Join(skipped, ", "))
+				}
+				h.Changes = append(h.Changes, GateChange{KubernetesVersion: r.version, What: what})
+			}
+		}
+		prev = &h.Releases[len(h.Releases)-1]
+		skipped = nil
+	}
+	return h
+}
+
+// changes says how a gate changed from one release read to the next: in
+// existence, stage, default and lock, in that order. A side whose spec is
+// unknown is compared in existence only.
+func changes(a, b *GateAtRelease) []string {
+	switch {
+	case !a.Exists && !b.Exists:
+		return nil
+	case !a.Exists:
+		if s := b.Effective; s != nil {
+			what := fmt.Sprintf("added (%s, default %t", stageWords(s.PreRelease), s.Default)
+			if s.LockToDefault {
+				what += ", locked"
+			}
+			return []string{what + ")"}
+		}
+		return []string{"added"}
+	case !b.Exists:
+		return []string{"removed"}
+	case a.Effective == nil || b.Effective == nil:
+		return nil
+	}
+	x, y := a.Effective, b.Effective
+	var out []string
+	if x.PreRelease != y.PreRelease {
+		out = append(out, stageChange(x.PreRelease, y.PreRelease))
+	}
+	if x.Default != y.Default {
+		out = append(out, fmt.Sprintf("default flipped %t -> %t", x.Default, y.Default))
+	}
+	switch {
+	case !x.LockToDefault && y.LockToDefault:
+		out = append(out, "locked to default")
+	case x.LockToDefault && !y.LockToDefault:
+		out = append(out, "unlocked")
+	}
+	return out
+}
+
+// stageRank orders the stages a gate is promoted through; 0 for the
+// others (Deprecated, or a stage that could not be read).
+var stageRank = map[string]int{
+	string(featuregates.PreAlpha): 1,
+	string(featuregates.Alpha):    2,
+	string(featuregates.Beta):     3,
+	string(featuregates.GA):       4,
+}
+
+func stageChange(from, to string) string {
+	f, t := stageRank[from], stageRank[to]
+	switch {
+	case to == string(featuregates.Deprecated):
+		return fmt.Sprintf("deprecated (was %s)", stageWords(from))
+	case f > 0 && t > f:
+		return fmt.Sprintf("promoted %s -> %s", from, to)
+	case f > 0 && t > 0:
+		return fmt.Sprintf("demoted %s -> %s", from, to)
+	}
+	return fmt.Sprintf("stage %s -> %s", stageWords(from), stageWords(to))
+}
+
+// stageWords is a stage for a phrase: "" is a stage that could not be read.
+func stageWords(s string) string {
+	if s == "" {
+		return "unknown stage"
+	}
+	return s
+}

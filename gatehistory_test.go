@@ -1,0 +1,265 @@
+package plegvet
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// spec builds an unversioned spec at a line of kube_features.go.
+func histSpec(stage string, def, locked bool, line int) Spec {
+	return Spec{PreRelease: stage, Default: def, LockToDefault: locked, Pos: Pos{File: "pkg/features/kube_features.go", Line: line, Column: 3}}
+}
+
+// read is a release that declares the gates given.
+func histRead(version string, gates ...Gate) releaseGates {
+	return releaseGates{version: version, rep: &GatesReport{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@" + version, KubernetesVersion: version}, Gates: gates}}
+}
+
+// failed is a release that could not be read.
+func histFailed(version string) releaseGates {
+	return releaseGates{version: version, err: fmt.Errorf("cannot fetch k8s.io/kubernetes@%s", version)}
+}
+
+func histGate(name string, specs ...Spec) Gate {
+	return Gate{Name: name, Format: "unversioned", Specs: specs}
+}
+
+func histChanges(h GateTimeline) []string {
+	var out []string
+	for _, c := range h.Changes {
+		out = append(out, c.KubernetesVersion+" "+c.What)
+	}
+	return out
+}
+
+func TestGateHistoryChanges(t *testing.T) {
+	tests := []struct {
+		name  string
+		reads []releaseGates
+		want  []string
+	}{{
+		name: "added then promoted, flipped, locked, removed",
+		reads: []releaseGates{
+			histRead("v1.25.0"),
+			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
+			histRead("v1.27.0", histGate("G", histSpec("Beta", false, false, 11))),
+			histRead("v1.28.0", histGate("G", histSpec("Beta", true, false, 12))),
+			histRead("v1.29.0", histGate("G", histSpec("GA", true, true, 13))),
+			histRead("v1.30.0"),
+		},
+		want: []string{
+			"v1.26.0 added (Alpha, default false)",
+			"v1.27.0 promoted Alpha -> Beta",
+			"v1.28.0 default flipped false -> true",
+			"v1.29.0 promoted Beta -> GA",
+			"v1.29.0 locked to default",
+			"v1.30.0 removed",
+		},
+	}, {
+		name: "a reverted Beta: demoted, default flipped back, unlocked",
+		reads: []releaseGates{
+			histRead("v1.27.0", histGate("G", histSpec("Beta", true, true, 10))),
+			histRead("v1.27.9", histGate("G", histSpec("Alpha", false, false, 10))),
+		},
+		want: []string{"v1.27.9 demoted Beta -> Alpha", "v1.27.9 default flipped true -> false", "v1.27.9 unlocked"},
+	}, {
+		name: "present from the first release, unchanged: no change",
+		reads: []releaseGates{
+			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
+			histRead("v1.27.0", histGate("G", histSpec("Alpha", false, false, 99))),
+		},
+		want: nil,
+	}, {
+		name: "deprecated, and added locked",
+		reads: []releaseGates{
+			histRead("v1.30.0"),
+			histRead("v1.31.0", histGate("G", histSpec("GA", true, true, 10))),
+			histRead("v1.32.0", histGate("G", histSpec("Deprecated", true, true, 10))),
+		},
+		want: []string{"v1.31.0 added (GA, default true, locked)", "v1.32.0 deprecated (was GA)"},
+	}, {
+		name: "a stage that could not be read",
+		reads: []releaseGates{
+			histRead("v1.30.0", histGate("G", histSpec("Alpha", false, false, 10))),
+			histRead("v1.31.0", histGate("G", histSpec("", false, false, 10))),
+		},
+		want: []string{"v1.31.0 stage Alpha -> unknown stage"},
+	}, {
+		name: "a release that could not be read is skipped, and the change says so",
+		reads: []releaseGates{
+			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
+			histFailed("v1.27.0"),
+			histRead("v1.28.0", histGate("G", histSpec("Beta", false, false, 10))),
+		},
+		want: []string{"v1.28.0 promoted Alpha -> Beta (since v1.26.0; v1.27.0 not read)"},
+	}, {
+		name: "a gate with no readable spec is compared in existence only",
+		reads: []releaseGates{
+			histRead("v1.25.0"),
+			histRead("v1.26.0", histGate("G")),
+			histRead("v1.27.0", histGate("G", histSpec("Beta", false, false, 10))),
+			histRead("v1.28.0"),
+		},
+		want: []string{"v1.26.0 added", "v1.28.0 removed"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := historyOf(tt.reads, []string{"G"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Gates) != 1 {
+				t.Fatalf("got %d gates, want 1", len(rep.Gates))
+			}
+			if got := histChanges(rep.Gates[0]); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("changes:\n got %q\nwant %q", got, tt.want)
+			}
+			if got := len(rep.Gates[0].Releases); got != len(tt.reads) {
+				t.Errorf("got %d rows, want one per release, %d", got, len(tt.reads))
+			}
+		})
+	}
+}
+
+func TestGateHistoryRows(t *testing.T) {
+	versioned := Gate{Name: "G", Format: "versioned", Specs: []Spec{
+		{Version: "1.26", PreRelease: "Alpha", Pos: Pos{File: "f.go", Line: 1}},
+		{Version: "1.28", PreRelease: "Beta", Default: true, Pos: Pos{File: "f.go", Line: 2}},
+	}}
+	rep, err := historyOf([]releaseGates{
+		histRead("v1.25.16"),
+		histRead("v1.27.3", versioned), // names a later spec, not yet in force
+		histRead("v1.28.0", versioned),
+		histFailed("v1.29.0"),
+	}, []string{"G"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := rep.Gates[0].Releases
+	if r := rows[0]; r.Exists || r.Effective != nil || r.Pos != nil || r.Newest != "" || r.Error != "" {
+		t.Errorf("v1.25.16: got %+v, want a gate that does not exist", r)
+	}
+	if r := rows[1]; !r.Exists || r.Effective == nil || r.Effective.PreRelease != "Alpha" || r.Effective.Version != "1.26" || r.Newest != "1.28" || r.Pos == nil || r.Pos.Line != 1 {
+		t.Errorf("v1.27.3: got %+v, want the 1.26 Alpha spec in force, the newest naming 1.28", r)
+	}
+	if r := rows[2]; r.Effective == nil || r.Effective.PreRelease != "Beta" || !r.Effective.Default || r.Pos == nil || r.Pos.Line != 2 {
+		t.Errorf("v1.28.0: got %+v, want the 1.28 Beta spec in force", r)
+	}
+	if r := rows[3]; r.Exists || r.Error != "cannot fetch k8s.io/kubernetes@v1.29.0" {
+		t.Errorf("v1.29.0: got %+v, want its error", r)
+	}
+	if got := histChanges(rep.Gates[0]); !reflect.DeepEqual(got, []string{"v1.27.3 added (Alpha, default false)", "v1.28.0 promoted Alpha -> Beta", "v1.28.0 default flipped false -> true"}) {
+		t.Errorf("changes: got %q", got)
+	}
+	if len(rep.Releases) != 4 || rep.Releases[3].Error == "" || rep.Releases[1].Source.KubernetesVersion != "v1.27.3" {
+		t.Errorf("releases: got %+v", rep.Releases)
+	}
+}
+
+func TestGateHistoryNames(t *testing.T) {
+	old := Gate{Name: "OldName", Const: "QuotaPeriod", Specs: []Spec{histSpec("Alpha", false, false, 1)}}
+	renamed := Gate{Name: "NewName", Const: "QuotaPeriod", Specs: []Spec{histSpec("Beta", true, false, 1)}}
+	reads := []releaseGates{
+		histRead("v1.30.0", old, histGate("B", histSpec("Alpha", false, false, 2))),
+		histRead("v1.31.0", renamed, histGate("A", histSpec("Alpha", false, false, 3))),
+	}
+
+	// The constant's identifier names the gate; its name is the newest release's.
+	rep, err := historyOf(reads, []string{"QuotaPeriod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Gates) != 1 || rep.Gates[0].Name != "NewName" {
+		t.Fatalf("got %+v, want one gate, NewName", rep.Gates)
+	}
+	if rows := rep.Gates[0].Releases; !rows[0].Exists || !rows[1].Exists {
+		t.Errorf("got %+v, want the gate in both releases", rows)
+	}
+
+	// A gate named twice (by name and constant) is one gate; order is as given.
+	rep, err = historyOf(reads, []string{"B", "NewName", "QuotaPeriod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := histNames(rep); !reflect.DeepEqual(got, []string{"B", "NewName"}) {
+		t.Errorf("got %q, want [B NewName]", got)
+	}
+
+	// No names: every gate any release declares, sorted.
+	rep, err = historyOf(reads, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := histNames(rep); !reflect.DeepEqual(got, []string{"A", "B", "NewName", "OldName"}) {
+		t.Errorf("got %q, want [A B NewName OldName]", got)
+	}
+}
+
+func histNames(rep *GateHistoryReport) []string {
+	var out []string
+	for _, g := range rep.Gates {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+func TestGateHistoryErrors(t *testing.T) {
+	reads := []releaseGates{histRead("v1.30.0", histGate("A")), histFailed("v1.31.0"), histRead("v1.32.0", histGate("A"))}
+	_, err := historyOf(reads, []string{"A", "NoSuchGate"})
+	if err == nil || err.Error() != `none of the 2 releases read (v1.30.0 to v1.32.0) declares a feature gate "NoSuchGate"` {
+		t.Errorf("got %v, want an error naming NoSuchGate and the releases read", err)
+	}
+	_, err = historyOf(reads[:1], []string{"NoSuchGate"})
+	if err == nil || err.Error() != `v1.30.0 declares no feature gate "NoSuchGate"` {
+		t.Errorf("got %v, want an error naming NoSuchGate and the release", err)
+	}
+	_, err = historyOf([]releaseGates{histFailed("v1.30.0"), histFailed("v1.31.0")}, []string{"A"})
+	if err == nil || err.Error() != "none of the 2 releases could be read; v1.30.0: cannot fetch k8s.io/kubernetes@v1.30.0" {
+		t.Errorf("got %v, want an error saying no release could be read", err)
+	}
+	_, err = historyOf(nil, []string{"A"})
+	if err == nil {
+		t.Error("no releases: got no error")
+	}
+	// An error that spans lines is kept to one.
+	rep, err := historyOf([]releaseGates{histRead("v1.30.0", histGate("A")), {version: "v1.31.0", err: errors.New("go: line one\n\tline two")}}, []string{"A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Gates[0].Releases[1].Error; got != "go: line one line two" {
+		t.Errorf("got %q, want the error on one line", got)
+	}
+}
+
+func TestGateHistorySortsVersions(t *testing.T) {
+	got := sortVersions([]string{"v1.30.0", "v1.9.1", "junk", "v1.30.0", "v1.29.15", "v1.29.2"})
+	want := []string{"v1.9.1", "v1.29.2", "v1.29.15", "v1.30.0", "junk"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestGateHistoryEachRelease(t *testing.T) {
+	versions := []string{"v1.25.0", "v1.26.0", "v1.27.0", "v1.28.0", "v1.29.0"}
+	var mu sync.Mutex
+	var dones []int
+	got := eachRelease(versions, 2, func(done, total int, v string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if total != len(versions) {
+			t.Errorf("progress total %d, want %d", total, len(versions))
+		}
+		dones = append(dones, done)
+	}, func(v string) string { return "answer " + v })
+	for i, v := range versions {
+		if got[i] != "answer "+v {
+			t.Errorf("answer %d: got %q, want the answer for %s, in order", i, got[i], v)
+		}
+	}
+	if !reflect.DeepEqual(dones, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("progress: got %v, want 1 to 5", dones)
+	}
+}
