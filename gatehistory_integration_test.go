@@ -193,3 +193,44 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A gate declared in a staging module (component-base's metrics) has a
+// history too: each release's staging modules are fetched and read.
+func TestGateHistoryOfAStagingGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Kubernetes releases and their staging modules")
+	}
+	rep, err := plegvet.GateHistory(context.Background(), plegvet.HistoryOptions{Kubernetes: "v1.37.2,v1.35.4,v1.36.5"}, "NativeHistograms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rep.Gates[0]
+	checkRowsAgainstGates(t, h)
+	added := ""
+	for _, r := range h.Releases {
+		if !r.Exists {
+			if added != "" {
+				t.Errorf("NativeHistograms gone at %s after its addition at %s", r.KubernetesVersion, added)
+			}
+			continue
+		}
+		if added == "" {
+			added = r.KubernetesVersion
+		}
+		if r.Pos == nil || !strings.HasPrefix(r.Pos.File, "staging/src/k8s.io/component-base/") {
+			t.Errorf("NativeHistograms at %s: spec at %v, want a file of staging/src/k8s.io/component-base/", r.KubernetesVersion, r.Pos)
+		}
+	}
+	if added == "" || added == h.Releases[0].KubernetesVersion {
+		t.Fatalf("NativeHistograms: first declared at %q; want a release after the first of the list (%+v)", added, h.Releases)
+	}
+	if got := changeAt(h, added); len(got) != 1 || !strings.HasPrefix(got[0], "added (") {
+		t.Errorf("NativeHistograms at %s: changes %q, want it added", added, got)
+	}
+	for _, r := range rep.Releases {
+		g := gatesOf[r.KubernetesVersion].Gate("NativeHistograms")
+		if g != nil && g.Module != "k8s.io/component-base" {
+			t.Errorf("NativeHistograms at %s: module %q, want k8s.io/component-base", r.KubernetesVersion, g.Module)
+		}
+	}
+}
