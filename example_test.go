@@ -86,7 +86,7 @@ func ExampleTimeline() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, rep := range plegvet.Timeline(ctx, versions, 2, nil) {
+	for _, rep := range plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: 2}) {
 		if rep.Error != "" {
 			fmt.Println(rep.Source.KubernetesVersion, "error:", rep.Error)
 			continue

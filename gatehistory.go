@@ -27,6 +27,8 @@ type HistoryOptions struct {
 	Workers int
 	// Progress, when set, is called as each release finishes.
 	Progress func(done, total int, version string)
+	// CacheDir is Options.CacheDir for each release.
+	CacheDir string
 }
 
 // GateHistoryReport is the history of feature gates over releases, each
@@ -126,7 +128,7 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 		workers = runtime.NumCPU()
 	}
 	reads := eachRelease(versions, workers, opts.Progress, func(v string) releaseGates {
-		rep, err := Gates(ctx, Options{Kubernetes: v})
+		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir})
 		return releaseGates{version: v, rep: rep, err: err}
 	})
 	if err := ctx.Err(); err != nil {

@@ -158,11 +158,18 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	rep, err := allGates(ctx, t, src, nil)
+	// The whole list is kept, once per release; names pick from it.
+	rep, err := cached(opts, t, append([]string{"Gates", "unfetched"}, missing...), func() (*GatesReport, error) {
+		rep, err := allGates(ctx, t, src, nil)
+		if err != nil {
+			return nil, err
+		}
+		rep.Unfetched = missing
+		return rep, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	rep.Unfetched = missing
 	if len(names) > 0 {
 		keep := rep.Gates[:0:0]
 		for _, n := range names {

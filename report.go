@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
@@ -100,6 +101,10 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return cached(opts, t, []string{"Inspect"}, func() (*Report, error) { return inspect(ctx, t, src, opts.Proto) })
+}
+
+func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Report, error) {
 	rel := []string{FeaturesPackage}
 	for _, p := range []string{PlegPackage, KubeletPackage} {
 		if t.PackageDir(t.Module+"/"+p) != "" {
@@ -178,7 +183,7 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 		missing("featureGate", "%s", why)
 	}
 
-	if stream, err := readStream(t, a.src, opts.Proto); err != nil {
+	if stream, err := readStream(t, a.src, proto); err != nil {
 		missing("rpc", "%v", err)
 		var unread *protoUnread
 		if errors.As(err, &unread) {
@@ -380,14 +385,28 @@ func Releases(ctx context.Context, spec string) ([]string, error) {
 	return vs, err
 }
 
+// TimelineOptions say how Timeline reads its releases.
+type TimelineOptions struct {
+	// Workers bounds the releases fetched and analysed at once; 0 means
+	// one per CPU.
+	Workers int
+	// Progress, when set, is called as each release finishes.
+	Progress func(done, total int, version string)
+	// CacheDir is Options.CacheDir for each release.
+	CacheDir string
+}
+
 // Timeline answers for several releases (see Releases for expanding a
-// range), fetching and analysing them on up to workers goroutines. A
-// release that cannot be fetched or read is a row with its Error, not a
-// failure of the whole timeline. progress, when set, is called as each
-// release finishes.
-func Timeline(ctx context.Context, versions []string, workers int, progress func(done, total int, version string)) []*Report {
-	return eachRelease(versions, workers, progress, func(v string) *Report {
-		rep, err := Inspect(ctx, Options{Kubernetes: v})
+// range), fetching and analysing them in parallel. A release that cannot
+// be fetched or read is a row with its Error, not a failure of the whole
+// timeline.
+func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*Report {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	return eachRelease(versions, workers, opts.Progress, func(v string) *Report {
+		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir})
 		if err != nil {
 			// A failed release is a row, not a failure.
 			rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}

@@ -29,6 +29,13 @@ type Options struct {
 	// Proto, when set, is the CRI api.proto to read instead of the
 	// tree's. Alone (Dir and Kubernetes empty) it is read without a tree.
 	Proto string
+	// CacheDir, when set, keeps the answers Inspect and Gates give for a
+	// released version (Kubernetes set, Proto not) in this directory,
+	// keyed by the program's build ID and the fetched modules' go.sum
+	// hashes, and reads them from there when asked again: a release's
+	// content never changes. A checkout is never cached. "" caches
+	// nothing; the command line uses DefaultCacheDir().
+	CacheDir string
 }
 
 // open resolves the options to a tree and the Source that describes it.

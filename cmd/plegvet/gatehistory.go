@@ -27,7 +27,7 @@ func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bo
 			}
 		}
 	}
-	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress}, names...)
+	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir()}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

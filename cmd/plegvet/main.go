@@ -32,6 +32,12 @@
 //	                       -k8s release may take (a Go duration; default
 //	                       5m, 0 for no limit); on expiry the fetch fails
 //	                       with one line naming GOPROXY
+//	PLEGVET_CACHE          where report and gates keep their answers for
+//	                       -k8s releases (default: plegvet under the user's
+//	                       cache directory; off: keep nothing). An answer
+//	                       is keyed by plegvet's build ID and the modules'
+//	                       go.sum hashes, so it is the one plegvet would
+//	                       compute; a checkout (-C) is never cached
 package main
 
 import (

@@ -54,7 +54,7 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 			}
 		}
 	}
-	rows := plegvet.Timeline(ctx, versions, runtime.NumCPU(), progress)
+	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir()})
 	if src.json {
 		err = writeJSON(stdout, rows)
 	} else {

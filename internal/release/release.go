@@ -100,6 +100,8 @@ func StagingVersion(v string) string { return "v0." + strings.TrimPrefix(v, "v1.
 // Module is one module the go command downloaded.
 type Module struct {
 	Path, Version, Dir string
+	// Sum is the module's go.sum hash (h1:...): its content, fixed.
+	Sum string
 }
 
 // Fetch downloads k8s.io/kubernetes@version and, when withCRI is set,
@@ -120,7 +122,10 @@ func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error
 	if err != nil {
 		return nil, err
 	}
-	t := &tree.Tree{Dir: mods[0].Dir, Module: tree.KubernetesModule, Version: v, Modules: map[string]string{}}
+	t := &tree.Tree{Dir: mods[0].Dir, Module: tree.KubernetesModule, Version: v, Modules: map[string]string{}, Sums: map[string]string{}}
+	for _, m := range mods {
+		t.Sums[m.Path] = m.Sum
+	}
 	if withCRI {
 		t.Modules[tree.CRIAPIModule] = mods[1].Dir
 	}
@@ -184,7 +189,7 @@ func DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, 
 	dec := json.NewDecoder(stdout)
 	for {
 		var m struct {
-			Path, Version, Dir, Error string
+			Path, Version, Dir, Sum, Error string
 		}
 		if err := dec.Decode(&m); err == io.EOF {
 			break
@@ -196,7 +201,7 @@ func DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, 
 			whyOf[m.Path+"@"+m.Version] = oneLine(m.Error)
 			continue
 		}
-		byName[m.Path+"@"+m.Version] = Module{Path: m.Path, Version: m.Version, Dir: m.Dir}
+		byName[m.Path+"@"+m.Version] = Module{Path: m.Path, Version: m.Version, Dir: m.Dir, Sum: m.Sum}
 	}
 	out := make([]Module, 0, len(modules))
 	var missing []Missing
@@ -281,6 +286,7 @@ func FetchWithStaging(ctx context.Context, version string) (*tree.Tree, []Missin
 	}
 	for _, m := range found {
 		t.Modules[m.Path] = m.Dir
+		t.Sums[m.Path] = m.Sum
 	}
 	return t, missing, nil
 }

@@ -31,6 +31,10 @@ type Tree struct {
 	Module  string            // module path declared by Dir/go.mod
 	Version string            // Kubernetes version when known (v1.36.1)
 	Modules map[string]string // staging module path -> directory
+	// Sums are, for a fetched release, each module's go.sum hash (module
+	// path -> h1:...), the main module's included: what its content is.
+	// Nil for a checkout, whose files may change.
+	Sums map[string]string
 }
 
 // Open describes the checkout rooted at dir. It fails with one line naming

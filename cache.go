@@ -1,0 +1,69 @@
+package plegvet
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/plegvet/plegvet/internal/answercache"
+	"github.com/plegvet/plegvet/internal/tree"
+)
+
+// DefaultCacheDir is the cache the command line uses for Options.CacheDir:
+// $PLEGVET_CACHE, or plegvet under the user's cache directory; "" when the
+// cache is off (PLEGVET_CACHE=off) or there is no such directory.
+func DefaultCacheDir() string {
+	dir, ok := answercache.Dir()
+	if !ok {
+		return ""
+	}
+	return dir
+}
+
+// cached answers a question about a fetched release from opts.CacheDir,
+// or computes the answer and keeps it there. The key is the running
+// program's build ID, the question and every module's go.sum hash: the
+// same program, asked the same of the same content, answers the same, so
+// a kept answer is the one compute would return. A checkout (no sums), a
+// module without a hash, a program without a build ID, or an answer that
+// is an error: nothing is kept, compute runs.
+func cached[T any](opts Options, t *tree.Tree, question []string, compute func() (*T, error)) (*T, error) {
+	key, ok := cacheKey(opts, t, question)
+	if !ok {
+		return compute()
+	}
+	var kept T
+	if answercache.Get(opts.CacheDir, key, &kept) {
+		return &kept, nil
+	}
+	answer, err := compute()
+	if err != nil {
+		return nil, err
+	}
+	// A cache that cannot be written costs the next run its time, not
+	// this one its answer.
+	_ = answercache.Put(opts.CacheDir, key, answer)
+	return answer, nil
+}
+
+func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
+	if opts.CacheDir == "" || opts.Kubernetes == "" || opts.Proto != "" || len(t.Sums) == 0 {
+		return "", false
+	}
+	parts := append([]string{fmt.Sprint("schema ", SchemaVersion), t.Module + "@" + t.Version}, question...)
+	mods := make([]string, 0, len(t.Sums))
+	for m, sum := range t.Sums {
+		if sum == "" {
+			return "", false
+		}
+		mods = append(mods, m+" "+sum)
+	}
+	sort.Strings(mods)
+	// Staging modules present without a hash (none today) would make the
+	// key say less than the tree holds.
+	for m := range t.Modules {
+		if t.Sums[m] == "" {
+			return "", false
+		}
+	}
+	return answercache.Key(append(parts, mods...)...)
+}

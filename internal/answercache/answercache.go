@@ -1,0 +1,176 @@
+// Package answercache keeps plegvet's answers for released Kubernetes
+// source, which never changes: a module version's content is fixed by its
+// go.sum hash. An answer is stored under a key made of everything it
+// depends on — the program that computed it (its Go build ID: a rebuilt
+// plegvet is another program), the modules' hashes, the question — so a
+// stored answer is one the program would compute again, and reading it
+// costs what reading a file costs.
+//
+// Nothing of a checkout is cached: its files change under the same names.
+//
+// The library caches only where its caller names a directory; the command
+// line's is Dir(): PLEGVET_CACHE, or plegvet under the user's cache
+// directory, beside the go command's; PLEGVET_CACHE=off turns it off. A
+// missing, unreadable or corrupt entry is a miss, never an
+// error: the answer is computed again and the entry rewritten.
+package answercache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Env is the environment variable naming the cache directory, or "off".
+const Env = "PLEGVET_CACHE"
+
+// Dir returns the cache directory, and false when the cache is off or
+// there is no place for it.
+func Dir() (string, bool) {
+	switch v := os.Getenv(Env); v {
+	case "off":
+		return "", false
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", false
+		}
+		return filepath.Join(base, "plegvet"), true
+	default:
+		return v, true
+	}
+}
+
+// Key hashes the parts of a question, with the running program's build
+// ID. It reports false when the program has no build ID to key on (a
+// binary not built by the go command for ELF): nothing is cached then.
+func Key(parts ...string) (string, bool) {
+	id, ok := ProgramID()
+	if !ok {
+		return "", false
+	}
+	h := sha256.New()
+	for _, p := range append([]string{id}, parts...) {
+		// Length-prefixed: ("ab", "c") and ("a", "bc") differ.
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// Get decodes the entry of key in dir into v, strictly (an unknown field
+// is a miss: another schema). It reports whether it did.
+func Get(dir, key string, v any) bool {
+	if dir == "" || key == "" {
+		return false
+	}
+	data, err := os.ReadFile(entry(dir, key))
+	if err != nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil || dec.More() {
+		return false
+	}
+	return true
+}
+
+// Put stores v under key in dir. A cache that cannot be written is no
+// error of the answer's: the error is for callers that want to say so.
+func Put(dir, key string, v any) error {
+	if dir == "" || key == "" {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	name := entry(dir, key)
+	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+		return err
+	}
+	// Written whole, then renamed: a reader never sees half an entry.
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %v", tmp.Name(), firstErr(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// entry is where key's entry lives: two-character fan-out, as the go
+// command's cache does.
+func entry(dir, key string) string {
+	return filepath.Join(dir, key[:2], key+".json")
+}
+
+var programID = sync.OnceValues(readProgramID)
+
+// ProgramID returns the running executable's Go build ID, read from its
+// ELF note, and whether there is one.
+func ProgramID() (string, bool) { return programID() }
+
+// SetProgramIDForTest replaces the build ID for the rest of a test
+// binary's run; "" turns keys off.
+func SetProgramIDForTest(id string) {
+	programID = func() (string, bool) { return id, id != "" }
+}
+
+func readProgramID() (string, bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", false
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sec := f.Section(".note.go.buildid")
+	if sec == nil {
+		return "", false
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return "", false
+	}
+	return parseNote(data, f.ByteOrder)
+}
+
+// parseNote reads a Go build ID note: name size, description size, type
+// 4, the name "Go\x00\x00", the ID.
+func parseNote(data []byte, order binary.ByteOrder) (string, bool) {
+	if len(data) < 16 {
+		return "", false
+	}
+	namesz, descsz, typ := order.Uint32(data[0:]), order.Uint32(data[4:]), order.Uint32(data[8:])
+	if namesz != 4 || typ != 4 || string(data[12:16]) != "Go\x00\x00" || uint64(len(data)) < 16+uint64(descsz) || descsz == 0 {
+		return "", false
+	}
+	return string(data[16 : 16+descsz]), true
+}
