@@ -170,23 +170,34 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	if len(names) > 0 {
-		keep := rep.Gates[:0:0]
-		for _, n := range names {
-			g := rep.Gate(n)
-			for i := range rep.Gates {
-				if g == nil && rep.Gates[i].Const == n {
-					g = &rep.Gates[i] // the constant's identifier names it too
-				}
-			}
-			if g == nil {
-				return nil, fmt.Errorf("%s: the tree declares no feature gate %q", rep.Source.Dir, n)
-			}
-			keep = append(keep, *g)
-		}
-		rep.Gates = keep
+	if err := rep.keepOnly(names, "the tree"); err != nil {
+		return nil, err
 	}
 	return rep, nil
+}
+
+// keepOnly keeps the named gates, in the order named; a name matches a
+// gate's name or its constant's identifier. A name no gate has is an
+// error saying that where declares none.
+func (r *GatesReport) keepOnly(names []string, where string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	keep := r.Gates[:0:0]
+	for _, n := range names {
+		g := r.Gate(n)
+		for i := range r.Gates {
+			if g == nil && r.Gates[i].Const == n {
+				g = &r.Gates[i] // the constant's identifier names it too
+			}
+		}
+		if g == nil {
+			return fmt.Errorf("%s: %s declares no feature gate %q", r.Source.Dir, where, n)
+		}
+		keep = append(keep, *g)
+	}
+	r.Gates = keep
+	return nil
 }
 
 // gates reads the featuregate analyzer's outcome on pkg/features.
@@ -209,21 +220,8 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
 		rep.Gates = append(rep.Gates, g)
 	}
-	if len(names) > 0 {
-		keep := rep.Gates[:0:0]
-		for _, n := range names {
-			g := rep.Gate(n)
-			for i := range rep.Gates {
-				if g == nil && rep.Gates[i].Const == n {
-					g = &rep.Gates[i] // the constant's identifier names it too
-				}
-			}
-			if g == nil {
-				return nil, fmt.Errorf("%s: %s declares no feature gate %q", a.src.Dir, FeaturesPackage, n)
-			}
-			keep = append(keep, *g)
-		}
-		rep.Gates = keep
+	if err := rep.keepOnly(names, FeaturesPackage); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

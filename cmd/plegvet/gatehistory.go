@@ -18,15 +18,7 @@ import (
 // release that cannot be read is a row with its error (under the table,
 // and on stderr), and the exit code is 1.
 func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bool, stdout, stderr io.Writer) int {
-	var progress func(done, total int, v string)
-	if isTerminal(stderr) {
-		progress = func(done, total int, v string) {
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, v)
-			if done == total {
-				fmt.Fprint(stderr, "\r\033[K")
-			}
-		}
-	}
+	progress := releaseProgress(stderr)
 	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir()}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)

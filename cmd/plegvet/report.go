@@ -45,15 +45,7 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
-	var progress func(done, total int, v string)
-	if isTerminal(stderr) {
-		progress = func(done, total int, v string) {
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, v)
-			if done == total {
-				fmt.Fprint(stderr, "\r\033[K")
-			}
-		}
-	}
+	progress := releaseProgress(stderr)
 	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir()})
 	if src.json {
 		err = writeJSON(stdout, rows)
@@ -345,4 +337,18 @@ func writeSARIFFile(name string, ds []plegvet.Diagnostic) error {
 		return fmt.Errorf("writing %s: %v", name, err)
 	}
 	return f.Close()
+}
+
+// releaseProgress shows, on a terminal, how many releases of a timeline
+// or a history are done; nil elsewhere (a log gets no \r).
+func releaseProgress(stderr io.Writer) func(done, total int, version string) {
+	if !isTerminal(stderr) {
+		return nil
+	}
+	return func(done, total int, v string) {
+		fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, v)
+		if done == total {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+	}
 }
