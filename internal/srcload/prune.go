@@ -175,10 +175,11 @@ func receiverBase(e ast.Expr) string {
 // selectedFrom collects the names files select from the package with the
 // given import path: pkg.Name for the file's name of the import. It
 // reports false when a file imports it with a dot, whose uses are bare
-// names: then nothing may be cut.
-func selectedFrom(files []*ast.File, importPath, pkgName string, into map[string]bool) bool {
+// names: then nothing may be cut. Each file is walked once per load
+// (sels), whichever packages are asked about.
+func (l *loader) selectedFrom(files []*ast.File, importPath, pkgName string, into map[string]bool) bool {
 	for _, f := range files {
-		locals := map[string]bool{}
+		var locals []string
 		for _, imp := range f.Imports {
 			if p, err := strconv.Unquote(imp.Path.Value); err != nil || p != importPath {
 				continue
@@ -192,22 +193,44 @@ func selectedFrom(files []*ast.File, importPath, pkgName string, into map[string
 				return false
 			case "_":
 			default:
-				locals[local] = true
+				locals = append(locals, local)
 			}
 		}
 		if len(locals) == 0 {
 			continue
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && locals[id.Name] {
-					into[sel.Sel.Name] = true
-				}
+		sels := l.selections(f)
+		for _, local := range locals {
+			for n := range sels[local] {
+				into[n] = true
 			}
-			return true
-		})
+		}
 	}
 	return true
+}
+
+// selections are a file's x.Name selectors by the identifier x.
+func (l *loader) selections(f *ast.File) map[string]map[string]bool {
+	if s, ok := l.sels[f]; ok {
+		return s
+	}
+	s := map[string]map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				if s[id.Name] == nil {
+					s[id.Name] = map[string]bool{}
+				}
+				s[id.Name][sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	if l.sels == nil {
+		l.sels = map[*ast.File]map[string]map[string]bool{}
+	}
+	l.sels[f] = s
+	return s
 }
 
 // cut cuts a declarations-only package down to what the packages parsed so
@@ -215,7 +238,7 @@ func selectedFrom(files []*ast.File, importPath, pkgName string, into map[string
 func (l *loader) cut(importPath string, pp *parsedPkg) []*ast.File {
 	wanted := map[string]bool{}
 	for q, qp := range l.parsed {
-		if q != importPath && !selectedFrom(qp.files, importPath, pp.name, wanted) {
+		if q != importPath && !l.selectedFrom(qp.files, importPath, pp.name, wanted) {
 			return pp.files
 		}
 	}
@@ -237,7 +260,7 @@ func (l *loader) cutTooMuch() bool {
 				continue
 			}
 			sel := map[string]bool{}
-			if !selectedFrom(qp.files, p, name, sel) {
+			if !l.selectedFrom(qp.files, p, name, sel) {
 				return true
 			}
 			for n := range sel {

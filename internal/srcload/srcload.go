@@ -82,8 +82,9 @@ type Result struct {
 }
 
 type loader struct {
-	cutting   bool                       // declarations-only imports are cut to what is reached
-	cutNames  map[string]map[string]bool // per cut package, the names cut
+	cutting   bool                                     // declarations-only imports are cut to what is reached
+	cutNames  map[string]map[string]bool               // per cut package, the names cut
+	sels      map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
 	also      func(importPath string) bool
 	declsOnly func(importPath string) bool
 	requested map[string]bool
