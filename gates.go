@@ -211,10 +211,15 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, FeaturesPackage, a.unreadIn(FeaturesPackage))
 	}
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
-	staging, _ := a.tree.StagingModules()
+	// The staging modules' go.mod files are read only when a gate's file
+	// lies in one: pkg/features' gates are the tree's own module's.
+	var staging map[string]string
 	for _, fg := range found.Gates {
 		g := a.pos.gate(fg)
 		g.File = a.pos.pos(fg.Entry).File
+		if staging == nil && strings.HasPrefix(g.File, "staging/src/") {
+			staging, _ = a.tree.StagingModules()
+		}
 		g.Module = a.tree.ModuleOf(g.File, staging)
 		g.Package = a.tree.Module + "/" + FeaturesPackage
 		g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned

@@ -26,7 +26,7 @@ type parsed struct {
 // it would get in the loader's (the bases before it plus their sizes), and
 // the files then join the loader's set in order. Positions, and anything
 // sorted by them, are the same from run to run.
-func (l *loader) parseAll(sources []source) []parsed {
+func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 	out := make([]parsed, len(sources))
 	sets := make([]*token.FileSet, len(sources))
 	bases := make([]int, len(sources))
@@ -44,7 +44,7 @@ func (l *loader) parseAll(sources []source) []parsed {
 				// A file with no lines moves the set's next base to bases[i].
 				fset.AddFile("", -1, bases[i]-2)
 			}
-			f, err := parser.ParseFile(fset, s.filename, s.src, parser.ParseComments|parser.SkipObjectResolution)
+			f, err := parser.ParseFile(fset, s.filename, s.src, mode)
 			out[i], sets[i] = parsed{f, err}, fset
 			return nil
 		})

@@ -22,7 +22,7 @@ func TestParseAllPositionsAsInOrder(t *testing.T) {
 			inOrder.AddFile("earlier.go", -1, before)
 			l.fset.AddFile("earlier.go", -1, before)
 		}
-		got := l.parseAll(sources)
+		got := l.parseAll(sources, parser.ParseComments|parser.SkipObjectResolution)
 		for i, s := range sources {
 			want, wantErr := parser.ParseFile(inOrder, s.filename, s.src, parser.ParseComments|parser.SkipObjectResolution)
 			if (wantErr == nil) != (got[i].err == nil) {

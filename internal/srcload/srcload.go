@@ -273,7 +273,14 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		}
 		sources = append(sources, source{filename, src})
 	}
-	for i, r := range l.parseAll(sources) {
+	// Comments are kept for the packages whose syntax the analyzers read;
+	// a declarations-only import's (the CRI API's generated field docs)
+	// are parsed past.
+	mode := parser.ParseComments | parser.SkipObjectResolution
+	if !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath) {
+		mode = parser.SkipObjectResolution
+	}
+	for i, r := range l.parseAll(sources, mode) {
 		filename, f, err := sources[i].filename, r.file, r.err
 		if err != nil {
 			pp.problems = append(pp.problems, l.syntaxProblem(filename, err))
