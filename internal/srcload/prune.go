@@ -25,6 +25,7 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 	declares := map[string][]ast.Decl{} // a top-level name -> the declarations of it
 	methods := map[string][]ast.Decl{}  // a type's name -> its method declarations
 	names := map[ast.Decl][]string{}
+	aliasOf := map[string]string{} // type A = B (or *B, B[T]): A -> B
 	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -43,6 +44,11 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
+						if s.Assign.IsValid() {
+							if base := receiverBase(s.Type); base != "" {
+								aliasOf[s.Name.Name] = base
+							}
+						}
 						declares[s.Name.Name] = append(declares[s.Name.Name], d)
 						names[d] = append(names[d], s.Name.Name)
 					case *ast.ValueSpec:
@@ -53,6 +59,15 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 					}
 				}
 			}
+		}
+	}
+	// A method declared on an alias belongs to the aliased type: reaching
+	// the type reaches it (through a chain of aliases too).
+	for a := range aliasOf {
+		seen := map[string]bool{a: true}
+		for t := aliasOf[a]; t != "" && !seen[t]; t = aliasOf[t] {
+			seen[t] = true
+			methods[t] = append(methods[t], methods[a]...)
 		}
 	}
 	kept := map[ast.Decl]bool{}

@@ -2,6 +2,8 @@ package srcload
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -143,6 +145,102 @@ func stopped(r *Response) bool { return r.GetType() == EventType_STOPPED }
 				if strings.Join(got, ",") != strings.Join(tc.wantCut, ",") {
 					t.Errorf("cut %v, want %v", got, tc.wantCut)
 				}
+			}
+		})
+	}
+}
+
+// Cutting never changes what the requested package's code means: for API
+// shapes where what is reached is not what is named (methods declared on
+// an alias, promoted through embedding, of generic types; iota groups),
+// the requested package type-checks the same, every expression with the
+// same type, cut and uncut.
+func TestCuttingChangesNoType(t *testing.T) {
+	isAPI := func(p string) bool { return strings.HasPrefix(p, "k8s.io/cri-api/") }
+	for _, tc := range []struct{ name, api, pleg string }{
+		{"a method declared on an alias", `package v1
+type impl struct{}
+type Alias = impl
+func (Alias) M() {}
+type I interface{ M() }
+func New() *impl { return nil }
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+var _ v1.I = v1.New()
+`},
+		{"an alias chain to a pointer", `package v1
+type impl struct{}
+type A = impl
+type B = *A
+func (B) M() {}
+type I interface{ M() }
+func New() *impl { return nil }
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+var _ v1.I = v1.New()
+`},
+		{"methods promoted through embedding", `package v1
+type inner struct{}
+func (*inner) Get() string { return "" }
+type Outer struct{ *inner; N int }
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+func get(o *v1.Outer) string { return o.Get() + string(rune(o.N)) }
+`},
+		{"a generic type's methods", `package v1
+type Box[T any] struct{ v T }
+func (b Box[T]) Get() T { return b.v }
+type Events = Box[int]
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+func get(b v1.Events) int { return b.Get() }
+`},
+		{"an iota group reached by its last name", `package v1
+type Kind int
+const (
+	A Kind = iota
+	B
+	C
+)
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+const third = v1.C
+var _ [2]int = [third]int{}
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := fixtureTree(t, map[string]string{
+				"staging/src/k8s.io/cri-api/go.mod":                        "module k8s.io/cri-api\n",
+				"staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.pb.go": tc.api,
+				"pkg/kubelet/pleg/pleg.go":                                 tc.pleg,
+				"pkg/features/features.go":                                 "package features\n",
+			})
+			types := func(cut bool) ([]string, []string) {
+				res, _, err := loadImports(context.Background(), tr, Imports{FromSource: isAPI, DeclarationsOnly: isAPI}, cut, []string{"k8s.io/kubernetes/pkg/kubelet/pleg"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := res.Packages[0]
+				var errs, exprs []string
+				for _, e := range p.TypeErrors {
+					errs = append(errs, e.Msg)
+				}
+				for e, tv := range p.TypesInfo.Types {
+					exprs = append(exprs, fmt.Sprintf("%d %s", e.Pos(), tv.Type))
+				}
+				sort.Strings(exprs)
+				return errs, exprs
+			}
+			uncutErrs, uncut := types(false)
+			if len(uncutErrs) > 0 {
+				t.Fatalf("the fixture does not type-check uncut: %v", uncutErrs)
+			}
+			cutErrs, cut := types(true)
+			if len(cutErrs) > 0 {
+				t.Errorf("cut, the requested package has type errors: %v", cutErrs)
+			}
+			if strings.Join(cut, "\n") != strings.Join(uncut, "\n") {
+				t.Errorf("cut, expressions are typed\n%s\nuncut\n%s", strings.Join(cut, "\n"), strings.Join(uncut, "\n"))
 			}
 		})
 	}
