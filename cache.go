@@ -2,7 +2,9 @@ package plegvet
 
 import (
 	"fmt"
+	"go/build"
 	"sort"
+	"strings"
 
 	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -39,17 +41,31 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 	if err != nil {
 		return nil, err
 	}
+	// An answer with a file not read or a construct not followed is not
+	// kept: the cause may pass (a file unreadable for a moment, too many
+	// open files), and the next run should try again.
+	if c, ok := any(answer).(interface{ complete() bool }); ok && !c.complete() {
+		return answer, nil
+	}
 	// A cache that cannot be written costs the next run its time, not
 	// this one its answer.
 	_ = answercache.Put(opts.CacheDir, key, answer)
 	return answer, nil
 }
 
+func (r *Report) complete() bool { return r.Source.Load.complete() }
+
+func (r *GatesReport) complete() bool { return r.Source.Load.complete() }
+
+func (l Load) complete() bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
+
 func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 	if opts.CacheDir == "" || opts.Kubernetes == "" || opts.Proto != "" || len(t.Sums) == 0 {
 		return "", false
 	}
-	parts := append([]string{fmt.Sprint("schema ", SchemaVersion), t.Module + "@" + t.Version}, question...)
+	// The build context's tool tags come from the environment
+	// (GOEXPERIMENT, GOAMD64) and decide which files build.
+	parts := append([]string{fmt.Sprint("schema ", SchemaVersion), "tags " + strings.Join(build.Default.ToolTags, ","), t.Module + "@" + t.Version}, question...)
 	mods := make([]string, 0, len(t.Sums))
 	for m, sum := range t.Sums {
 		if sum == "" {

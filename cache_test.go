@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/plegvet/plegvet/internal/tree"
 )
 
 func cacheEntries(t *testing.T, dir string) []string {
@@ -117,5 +119,27 @@ func TestCheckoutsAreNotCached(t *testing.T) {
 	}
 	if got := cacheEntries(t, dir); len(got) != 0 {
 		t.Errorf("a checkout's answer was cached: %v", got)
+	}
+}
+
+// An answer with a file not read is not kept: its cause may pass.
+func TestIncompleteAnswersAreNotKept(t *testing.T) {
+	var calls int
+	dir := t.TempDir()
+	tr := &tree.Tree{Module: "k8s.io/kubernetes", Version: "v1.36.1", Sums: map[string]string{"k8s.io/kubernetes": "h1:x"}}
+	opts := Options{Kubernetes: "v1.36.1", CacheDir: dir}
+	compute := func() (*Report, error) {
+		calls++
+		r := &Report{SchemaVersion: SchemaVersion}
+		r.Source.Load.Problems = []string{"pkg/kubelet/x.go: permission denied"}
+		return r, nil
+	}
+	for range 2 {
+		if _, err := cached(opts, tr, []string{"Inspect"}, compute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 2 || len(cacheEntries(t, dir)) != 0 {
+		t.Errorf("an answer with a load problem was kept: computed %d times, %d entries", calls, len(cacheEntries(t, dir)))
 	}
 }

@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"sync"
 )
 
@@ -141,14 +143,24 @@ func SetProgramIDForTest(id string) {
 	programID = func() (string, bool) { return id, id != "" }
 }
 
+// readProgramID reads the build ID of the running program: from
+// /proc/self/exe, which stays the running file when the file at its path
+// is replaced (go install of a new plegvet while an old one runs), and
+// only without /proc from the path. An ID the go command did not compute
+// from the program's content (-buildid=X, Bazel's "redacted": no
+// action/content form) keys nothing. The module versions the program
+// was built from are added, so that even a build ID set by hand is not
+// all a key rests on.
 func readProgramID() (string, bool) {
-	exe, err := os.Executable()
+	f, err := elf.Open("/proc/self/exe")
 	if err != nil {
-		return "", false
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		return "", false
+		exe, err := os.Executable()
+		if err != nil {
+			return "", false
+		}
+		if f, err = elf.Open(exe); err != nil {
+			return "", false
+		}
 	}
 	defer f.Close()
 	sec := f.Section(".note.go.buildid")
@@ -159,7 +171,14 @@ func readProgramID() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return parseNote(data, f.ByteOrder)
+	id, ok := parseNote(data, f.ByteOrder)
+	if !ok || !strings.Contains(id, "/") {
+		return "", false
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id += "\n" + bi.String()
+	}
+	return id, true
 }
 
 // parseNote reads a Go build ID note: name size, description size, type
