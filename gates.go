@@ -18,13 +18,13 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -151,8 +151,8 @@ func (r *GatesReport) Gate(name string) *Gate {
 // staging module, as Kubernetes' own feature-list generator walks them.
 // For a release (Options.Kubernetes), the staging modules its go.mod
 // requires are fetched with it; one the proxy does not serve is named in
-// Source.Load.Problems. Names, when given, keep only those gates; a name
-// the tree does not declare is an error.
+// Unfetched (a whole list is then not whole). Names, when given, keep only
+// those gates; a name the tree does not declare is an error.
 func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, error) {
 	t, src, missing, err := openWithStaging(ctx, opts)
 	if err != nil {
@@ -289,10 +289,15 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 	for m, d := range staging {
 		roots = append(roots, root{d, m})
 	}
+	// In module order: the problems found on the way come out in it.
+	sort.Slice(roots[1:], func(i, j int) bool { return roots[1+i].importPath < roots[1+j].importPath })
 	ctxt := build.Default
 	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
 	found := map[string]bool{}
 	var problems []string
+	// Files whose imports could not be read, by package: named unless the
+	// package is loaded anyway (the loader then names them).
+	unread := map[string][]string{}
 	for _, r := range roots {
 		err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -321,7 +326,7 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 			if found[ip] {
 				return nil
 			}
-			src, err := os.ReadFile(p)
+			src, err := inputfile.Read(p)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", t.Rel(p), err))
 				return nil
@@ -330,12 +335,20 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 				return nil
 			}
 			ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
-			if ok, err := ctxt.MatchFile(filepath.Dir(p), name); err != nil || !ok {
-				return nil // the loader names a file whose constraints do not parse
+			ok, err := ctxt.MatchFile(filepath.Dir(p), name)
+			if err != nil {
+				// Its package may not be loaded (this file may be the one
+				// that imports the API): it is named here.
+				unread[ip] = append(unread[ip], fmt.Sprintf("%s: build constraints: %s", t.Rel(p), inputfile.OneLine(err.Error())))
+				return nil
+			}
+			if !ok {
+				return nil // not part of the package on linux/amd64
 			}
 			f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly)
 			if err != nil {
-				return nil // the loader names it, if its package is loaded
+				unread[ip] = append(unread[ip], fmt.Sprintf("%s: its imports do not parse: %s", t.Rel(p), inputfile.OneLine(err.Error())))
+				return nil
 			}
 			for _, im := range f.Imports {
 				if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPI(types.NewPackage(v, "")) {
@@ -355,6 +368,16 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 		}
 	}
 	sort.Strings(out)
+	var pkgs []string
+	for p := range unread {
+		if !found[p] {
+			pkgs = append(pkgs, p)
+		}
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		problems = append(problems, unread[p]...)
+	}
 	return out, problems, nil
 }
 
@@ -431,7 +454,11 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	}
 	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
 	rep.Source.noteUnfollowed(rep.Diagnostics)
-	rep.ListNames = rep.NamingOf(treeListNames(t))
+	listNames, problem := treeListNames(t)
+	if problem != "" {
+		rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
+	}
+	rep.ListNames = rep.NamingOf(listNames)
 	return rep, nil
 }
 
@@ -454,26 +481,29 @@ var ReferenceLists = []string{
 }
 
 // treeListNames reads the names of the tree's own feature list, if it
-// has one: nil when it has none or it does not parse.
-func treeListNames(t *tree.Tree) []string {
+// has one: nil when it has none. A list there that cannot be read or is
+// not in the list's format is a problem: the naming then defaults.
+func treeListNames(t *tree.Tree) ([]string, string) {
 	for _, rel := range ReferenceLists {
-		data, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(rel)))
-		if err != nil {
+		name := filepath.Join(t.Dir, filepath.FromSlash(rel))
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		var entries []struct {
-			Name string `yaml:"name"`
+		data, err := inputfile.Read(name)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %v (its gates' naming not read)", rel, err)
 		}
-		if yaml.Unmarshal(data, &entries) != nil {
-			return nil
+		list, err := featurelist.Parse(rel, data)
+		if err != nil {
+			return nil, err.Error() + " (its gates' naming not read)"
 		}
-		names := make([]string, 0, len(entries))
-		for _, e := range entries {
-			names = append(names, e.Name)
+		names := make([]string, 0, len(list))
+		for _, g := range list {
+			names = append(names, g.Name)
 		}
-		return names
+		return names, ""
 	}
-	return nil
+	return nil, ""
 }
 
 // NamingOf says how a feature list with the given names names the gates

@@ -86,24 +86,44 @@ func main() {
 // process of a fraction of a second whose heap is its one load of a tree,
 // and collecting it as it grows cost a fifth of report -C's time
 // (bench item 1) for nothing it could free. GOGC or GOMEMLIMIT set by the
-// user win; the analysis driver, whose loads are larger, keeps Go's
-// defaults.
+// user win; the analysis driver, whose loads are larger, and a timeline or
+// history (-k8s with a list or a range: a release per CPU loaded at once)
+// keep Go's defaults.
 func tuneGC(args []string) {
+	if !loadsOneTree(args) {
+		return
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(1 << 30)
+	}
+}
+
+// loadsOneTree reports whether the command line runs a subcommand on one
+// tree: not the analysis driver, not -k8s with a list or a range.
+func loadsOneTree(args []string) bool {
 	if len(args) == 0 {
-		return
+		return false
 	}
+	sub := false
 	for _, sc := range subcommands {
-		if args[0] != sc.name {
-			continue
-		}
-		if _, set := os.LookupEnv("GOGC"); !set {
-			debug.SetGCPercent(400)
-		}
-		if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-			debug.SetMemoryLimit(1 << 30)
-		}
-		return
+		sub = sub || args[0] == sc.name
 	}
+	if !sub {
+		return false
+	}
+	for i, a := range args {
+		v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "k8s=")
+		if !ok && strings.TrimLeft(a, "-") == "k8s" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if ok && (strings.Contains(v, ",") || strings.Contains(v, "..")) {
+			return false
+		}
+	}
+	return true
 }
 
 // dispatch runs a subcommand, or the standalone go/analysis driver
