@@ -85,6 +85,10 @@ type GateAtRelease struct {
 	Pos *Pos `json:"pos"`
 	// Error is set, and nothing else, where the release could not be read.
 	Error string `json:"error,omitempty"`
+	// Unfetched, where the gate does not exist, are the release's staging
+	// modules the go command did not fetch: the gate may be declared in
+	// one of them, so its absence there is not known.
+	Unfetched []string `json:"unfetched,omitempty"`
 }
 
 // GateState is a spec's content without its position.
@@ -331,11 +335,25 @@ func gateHistory(name, asked string, reads []releaseGates) GateTimeline {
 				row.Pos = &pos
 			}
 		}
+		if !row.Exists && len(r.rep.Unfetched) > 0 {
+			row.Unfetched = r.rep.Unfetched
+		}
 		h.Releases = append(h.Releases, row)
 		if prev != nil {
 			for _, what := range changes(prev, &row) {
 				if len(skipped) > 0 {
 					what += fmt.Sprintf(" (since %s; %s not read)", prev.KubernetesVersion, strings.Join(skipped, ", "))
+				}
+				// An absence where staging modules were not fetched is not
+				// known: a change to or from it says so.
+				for _, unsure := range []*GateAtRelease{prev, &row} {
+					if len(unsure.Unfetched) > 0 {
+						mods := "staging modules"
+						if len(unsure.Unfetched) == 1 {
+							mods = "staging module"
+						}
+						what += fmt.Sprintf(" (%s: %d %s not fetched)", unsure.KubernetesVersion, len(unsure.Unfetched), mods)
+					}
 				}
 				h.Changes = append(h.Changes, GateChange{KubernetesVersion: r.version, What: what})
 			}

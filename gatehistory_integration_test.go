@@ -108,7 +108,9 @@ func TestGateHistoryOnReleases(t *testing.T) {
 	if first == nil || minorOf(t, first.KubernetesVersion) != 26 || first.Effective == nil || first.Effective.PreRelease != "Alpha" || first.Effective.Default {
 		t.Fatalf("EventedPLEG: first release declaring it %+v, want a 1.26 release, Alpha, default false", first)
 	}
-	if got := changeAt(ev, first.KubernetesVersion); !reflect.DeepEqual(got, []string{"added (Alpha, default false)"}) {
+	// (Qualified where the release before it has staging modules the
+	// proxy did not serve: the gate's absence there is then not known.)
+	if got := changeAt(ev, first.KubernetesVersion); len(got) != 1 || !strings.HasPrefix(got[0], "added (Alpha, default false)") {
 		t.Errorf("EventedPLEG at %s: changes %q, want it added", first.KubernetesVersion, got)
 	}
 

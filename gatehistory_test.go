@@ -41,6 +41,17 @@ func TestGateHistoryChanges(t *testing.T) {
 		reads []releaseGates
 		want  []string
 	}{{
+		name: "an absence where staging modules were not fetched is not known",
+		reads: []releaseGates{
+			func() releaseGates {
+				r := histRead("v1.25.0")
+				r.rep.Unfetched = []string{"staging/src/k8s.io/sample-apiserver: not served"}
+				return r
+			}(),
+			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
+		},
+		want: []string{"v1.26.0 added (Alpha, default false) (v1.25.0: 1 staging module not fetched)"},
+	}, {
 		name: "added then promoted, flipped, locked, removed",
 		reads: []releaseGates{
 			histRead("v1.25.0"),
