@@ -212,15 +212,7 @@ func (r releaseGates) find(name string) *Gate {
 	if r.rep == nil {
 		return nil
 	}
-	if g := r.rep.Gate(name); g != nil {
-		return g
-	}
-	for i := range r.rep.Gates {
-		if r.rep.Gates[i].Const == name {
-			return &r.rep.Gates[i]
-		}
-	}
-	return nil
+	return r.rep.Find(name)
 }
 
 // historyOf follows the named gates through the releases read, which are

@@ -176,6 +176,21 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	return rep, nil
 }
 
+// Find returns the gate a name names, by the gate's name or, failing
+// that, by its constant's identifier (Kubernetes' lists before v1.37 use
+// it); nil when none does.
+func (r *GatesReport) Find(name string) *Gate {
+	if g := r.Gate(name); g != nil {
+		return g
+	}
+	for i := range r.Gates {
+		if r.Gates[i].Const == name {
+			return &r.Gates[i]
+		}
+	}
+	return nil
+}
+
 // keepOnly keeps the named gates, in the order named; a name matches a
 // gate's name or its constant's identifier. A name no gate has is an
 // error saying that where declares none.
@@ -185,12 +200,7 @@ func (r *GatesReport) keepOnly(names []string, where string) error {
 	}
 	keep := r.Gates[:0:0]
 	for _, n := range names {
-		g := r.Gate(n)
-		for i := range r.Gates {
-			if g == nil && r.Gates[i].Const == n {
-				g = &r.Gates[i] // the constant's identifier names it too
-			}
-		}
+		g := r.Find(n)
 		if g == nil {
 			return fmt.Errorf("%s: %s declares no feature gate %q", r.Source.Dir, where, n)
 		}

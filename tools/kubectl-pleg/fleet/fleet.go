@@ -99,12 +99,12 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options, emit fu
 	for i, t := range targets {
 		g.Go(func() error {
 			r := f.decide(ctx, t)
-			n := done.Add(1)
 			mu.Lock()
 			defer mu.Unlock()
+			n := done.Add(1) // under the lock: the count printed only grows
 			emit(i, r)
 			if opts.Progress != nil {
-				fmt.Fprintf(opts.Progress, "\r%d/%d nodes", n, len(targets))
+				fmt.Fprintf(opts.Progress, "\r\033[K%d/%d nodes", n, len(targets))
 			}
 			return nil
 		})
