@@ -92,8 +92,11 @@ func ReadMetrics(name string, data []byte) (*Metrics, error) {
 // families the verdict reads (Families), so that a body of thousands of
 // families is never held whole. Every other line reaches the parser as an
 // empty line, so that an error's line number is the input's; a line it
-// cannot tell the family of is passed on for the parser to judge. Name is
-// the input's name, for errors.
+// cannot tell the family of is passed on for the parser to judge. So a
+// fault that lies wholly within a family the verdict does not read (a
+// second TYPE line for it, a sample the parser would refuse) is not
+// reported: those lines are not read. Name is the input's name, for
+// errors.
 func ReadMetricsFrom(name string, r io.Reader) (*Metrics, error) {
 	f := newMetricsFilter(r)
 	p := expfmt.NewTextParser(model.UTF8Validation)
