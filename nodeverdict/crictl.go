@@ -11,15 +11,15 @@ var KnownRuntimes = []string{"containerd", "cri-o", "docker"}
 
 // Where a Runtime was read (Runtime.ReportedBy).
 const (
-	ReportedByCrictl   = "crictl version"
-	ReportedByNodeInfo = "status.nodeInfo"
+	ReportedByCrictl   = "crictl-version"
+	ReportedByNodeInfo = "node-info"
 )
 
 // Runtime is the container runtime, as crictl version (or the Node
 // object) reports it.
 type Runtime struct {
-	// ReportedBy says where the runtime was read: "crictl version" (on
-	// the node) or "status.nodeInfo" (the Node object, which gives no CRI
+	// ReportedBy says where the runtime was read: "crictl-version" (crictl on
+	// the node) or "node-info" (the Node object's status.nodeInfo, no CRI
 	// version: APIVersion is then inferred from the kubelet's version).
 	ReportedBy string `json:"reportedBy"`
 	Name       string `json:"name"`
