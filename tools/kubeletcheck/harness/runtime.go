@@ -1,0 +1,164 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Runtime is a containerd the harness runs: Debian's 1.6 (config version
+// 2) or a 2.x built from its module (config version 3), both running
+// containers with crun.
+type Runtime struct {
+	Name    string // "debian" or "built"
+	Bin     string
+	ShimDir string // a directory with the containerd-shim-runc-v2 to use; "" for PATH's
+	Dir     string
+	Sock    string
+	Crictl  string
+	proc    *Process
+}
+
+// NewRuntime lays out a runtime's directories under dir (short: a socket
+// path has a limit) and writes its configuration.
+func NewRuntime(name, bin, shimDir, crictl, dir string) (*Runtime, error) {
+	r := &Runtime{Name: name, Bin: bin, ShimDir: shimDir, Dir: dir, Sock: filepath.Join(dir, "c.sock"), Crictl: crictl}
+	conf := r.config()
+	return r, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600)
+}
+
+// Endpoint is the CRI endpoint the kubelet is given.
+func (r *Runtime) Endpoint() string { return "unix://" + r.Sock }
+
+// config is the runtime's configuration: crun as the default runtime,
+// the pause image built here as the sandbox image, and the OOM score
+// adjustment restricted to containerd's own (the machines here lack
+// CAP_SYS_RESOURCE in the bounding set, so a container cannot lower it).
+func (r *Runtime) config() string {
+	root, state, cni := filepath.Join(r.Dir, "root"), filepath.Join(r.Dir, "state"), filepath.Join(r.Dir, "cni")
+	if r.Name == "debian" {
+		return fmt.Sprintf(`version = 2
+root = %q
+state = %q
+[grpc]
+  address = %q
+[plugins."io.containerd.grpc.v1.cri"]
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  sandbox_image = %q
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "crun"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun.options]
+        BinaryName = "/usr/bin/crun"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = %q
+    conf_dir = %q
+`, root, state, r.Sock, PauseImage, cni, cni)
+	}
+	return fmt.Sprintf(`version = 3
+root = %q
+state = %q
+[grpc]
+  address = %q
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = 'overlayfs'
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = %q
+[plugins.'io.containerd.cri.v1.runtime']
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  [plugins.'io.containerd.cri.v1.runtime'.containerd]
+    default_runtime_name = 'crun'
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun]
+      runtime_type = 'io.containerd.runc.v2'
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun.options]
+        BinaryName = '/usr/bin/crun'
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    bin_dirs = [%q]
+    conf_dir = %q
+`, root, state, r.Sock, PauseImage, cni, cni)
+}
+
+// Start starts containerd and waits until crictl version answers. Its
+// OOM score is raised to 1000 at once (raising needs no privilege): a
+// shim runs at containerd's score + 1, capped at 1000, and a container
+// restricted to containerd's score must not lie below its shim's.
+func (r *Runtime) Start(ctx context.Context) error {
+	cmd := exec.Command(r.Bin, "--config", filepath.Join(r.Dir, "config.toml"))
+	cmd.Env = os.Environ()
+	if r.ShimDir != "" {
+		cmd.Env = append(cmd.Env, "PATH="+r.ShimDir+":"+os.Getenv("PATH"))
+	}
+	p, err := Start("containerd", cmd, filepath.Join(r.Dir, "containerd.log"))
+	if err != nil {
+		return err
+	}
+	r.proc = p
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/oom_score_adj", p.Pid()), []byte("1000"), 0); err != nil {
+		return fmt.Errorf("raising containerd's OOM score: %w", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := r.Version(ctx); err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return fmt.Errorf("containerd %s did not answer crictl version within 60s: %v\n%s", r.Bin, err, p.Tail(20))
+		}
+		if done, werr := p.Exited(); done {
+			return fmt.Errorf("containerd %s exited: %v\n%s", r.Bin, werr, p.Tail(20))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Stop stops containerd. The shims and their containers keep running,
+// as on a node whose runtime restarts.
+func (r *Runtime) Stop() error {
+	if r.proc == nil {
+		return nil
+	}
+	err := r.proc.Stop()
+	r.proc = nil
+	return err
+}
+
+// Version runs crictl version against the runtime and returns what it
+// printed, as a node engineer captures it.
+func (r *Runtime) Version(ctx context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.Crictl, "--runtime-endpoint", r.Endpoint(), "version")
+	cmd.Dir = r.Dir // crictl looks for a crictl.yaml beside itself otherwise
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("crictl version: %w", err)
+	}
+	return out, nil
+}
+
+// ImportImage imports an image archive into the namespace the CRI uses.
+func (r *Runtime) ImportImage(ctx context.Context, archive string) error {
+	ctr := "ctr"
+	if p, err := exec.LookPath("ctr"); err == nil {
+		ctr = p
+	}
+	out, err := exec.CommandContext(ctx, ctr, "--address", r.Sock, "--namespace", "k8s.io", "image", "import", archive).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ctr image import: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// Crictl runs crictl with args against the runtime.
+func (r *Runtime) CrictlRun(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, r.Crictl, append([]string{"--runtime-endpoint", r.Endpoint()}, args...)...)
+	cmd.Dir = r.Dir
+	return cmd.CombinedOutput()
+}
