@@ -2,7 +2,10 @@ module github.com/plegvet/plegvet/tools/kubeletcheck
 
 go 1.26.0
 
-require github.com/plegvet/plegvet v0.0.0
+require (
+	github.com/plegvet/plegvet v0.0.0
+	go.yaml.in/yaml/v3 v3.0.5
+)
 
 require (
 	github.com/emicklei/proto v1.14.3 // indirect
@@ -11,7 +14,6 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.73.1 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

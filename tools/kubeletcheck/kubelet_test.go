@@ -101,8 +101,12 @@ type scenario struct {
 // The scenarios of issue 20: the gate unset on each runtime, and on with
 // each.
 var scenarios = []scenario{
-	{"gate-unset/containerd-1.6", "debian", false, func(string) expectation { return always(nodeverdict.Generic, "EventedPLEG is unset, and off by default") }},
-	{"gate-unset/containerd-2", "built", false, func(string) expectation { return always(nodeverdict.Generic, "EventedPLEG is unset, and off by default") }},
+	{"gate-unset/containerd-1.6", "debian", false, func(string) expectation {
+		return always(nodeverdict.Generic, "EventedPLEG is unset, and off by default")
+	}},
+	{"gate-unset/containerd-2", "built", false, func(string) expectation {
+		return always(nodeverdict.Generic, "EventedPLEG is unset, and off by default")
+	}},
 	{"gate-on/containerd-1.6", "debian", true, func(release string) expectation {
 		if design(release) == "relist-trigger" {
 			return afterLine(logStopped, nodeverdict.FellBack)
@@ -252,3 +256,65 @@ func reasons(rep *plegvet.NodeReport) string {
 	return b.String()
 }
 
+// The log lines that show a container's exit reached the kubelet over
+// the event stream (pkg/kubelet/pleg/evented.go, -v=4).
+const (
+	// v1.26-v1.36: the evented PLEG builds the pod's status from the event.
+	logEventStatus = "Evented PLEG: Generated pod status from the received event"
+	// v1.37: the watcher asks the generic PLEG to relist the pod.
+	logEventRelist = "Evented PLEG: requested pod relist after container termination"
+)
+
+// TestContainerKilled runs the static pod with the gate on against the
+// containerd that streams, kills the pod's container, and requires the
+// exit to reach the kubelet over the stream (its log, and in event-source
+// releases its event counter) while plegvet's verdict stays what it was
+// at every scrape.
+func TestContainerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs kubelets")
+	}
+	p := prepare(t)
+	for _, release := range releases() {
+		t.Run(release, func(t *testing.T) {
+			ctx := context.Background()
+			bin, err := p.Builder.Kubernetes(ctx, release, "kubelet")
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := plegvet.LoadNodeSource(ctx, plegvet.Options{Kubernetes: release}, release)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var killed time.Time
+			caps, log := runScenario(t, p, release, bin, "built", true, true, func(ctx context.Context, rt *harness.Runtime) error {
+				var err error
+				killed, err = rt.KillContainer(ctx, "sleeper")
+				return err
+			})
+			want, line := nodeverdict.Evented, logEventStatus
+			if design(release) == "relist-trigger" {
+				want, line = nodeverdict.GenericWithEventHints, logEventRelist
+			}
+			checkVerdicts(t, src, caps, log, streaming(want))
+			var seen *harness.LogLine
+			for i := range log {
+				if log[i].Time.After(killed) && strings.Contains(log[i].Text, line) {
+					seen = &log[i]
+					break
+				}
+			}
+			if seen == nil {
+				t.Fatalf("the kubelet did not log %q after the container was killed at %s", line, killed.Format("15:04:05.000"))
+			}
+			t.Logf("killed at %s; the kubelet logged at %s (%s): %s", killed.Format("15:04:05.000000"), seen.Time.Format("15:04:05.000000"), seen.Source, line)
+			if design(release) == "event-source" {
+				last := caps[len(caps)-1]
+				n, ok := harness.Metric(last.Metrics, "kubelet_evented_pleg_connection_latency_seconds_count")
+				if !ok || n == "0" {
+					t.Errorf("the last scrape counts no event received over the stream: kubelet_evented_pleg_connection_latency_seconds_count %q", n)
+				}
+			}
+		})
+	}
+}

@@ -110,7 +110,9 @@ func (k *Kubelet) Start(ctx context.Context, rt *Runtime, withPod bool) error {
 	args := []string{"--config=" + conf, "--root-dir=" + filepath.Join(k.Dir, "root"),
 		"--cert-dir=" + filepath.Join(k.Dir, "pki"), "--hostname-override=plegvet-node", "--v=4"}
 	if k.Kubeconfig != "" {
-		args = append(args, "--kubeconfig="+k.Kubeconfig)
+		// The node registers loopback as its address: the API server's
+		// proxy to it never leaves the machine.
+		args = append(args, "--kubeconfig="+k.Kubeconfig, "--node-ip=127.0.0.1")
 	}
 	cmd := exec.Command(k.Bin, args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
