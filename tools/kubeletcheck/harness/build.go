@@ -165,6 +165,12 @@ func (b *Builder) Crictl(ctx context.Context, version string) (string, error) {
 	return b.Module(ctx, "sigs.k8s.io/cri-tools", version, "./cmd/crictl", "crictl", []string{"CGO_ENABLED=0"})
 }
 
+// Runc builds runc at version, with cgo (its nsenter is C) and seccomp
+// (Debian's libseccomp-dev): a kubelet's pods ask for seccomp profiles.
+func (b *Builder) Runc(ctx context.Context, version string) (string, error) {
+	return b.Module(ctx, "github.com/opencontainers/runc", version, ".", "runc", []string{"CGO_ENABLED=1"}, "-trimpath", "-tags", "seccomp")
+}
+
 // Containerd builds cmd/containerd of containerd v2 at version, without
 // cgo and the storage drivers that need it.
 func (b *Builder) Containerd(ctx context.Context, version string) (string, error) {

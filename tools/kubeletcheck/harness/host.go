@@ -22,9 +22,9 @@ var ErrUnsupported = errors.New("this machine cannot run a kubelet")
 
 // Packages are Debian's packages the harness runs: containerd 1.6 (its
 // CRI answers GetContainerEvents with Unimplemented), crun (Debian's runc
-// 1.1.5 cannot start a container on these kernels), and etcd for an API
-// server.
-var Packages = []string{"containerd", "crun", "etcd-server", "iptables", "conntrack"}
+// 1.1.5 cannot start a container on these kernels), libseccomp-dev and
+// pkg-config to build runc for containerd 2.x, and etcd for an API server.
+var Packages = []string{"containerd", "crun", "etcd-server", "iptables", "conntrack", "libseccomp-dev", "pkg-config"}
 
 // PrepareHost checks that the machine can run a kubelet, installs the
 // Debian packages that are missing, and frees the cgroup v2 hierarchy of

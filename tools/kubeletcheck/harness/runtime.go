@@ -11,11 +11,14 @@ import (
 )
 
 // Runtime is a containerd the harness runs: Debian's 1.6 (config version
-// 2) or a 2.x built from its module (config version 3), both running
-// containers with crun.
+// 2) running containers with Debian's crun, or a 2.x built from its
+// module (config version 3) running them with a runc built from its
+// module (Debian's crun 1.8 refuses the OCI spec version containerd 2.1
+// writes: "unknown version specified").
 type Runtime struct {
 	Name    string // "debian" or "built"
 	Bin     string
+	OCI     string // the OCI runtime binary: crun or runc
 	ShimDir string // a directory with the containerd-shim-runc-v2 to use; "" for PATH's
 	Dir     string
 	Sock    string
@@ -25,8 +28,8 @@ type Runtime struct {
 
 // NewRuntime lays out a runtime's directories under dir (short: a socket
 // path has a limit) and writes its configuration.
-func NewRuntime(name, bin, shimDir, crictl, dir string) (*Runtime, error) {
-	r := &Runtime{Name: name, Bin: bin, ShimDir: shimDir, Dir: dir, Sock: filepath.Join(dir, "c.sock"), Crictl: crictl}
+func NewRuntime(name, bin, oci, shimDir, crictl, dir string) (*Runtime, error) {
+	r := &Runtime{Name: name, Bin: bin, OCI: oci, ShimDir: shimDir, Dir: dir, Sock: filepath.Join(dir, "c.sock"), Crictl: crictl}
 	conf := r.config()
 	return r, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600)
 }
@@ -34,7 +37,7 @@ func NewRuntime(name, bin, shimDir, crictl, dir string) (*Runtime, error) {
 // Endpoint is the CRI endpoint the kubelet is given.
 func (r *Runtime) Endpoint() string { return "unix://" + r.Sock }
 
-// config is the runtime's configuration: crun as the default runtime,
+// config is the runtime's configuration: OCI as the default runtime,
 // the pause image built here as the sandbox image, and the OOM score
 // adjustment restricted to containerd's own (the machines here lack
 // CAP_SYS_RESOURCE in the bounding set, so a container cannot lower it).
@@ -52,15 +55,15 @@ state = %q
   sandbox_image = %q
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
-    default_runtime_name = "crun"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]
+    default_runtime_name = "oci"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.oci]
       runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun.options]
-        BinaryName = "/usr/bin/crun"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.oci.options]
+        BinaryName = %q
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = %q
     conf_dir = %q
-`, root, state, r.Sock, PauseImage, cni, cni)
+`, root, state, r.Sock, PauseImage, r.OCI, cni, cni)
 	}
 	return fmt.Sprintf(`version = 3
 root = %q
@@ -75,15 +78,15 @@ state = %q
   restrict_oom_score_adj = true
   disable_apparmor = true
   [plugins.'io.containerd.cri.v1.runtime'.containerd]
-    default_runtime_name = 'crun'
-    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun]
+    default_runtime_name = 'oci'
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.oci]
       runtime_type = 'io.containerd.runc.v2'
-      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun.options]
-        BinaryName = '/usr/bin/crun'
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.oci.options]
+        BinaryName = %q
   [plugins.'io.containerd.cri.v1.runtime'.cni]
     bin_dirs = [%q]
     conf_dir = %q
-`, root, state, r.Sock, PauseImage, cni, cni)
+`, root, state, r.Sock, PauseImage, r.OCI, cni, cni)
 }
 
 // Start starts containerd and waits until crictl version answers. Its

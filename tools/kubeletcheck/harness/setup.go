@@ -11,6 +11,7 @@ import (
 const (
 	CrictlVersion     = "v1.34.0"
 	ContainerdVersion = "v2.1.4"
+	RuncVersion       = "v1.5.3"
 )
 
 // Parts are the built pieces every scenario shares.
@@ -49,10 +50,13 @@ func (p *Parts) NewRuntimeNamed(ctx context.Context, name string) (rt *Runtime, 
 	}
 	switch name {
 	case "debian":
-		rt, err = NewRuntime(name, "/usr/bin/containerd", "", p.Crictl, dir)
+		rt, err = NewRuntime(name, "/usr/bin/containerd", "/usr/bin/crun", "", p.Crictl, dir)
 	case "built":
-		var bin, shim string
+		var bin, shim, runc string
 		if bin, err = p.Builder.Containerd(ctx, ContainerdVersion); err != nil {
+			break
+		}
+		if runc, err = p.Builder.Runc(ctx, RuncVersion); err != nil {
 			break
 		}
 		shim, err = p.Builder.Module(ctx, "github.com/containerd/containerd/v2", ContainerdVersion, "./cmd/containerd-shim-runc-v2", "containerd-shim-runc-v2", []string{"CGO_ENABLED=0"})
@@ -65,7 +69,7 @@ func (p *Parts) NewRuntimeNamed(ctx context.Context, name string) (rt *Runtime, 
 			err = os.Symlink(shim, filepath.Join(shimDir, "containerd-shim-runc-v2"))
 		}
 		if err == nil {
-			rt, err = NewRuntime(name, bin, shimDir, p.Crictl, dir)
+			rt, err = NewRuntime(name, bin, runc, shimDir, p.Crictl, dir)
 		}
 	default:
 		err = fmt.Errorf("no runtime %q: want debian or built", name)
