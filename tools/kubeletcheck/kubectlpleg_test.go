@@ -50,6 +50,14 @@ func TestKubectlPleg(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	removeNetwork, err := harness.CreateNodeNetwork(ctx)
+	if err != nil {
+		if errors.Is(err, harness.ErrUnsupported) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(removeNetwork)
 	cp, err := harness.StartControlPlane(ctx, apiserverBin, filepath.Join(dir, "cp"))
 	if err != nil {
 		if errors.Is(err, harness.ErrUnsupported) {

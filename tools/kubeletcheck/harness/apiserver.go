@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// Ports of the control plane, all on loopback.
+// Ports of the control plane: etcd on loopback, the API server at HostIP.
 const (
 	EtcdClientPort = 23790
 	EtcdPeerPort   = 23800
@@ -72,7 +72,7 @@ func StartControlPlane(ctx context.Context, apiserver, dir string) (*ControlPlan
 	}
 	apis := exec.Command(apiserver,
 		"--etcd-servers", fmt.Sprintf("http://127.0.0.1:%d", EtcdClientPort),
-		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+		"--bind-address", HostIP, "--advertise-address", HostIP,
 		"--secure-port", fmt.Sprint(APIServerPort),
 		"--cert-dir", filepath.Join(dir, "pki"),
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
@@ -80,8 +80,10 @@ func StartControlPlane(ctx context.Context, apiserver, dir string) (*ControlPlan
 		"--service-account-issuer", "https://kubernetes.default.svc",
 		"--service-account-key-file", key, "--service-account-signing-key-file", key,
 		"--service-cluster-ip-range", "10.96.0.0/24",
-		// The kubelet serves a certificate it made itself; the node
-		// registers 127.0.0.1 as its address, so the proxy stays on loopback.
+		// No kubernetes Service endpoint: nothing here needs it.
+		"--endpoint-reconciler-type", "none",
+		// The node's InternalIP is NodeIP, in the harness's own network
+		// namespace.
 		"--kubelet-preferred-address-types", "InternalIP")
 	if cp.apis, err = Start("kube-apiserver", apis, filepath.Join(dir, "apiserver.log")); err != nil {
 		cp.Stop()
@@ -123,7 +125,7 @@ kind: Config
 clusters:
 - name: local
   cluster:
-    server: https://127.0.0.1:%d
+    server: https://%s:%d
     insecure-skip-tls-verify: true
 users:
 - name: %s
@@ -135,13 +137,13 @@ contexts:
     cluster: local
     user: %s
 current-context: local
-`, APIServerPort, name, token, name)
+`, HostIP, APIServerPort, name, token, name)
 	return file, os.WriteFile(file, []byte(conf), 0o600)
 }
 
 // Do sends one request to the API server as a token's user.
 func (cp *ControlPlane) Do(ctx context.Context, token, method, path string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, fmt.Sprintf("https://127.0.0.1:%d%s", APIServerPort, path), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, fmt.Sprintf("https://%s:%d%s", HostIP, APIServerPort, path), bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}

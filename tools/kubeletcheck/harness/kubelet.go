@@ -29,7 +29,8 @@ type Kubelet struct {
 	// Gates are the feature gates set in its configuration; a gate not
 	// set takes the release's default.
 	Gates map[string]bool
-	// Kubeconfig registers the kubelet to an API server.
+	// Kubeconfig registers the kubelet to an API server; it then runs in
+	// the node's network namespace, at NodeIP.
 	Kubeconfig string
 	proc       *Process
 	client     *http.Client
@@ -108,13 +109,14 @@ func (k *Kubelet) Start(ctx context.Context, rt *Runtime, withPod bool) error {
 		return err
 	}
 	args := []string{"--config=" + conf, "--root-dir=" + filepath.Join(k.Dir, "root"),
-		"--cert-dir=" + filepath.Join(k.Dir, "pki"), "--hostname-override=plegvet-node", "--v=4"}
-	if k.Kubeconfig != "" {
-		// The node registers loopback as its address: the API server's
-		// proxy to it never leaves the machine.
-		args = append(args, "--kubeconfig="+k.Kubeconfig, "--node-ip=127.0.0.1")
-	}
+		"--cert-dir=" + filepath.Join(k.Dir, "pki"), "--hostname-override=" + NodeName, "--v=4"}
 	cmd := exec.Command(k.Bin, args...)
+	if k.Kubeconfig != "" {
+		// nsenter enters the network namespace alone (ip netns exec would
+		// also remount /sys, hiding the cgroup mounts) and execs the
+		// kubelet: the PID stays the kubelet's.
+		cmd = exec.Command("nsenter", append([]string{"--net=/run/netns/" + NodeNetns, "--", k.Bin, "--kubeconfig=" + k.Kubeconfig, "--node-ip=" + NodeIP}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	p, err := Start("kubelet", cmd, filepath.Join(k.Dir, "kubelet.log"))
 	if err != nil {
@@ -175,7 +177,11 @@ func (k *Kubelet) Scrape(ctx context.Context) (*Scrape, error) {
 }
 
 func (k *Kubelet) get(ctx context.Context, path string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", KubeletPort, path), nil)
+	host := "127.0.0.1"
+	if k.Kubeconfig != "" {
+		host = NodeIP
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://%s:%d%s", host, KubeletPort, path), nil)
 	if err != nil {
 		return nil, err
 	}
