@@ -26,7 +26,7 @@ func (r *Runtime) RunningContainer(ctx context.Context, name string, within time
 	}
 	out, err := r.CrictlRun(ctx, "inspect", id)
 	if err != nil {
-		return "", 0, fmt.Errorf("crictl inspect %s: %w: %s", id, err, out)
+		return "", 0, err
 	}
 	var info struct {
 		Info struct {

@@ -137,8 +137,7 @@ func (r *Runtime) Stop() error {
 func (r *Runtime) Version(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.Crictl, "--runtime-endpoint", r.Endpoint(), "version")
-	cmd.Dir = r.Dir // crictl looks for a crictl.yaml beside itself otherwise
+	cmd := exec.CommandContext(ctx, r.Crictl, append(r.crictlArgs(), "version")...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("crictl version: %w", err)
@@ -159,9 +158,27 @@ func (r *Runtime) ImportImage(ctx context.Context, archive string) error {
 	return nil
 }
 
-// Crictl runs crictl with args against the runtime.
+// CrictlRun runs crictl with args against the runtime and returns its
+// standard output; its standard error is in the error.
 func (r *Runtime) CrictlRun(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, r.Crictl, append([]string{"--runtime-endpoint", r.Endpoint()}, args...)...)
-	cmd.Dir = r.Dir
-	return cmd.CombinedOutput()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.Crictl, append(r.crictlArgs(), args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("crictl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// crictlArgs point crictl at the runtime and at a configuration of its
+// own (without one it warns on every call that /etc/crictl.yaml is missing).
+func (r *Runtime) crictlArgs() []string {
+	conf := filepath.Join(r.Dir, "crictl.yaml")
+	if _, err := os.Stat(conf); err != nil {
+		os.WriteFile(conf, []byte("runtime-endpoint: "+r.Endpoint()+"\nimage-endpoint: "+r.Endpoint()+"\ntimeout: 10\n"), 0o644)
+	}
+	return []string{"--config", conf, "--runtime-endpoint", r.Endpoint()}
 }
