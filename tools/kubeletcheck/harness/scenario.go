@@ -24,8 +24,9 @@ type Scenario struct {
 	// Out, when set, receives each scrape as Out/NNN/{configz.json,
 	// metrics.txt}, and crictl.txt beside them.
 	Out string
-	// During runs once, after the scrape numbered At (from 0), while the
-	// scraping goes on (kill a container, restart the runtime).
+	// During runs once, after the scrape numbered At (from 0), beside the
+	// scraping, which goes on meanwhile (kill a container, restart the
+	// runtime); Run waits for it before it returns.
 	During func(ctx context.Context) error
 	At     int
 	Logf   func(string, ...any)
@@ -77,11 +78,11 @@ func (s *Scenario) Run(ctx context.Context, image string) ([]Capture, error) {
 	}
 	caps := []Capture{{Scrape: *first, Crictl: crictl}}
 	next := first.Start.Add(s.Every)
+	var during chan error
 	for len(caps) < s.Scrapes {
 		if len(caps)-1 == s.At && s.During != nil {
-			if err := s.During(ctx); err != nil {
-				return caps, fmt.Errorf("%s: %w", s.Name, err)
-			}
+			during = make(chan error, 1)
+			go func() { during <- s.During(ctx) }()
 		}
 		time.Sleep(time.Until(next))
 		next = next.Add(s.Every)
@@ -94,6 +95,11 @@ func (s *Scenario) Run(ctx context.Context, image string) ([]Capture, error) {
 			c.Scrape = *sc
 		}
 		caps = append(caps, c)
+	}
+	if during != nil {
+		if err := <-during; err != nil {
+			return caps, fmt.Errorf("%s: %w", s.Name, err)
+		}
 	}
 	for i := range caps {
 		caps[i].Index = i

@@ -36,7 +36,7 @@ func main() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A runtime restart under a running pod, as real kubelets live it\n\n")
 	fmt.Fprintf(&b, "Written by `go run ./cmd/restarttable -k8s %s` in tools/kubeletcheck on %s; not edited by hand.\n\n", *releases, time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(&b, "Each kubelet is built from its release's source and runs standalone with `EventedPLEG: true` and one static pod, against containerd %s built from its module (its CRI server streams container events) running containers with Debian's crun. After the sixth scrape, containerd is stopped (SIGTERM to its process; the pod's shim and container keep running), and started again %s later. The kubelet is scraped every half second; a row is written when its PLEG log lines, its PLEG metrics or plegvet's verdict changed since the row before. Time is seconds since the first scrape. Metrics: `stream ok/err` = `kubelet_evented_pleg_connection_success_count` / `_error_count` (ok counts stream clients created, not streams that delivered), `events` = `kubelet_evented_pleg_connection_latency_seconds_count`, `relists` = `kubelet_pleg_relist_interval_seconds_count` and its mean.\n\n", harness.ContainerdVersion, down)
+	fmt.Fprintf(&b, "Each kubelet is built from its release's source and runs standalone with `EventedPLEG: true` and one static pod, against containerd %s built from its module (its CRI server streams container events) running containers with runc %s built from its module. After the sixth scrape, once the pod's container runs, containerd is stopped (SIGTERM to its process; the pod's shim and container keep running), and started again %s later. The kubelet is scraped every half second throughout; a row is written when its PLEG log lines, its stream and event counters or plegvet's verdict changed since the row before, and for the last scrape. Log lines are cut at 200 characters. Time is seconds since the first scrape. Metrics: `stream ok/err` = `kubelet_evented_pleg_connection_success_count` / `_error_count` (ok counts stream clients created, not streams that delivered), `events` = `kubelet_evented_pleg_connection_latency_seconds_count`, `relists` = `kubelet_pleg_relist_interval_seconds_count` and its mean.\n\n", harness.ContainerdVersion, harness.RuncVersion, down)
 	for _, release := range strings.Split(*releases, ",") {
 		if err := table(ctx, &b, release); err != nil {
 			fmt.Fprintln(os.Stderr, "restarttable:", err)
@@ -104,6 +104,7 @@ func table(ctx context.Context, b *strings.Builder, release string) error {
 	t0 := caps[0].Start
 	fmt.Fprintf(b, "## Kubernetes %s\n\n", release)
 	fmt.Fprintf(b, "containerd stopped at +%.1fs, started again at +%.1fs.\n\n", stopped.Sub(t0).Seconds(), started.Sub(t0).Seconds())
+	summarize(b, log, t0, stopped, started, caps[len(caps)-1])
 	fmt.Fprintf(b, "| time | the kubelet's log (PLEG lines since the row before) | stream ok/err | events | relists (mean) | plegvet |\n|---|---|---|---|---|---|\n")
 	var prevMetrics, prevVerdict string
 	from := time.Time{}
@@ -115,21 +116,67 @@ func table(ctx context.Context, b *strings.Builder, release string) error {
 		var lines []string
 		for _, l := range log {
 			if l.Time.After(from) && !l.Time.After(c.End) && plegLine(l) {
-				lines = append(lines, fmt.Sprintf("+%.3fs %s %s", l.Time.Sub(t0).Seconds(), l.Source, l.Text))
+				lines = append(lines, fmt.Sprintf("+%.3fs %s %s", l.Time.Sub(t0).Seconds(), l.Source, trim(l.Text)))
 			}
 		}
 		from = c.End
-		metrics := fmt.Sprintf("%s/%s | %s | %s", metric(c, "kubelet_evented_pleg_connection_success_count"), metric(c, "kubelet_evented_pleg_connection_error_count"),
-			metric(c, "kubelet_evented_pleg_connection_latency_seconds_count"), relists(c))
+		counters := fmt.Sprintf("%s/%s | %s", metric(c, "kubelet_evented_pleg_connection_success_count"), metric(c, "kubelet_evented_pleg_connection_error_count"),
+			metric(c, "kubelet_evented_pleg_connection_latency_seconds_count"))
 		verdict := decide(src, c, rtInfo)
-		if len(lines) == 0 && metrics == prevMetrics && verdict == prevVerdict {
+		last := c.Index == len(caps)-1
+		if len(lines) == 0 && counters == prevMetrics && verdict == prevVerdict && !last {
 			continue
 		}
-		prevMetrics, prevVerdict = metrics, verdict
-		fmt.Fprintf(b, "| +%.1fs | %s | %s | %s |\n", c.Start.Sub(t0).Seconds(), cell(strings.Join(lines, "<br>")), metrics, cell(verdict))
+		prevMetrics, prevVerdict = counters, verdict
+		fmt.Fprintf(b, "| +%.1fs | %s | %s | %s | %s |\n", c.Start.Sub(t0).Seconds(), cell(strings.Join(lines, "<br>")), counters, relists(c), cell(verdict))
 	}
 	b.WriteString("\n")
 	return nil
+}
+
+// summarize says, from the log, what the kubelet did once containerd
+// stopped: the stream's failures, what the evented PLEG did after the
+// last, and whether any stream ran again after containerd came back.
+func summarize(b *strings.Builder, log []harness.LogLine, t0, stopped, started time.Time, last harness.Capture) {
+	var failures []harness.LogLine
+	var gaveUp *harness.LogLine
+	var after []harness.LogLine
+	for i, l := range log {
+		switch {
+		case l.Time.Before(stopped):
+		case strings.Contains(l.Text, "ailed to get container events"):
+			failures = append(failures, l)
+		case gaveUp == nil && (strings.Contains(l.Text, "Fall back to Generic PLEG relisting") || strings.Contains(l.Text, "disabling container-termination fast path")):
+			gaveUp = &log[i]
+		}
+		if l.Time.After(started) && strings.Contains(l.Text, "Evented PLEG") {
+			after = append(after, l)
+		}
+	}
+	if len(failures) == 0 {
+		fmt.Fprintf(b, "No stream failure was logged after containerd stopped.\n\n")
+		return
+	}
+	first, lastFail := failures[0], failures[len(failures)-1]
+	fmt.Fprintf(b, "- The stream failed %d times from +%.3fs to +%.3fs (%s): `%s`.\n", len(failures), first.Time.Sub(t0).Seconds(), lastFail.Time.Sub(t0).Seconds(), first.Source, cell(trim(first.Text)))
+	if gaveUp != nil {
+		fmt.Fprintf(b, "- Then, at +%.3fs (%s): `%s`.\n", gaveUp.Time.Sub(t0).Seconds(), gaveUp.Source, cell(trim(gaveUp.Text)))
+	} else {
+		fmt.Fprintf(b, "- The evented PLEG logged no fallback and no end of its watcher.\n")
+	}
+	if len(after) == 0 {
+		fmt.Fprintf(b, "- After containerd came back, the evented PLEG logged nothing more: no stream was opened again for the rest of the run; at the last scrape the counters read %s/%s.\n\n",
+			metric(last, "kubelet_evented_pleg_connection_success_count"), metric(last, "kubelet_evented_pleg_connection_error_count"))
+	} else {
+		fmt.Fprintf(b, "- After containerd came back, the evented PLEG logged %d lines, the first at +%.3fs: `%s`.\n\n", len(after), after[0].Time.Sub(t0).Seconds(), cell(trim(after[0].Text)))
+	}
+}
+
+func trim(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
 }
 
 // plegLine keeps the lines about the PLEGs, the event stream and the
