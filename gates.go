@@ -94,6 +94,36 @@ type Gate struct {
 	// literal that initialises a package-level variable or that a
 	// function returns.
 	Listed bool `json:"listed,omitempty"`
+	// Registrations are every feature map entry that registers the gate,
+	// sorted by file and position: the one the fields above describe,
+	// and those of the maps that register it again (pkg/features relists
+	// staging modules' gates "to get a conflict if it is changed").
+	// component-base refuses a registration whose specs differ from an
+	// earlier one's (the conflicting-registration and conflicting-spec
+	// diagnostics). Gates sets every registration of the tree; Inspect's
+	// featureGate and Node's gate have those of pkg/features.
+	Registrations []Registration `json:"registrations,omitempty"`
+}
+
+// Registration is one feature map entry that registers a gate: each
+// map is given to component-base (FeatureGate.Add or AddVersioned), and
+// with it each of its gates.
+type Registration struct {
+	Module  string `json:"module"`
+	Package string `json:"package"`
+	File    string `json:"file"`
+	Map     string `json:"map"`
+	Format  string `json:"format"`
+	// Entry is the gate's key in the map.
+	Entry Pos    `json:"entry"`
+	Specs []Spec `json:"specs"`
+	// Unresolved and Assigned are as the gate's.
+	Unresolved string `json:"unresolved,omitempty"`
+	Assigned   bool   `json:"assigned,omitempty"`
+	// Local is set for a map that a function body builds for a call:
+	// it is registered with whatever FeatureGate the call names (often
+	// one of its own, as a test's), and no conflict with it is reported.
+	Local bool `json:"local,omitempty"`
 }
 
 // Spec is one FeatureSpec of a gate.
@@ -224,6 +254,17 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 	// The staging modules' go.mod files are read only when a gate's file
 	// lies in one: pkg/features' gates are the tree's own module's.
 	var staging map[string]string
+	registrations := map[string][]Registration{}
+	for _, e := range found.Entries {
+		if overwritten(e, found.Entries) {
+			continue
+		}
+		file := a.pos.pos(e.Entry).File
+		if staging == nil && strings.HasPrefix(file, "staging/src/") {
+			staging, _ = a.tree.StagingModules()
+		}
+		registrations[e.Name] = append(registrations[e.Name], a.pos.registration(e, a.tree.ModuleOf(file, staging), a.tree.Module+"/"+FeaturesPackage))
+	}
 	for _, fg := range found.Gates {
 		g := a.pos.gate(fg)
 		g.File = a.pos.pos(fg.Entry).File
@@ -233,6 +274,7 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		g.Module = a.tree.ModuleOf(g.File, staging)
 		g.Package = a.tree.Module + "/" + FeaturesPackage
 		g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
+		g.Registrations = sortedRegistrations(registrations[g.Name])
 		rep.Gates = append(rep.Gates, g)
 	}
 	if err := rep.keepOnly(names, FeaturesPackage); err != nil {
@@ -428,6 +470,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: []Diagnostic{}}
 	maps := 0
 	byName := map[string]int{}
+	registrations := map[string][]Registration{}
 	for _, pkg := range res.Packages {
 		out := outs[featuregate.Analyzer][pkg.PkgPath]
 		if out == nil {
@@ -439,6 +482,12 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 		found := out.Result.(*featuregate.Result).Declared
 		rep.Diagnostics = append(rep.Diagnostics, pos.diagnostics(withoutLocalReads(out.Diagnostics, found))...)
 		maps += len(found.Maps)
+		for _, e := range found.Entries {
+			if overwritten(e, found.Entries) {
+				continue // replaced in its map before the map is registered
+			}
+			registrations[e.Name] = append(registrations[e.Name], pos.registration(e, t.ModuleOf(pos.pos(e.Entry).File, staging), pkg.PkgPath))
+		}
 		for _, fg := range found.Gates {
 			g := pos.gate(fg)
 			g.File = pos.pos(fg.Entry).File
@@ -448,8 +497,9 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 			if i, ok := byName[g.Name]; ok {
 				// Declared again (pkg/features repeats staging modules'
 				// gates): the declaring package's entry is the one
-				// kept, then a listed one; conflicting-spec says if
-				// they differ.
+				// kept, then a listed one; every entry is in
+				// Registrations, and conflicting-registration says if
+				// component-base refuses one.
 				if prefer(g, rep.Gates[i]) {
 					rep.Gates[i] = g
 				}
@@ -463,6 +513,9 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %d packages of pkg/ and the staging modules that import it", src.Dir, featuregates.APIPath, len(paths))
 	}
 	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
+	for i := range rep.Gates {
+		rep.Gates[i].Registrations = sortedRegistrations(registrations[rep.Gates[i].Name])
+	}
 	rep.Source.noteUnfollowed(rep.Diagnostics)
 	listNames, problem := treeListNames(t)
 	if problem != "" {
@@ -470,6 +523,95 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	}
 	rep.ListNames = rep.NamingOf(listNames)
 	return rep, nil
+}
+
+// registration is entry e of a feature map of package pkg, in module.
+func (p positioner) registration(e *featuregates.Gate, module, pkg string) Registration {
+	g := p.gate(e)
+	return Registration{
+		Module: module, Package: pkg, File: g.Entry.File, Map: g.Map, Format: g.Format,
+		Entry: g.Entry, Specs: g.Specs, Unresolved: g.Unresolved, Assigned: g.Assigned, Local: !e.PackageLevel(),
+	}
+}
+
+// sortedRegistrations sorts registrations by file and position.
+func sortedRegistrations(regs []Registration) []Registration {
+	sort.SliceStable(regs, func(i, j int) bool { return regs[i].Entry.before(regs[j].Entry) })
+	return regs
+}
+
+// overwritten reports whether an index assignment replaces entry e in its
+// map (featuregates.Gate.Overwrites): e is then no registration.
+func overwritten(e *featuregates.Gate, entries []*featuregates.Gate) bool {
+	for _, o := range entries {
+		if o != e && o.Name == e.Name && o.Overwrites(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// before orders positions by file, line and column.
+func (p Pos) before(q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Column < q.Column
+}
+
+// RegistrationConflict is a gate that two feature map entries register
+// with specs component-base does not take for the same: the second
+// FeatureGate.Add or AddVersioned fails, and runtime.Must panics at init
+// in every binary that makes both registrations.
+type RegistrationConflict struct {
+	Gate string
+	// First is the registration component-base keeps (an imported
+	// package's, or the first map of a package), Again the one it refuses.
+	First, Again Pos
+	// Message is the diagnostic's: for conflicting-registration,
+	// component-base's error word for word, then both packages.
+	Message string
+}
+
+// RegistrationConflicts picks, once each, the conflicts that diagnostics
+// report: conflicting-registration (reported at both entries) and
+// conflicting-spec (two maps of one package), in the order of ds.
+func RegistrationConflicts(ds []Diagnostic) []RegistrationConflict {
+	var out []RegistrationConflict
+	seen := map[[2]Pos]bool{}
+	for _, d := range ds {
+		if len(d.Related) == 0 {
+			continue
+		}
+		switch {
+		case d.Category == string(featuregate.ConflictingRegistration) && strings.HasPrefix(d.Related[0].Message, featuregate.RegisteredFirst),
+			d.Category == string(featuregate.ConflictingSpec):
+		default:
+			continue // the other end of a conflict, or no conflict
+		}
+		c := RegistrationConflict{Gate: conflictGate(d.Message), First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}
+		if k := [2]Pos{c.First, c.Again}; !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// conflictGate reads the gate's name from a conflict's message:
+// `feature gate "X" with ...` (component-base's words) or `feature gate X is ...`.
+func conflictGate(msg string) string {
+	rest := strings.TrimPrefix(msg, "feature gate ")
+	if q, err := strconv.QuotedPrefix(rest); err == nil {
+		if name, err := strconv.Unquote(q); err == nil {
+			return name
+		}
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return name
 }
 
 // prefer says whether gate g, declared again, is to replace kept: its

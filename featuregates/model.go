@@ -251,6 +251,20 @@ func (g *Gate) Overwrites(f *Gate) bool {
 	return g.Assigned && g.MapVar != nil && g.MapVar == f.MapVar && (!f.Assigned || f.Entry < g.Entry)
 }
 
+// PackageLevel reports whether the entry's map is one the package hands
+// to component-base as its gates: a package-level variable's (its
+// literal, or an index assignment into it), a map a function returns, or
+// one written in an init function. A map that another function's body
+// builds for a call is registered with whatever FeatureGate the call
+// names, often one of its own (a test's, or a policy test context's in
+// k8s.io/apiserver v1.30).
+func (g *Gate) PackageLevel() bool {
+	if g.Site != SiteOther || g.Map == "init" { // no variable can be named init
+		return true
+	}
+	return g.MapVar != nil && g.MapVar.Kind() == types.PackageVar
+}
+
 func (g *Gate) addUnresolved(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if g.Unresolved == "" {

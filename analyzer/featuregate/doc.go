@@ -40,8 +40,30 @@
 //   - unlock-after-lock: a gate locked to its default is unlocked later.
 //   - deprecated-resurrected: a spec follows Deprecated with another stage.
 //   - stability-regression: GA or Beta goes back to Beta or Alpha.
-//   - conflicting-spec: one gate is declared in two maps with different
-//     specs (component-base refuses the second).
+//   - conflicting-spec: one gate is declared in two maps of one package
+//     with specs component-base does not take for the same (it refuses
+//     the second; compared, and the maps chosen, as for
+//     conflicting-registration).
+//   - conflicting-registration: a gate that a directly imported package
+//     registers is registered again here (pkg/features relists staging
+//     modules' gates) with specs component-base does not take for the
+//     same: the second FeatureGate.Add or AddVersioned fails, and
+//     runtime.Must panics at init in every binary that imports both.
+//     The specs are compared as component-base of the package's release
+//     compares them: one FeatureSpec with == before v1.31; from v1.31 the
+//     lists, an unversioned spec counting as one spec at version 0.0 (so
+//     a gate versioned in one map and unversioned in the other conflicts
+//     unless its one versioned spec is at 0.0), sorted by version before
+//     v1.33, with MinCompatibilityVersion carried forward from v1.35. It
+//     is reported at both entries, each with the other as its related
+//     position, in the words of component-base's error ("feature gate
+//     %q with different spec already exists: %v"), the import's
+//     registration being the existing one: an imported package is
+//     initialised first. Only the maps a package hands to component-base
+//     as its gates are compared (a package-level variable's, a map a
+//     function returns, one written in init); a map that another
+//     function builds for a call is registered with the FeatureGate the
+//     call names, often one of its own, as a test's.
 //   - dependency-unknown: a dependency map names a gate that no map of the
 //     package (or of the imported package declaring it) declares. Not
 //     reported when a feature map of the package could not be read
@@ -99,6 +121,7 @@ const (
 	DeprecatedResurrected         check.Check = "deprecated-resurrected"
 	StabilityRegression           check.Check = "stability-regression"
 	ConflictingSpec               check.Check = "conflicting-spec"
+	ConflictingRegistration       check.Check = "conflicting-registration"
 	DependencyUnknown             check.Check = "dependency-unknown"
 	DependencyStability           check.Check = "dependency-stability"
 	DependencyDefault             check.Check = "dependency-default"

@@ -209,10 +209,38 @@ func (c *checker) findings() []reporting.Finding {
 		c.history(e)
 	}
 	c.conflicts()
+	c.registrations()
 	if c.enforces(transitionRulesSince) {
 		c.dependencies()
 	}
-	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
+	// The package's own findings by position; then those in other
+	// packages' files (conflicting-registration's other end), by file
+	// name and offset: how a driver numbers other packages' files is its
+	// own affair, and every driver must print alike.
+	own := map[*token.File]bool{}
+	for _, f := range c.pass.Files {
+		own[c.pass.Fset.File(f.Pos())] = true
+	}
+	foreign := func(f reporting.Finding) (bool, token.Position) {
+		tf := c.pass.Fset.File(f.Pos)
+		if tf == nil || own[tf] {
+			return false, token.Position{}
+		}
+		return true, tf.PositionFor(f.Pos, false)
+	}
+	sort.SliceStable(c.out, func(i, j int) bool {
+		fi, pi := foreign(c.out[i])
+		fj, pj := foreign(c.out[j])
+		switch {
+		case fi != fj:
+			return fj
+		case fi && pi.Filename != pj.Filename:
+			return pi.Filename < pj.Filename
+		case fi:
+			return pi.Offset < pj.Offset
+		}
+		return c.out[i].Pos < c.out[j].Pos
+	})
 	return c.out
 }
 
@@ -331,12 +359,13 @@ func at(s featuregates.Spec) string {
 	return " at " + s.Version
 }
 
-// conflicts reports a gate declared in two maps with different specs.
+// conflicts reports a gate declared in two maps of the package with
+// specs component-base does not take for the same.
 func (c *checker) conflicts() {
 	first := map[string]*featuregates.Gate{}
 	for _, e := range c.res.Entries {
-		if len(e.Specs) == 0 {
-			continue
+		if len(e.Specs) == 0 || !e.PackageLevel() {
+			continue // a map built for a call: registered with the call's FeatureGate
 		}
 		f, ok := first[e.Name]
 		if !ok {
@@ -350,7 +379,7 @@ func (c *checker) conflicts() {
 			}
 			continue
 		}
-		if !sameSpecs(f, e) {
+		if conflict, ok := featuregates.Conflicts(f, e, c.rules); ok && conflict != nil {
 			c.out = append(c.out, reporting.Finding{
 				Pos: e.Entry, End: e.Value.End(), Check: ConflictingSpec,
 				Message: fmt.Sprintf("feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map),
@@ -360,17 +389,58 @@ func (c *checker) conflicts() {
 	}
 }
 
-func sameSpecs(a, b *featuregates.Gate) bool {
-	if len(a.Specs) != len(b.Specs) {
-		return false
-	}
-	for i := range a.Specs {
-		x, y := a.Specs[i], b.Specs[i]
-		if x.Version != y.Version && a.Format == b.Format || x.Default != y.Default || x.LockToDefault != y.LockToDefault || x.PreRelease != y.PreRelease {
-			return false
+// Related messages of conflicting-registration: at the entry registered
+// again, the import's entry; at the import's entry, the one here.
+const (
+	RegisteredFirst = "registered first here"
+	RegisteredAgain = "registered again here"
+)
+
+// registrations reports the gates that a direct import registers and
+// this package registers again with specs component-base does not take
+// for the same, at both entries: the import's is the existing
+// registration (an imported package is initialised first), reached
+// through its fact's recorded place.
+func (c *checker) registrations() {
+	for _, e := range c.res.Entries {
+		if len(e.Specs) == 0 || e.Value == nil || c.overwritten(e) || !e.PackageLevel() {
+			continue
+		}
+		for _, r := range c.gates.Registrations(e.Name) {
+			if r.Fact.Local {
+				continue // registered with a FeatureGate of the call's choosing
+			}
+			conflict, ok := featuregates.Conflicts(r.Fact.Gate(), e, c.rules)
+			if !ok || conflict == nil {
+				continue
+			}
+			msg := fmt.Sprintf("%s: registered by %s, then by %s with %v; component-base refuses the second",
+				conflict.Error(), r.Package, c.pass.Pkg.Path(), conflict.Added)
+			there, thereEnd := r.Fact.Entry.In(c.pass.Fset)
+			firstMap, againMap := r.Fact.Map, e.Map
+			c.out = append(c.out, reporting.Finding{
+				Pos: e.Entry, End: e.Value.End(), Check: ConflictingRegistration, Message: msg,
+				Related: []reporting.Related{{Pos: there, End: thereEnd, Message: fmt.Sprintf("%s, by %s (%s)", RegisteredFirst, r.Package, firstMap)}},
+			})
+			if there.IsValid() {
+				c.out = append(c.out, reporting.Finding{
+					Pos: there, End: thereEnd, Check: ConflictingRegistration, Message: msg,
+					Related: []reporting.Related{{Pos: e.Entry, End: e.Value.End(), Message: fmt.Sprintf("%s, by %s (%s)", RegisteredAgain, c.pass.Pkg.Path(), againMap)}},
+				})
+			}
 		}
 	}
-	return true
+}
+
+// overwritten reports whether an index assignment replaces entry e in
+// its map before the map is registered.
+func (c *checker) overwritten(e *featuregates.Gate) bool {
+	for _, o := range c.res.Entries {
+		if o != e && o.Name == e.Name && o.Overwrites(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookup finds a gate by name: in this package, or through the facts of

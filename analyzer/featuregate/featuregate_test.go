@@ -22,14 +22,19 @@ func testdata(t *testing.T) string {
 }
 
 // The checks' expectations; the gates' facts in the same fixtures are
-// gatefacts' (its TestFacts).
+// gatefacts' (its TestFacts). conflicting-registration reports in the
+// files of an imported package too: crossPackage pairs those findings
+// with the expectations there.
 func TestAnalyzer(t *testing.T) {
-	analysistest.Run(splittest.Diagnostics(t), testdata(t), featuregate.Analyzer,
+	cross := newCrossPackage(splittest.Diagnostics(t), unannotated)
+	analysistest.Run(cross, testdata(t), featuregate.Analyzer,
 		"k8s.io/apiserver/pkg/features",
 		"k8s.io/kubernetes/pkg/features",
 		"gateshapes/...",
 		"gaterules/...",
+		"registrations/...",
 	)
+	cross.done()
 }
 
 // The obvious fixes: Default false for an Alpha gate, a minor for a patch.

@@ -14,7 +14,12 @@
 // init or any function). It exports a GateFact on each gate constant the
 // package declares, so that analyzers of importing packages see, at
 // Enabled(features.EventedPLEG), the gate's stage and default; and a
-// PackageGates fact naming every gate of the package.
+// PackageGates fact naming every gate of the package. Each fact also
+// records where the gate's entry is (file, offset, line and column, since
+// a token.Pos means nothing in another package's FileSet) and the map
+// holding it, so that an importer that registers the gate again can
+// report a conflict at both entries (featuregate's
+// conflicting-registration), under go vet too.
 //
 // Its result is what the package declares and the gates of other packages
 // it uses, with their facts. It reports nothing: the checks are the

@@ -20,6 +20,18 @@ type GateFact struct {
 	// Unresolved is featuregates.Gate.Unresolved: why the gate's name or
 	// specs are not fully known.
 	Unresolved string
+	// Map is the variable or function holding the feature map that
+	// registers the gate, and Entry the entry's place (its key to the end
+	// of its value): where an importer that registers the gate again
+	// reports a conflict. Entry is not set on a fact built from a
+	// Result's own gates (Result.Gate).
+	Map   string
+	Entry FactPos
+	// Local says that the entry's map is built in a function body for a
+	// call (featuregates.Gate.PackageLevel is false): it is registered
+	// with whatever FeatureGate the call names, and importers do not
+	// compare their registrations with it.
+	Local bool
 }
 
 // FactSpec is the part of a spec that crosses packages.
@@ -106,7 +118,7 @@ func (f *PackageGates) String() string {
 }
 
 func newGateFact(g *featuregates.Gate) *GateFact {
-	f := &GateFact{Name: g.Name, Format: g.Format, Unresolved: g.Unresolved}
+	f := &GateFact{Name: g.Name, Format: g.Format, Unresolved: g.Unresolved, Map: g.Map, Local: !g.PackageLevel()}
 	for _, s := range g.Specs {
 		f.Specs = append(f.Specs, FactSpec{
 			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,

@@ -35,7 +35,20 @@ type Result struct {
 	Used     map[*types.Const]*GateFact
 	// imported are the PackageGates facts of the direct imports, in
 	// import order.
-	imported []*PackageGates
+	imported []importedGates
+}
+
+// importedGates is a direct import's PackageGates fact.
+type importedGates struct {
+	path  string
+	gates *PackageGates
+}
+
+// Registration is a gate as a direct import registers it: the import's
+// path and its fact of the gate.
+type Registration struct {
+	Package string
+	Fact    *GateFact
 }
 
 // Gate returns the fact of a gate constant this package declares or uses.
@@ -57,12 +70,26 @@ func (r *Result) Gate(c *types.Const) *GateFact {
 // Imported returns the gate of that name declared by a direct import (the
 // first in import order that declares it), or nil.
 func (r *Result) Imported(name string) *GateFact {
-	for _, pg := range r.imported {
-		if f := pg.Gate(name); f != nil {
+	for _, ig := range r.imported {
+		if f := ig.gates.Gate(name); f != nil {
 			return f
 		}
 	}
 	return nil
+}
+
+// Registrations returns the gate of that name as each direct import that
+// declares it registers it, in import order: the registrations that come
+// before this package's own (an imported package is initialised first).
+// A fact read from an import carries its entry's place (Fact.Entry).
+func (r *Result) Registrations(name string) []Registration {
+	var out []Registration
+	for _, ig := range r.imported {
+		if f := ig.gates.Gate(name); f != nil {
+			out = append(out, Registration{Package: ig.path, Fact: f})
+		}
+	}
+	return out
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -74,7 +101,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, imp := range pass.Pkg.Imports() {
 		var pg PackageGates
 		if pass.ImportPackageFact(imp, &pg) {
-			res.imported = append(res.imported, &pg)
+			res.imported = append(res.imported, importedGates{imp.Path(), &pg})
 		}
 	}
 	if len(res.imported) > 0 {
@@ -100,6 +127,9 @@ func export(pass *analysis.Pass, res *featuregates.Result) {
 	all := &PackageGates{}
 	for _, g := range res.Gates { // sorted by name
 		f := newGateFact(g)
+		if g.Value != nil {
+			f.Entry = NewFactPos(pass.Fset, g.Entry, g.Value.End())
+		}
 		all.Gates = append(all.Gates, f)
 		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
 			pass.ExportObjectFact(g.Const, f)

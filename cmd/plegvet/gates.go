@@ -72,6 +72,23 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if unfetched(stderr, rep) && len(names) == 0 {
 		code = exitFailure // the whole list lacks those modules' gates
 	}
+	return conflictsExit(stderr, "gates", rep.Diagnostics, code)
+}
+
+// conflictsExit says, a line each, which registrations of a gate
+// component-base refuses (naming both entries), and gives the findings
+// exit code when there are any and code is 0: every binary making both
+// registrations panics at init. A code that is not 0 (the tree was not
+// read in full) stands.
+func conflictsExit(stderr io.Writer, cmd string, ds []plegvet.Diagnostic, code int) int {
+	conflicts := plegvet.RegistrationConflicts(ds)
+	for _, c := range conflicts {
+		fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(fmt.Sprintf("%s and %s register feature gate %s with specs component-base does not take for the same; every binary making both registrations panics at init",
+			posText(&c.First), posText(&c.Again), c.Gate)))
+	}
+	if len(conflicts) > 0 && code == exitOK {
+		return exitFindings
+	}
 	return code
 }
 
@@ -121,13 +138,13 @@ func checkList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, 
 		code = exitFailure
 	}
 	if code != exitOK {
-		return code
+		return conflictsExit(stderr, "gates", rep.Diagnostics, code)
 	}
 	if len(ds) > 0 {
 		fmt.Fprintf(stderr, "plegvet gates: %s differs from the code in %s; rewrite it with %s\n", file, plural(len(ds), "place"), rewrite)
-		return exitFindings
+		code = exitFindings
 	}
-	return exitOK
+	return conflictsExit(stderr, "gates", rep.Diagnostics, code)
 }
 
 // shellQuote quotes a path for a shell command line when it needs it.
