@@ -29,6 +29,27 @@ type EventedPLEG struct {
 	// OnStreamFailure is what it does after the last allowed stream failure.
 	OnStreamFailure StreamFailure `json:"onStreamFailure"`
 	Why             string        `json:"why"`
+	// RelistOnStreamError is its call making the generic PLEG relist at
+	// once when a stream call returns an error; null when there is none.
+	RelistOnStreamError *ForcedRelist `json:"relistOnStreamError"`
+}
+
+// ForcedRelist is the evented PLEG's call, in the branch run when its
+// stream call returns an error, that runs the generic PLEG's relist.
+type ForcedRelist struct {
+	// Pos is the call (e.Relist()); Stream the stream call whose error
+	// the branch tests.
+	Pos    Pos `json:"pos"`
+	Stream Pos `json:"stream"`
+	// Relist is the generic PLEG's method it runs ("GenericPLEG.Relist"),
+	// declared at RelistDecl.
+	Relist     string `json:"relist"`
+	RelistDecl Pos    `json:"relistDecl"`
+	// UpdatesPodCache is that relist's write to the pod cache;
+	// EmitsLifecycleEvents its send of pod lifecycle events on the
+	// kubelet's channel, null when it sends none.
+	UpdatesPodCache      Pos  `json:"updatesPodCache"`
+	EmitsLifecycleEvents *Pos `json:"emitsLifecycleEvents"`
 }
 
 // RelistRequest is the evented PLEG's call of a relist request.
@@ -83,6 +104,13 @@ func (p positioner) eventedPLEG(r *plegperiods.EventedRole) *EventedPLEG {
 			req.Gate = &g
 		}
 		out.RequestsRelist = req
+	}
+	if f := r.RelistOnStreamError; f != nil {
+		out.RelistOnStreamError = &ForcedRelist{
+			Pos: p.position(f.Pos), Stream: p.position(f.Stream),
+			Relist: f.Callee, RelistDecl: p.position(f.CalleePos),
+			UpdatesPodCache: p.position(f.UpdatesPodCache), EmitsLifecycleEvents: p.optPosition(f.EmitsLifecycleEvents),
+		}
 	}
 	if hc := r.HealthCheck(); hc != nil {
 		out.HealthCheck = &HealthCheck{Name: hc.Name, Pos: p.pos(hc.Pos)}

@@ -279,44 +279,62 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 		summarizeNonSource(say, r, g, stage, offPeriod)
 		return strings.TrimSpace(b.String())
 	}
-	say("With %s%s on, the kubelet hears of container changes from the runtime's GetContainerEvents stream. ", g, stage)
-	if on.Period == nil {
-		say("But this tree then runs no generic relist at all: a stream is a connection to a process that can die, and a runtime that restarts forgets the events it never sent. Nothing resynchronises the kubelet after that; it keeps believing what it last heard. ")
-		return strings.TrimSpace(b.String())
+	e := r.EventedPLEG
+	var forced *ForcedRelist
+	if e != nil {
+		forced = e.RelistOnStreamError
 	}
-	say("A stream is a connection to a process that can die: a runtime restart drops the events it never sent, and a stream never says what it left out. ")
-	say("So the generic relist keeps running as a safety net: relisting is level-triggered reconciliation, comparing what runs with what the kubelet believes, whatever events were lost. ")
+	say("With %s%s on, the evented PLEG reads the runtime's GetContainerEvents stream", g, stage)
+	switch {
+	case e != nil && e.UpdatesPodCache != nil && e.EmitsLifecycleEvents != nil:
+		say(", writes the pod cache (%s) and sends pod lifecycle events (%s)", at(e.UpdatesPodCache), at(e.EmitsLifecycleEvents))
+	case e != nil && e.EmitsLifecycleEvents != nil:
+		say(" and sends pod lifecycle events (%s)", at(e.EmitsLifecycleEvents))
+	}
+	say(". ")
 	ratio := r.Relist.Ratio
 	switch {
+	case on.Period == nil && forced != nil:
+		say("With the gate on, this tree runs no periodic generic relist. ")
+	case on.Period == nil:
+		say("But with the gate on, this tree runs no generic relist at all, and plegvet finds none forced when the stream fails: nothing it finds relists the runtime. ")
 	case ratio != nil && *ratio == 1:
-		say("Here the relist keeps its gate-off period of %s whether or not the gate is on (ratio 1): the stream only makes the kubelet react sooner, and the relist alone keeps it consistent. ", offPeriod)
+		say("The generic PLEG keeps relisting beside it, every %s whether or not the gate is on (ratio 1). ", offPeriod)
 	case ratio != nil:
-		say("With the gate on it relists every %s instead of %s (x%s), trusting the stream for speed and the relist for truth. ", valueWords(on.Period), offPeriod, trimFloat(*ratio))
+		say("The generic PLEG keeps relisting beside it, every %s instead of %s (x%s). ", valueWords(on.Period), offPeriod, trimFloat(*ratio))
 	default:
-		say("With the gate on it relists every %s (the gate-off period is %s). ", valueWords(on.Period), offPeriod)
+		say("The generic PLEG keeps relisting beside it, every %s (the gate-off period is %s). ", valueWords(on.Period), offPeriod)
 	}
-	if on.Evented != nil {
-		retries := "several"
-		if on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
-			retries = fmt.Sprint(*on.MaxStreamRetries.Value)
+	if f := forced; f != nil {
+		say("Each time its stream call (%s) returns an error, the evented PLEG runs %s at once (%s); that relist writes the pod cache (%s)", at(&f.Stream), f.Relist, at(&f.Pos), at(&f.UpdatesPodCache))
+		if f.EmitsLifecycleEvents != nil {
+			say(" and sends pod lifecycle events (%s)", at(f.EmitsLifecycleEvents))
 		}
-		switch {
-		case on.Fallback != nil && on.Fallback.Unresolved == "":
-			say("If the stream fails %s times the evented PLEG gives up and restores a %s relist. ", retries, valueWords(on.Fallback))
-		case on.Fallback != nil:
-			say("If the stream fails %s times the evented PLEG gives up and restores a relist whose period plegvet could not resolve (%s). ", retries, on.Fallback.Unresolved)
-		case ratio != nil && *ratio > 1:
-			say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting every %s. ", retries, valueWords(on.Period))
-		default:
-			say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
-		}
+		say(". ")
+	} else if on.Period != nil && e != nil {
+		say("plegvet finds no relist that the evented PLEG forces when its stream call returns an error. ")
 	}
-	if sl := r.SyncLoop; sl != nil && len(sl.Ticks) > 0 {
-		var ticks []string
-		for _, t := range sl.Ticks {
-			ticks = append(ticks, fmt.Sprintf("%s every %s", t.Channel, valueWords(t.Period)))
-		}
-		say("The same argument appears at the top of the kubelet: %s consumes PLEG events, yet also wakes on ticks (%s) to resync pods; events drive reaction, periodic passes guarantee convergence.", sl.Func, strings.Join(ticks, ", "))
+	if on.Period == nil && forced == nil {
+		return strings.TrimSpace(b.String())
+	}
+	retries := "several"
+	if on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
+		retries = fmt.Sprint(*on.MaxStreamRetries.Value)
+	}
+	switch {
+	case on.Fallback != nil && on.Fallback.Unresolved == "":
+		say("If the stream fails %s times the evented PLEG gives up and restores a %s relist. ", retries, valueWords(on.Fallback))
+	case on.Fallback != nil:
+		say("If the stream fails %s times the evented PLEG gives up and restores a relist whose period plegvet could not resolve (%s). ", retries, on.Fallback.Unresolved)
+	case on.Period == nil:
+		say("If the stream fails %s times the evented PLEG gives up and restores nothing: no generic relist runs after that. ", retries)
+	case ratio != nil && *ratio > 1:
+		say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting every %s. ", retries, valueWords(on.Period))
+	default:
+		say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
+	}
+	if sl := r.SyncLoop; sl != nil {
+		say("%s (%s:%d) receives the pod lifecycle events (line %d).", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line)
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -346,6 +364,9 @@ func summarizeNonSource(say func(string, ...any), r *Report, g, stage, offPeriod
 		say("It relists every %s whether or not the gate is on. ", offPeriod)
 	} else {
 		say("It relists every %s with the gate on (%s with it off). ", valueWords(on.Period), offPeriod)
+	}
+	if f := e.RelistOnStreamError; f != nil {
+		say("Each time its stream call (%s) returns an error, it runs %s at once (%s), which writes the pod cache (%s). ", at(&f.Stream), f.Relist, at(&f.Pos), at(&f.UpdatesPodCache))
 	}
 	switch f := e.OnStreamFailure; {
 	case f.Action == "stop-watching" && f.After != nil && f.After.Value != nil:

@@ -15,9 +15,19 @@ func TestSummarize(t *testing.T) {
 	five := int64(5)
 	ratio := func(f float64) *float64 { return &f }
 	gate := &RelistGate{Name: "EventedPLEG"}
+	pos := func(file string, line int) *Pos { return &Pos{File: file, Line: line, Column: 1} }
+	slow := &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(300),
+		GateOn: &GateOnMode{Mode: Mode{Period: val("5m0s")}, Evented: &Pos{}, Fallback: val("1s"), MaxStreamRetries: &RetryCount{Value: &five}}}
+	forced := &ForcedRelist{Pos: *pos("pkg/kubelet/pleg/evented.go", 209), Stream: *pos("pkg/kubelet/pleg/evented.go", 203),
+		Relist: "GenericPLEG.Relist", RelistDecl: *pos("pkg/kubelet/pleg/generic.go", 292),
+		UpdatesPodCache: *pos("pkg/kubelet/pleg/generic.go", 566), EmitsLifecycleEvents: pos("pkg/kubelet/pleg/generic.go", 396)}
+	ticking := &SyncLoop{Func: "syncLoopIteration", Pos: *pos("pkg/kubelet/kubelet.go", 2695), PLEGCase: *pos("pkg/kubelet/kubelet.go", 2733), PLEGChannel: "plegCh",
+		Ticks: []Tick{{Channel: "syncCh", Case: *pos("pkg/kubelet/kubelet.go", 2750), Period: val("1s")}, {Channel: "housekeepingCh", Case: *pos("pkg/kubelet/kubelet.go", 2796), Period: val("2s")}}}
 	tests := []struct {
 		name      string
 		relist    *Relist
+		evented   *EventedPLEG
+		sync      *SyncLoop
 		want, not []string
 	}{{
 		name:   "no evented PLEG",
@@ -28,7 +38,7 @@ func TestSummarize(t *testing.T) {
 		name: "slower safety net with a fallback",
 		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(300),
 			GateOn: &GateOnMode{Mode: Mode{Period: val("5m0s")}, Evented: &Pos{}, Fallback: val("1s"), MaxStreamRetries: &RetryCount{Value: &five}}},
-		want: []string{"safety net", "every 5m0s instead of 1s (x300)", "fails 5 times", "restores a 1s relist"},
+		want: []string{"keeps relisting beside it", "every 5m0s instead of 1s (x300)", "fails 5 times", "restores a 1s relist"},
 		not:  []string{"ratio 1", "restores nothing"},
 	}, {
 		name: "ratio 1",
@@ -44,12 +54,44 @@ func TestSummarize(t *testing.T) {
 	}, {
 		name:   "safety net gone",
 		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, GateOn: &GateOnMode{Mode: Mode{}, Evented: &Pos{}}},
-		want:   []string{"runs no generic relist at all", "Nothing resynchronises"},
-		not:    []string{"safety net:"},
+		want:   []string{"runs no generic relist at all", "nothing it finds relists the runtime"},
+		not:    []string{"keeps relisting beside it", "gives up"},
+	}, {
+		name:    "a relist forced on each stream error, and the sync loop's ticks",
+		relist:  slow,
+		evented: &EventedPLEG{Role: "event-source", UpdatesPodCache: pos("pkg/kubelet/pleg/evented.go", 266), EmitsLifecycleEvents: pos("pkg/kubelet/pleg/evented.go", 325), RelistOnStreamError: forced},
+		sync:    ticking,
+		want: []string{
+			"writes the pod cache (pkg/kubelet/pleg/evented.go:266) and sends pod lifecycle events (pkg/kubelet/pleg/evented.go:325)",
+			"Each time its stream call (pkg/kubelet/pleg/evented.go:203) returns an error, the evented PLEG runs GenericPLEG.Relist at once (pkg/kubelet/pleg/evented.go:209); that relist writes the pod cache (pkg/kubelet/pleg/generic.go:566) and sends pod lifecycle events (pkg/kubelet/pleg/generic.go:396)",
+			"syncLoopIteration (pkg/kubelet/kubelet.go:2695) receives the pod lifecycle events (line 2733)",
+		},
+		// The ticks sync the pods whose work is due and clean up; they do
+		// not relist, and plegvet reads nothing that says they converge.
+		not: []string{"convergence", "converge", "resync", "ticks", "syncCh", "finds no relist"},
+	}, {
+		name:    "no relist forced on a stream error",
+		relist:  slow,
+		evented: &EventedPLEG{Role: "event-source", EmitsLifecycleEvents: pos("pkg/kubelet/pleg/evented.go", 325)},
+		sync:    ticking,
+		want:    []string{"plegvet finds no relist that the evented PLEG forces when its stream call returns an error", "restores a 1s relist"},
+		not:     []string{"at once", "convergence"},
+	}, {
+		name:    "no periodic relist, but one forced on each stream error",
+		relist:  &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, GateOn: &GateOnMode{Mode: Mode{}, Evented: &Pos{}, MaxStreamRetries: &RetryCount{Value: &five}}},
+		evented: &EventedPLEG{Role: "event-source", RelistOnStreamError: forced},
+		want:    []string{"runs no periodic generic relist", "runs GenericPLEG.Relist at once (pkg/kubelet/pleg/evented.go:209)", "restores nothing: no generic relist runs after that"},
+		not:     []string{"nothing it finds relists", "keeps relisting beside it"},
+	}, {
+		name:   "a relist trigger that also forces a relist on a stream error",
+		relist: &Relist{Gate: gate, GateOff: &Mode{Period: val("1s")}, Ratio: ratio(1), GateOn: &GateOnMode{Mode: Mode{Period: val("1s")}, Evented: &Pos{}}},
+		evented: &EventedPLEG{Role: "relist-trigger", RequestsRelist: &RelistRequest{Pos: *pos("pkg/kubelet/pleg/evented.go", 130), EventTypes: []string{"CONTAINER_STOPPED_EVENT"}},
+			RelistOnStreamError: forced, OnStreamFailure: StreamFailure{Action: "stop-watching"}},
+		want: []string{"it runs GenericPLEG.Relist at once (pkg/kubelet/pleg/evented.go:209), which writes the pod cache (pkg/kubelet/pleg/generic.go:566)"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := summarize(&Report{Relist: tc.relist}, nil)
+			got := summarize(&Report{Relist: tc.relist, EventedPLEG: tc.evented, SyncLoop: tc.sync}, nil)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("summary lacks %q:\n%s", w, got)
@@ -92,8 +134,23 @@ func TestInspectLookAlike(t *testing.T) {
 	if p := sl.Ticks[1].Period; p == nil || p.Value != "2s" || p.Const != "cleanupPeriod" {
 		t.Errorf("second tick period %+v", p)
 	}
-	if !strings.Contains(rep.Summary, "iterate consumes PLEG events, yet also wakes on ticks (resyncCh every 1s, cleanupCh every 2s)") {
-		t.Errorf("summary: %s", rep.Summary)
+	// The relist the evented PLEG forces when its stream call fails
+	// (evented.go:38-40), and what that relist writes (generic.go).
+	f := rep.EventedPLEG.RelistOnStreamError
+	if f == nil || f.Relist != "GenericPLEG.Relist" || at(&f.Pos) != "pkg/kubelet/pleg/evented.go:40" || at(&f.Stream) != "pkg/kubelet/pleg/evented.go:38" ||
+		at(&f.RelistDecl) != "pkg/kubelet/pleg/generic.go:32" || at(&f.UpdatesPodCache) != "pkg/kubelet/pleg/generic.go:48" || at(f.EmitsLifecycleEvents) != "pkg/kubelet/pleg/generic.go:49" {
+		t.Errorf("relist on a stream error: %+v", f)
+	}
+	for _, w := range []string{
+		"runs GenericPLEG.Relist at once (pkg/kubelet/pleg/evented.go:40); that relist writes the pod cache (pkg/kubelet/pleg/generic.go:48)",
+		"iterate (pkg/kubelet/sync.go:20) receives the pod lifecycle events (line 22).",
+	} {
+		if !strings.Contains(rep.Summary, w) {
+			t.Errorf("summary lacks %q: %s", w, rep.Summary)
+		}
+	}
+	if strings.Contains(rep.Summary, "convergence") || strings.Contains(rep.Summary, "resync") {
+		t.Errorf("summary says the sync loop's ticks converge: %s", rep.Summary)
 	}
 }
 

@@ -3,6 +3,11 @@ package plegvet_test
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +36,7 @@ func TestEventedRoleOnReleases(t *testing.T) {
 		{"v1.26.15", "event-source", "restore-generic-relist", true, nil, "", nil},
 		{"v1.30.14", "event-source", "restore-generic-relist", true, nil, "", nil},
 		{"v1.36.1", "event-source", "restore-generic-relist", true, nil, "", nil},
+		{"v1.36.5", "event-source", "restore-generic-relist", true, nil, "", nil},
 		{"v1.37.2", "relist-trigger", "stop-watching", false, []string{"CONTAINER_STOPPED_EVENT"}, "PLEGOnDemandRelist", []string{"PLEGOnDemandRelist"}},
 	}
 	for _, tc := range tests {
@@ -73,6 +79,7 @@ func TestEventedRoleOnReleases(t *testing.T) {
 			if a := e.OnStreamFailure.After; a == nil || a.Value == nil || *a.Value != 5 {
 				t.Errorf("retries before the stream is given up: %+v", a)
 			}
+			forcedRelistOnReleases(t, dir, rep)
 			var deps []string
 			for _, d := range rep.GateDependencies {
 				deps = append(deps, d.Name)
@@ -85,6 +92,95 @@ func TestEventedRoleOnReleases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forcedRelistOnReleases checks the relist the evented PLEG forces when
+// its stream call fails against the release's own evented.go, read here
+// by syntax alone: the "if err != nil" after "err := ...GetContainerEvents(",
+// and a call of a method named Relist in it. Then the summary must state
+// that relist at its position, and never that the sync loop's ticks
+// converge.
+func forcedRelistOnReleases(t *testing.T, dir string, rep *plegvet.Report) {
+	t.Helper()
+	e := rep.EventedPLEG
+	stream, relist := streamErrorRelist(t, filepath.Join(dir, "pkg", "kubelet", "pleg", "evented.go"))
+	f := e.RelistOnStreamError
+	if relist == 0 {
+		if f != nil {
+			t.Errorf("evented.go calls no Relist after a stream error; plegvet says %+v", f)
+		}
+		return
+	}
+	if f == nil {
+		t.Fatalf("evented.go:%d runs Relist after the stream error of line %d; plegvet found no relist on a stream error", relist, stream)
+	}
+	if f.Pos.File != "pkg/kubelet/pleg/evented.go" || f.Pos.Line != relist || f.Stream.Line != stream {
+		t.Errorf("relist on a stream error at %s:%d after the stream call of line %d; want evented.go:%d after line %d", f.Pos.File, f.Pos.Line, f.Stream.Line, relist, stream)
+	}
+	lineHas(t, dir, &f.Pos, "e.Relist()")
+	lineHas(t, dir, &f.Stream, "GetContainerEvents(")
+	lineHas(t, dir, &f.RelistDecl, "func (g *GenericPLEG) Relist()")
+	lineHas(t, dir, &f.UpdatesPodCache, "g.cache.Set(")
+	lineHas(t, dir, f.EmitsLifecycleEvents, "g.eventChannel <-")
+	if f.Relist != "GenericPLEG.Relist" || f.UpdatesPodCache.File != "pkg/kubelet/pleg/generic.go" {
+		t.Errorf("relist %s, writing the pod cache at %s", f.Relist, f.UpdatesPodCache.File)
+	}
+	want := fmt.Sprintf("runs GenericPLEG.Relist at once (pkg/kubelet/pleg/evented.go:%d); that relist writes the pod cache (pkg/kubelet/pleg/generic.go:%d)", relist, f.UpdatesPodCache.Line)
+	if !strings.Contains(rep.Summary, want) {
+		t.Errorf("summary lacks %q:\n%s", want, rep.Summary)
+	}
+	for _, not := range []string{"convergence", "resync"} {
+		if strings.Contains(rep.Summary, not) {
+			t.Errorf("summary says %q, which the code does not show:\n%s", not, rep.Summary)
+		}
+	}
+}
+
+// streamErrorRelist reads, by syntax, the line of "err := ....GetContainerEvents("
+// whose "if err != nil" calls a method named Relist, and that call's line;
+// 0, 0 when there is none.
+func streamErrorRelist(t *testing.T, file string) (stream, relist int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		b, ok := n.(*ast.BlockStmt)
+		if !ok || relist != 0 {
+			return relist == 0
+		}
+		for i, st := range b.List {
+			as, ok := st.(*ast.AssignStmt)
+			if !ok || len(as.Rhs) != 1 || i+1 == len(b.List) {
+				continue
+			}
+			call, ok := as.Rhs[0].(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if s, ok := call.Fun.(*ast.SelectorExpr); !ok || s.Sel.Name != "GetContainerEvents" {
+				continue
+			}
+			ifs, ok := b.List[i+1].(*ast.IfStmt)
+			if !ok || types.ExprString(ifs.Cond) != types.ExprString(as.Lhs[len(as.Lhs)-1])+" != nil" {
+				continue
+			}
+			ast.Inspect(ifs.Body, func(m ast.Node) bool {
+				c, ok := m.(*ast.CallExpr)
+				if !ok || relist != 0 {
+					return relist == 0
+				}
+				if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Relist" {
+					stream, relist = fset.Position(call.Pos()).Line, fset.Position(c.Pos()).Line
+				}
+				return relist == 0
+			})
+		}
+		return relist == 0
+	})
+	return stream, relist
 }
 
 // moduleDir is a module's directory in the module cache, which Inspect

@@ -77,6 +77,35 @@ type EventLoop struct {
 	RequestsRelist *RelistRequest
 	// OnStreamFailure is what it does after the last allowed failure.
 	OnStreamFailure StreamFailure
+	// RelistOnStreamError is the first call, in a branch run when a
+	// stream call returns an error, that makes the generic PLEG relist at
+	// once; nil when there is none.
+	RelistOnStreamError *ForcedRelist
+}
+
+// ForcedRelist is a call of the evented PLEG that runs the generic PLEG's
+// relist at once when a stream call fails (e.Relist() in the
+// "if err != nil" after GetContainerEvents). The callee is recognised by
+// type and by what it does: a method of the generic PLEG, called directly,
+// through an interface the generic PLEG implements, or through a method
+// of the evented PLEG (or a function of the package) that calls it, whose
+// own calls, before it returns, write the pod cache. A method that only
+// enqueues a request (RelistRequest) is not one.
+type ForcedRelist struct {
+	Pos token.Position // the call in the stream-error branch
+	// Stream is the stream call whose error the branch tests.
+	Stream token.Position
+	// Callee is the generic PLEG's relist, as "GenericPLEG.Relist";
+	// CalleePos its declaration.
+	Callee    string
+	CalleePos token.Position
+	// UpdatesPodCache is the relist's first write to the pod cache, and
+	// EmitsLifecycleEvents its first send of a pod lifecycle event (the
+	// zero Position when it sends none), reached from Callee through
+	// calls of the generic PLEG's methods and the package's functions,
+	// not through go statements or function literals.
+	UpdatesPodCache      token.Position
+	EmitsLifecycleEvents token.Position
 }
 
 // RelistRequest is the evented PLEG's call asking the generic PLEG for a
@@ -452,11 +481,13 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 	}
 	var failure *StreamFailure
 	var request *site // the first relist request, and the function it is in
+	var reached []*types.Func
 	for len(queue) > 0 && len(l.Reached) < maxReach {
 		fn := queue[0]
 		queue = queue[1:]
 		fd := r.decls[fn]
 		l.Reached = append(l.Reached, funcName(fn))
+		reached = append(reached, fn)
 		var next []*types.Func
 		recv := types.Object(nil)
 		if fd.Recv != nil {
@@ -521,6 +552,7 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 	if request != nil {
 		l.RequestsRelist = r.request(w, request)
 	}
+	l.RelistOnStreamError = r.forcedRelist(reached, evented)
 	switch {
 	case failure != nil:
 		l.OnStreamFailure = *failure
@@ -530,6 +562,252 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 		l.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: fmt.Sprintf("no if reached from Start compares a count with the retries field %s", u.retries.field)}
 	}
 	return l
+}
+
+// forcedRelist finds, in the functions reached from Start (in the order
+// reached), the first call in a stream-error branch that runs the generic
+// PLEG's relist; nil when there is none, or no generic PLEG.
+func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName) *ForcedRelist {
+	if r.generic == nil {
+		return nil
+	}
+	for _, fn := range reached {
+		body := r.decls[fn].Body
+		errs := r.streamErrors(body, evented)
+		if len(errs) == 0 {
+			continue
+		}
+		var found *ForcedRelist
+		ast.Inspect(body, func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			ifs, ok := n.(*ast.IfStmt)
+			if !ok {
+				return true
+			}
+			branch, stream := errorBranch(r.info, ifs, errs)
+			if branch == nil {
+				return true
+			}
+			syncCalls(branch, func(call *ast.CallExpr) bool {
+				if m := r.relistOf(call, evented, 0); m != nil {
+					found = &ForcedRelist{Pos: r.fset.Position(call.Pos()), Stream: r.fset.Position(stream), Callee: funcName(m), CalleePos: r.fset.Position(m.Pos())}
+					found.UpdatesPodCache, found.EmitsLifecycleEvents = r.relistEffects(m)
+				}
+				return found == nil
+			})
+			return found == nil
+		})
+		if found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// isStreamCall reports whether call reads the container event stream: a
+// call of GetContainerEvents (as the constructors find the evented PLEG),
+// or of a method of the evented PLEG or a function of the package that
+// makes one.
+func (r *loopReader) isStreamCall(call *ast.CallExpr, evented *types.TypeName) bool {
+	if _, name := calleeName(r.info, call); name == "GetContainerEvents" {
+		return true
+	}
+	fn := astobj.Func(r.info, call)
+	if fn == nil {
+		return false
+	}
+	fn = fn.Origin()
+	fd := r.decls[fn]
+	if fd == nil {
+		return false
+	}
+	if sig, _ := fn.Type().(*types.Signature); sig == nil || sig.Recv() != nil && !methodOf(fn, evented) {
+		return false
+	}
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && !found {
+			if _, name := calleeName(r.info, c); name == "GetContainerEvents" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// streamErrors are the variables a body assigns a stream call's error to
+// (its last result: err := e.runtimeService.GetContainerEvents(...)),
+// with the stream call.
+func (r *loopReader) streamErrors(body *ast.BlockStmt, evented *types.TypeName) map[types.Object]token.Pos {
+	out := map[types.Object]token.Pos{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+			return true
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || !r.isStreamCall(call, evented) {
+			return true
+		}
+		id, ok := as.Lhs[len(as.Lhs)-1].(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := r.info.Defs[id]
+		if obj == nil {
+			obj = r.info.Uses[id]
+		}
+		if obj != nil {
+			out[obj] = call.Pos()
+		}
+		return true
+	})
+	return out
+}
+
+// errorBranch is the block an if runs when a stream error is set: the
+// body of "if err != nil", the else of "if err == nil"; nil otherwise.
+func errorBranch(info *types.Info, ifs *ast.IfStmt, errs map[types.Object]token.Pos) (*ast.BlockStmt, token.Pos) {
+	b, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.NEQ && b.Op != token.EQL {
+		return nil, token.NoPos
+	}
+	isNil := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		_, isNil := info.Uses[id].(*types.Nil)
+		return isNil
+	}
+	errOf := func(e ast.Expr) (token.Pos, bool) {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return token.NoPos, false
+		}
+		p, ok := errs[info.Uses[id]]
+		return p, ok
+	}
+	stream, ok := errOf(b.X)
+	if !ok || !isNil(b.Y) {
+		if stream, ok = errOf(b.Y); !ok || !isNil(b.X) {
+			return nil, token.NoPos
+		}
+	}
+	if b.Op == token.NEQ {
+		return ifs.Body, stream
+	}
+	if e, ok := ifs.Else.(*ast.BlockStmt); ok {
+		return e, stream
+	}
+	return nil, token.NoPos
+}
+
+// syncCalls calls f on each call in n, in source order, that runs before
+// n is done: not in a go statement or a function literal. f returns
+// whether to go on.
+func syncCalls(n ast.Node, f func(*ast.CallExpr) bool) {
+	stop := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if stop {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.GoStmt, *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			stop = !f(m)
+		}
+		return !stop
+	})
+}
+
+// maxForward bounds the evented PLEG's methods (or package functions)
+// followed from a call to the generic PLEG's relist it forwards to.
+const maxForward = 3
+
+// relistOf returns the generic PLEG's relist that call runs: a method of
+// the generic PLEG, called directly or through an interface it implements,
+// or reached through calls of the evented PLEG's methods and the
+// package's functions, that writes the pod cache before it returns, and
+// is no relist request; nil otherwise.
+func (r *loopReader) relistOf(call *ast.CallExpr, evented *types.TypeName, depth int) *types.Func {
+	fn := astobj.Func(r.info, call)
+	if fn == nil {
+		return nil
+	}
+	fn = fn.Origin()
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil {
+		return nil
+	}
+	var m *types.Func
+	switch {
+	case methodOf(fn, r.generic):
+		m = fn
+	case sig.Recv() != nil && types.IsInterface(sig.Recv().Type()):
+		iface, _ := sig.Recv().Type().Underlying().(*types.Interface)
+		ptr := types.NewPointer(r.generic.Type())
+		if iface != nil && types.Implements(ptr, iface) {
+			obj, _, _ := types.LookupFieldOrMethod(ptr, true, r.generic.Pkg(), fn.Name())
+			m, _ = obj.(*types.Func)
+		}
+	case depth < maxForward && r.decls[fn] != nil && (sig.Recv() == nil || methodOf(fn, evented)):
+		syncCalls(r.decls[fn].Body, func(c *ast.CallExpr) bool {
+			m = r.relistOf(c, evented, depth+1)
+			return m == nil
+		})
+		return m
+	}
+	if m == nil || r.requests[m.Name()] == m {
+		return nil
+	}
+	if cache, _ := r.relistEffects(m); !cache.IsValid() {
+		return nil
+	}
+	return m
+}
+
+// relistEffects are the first write to the pod cache and the first send
+// of a pod lifecycle event that fn makes before it returns: in its body
+// and in the generic PLEG's methods and the package's functions it calls,
+// in source order, not in go statements or function literals.
+func (r *loopReader) relistEffects(fn *types.Func) (cache, emits token.Position) {
+	seen := map[*types.Func]bool{}
+	var visit func(fn *types.Func, depth int)
+	visit = func(fn *types.Func, depth int) {
+		fd := r.decls[fn]
+		if fd == nil || seen[fn] || depth > maxReachDepth {
+			return
+		}
+		seen[fn] = true
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt, *ast.FuncLit:
+				return false
+			case *ast.SendStmt:
+				if !emits.IsValid() && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					emits = r.fset.Position(n.Pos())
+				}
+			case *ast.CallExpr:
+				if !cache.IsValid() && r.cacheSet(n) {
+					cache = r.fset.Position(n.Pos())
+				}
+				if f := astobj.Func(r.info, n); f != nil {
+					f = f.Origin()
+					if sig, _ := f.Type().(*types.Signature); sig != nil && (sig.Recv() == nil || methodOf(f, r.generic)) {
+						visit(f, depth+1)
+					}
+				}
+			}
+			return true
+		})
+	}
+	visit(fn, 0)
+	return cache, emits
 }
 
 // retriesTest reads a comparison with the receiver's retries field:

@@ -382,3 +382,126 @@ func (e *EventedPLEG) Start() {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 }
+
+// relistSummary is "relist=6 stream=5 callee=GenericPLEG.Relist cache=+2 emits=+3"
+// for the relist forced on a stream error (lines of the case counted from
+// its first line; cache and emits relative to the prelude's relist), or
+// "relist=-".
+func relistSummary(l *plegperiods.EventLoop, offset, relistLine int) string {
+	f := l.RelistOnStreamError
+	if f == nil {
+		return "relist=-"
+	}
+	rel := func(p token.Position) string {
+		if !p.IsValid() {
+			return "-"
+		}
+		return fmt.Sprintf("%+d", p.Line-relistLine)
+	}
+	return fmt.Sprintf("relist=%d stream=%d callee=%s decl=%s cache=%s emits=%s", f.Pos.Line-offset, f.Stream.Line-offset, f.Callee, rel(f.CalleePos), rel(f.UpdatesPodCache), rel(f.EmitsLifecycleEvents))
+}
+
+// The relist forced on a stream error: a call, in the branch run when a
+// stream call's error is set, that runs a method of the generic PLEG
+// writing the pod cache before it returns. Recognised by type (directly,
+// through an interface the generic PLEG implements, through the evented
+// PLEG's own methods), never by the callee's name.
+func TestEventLoopRelistOnStreamError(t *testing.T) {
+	// A generic PLEG whose relist (named otherwise) writes the pod store
+	// through a helper, then sends events; Relist still only sends.
+	const relisting = `func (g *GenericPLEG) Relist()                        { g.events <- &PodLifecycleEvent{} }
+func (g *GenericPLEG) resync() {
+	g.note("all")
+}
+func (g *GenericPLEG) note(id string) {
+	if g.pods.Set(id, "seen") {
+		g.events <- &PodLifecycleEvent{PodID: id}
+	}
+}
+`
+	prelude := strings.Replace(loopPrelude, "func (g *GenericPLEG) Relist()                        { g.events <- &PodLifecycleEvent{} }\n", relisting, 1)
+	if prelude == loopPrelude {
+		t.Fatal("the prelude has no Relist line to replace")
+	}
+	resync := 0 // the line declaring resync in the prelude
+	for i, line := range strings.Split(prelude, "\n") {
+		if strings.HasPrefix(line, "func (g *GenericPLEG) resync()") {
+			resync = i + 1
+		}
+	}
+	const hands = `
+type resyncer interface{ resync() }
+`
+	tests := []struct {
+		name, src, want string
+	}{{
+		name: "if err != nil after the stream call, through the evented PLEG's method and an interface",
+		src: hands + `
+func (e *EventedPLEG) Start() { go e.watch() }
+func (e *EventedPLEG) resync() { e.generic.(resyncer).resync() }
+func (e *EventedPLEG) watch() {
+	for {
+		err := e.runtime.GetContainerEvents(nil)
+		if err != nil {
+			log.Print(err)
+			e.Update(e.fallback)
+			e.resync()
+		}
+	}
+}
+`,
+		want: "relist=12 stream=8 callee=GenericPLEG.resync decl=+0 cache=+4 emits=+5",
+	}, {
+		name: "if err := ...; err == nil { } else { }, the concrete generic PLEG, a wrapped stream call",
+		src: `
+func (e *EventedPLEG) Start() {
+	go func() {
+		for {
+			if err := e.stream(nil); err == nil {
+				e.concrete.resync()
+			} else {
+				e.concrete.resync()
+			}
+		}
+	}()
+}
+`,
+		want: "relist=8 stream=5 callee=GenericPLEG.resync decl=+0 cache=+4 emits=+5",
+	}, {
+		name: "a relist outside the error branch, a relist in a goroutine, and an error not of a stream",
+		src: `
+func (e *EventedPLEG) Start() {
+	err := e.runtime.GetContainerEvents(nil)
+	e.concrete.resync()
+	if err != nil {
+		go e.concrete.resync()
+	}
+	other := errors.New("x")
+	if other != nil {
+		e.concrete.resync()
+	}
+}
+`,
+		want: "relist=-",
+	}, {
+		name: "a method that does not write the pod cache, and a relist request, are no forced relist",
+		src: `
+func (e *EventedPLEG) Start() {
+	if err := e.runtime.GetContainerEvents(nil); err != nil {
+		e.concrete.Relist()
+		e.generic.RequestRelist("")
+		e.generic.Update(e.fallback)
+	}
+}
+`,
+		want: "relist=-",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, offset := eventLoop(t, prelude, tc.src, false)
+			if got := relistSummary(l, offset, resync); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

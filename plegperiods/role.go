@@ -25,12 +25,14 @@ type EventedRole struct {
 	// RoleUnknown or RoleNone.
 	Role Role
 	Why  string
-	// EmitsLifecycleEvents, UpdatesPodCache, RequestsRelist and
-	// OnStreamFailure are the event loop's (see EventLoop).
+	// EmitsLifecycleEvents, UpdatesPodCache, RequestsRelist,
+	// OnStreamFailure and RelistOnStreamError are the event loop's (see
+	// EventLoop).
 	EmitsLifecycleEvents token.Position
 	UpdatesPodCache      token.Position
 	RequestsRelist       *RelistRequest
 	OnStreamFailure      StreamFailure
+	RelistOnStreamError  *ForcedRelist
 	// Retries is how many failed streams the evented PLEG tolerates
 	// before OnStreamFailure: the construction's value.
 	Retries *Value
@@ -97,6 +99,7 @@ func EventedRoleOf(files []*ast.File, info *types.Info, relist *Relist) *Evented
 	if l != nil {
 		r.EmitsLifecycleEvents, r.UpdatesPodCache = l.EmitsLifecycleEvents, l.UpdatesPodCache
 		r.RequestsRelist, r.OnStreamFailure = l.RequestsRelist, l.OnStreamFailure
+		r.RelistOnStreamError = l.RelistOnStreamError
 	} else {
 		r.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: r.Why}
 	}

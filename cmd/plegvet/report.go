@@ -37,7 +37,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return fail(stderr, "report", err)
 		}
 	}
-	return answer("report", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeReport(w, rep) }, rep.Source)
+	code := answer("report", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeReport(w, rep) }, rep.Source)
+	return conflictsExit(stderr, "report", rep.Diagnostics, code)
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
@@ -264,6 +265,9 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 			row("", fmt.Sprintf("health check %q registered at %s", h.Name, at(&h.Pos)))
 		} else {
 			row("", "no health check of its own")
+		}
+		if f := e.RelistOnStreamError; f != nil {
+			row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, at(&f.Pos)))
 		}
 		row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, at(e.OnStreamFailure.Pos)))
 	}
