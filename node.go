@@ -22,13 +22,20 @@ type NodeOptions struct {
 	Options
 	// Configz, Metrics and Crictl are files holding the output of
 	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
-	// .../proxy/metrics, and of crictl version -o json. Crictl is optional.
+	// .../proxy/metrics, and of crictl version run on the node (its
+	// "Name:  value" lines, or the same fields as JSON or YAML). Crictl
+	// is optional.
 	Configz, Metrics, Crictl string
 	// SkipRuntimeSource leaves the runtime's own source unread: by
 	// default, with Crictl, the runtime's module is fetched at the version
 	// it reports to say whether it can stream container events.
 	SkipRuntimeSource bool
 	// KubeletVersion (v1.36.1) overrides the version in the metrics.
+	// Without it, a kubelet that does not say its release (no
+	// kubernetes_build_info, or a git_version that is not a release, as a
+	// build without version ldflags reports) is an error wrapping
+	// ErrKubeletVersionUnknown, unless Options name the source: the gate
+	// is then read at the source's version, and a note says so.
 	KubeletVersion string
 }
 
@@ -36,13 +43,28 @@ type NodeOptions struct {
 type NodeReport struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Source        Source `json:"source"`
-	// Verdict is "generic" or "evented" when the evidence agrees with the
-	// mode the gate configures, "inconsistent" when some of it does not.
+	// Verdict is Expected when no reason disagrees with it, and
+	// "inconsistent" when one does: one of "generic" (the generic PLEG
+	// relists alone), "evented" (an evented PLEG that emits events runs,
+	// the relist slowed to the safety-net period),
+	// "generic-with-event-hints" (the gate is on, and the release's
+	// evented PLEG only asks the generic PLEG to relist), "fell-back" (the
+	// event stream was given up after the retries the source allows, or
+	// cannot but be, the runtime's source being unable to stream) and
+	// "inconsistent".
 	Verdict string `json:"verdict"`
-	// Configured is the mode the gate configures: "generic" or "evented".
+	// Expected is the verdict the source predicts for this node now, from
+	// the gate, the evented PLEG's design and what became of the event
+	// stream: generic, evented, generic-with-event-hints or fell-back.
+	Expected string `json:"expected"`
+	// Configured is the mode the gate configures: "evented" when it is on
+	// and the source builds an evented PLEG, "generic" otherwise. A
+	// fell-back node is configured evented.
 	Configured string   `json:"configured"`
 	Gate       NodeGate `json:"gate"`
-	// Reasons are every piece of evidence, in the order the rules ran.
+	// Reasons are every piece of evidence, in the order the rules ran;
+	// each says which PLEG it points to and whether it agrees with
+	// Expected (see nodeverdict.Reason).
 	Reasons []nodeverdict.Reason `json:"reasons"`
 	// Runtime is null without a crictl file.
 	Runtime *nodeverdict.Runtime    `json:"runtime"`
@@ -64,7 +86,9 @@ type NodeGate struct {
 	// source has no spec of the gate there.
 	Default *bool `json:"default"`
 	// KubeletVersion is the kubelet's version, as the metrics (or the
-	// caller) report it.
+	// caller) report it: "" when unreported. A version that names no
+	// release (v0.0.0-master+$Format:%H$) is kept as reported; Default is
+	// then the source's own version's, and a reason says so.
 	KubeletVersion string `json:"kubeletVersion"`
 	// Spec is the spec in force at KubeletVersion; null when none.
 	Spec *Spec `json:"spec"`
@@ -109,7 +133,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 		// in StreamsWhy, not an error.
 		JudgeRuntime(ctx, rt)
 	}
-	kubelet, release, err := kubeletVersion(opts, met)
+	_, release, err := kubeletVersion(opts, met)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +141,8 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet})
+	// The metrics' version is read as the metrics': Decide names it so.
+	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +160,8 @@ func readCapture[T any](file string, read func(name string, data []byte) (*T, er
 }
 
 // kubeletVersion returns the kubelet's version as reported, and the
-// release whose source it was built from.
+// release whose source it was built from: "" when the kubelet does not
+// say it and opts name the source, which then serves.
 func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, release string, err error) {
 	if opts.KubeletVersion != "" {
 		release, err := nodeverdict.Release(opts.KubeletVersion)
@@ -144,22 +170,26 @@ func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, releas
 		}
 		return opts.KubeletVersion, release, nil
 	}
-	if met.KubeletVersion == "" {
-		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
-	}
 	release, err = nodeverdict.Release(met.KubeletVersion)
-	if err != nil {
-		return "", "", fmt.Errorf("%s: %s git_version %v: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+	switch {
+	case err == nil:
+		return met.KubeletVersion, release, nil
+	case opts.Kubernetes != "" || opts.Dir != "":
+		return met.KubeletVersion, "", nil
+	case met.KubeletVersion == "":
+		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
+	case met.KubeletVersion == nodeverdict.UnstampedVersion:
+		return "", "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
 	}
-	return met.KubeletVersion, release, nil
+	return "", "", fmt.Errorf("%s: %s git_version %v: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 }
 
-// specText describes the gate's spec at a release, or why there is none.
-func specText(rep *GatesReport, g *Gate, name, release string) string {
+// specText describes the gate's spec in force (s, when ok), or why there
+// is none.
+func specText(rep *GatesReport, g *Gate, name string, s Spec, ok bool) string {
 	if g == nil {
 		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, rep.Source.Dir, name)
 	}
-	s, ok := g.At(release)
 	if !ok {
 		first := "none"
 		if len(g.Specs) > 0 {

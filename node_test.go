@@ -42,3 +42,41 @@ func TestNodeLookAlike(t *testing.T) {
 		})
 	}
 }
+
+// Node on the captures of real kubelets (nodeverdict/testdata/real: see
+// nodeverdict's TestRealCaptures), with the gate and the periods read from
+// each kubelet's own release and the runtime judged from its own source,
+// both fetched with the go command: every scrape's verdict is the state
+// the kubelet logged, from the first scrape it answered.
+func TestNodeRealCaptures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches Kubernetes and containerd releases")
+	}
+	for _, tc := range []struct{ dir, want string }{
+		{"v1.36.5/gate-on-debian", "fell-back"},
+		{"v1.36.5/gate-on-built", "evented"},
+		{"v1.37.2/gate-on-debian", "fell-back"},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := filepath.Join("nodeverdict", "testdata", "real", filepath.FromSlash(tc.dir))
+			scrapes, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9][0-9].txt"))
+			if len(scrapes) == 0 {
+				t.Fatalf("no scrapes in %s", dir)
+			}
+			for _, s := range scrapes {
+				rep, err := Node(context.Background(), NodeOptions{
+					Configz: filepath.Join(dir, "configz.json"), Metrics: s, Crictl: filepath.Join(dir, "crictl.txt"),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Verdict != tc.want {
+					t.Errorf("%s: %s; want %s", filepath.Base(s), rep.Verdict, tc.want)
+					for _, r := range rep.Reasons {
+						t.Logf("  %v [%s] %s", r.Agrees != nil && *r.Agrees, r.Points, r.Claim)
+					}
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
 )
 
 // NodeSource is a kubelet's source read once for the node verdict: the
@@ -19,8 +20,12 @@ type NodeSource struct {
 	gates  *GatesReport
 	relist Relist
 	// role, roleWhy and onStreamFailure are the evented PLEG's design
-	// ("" when the tree builds none, or its role could not be read).
+	// ("" when the tree builds none, or its role could not be read);
+	// forced says it relists the generic PLEG itself, forcedWhy on what
+	// evidence.
 	role, roleWhy, onStreamFailure string
+	forced                         bool
+	forcedWhy                      string
 }
 
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
@@ -57,9 +62,30 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
 		if e := a.pos.eventedPLEG(out.Result.(*pleg.Result).Evented); e != nil {
 			s.role, s.roleWhy, s.onStreamFailure = e.Role, e.Why, e.OnStreamFailure.Action
+			s.forced, s.forcedWhy = forcedRelists(e)
 		}
 	}
 	return s, nil
+}
+
+// forcedRelists says whether the evented PLEG relists the generic PLEG
+// itself when a stream call returns an error, as the pleg analyzer reads
+// its event loop (releases v1.26 to v1.36: e.Relist() after
+// EventedPLEGConnErr.Inc(); v1.37's relist trigger has none), and on what
+// evidence. Restoring the generic relist restarts the generic PLEG in
+// those releases (Stop, Update, Start), and a generic PLEG relists as it
+// starts (wait.Until, then a timer of 0): one forced relist more, which
+// nodeverdict counts with the restore.
+func forcedRelists(e *EventedPLEG) (bool, string) {
+	f := e.RelistOnStreamError
+	if f == nil {
+		return false, ""
+	}
+	why := fmt.Sprintf("it runs %s (%s:%d) at %s:%d when the stream call at %s:%d returns an error", f.Relist, f.RelistDecl.File, f.RelistDecl.Line, f.Pos.File, f.Pos.Line, f.Stream.File, f.Stream.Line)
+	if e.OnStreamFailure.Action == plegperiods.RestoreGenericRelist && e.OnStreamFailure.Pos != nil {
+		why += fmt.Sprintf(", and restores the relist duration (%s:%d) to a restarted generic PLEG, which relists as it starts", e.OnStreamFailure.Pos.File, e.OnStreamFailure.Pos.Line)
+	}
+	return true, why
 }
 
 // NodeCapture is what one node reports, parsed: its configz and metrics
@@ -70,27 +96,39 @@ type NodeCapture struct {
 	Runtime *nodeverdict.Runtime
 	// KubeletVersion is the kubelet's version as reported
 	// (v1.36.1-eks-4f4795d): the gate is read at its release. "" takes
-	// the metrics' kubernetes_build_info.
+	// the metrics' kubernetes_build_info. A version that names no release
+	// (none at all, or v0.0.0-master+$Format:%H$ from a build without
+	// version ldflags) reads the gate at the source's own version.
 	KubeletVersion string
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
-// The report's Inputs are left for the caller to fill. Its only errors
-// are captures missing, and a kubelet version that is absent or not one.
+// The report's Inputs are left for the caller to fill. Its only error is
+// a capture missing. A kubelet that does not say its release (no
+// kubernetes_build_info, or a git_version that is not a release, as a
+// build without version ldflags reports) is decided with the gate read at
+// the source's own version (a checkout's newest spec), and a note says so.
 func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 	if c.Config == nil || c.Metrics == nil {
 		return nil, errors.New("want both the configz and the metrics")
 	}
-	kubelet := c.KubeletVersion
+	kubelet, where := c.KubeletVersion, "the kubelet version given"
 	if kubelet == "" {
-		kubelet = c.Metrics.KubeletVersion
+		kubelet, where = c.Metrics.KubeletVersion, nodeverdict.MetricBuildInfo+"'s git_version"
 	}
-	if kubelet == "" {
-		return nil, fmt.Errorf("no kubelet version given, and no %s sample with a git_version label, so %w", nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
-	}
+	// The version the gate's default is read at: the kubelet's release;
+	// or, when the kubelet does not say it, the source's own version (a
+	// release read), or a checkout's newest spec.
+	unknown := ""
 	release, err := nodeverdict.Release(kubelet)
 	if err != nil {
-		return nil, fmt.Errorf("kubelet version %v: %w", err, ErrKubeletVersionUnknown)
+		unknown = nodeverdict.VersionUnknown(where, kubelet)
+		if s.Source.KubernetesVersion != "" {
+			release = s.Source.KubernetesVersion
+			unknown += "; the source read is " + s.Source.Dir
+		} else {
+			unknown += "; the source read is the checkout " + s.Source.Dir + ", whose newest spec of the gate is read"
+		}
 	}
 	r := s.relist
 	ng := NodeGate{Name: EventedPLEGGate, KubeletVersion: kubelet, Built: r.Gate != nil && r.GateOn != nil}
@@ -101,10 +139,28 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 	}
 	ng.Value, ng.Explicit = c.Config.Gate(ng.Name)
 	gate := s.gates.Gate(ng.Name)
+	var spec Spec
+	found := false
+	switch {
+	case gate == nil:
+	case release != "":
+		spec, found = gate.At(release)
+	default:
+		spec, found = gate.Newest()
+	}
+	readAt := kubelet
+	switch {
+	case unknown != "" && release != "":
+		readAt = release
+	case unknown != "" && found:
+		readAt = fmt.Sprintf("the checkout's newest spec (%s)", spec.Version)
+	case unknown != "":
+		readAt = "the checkout"
+	}
 	in := nodeverdict.Input{
 		Gate: nodeverdict.GateState{
-			Name: ng.Name, KubeletVersion: kubelet, Explicit: ng.Explicit, Value: ng.Value,
-			Built: ng.Built, Spec: specText(s.gates, gate, ng.Name, release), Test: testText(r),
+			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, Explicit: ng.Explicit, Value: ng.Value,
+			Built: ng.Built, Spec: specText(s.gates, gate, ng.Name, spec, found), Test: testText(r),
 		},
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
@@ -112,12 +168,11 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 	}
 	if s.role != "" {
 		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = s.role, s.roleWhy, s.onStreamFailure
+		in.Periods.ForcedRelists, in.Periods.ForcedRelistsWhy = s.forced, s.forcedWhy
 	}
-	if gate != nil {
-		if spec, ok := gate.At(release); ok {
-			def := spec.Default
-			ng.Spec, ng.Default, in.Gate.Default = &spec, &def, &def
-		}
+	if found {
+		def := spec.Default
+		ng.Spec, ng.Default, in.Gate.Default = &spec, &def, &def
 	}
 	ng.Value = in.Gate.On()
 	dec := nodeverdict.Decide(in)
@@ -125,6 +180,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 		SchemaVersion: SchemaVersion,
 		Source:        s.Source,
 		Verdict:       dec.Verdict,
+		Expected:      dec.Expected,
 		Configured:    dec.Configured,
 		Gate:          ng,
 		Reasons:       dec.Reasons,

@@ -243,7 +243,7 @@ func (rep *RuntimeReport) fill(res *runtimestream.Result, dir, taken string) {
 	case *res.Streams:
 		why += ". An evented PLEG's GetContainerEvents stream gets the runtime's container events."
 	default:
-		why += ". An evented PLEG's GetContainerEvents stream fails on this runtime: the kubelet retries it, and once its retries are spent falls back to the generic PLEG's relisting."
+		why += ". An evented PLEG's GetContainerEvents stream fails on this runtime: the kubelet retries it, and once its retries are spent gives the stream up; what it relists at then is its release's design (plegvet node and plegvet report say, from the kubelet's source)."
 	}
 	if taken != "" {
 		why = taken + ": " + why

@@ -1,9 +1,15 @@
 package nodeverdict
 
-import "strings"
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
 
 // crictlWant is what a crictl file should be, for error messages.
-const crictlWant = "the output of crictl version -o json (keys version, runtimeName, runtimeVersion, runtimeApiVersion)"
+const crictlWant = "the output of crictl version (lines Version, RuntimeName, RuntimeVersion, RuntimeApiVersion), or the same as a JSON or YAML object (keys version, runtimeName, runtimeVersion, runtimeApiVersion)"
 
 // KnownRuntimes are the runtimeName values plegvet recognises: containerd,
 // CRI-O, and cri-dockerd, which reports "docker".
@@ -40,43 +46,55 @@ type Runtime struct {
 	StreamsWhy    string `json:"streamsWhy"`
 }
 
-// ReadCrictl reads the output of crictl version -o json. Name is the
-// file's name, for errors. A runtimeName outside KnownRuntimes is not an
-// error (Runtime.Known is false); a missing or empty one is.
+// The fields of CRI's VersionResponse, as crictl version prints them
+// (cri-tools' cmd/crictl/version.go: one "Name:  value" line each) and
+// as their JSON names spell them; matched without regard to case.
+var crictlKeys = []string{"version", "runtimeName", "runtimeVersion", "runtimeApiVersion"}
+
+// ReadCrictl reads what crictl version prints on the node: a line for
+// each field of CRI's VersionResponse,
+//
+//	Version:  0.1.0
+//	RuntimeName:  containerd
+//	RuntimeVersion:  1.6.20~ds1
+//	RuntimeApiVersion:  v1
+//
+// (crictl version has no -o flag), or the same fields as one JSON object
+// or flat YAML mapping, as other tools print them. Name is the file's
+// name, for errors. A runtimeName outside KnownRuntimes is not an error
+// (Runtime.Known is false); a missing or empty one is.
 func ReadCrictl(name string, data []byte) (*Runtime, error) {
-	obj, err := decodeJSONObject(name, data, crictlWant)
+	var fields map[string]string
+	var err error
+	switch t := bytes.TrimSpace(data); {
+	case len(t) == 0 || t[0] == '{' || t[0] == '[':
+		// decodeJSONObject says what an empty file or a list is.
+		fields, err = crictlJSON(name, data)
+	default:
+		fields, err = crictlLines(name, data)
+	}
 	if err != nil {
 		return nil, err
 	}
-	str := func(key string, required bool) (string, error) {
-		v, ok := obj[key]
-		if !ok && !required {
-			return "", nil
-		}
-		if !ok {
-			return "", captureError(name, "no %q (found %s); want %s", key, keys(obj), crictlWant)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return "", captureError(name, "%s is %s; want a string, as in %s", key, kind(v), crictlWant)
-		}
-		if required && strings.TrimSpace(s) == "" {
-			return "", captureError(name, "%s is empty; want %s", key, crictlWant)
-		}
-		return s, nil
-	}
 	rt := &Runtime{ReportedBy: ReportedByCrictl}
-	if rt.Name, err = str("runtimeName", true); err != nil {
-		return nil, err
-	}
-	if rt.APIVersion, err = str("runtimeApiVersion", true); err != nil {
-		return nil, err
-	}
-	if rt.Version, err = str("runtimeVersion", false); err != nil {
-		return nil, err
-	}
-	if rt.KubeletAPIVersion, err = str("version", false); err != nil {
-		return nil, err
+	for _, f := range []struct {
+		key      string
+		to       *string
+		required bool
+	}{
+		{"runtimeName", &rt.Name, true},
+		{"runtimeApiVersion", &rt.APIVersion, true},
+		{"runtimeVersion", &rt.Version, false},
+		{"version", &rt.KubeletAPIVersion, false},
+	} {
+		v, ok := fields[strings.ToLower(f.key)]
+		switch {
+		case !ok && f.required:
+			return nil, captureError(name, "no %s (found %s); want %s", f.key, found(fields), crictlWant)
+		case f.required && strings.TrimSpace(v) == "":
+			return nil, captureError(name, "%s is empty; want %s", f.key, crictlWant)
+		}
+		*f.to = v
 	}
 	for _, k := range KnownRuntimes {
 		if rt.Name == k {
@@ -84,4 +102,108 @@ func ReadCrictl(name string, data []byte) (*Runtime, error) {
 		}
 	}
 	return rt, nil
+}
+
+// crictlJSON reads the fields from a JSON object, by their keys' lower
+// case; other keys are left alone, so that an object of another command
+// is told by the fields it lacks.
+func crictlJSON(name string, data []byte) (map[string]string, error) {
+	obj, err := decodeJSONObject(name, data, crictlWant)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	for _, key := range crictlKeys {
+		v, ok := obj[key]
+		if !ok {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, captureError(name, "%s is %s; want a string, as in %s", key, kind(v), crictlWant)
+		}
+		fields[strings.ToLower(key)] = s
+	}
+	for _, key := range []string{"runtimeName", "runtimeApiVersion"} {
+		if _, ok := fields[strings.ToLower(key)]; !ok {
+			return nil, captureError(name, "no %q (found %s); want %s", key, keys(obj), crictlWant)
+		}
+	}
+	return fields, nil
+}
+
+// crictlLines reads "Key: value" lines: crictl version's own output, or a
+// flat YAML mapping. Blank lines, "#" comments and a YAML document start
+// are skipped; a key that is not one of VersionResponse's is left alone.
+// A line of another shape is an error naming it.
+func crictlLines(name string, data []byte) (map[string]string, error) {
+	if !utf8.Valid(data) {
+		return nil, captureError(name, "not text (invalid UTF-8); want %s", crictlWant)
+	}
+	fields := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		n := i + 1
+		line = strings.TrimSuffix(line, "\r")
+		t := strings.TrimSpace(line)
+		if t == "" || t[0] == '#' || t == "---" || logLine.MatchString(t) {
+			continue
+		}
+		key, value, ok := strings.Cut(t, ":")
+		if !ok || !isKey(key) || value != "" && value[0] != ' ' && value[0] != '\t' {
+			return nil, &CaptureError{File: name, Line: n, Col: 1, Msg: fmt.Sprintf("not crictl version output: %q is not a line \"Key: value\"; want %s", shortValue(t), crictlWant)}
+		}
+		k := strings.ToLower(key)
+		known := false
+		for _, c := range crictlKeys {
+			known = known || strings.ToLower(c) == k
+		}
+		if !known {
+			continue
+		}
+		if _, dup := fields[k]; dup {
+			return nil, &CaptureError{File: name, Line: n, Col: 1, Msg: fmt.Sprintf("%s a second time; want one crictl version output", key)}
+		}
+		fields[k] = unquote(strings.TrimSpace(value))
+	}
+	if len(fields) == 0 {
+		return nil, captureError(name, "no line of crictl version output; want %s", crictlWant)
+	}
+	return fields, nil
+}
+
+// logLine is a line crictl logs (logrus, on stderr): in a capture of
+// both streams, it is not output.
+var logLine = regexp.MustCompile(`^time="[^"]*" level=[a-z]+ `)
+
+// found lists the fields read, for an error.
+func found(fields map[string]string) string {
+	var names []string
+	for _, k := range crictlKeys {
+		if _, ok := fields[strings.ToLower(k)]; ok {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return "none of them"
+	}
+	return strings.Join(names, ", ")
+}
+
+// isKey says whether s is a field name: letters, digits and underscores.
+func isKey(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// unquote removes the quotes YAML may put around a scalar ("0.1.0",
+// '1.7.27').
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }

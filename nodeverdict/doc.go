@@ -1,21 +1,36 @@
 // Package nodeverdict decides which PLEG a live kubelet runs, from what a
 // node engineer captures off the node (the kubelet's configz, its /metrics,
-// and crictl version -o json) joined with facts read from Kubernetes
-// source: the EventedPLEG gate's spec at the kubelet's version and the
-// relist periods each mode configures.
+// and what crictl version prints) joined with facts read from Kubernetes
+// source: the EventedPLEG gate's spec at the kubelet's version, the relist
+// periods each mode configures, and what the release's evented PLEG does.
 //
 // It holds the readers of the three captures (pure functions over bytes
 // that name the file in their one-line errors) and Decide, the decision
 // rules. It loads no source itself: package plegvet's Node does, and hands
 // the facts over as GateState and Periods.
 //
-// Every rule yields a Reason that says whether its evidence agrees with
-// the mode the gate configures. The verdict is that mode ("generic" or
-// "evented") when no reason disagrees, and "inconsistent" otherwise.
+// Decide first predicts the verdict from the gate, the evented PLEG's
+// design and what became of the event stream (Decision.Expected), one of
+//
+//   - generic: the generic PLEG relists alone (the gate is off, or the
+//     source builds no evented PLEG);
+//   - evented: an evented PLEG that emits events runs, the relist slowed to
+//     the safety-net period;
+//   - generic-with-event-hints: the gate is on, but the release's evented
+//     PLEG only asks the generic PLEG to relist (v1.37);
+//   - fell-back: the gate is on, but the stream failed as often as the
+//     source allows (or the runtime's own source cannot stream, so it
+//     will), and the generic PLEG relists alone at what the source
+//     restores, or keeps, then.
+//
+// Every rule then yields a Reason: the PLEG its evidence points to, and
+// whether it agrees with that prediction (a note bears on neither). The
+// verdict is the prediction when no reason disagrees, and the fifth,
+// inconsistent, otherwise.
 //
 // A runtime name in crictl's output that plegvet does not recognise
 // (anything but containerd, cri-o and docker, the name cri-dockerd
 // reports) is not an error: CRI is an open interface, so it becomes a
-// note among the reasons. A crictl file without a runtimeName, though, is
-// not crictl version output, and is an error.
+// note among the reasons. A crictl file without a runtime name, though,
+// is not crictl version output, and is an error.
 package nodeverdict

@@ -76,6 +76,10 @@ func FuzzReadCrictl(f *testing.F) {
 	for _, s := range []string{
 		``, `{}`, `{"runtimeName": ""}`, `{"runtimeName": "x", "runtimeApiVersion": 2}`,
 		"Version:  0.1.0\nRuntimeName:  containerd\n", `{"runtimeName": "containerd", "runtimeApiVersion": "v1"`,
+		// crictl version's own lines, YAML, and what a wrong command prints.
+		"Version:  0.1.0\r\nRuntimeName:  containerd\r\nRuntimeVersion:  1.6.20~ds1\r\nRuntimeApiVersion:  v1\r\n",
+		"RuntimeName: \"cri-o\"\nRuntimeApiVersion: 'v1'\nRuntimeName: x\n", "---\nruntimeName: containerd\nruntimeApiVersion:\n",
+		"Incorrect Usage: flag provided but not defined: -o\n", "time=\"x\" level=warning msg=\"y\"\nRuntimeName:\tdocker\nRuntimeApiVersion: v1",
 	} {
 		f.Add([]byte(s))
 	}
@@ -113,9 +117,13 @@ func FuzzReadMetrics(f *testing.F) {
 				t.Fatalf("histogram %+v", h)
 			}
 		}
-		// Whatever parses, the rules decide coherently.
+		// Whatever parses, the rules decide coherently, for each design
+		// and with a runtime that cannot stream.
 		for _, g := range []GateState{gateUnset(), gateSet(true)} {
-			checkDecision(t, Decide(Input{Gate: g, Periods: shipped, Metrics: *m}))
+			for _, p := range []Periods{shipped, release36, release37} {
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m}))
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16}))
+			}
 		}
 	})
 }
@@ -132,9 +140,23 @@ func checkDecision(t *testing.T, d Decision) {
 	switch {
 	case d.Configured != Generic && d.Configured != Evented:
 		t.Fatalf("configured %q", d.Configured)
-	case disagree && d.Verdict != Inconsistent,
-		!disagree && d.Verdict != d.Configured && d.Verdict != FellBack && d.Verdict != GenericWithEventHints:
-		t.Fatalf("verdict %q, configured %q, a reason disagrees: %t", d.Verdict, d.Configured, disagree)
+	case d.Expected != Generic && d.Expected != Evented && d.Expected != GenericWithEventHints && d.Expected != FellBack:
+		t.Fatalf("expected %q", d.Expected)
+	case d.Expected != Generic && d.Configured != Evented:
+		t.Fatalf("expected %q with the gate configuring %q", d.Expected, d.Configured)
+	case disagree && d.Verdict != Inconsistent, !disagree && d.Verdict != d.Expected:
+		t.Fatalf("verdict %q, expected %q, a reason disagrees: %t", d.Verdict, d.Expected, disagree)
+	}
+	// A reason that agrees points to the mode the gate configures (the
+	// gate's own reasons) or to the PLEG at work in the expected verdict.
+	atWork := Generic
+	if d.Expected == Evented || d.Expected == GenericWithEventHints {
+		atWork = Evented
+	}
+	for _, r := range d.Reasons {
+		if r.Agrees != nil && *r.Agrees && r.Points != "" && r.Points != d.Configured && r.Points != atWork {
+			t.Fatalf("%q agrees, pointing to %q; configured %q, expected %q", r.Claim, r.Points, d.Configured, d.Expected)
+		}
 	}
 	if _, err := json.Marshal(d.Reasons); err != nil {
 		t.Fatal(err)

@@ -44,8 +44,11 @@ const metricsWant = "the kubelet's Prometheus text metrics, the output of kubect
 type Metrics struct {
 	// KubeletVersion is kubernetes_build_info's git_version label.
 	KubeletVersion string `json:"kubeletVersion"`
-	// StreamSuccesses and StreamErrors count the event streams the
-	// evented PLEG obtained from the runtime, and the streams that failed.
+	// StreamSuccesses counts the stream clients the evented PLEG obtained
+	// (cri-client's GetContainerEvents counts one once the gRPC call
+	// returns a client, before the first receive: a runtime that answers
+	// Unimplemented counts one too), not streams that delivered events;
+	// StreamErrors counts the stream attempts that ended in an error.
 	StreamSuccesses *float64 `json:"streamSuccesses"`
 	StreamErrors    *float64 `json:"streamErrors"`
 	// EventLatency observes each container event received over a stream.

@@ -7,8 +7,14 @@ import (
 	"time"
 )
 
-// The verdicts. Generic and Evented are also the modes the gate configures.
+// The verdicts: what runs on the node, as the source predicts it from the
+// gate and what became of the event stream, or Inconsistent when some of
+// the evidence contradicts that prediction. Generic and Evented are also
+// the modes the gate configures, and the PLEGs a reason's evidence points
+// to.
 const (
+	// Generic: the generic PLEG relists alone, at its gate-off period; the
+	// gate is off, or the kubelet's source builds no evented PLEG.
 	Generic = "generic"
 	// Evented: an evented PLEG that is an event source runs, the generic
 	// relist beside it at the safety-net period.
@@ -17,9 +23,13 @@ const (
 	// PLEG only asks the generic PLEG to relist; the generic PLEG alone
 	// emits lifecycle events.
 	GenericWithEventHints = "generic-with-event-hints"
-	// FellBack: the stream failed as often as the source allows; what runs
-	// now is what the evented PLEG does on its last failure.
-	FellBack     = "fell-back"
+	// FellBack: the gate is on, but the event stream failed as often as
+	// the source allows (or the runtime's own source cannot stream, so it
+	// will): the evented PLEG gave the stream up, and the generic PLEG
+	// relists alone at what the source restores, or keeps, after that.
+	FellBack = "fell-back"
+	// Inconsistent: a reason's evidence contradicts the verdict the
+	// source predicts (Decision.Expected).
 	Inconsistent = "inconsistent"
 )
 
@@ -34,15 +44,21 @@ const (
 
 // Tolerance is how far, as a factor either way, the observed mean relist
 // interval may lie from a period and still match it. It is loose because
-// the mean covers the kubelet's whole life (start-up, relists forced by
-// stream errors, a slow runtime), and tight enough to tell 1s from 5m.
+// the mean covers the kubelet's whole life (start-up, a slow runtime), and
+// tight enough to tell 1s from 5m.
 const Tolerance = 2.0
 
 // GateState is what the configz and the source say about the gate.
 type GateState struct {
 	Name string
-	// KubeletVersion is the version the default is taken at.
+	// KubeletVersion is the version the default is taken at: the
+	// kubelet's, or, when VersionUnknown is set, the source's own.
 	KubeletVersion string
+	// VersionUnknown, when not empty, says why the kubelet's release is
+	// not known (no kubernetes_build_info, or a git_version that is not a
+	// release, as a kubelet built without version ldflags reports), and
+	// which source's version KubeletVersion is instead.
+	VersionUnknown string
 	// Explicit says configz sets the gate, to Value.
 	Explicit bool
 	Value    bool
@@ -98,6 +114,16 @@ type Periods struct {
 	// (RestoreGenericRelist, StopWatching, "unknown").
 	Role, RoleWhy   string
 	OnStreamFailure string
+	// ForcedRelists says the evented PLEG relists the generic PLEG
+	// itself, outside the generic PLEG's timer: once after each failed
+	// stream, and, when it restores the generic relist
+	// (RestoreGenericRelist), once more as the restarted generic PLEG
+	// relists at once. Every relist observes the time since the one
+	// before in kubelet_pleg_relist_interval_seconds, so a forced relist
+	// splits an interval in two: one observation more, no time more.
+	// ForcedRelistsWhy is what this rests on, for evidence.
+	ForcedRelists    bool
+	ForcedRelistsWhy string
 }
 
 // Input is everything the decision reads. Metrics is required; Runtime is
@@ -113,28 +139,45 @@ type Input struct {
 type Reason struct {
 	Claim    string `json:"claim"`
 	Evidence string `json:"evidence"`
-	// Points is the PLEG the evidence points to: "generic", "evented", or
-	// "" when it points to neither.
+	// Points is the PLEG the evidence points to: for the gate's own
+	// reasons (configz, the source's default, kubernetes_feature_enabled)
+	// the mode the gate configures; for what the kubelet does (event
+	// streams, events, relists) the PLEG at work: "evented" when an
+	// evented PLEG is (a stream open, events received, relists at the
+	// gate-on period), "generic" when the generic PLEG relists alone. ""
+	// when the evidence points to neither.
 	Points string `json:"points"`
-	// Agrees says whether the evidence agrees with the mode the gate
-	// configures; null for a note that bears on neither.
+	// Agrees says whether the evidence agrees with the verdict the source
+	// predicts for this node now (Decision.Expected): a gate reason when
+	// it points to the mode the gate configures; a reason about what the
+	// kubelet does when it points to the PLEG at work in that verdict (an
+	// evented PLEG in evented and generic-with-event-hints, the generic
+	// PLEG alone in generic and fell-back). Null for a note, which bears
+	// on neither.
 	Agrees *bool `json:"agrees"`
 }
 
 // RelistCheck compares the observed relist interval with the source's periods.
 type RelistCheck struct {
-	// Expected is the period of the mode the gate configures ("" when
-	// unknown); GateOff, GateOn and Fallback are the source's periods
-	// ("" when none or not a constant).
+	// Expected is the period the generic PLEG relists at in the verdict
+	// the source predicts (Decision.Expected): the gate-off period, the
+	// gate-on one beside an evented PLEG, or what the source restores or
+	// keeps once the stream is given up; "" when unknown. GateOff, GateOn
+	// and Fallback are the source's periods ("" when none or not a
+	// constant).
 	Expected string `json:"expected"`
 	GateOff  string `json:"gateOff"`
 	GateOn   string `json:"gateOn"`
 	Fallback string `json:"fallback"`
-	// Observations is the relist-interval histogram's count;
-	// MeanIntervalSeconds its mean (null without observations), and
-	// MeanRelistSeconds the mean relist duration, added to each period
-	// because the interval runs from one relist's start to the next's.
+	// Observations is the relist-interval histogram's count, and
+	// ForcedRelists how many of those are relists the evented PLEG forced
+	// (Periods.ForcedRelists), which split an interval and add no time.
+	// MeanIntervalSeconds is the histogram's sum over the observations
+	// not forced (null when none remains), and MeanRelistSeconds the mean
+	// relist duration, added to each period because the interval runs
+	// from one relist's start to the next's.
 	Observations        uint64   `json:"observations"`
+	ForcedRelists       uint64   `json:"forcedRelists"`
 	MeanIntervalSeconds *float64 `json:"meanIntervalSeconds"`
 	MeanRelistSeconds   *float64 `json:"meanRelistSeconds"`
 	Tolerance           float64  `json:"tolerance"`
@@ -146,21 +189,31 @@ type RelistCheck struct {
 
 // Decision is the verdict and its reasons.
 type Decision struct {
-	// Verdict is "generic", "evented" or "inconsistent".
+	// Verdict is Expected when no reason disagrees, and "inconsistent"
+	// otherwise: one of generic, evented, generic-with-event-hints,
+	// fell-back and inconsistent.
 	Verdict string
-	// Configured is the mode the gate configures: "generic" or "evented".
+	// Expected is the verdict the source predicts for this node now, from
+	// the gate, the evented PLEG's design, and what became of the event
+	// stream (the errors counted, or a runtime whose source cannot
+	// stream): generic, evented, generic-with-event-hints or fell-back.
+	Expected string
+	// Configured is the mode the gate configures: "generic" or "evented"
+	// (the gate on, and an evented PLEG built).
 	Configured string
 	Reasons    []Reason
 	Relist     RelistCheck
 }
 
-// Decide applies the rules. Each rule adds a reason; the verdict is the
-// configured mode unless a reason disagrees with it.
+// Decide applies the rules. It predicts the verdict from the gate, the
+// design and the stream's fate first; each rule then adds a reason; the
+// verdict is the prediction unless a reason disagrees with it.
 func Decide(in Input) Decision {
 	d := decider{in: in, configured: Generic}
 	if in.Gate.Built && in.Gate.On() {
 		d.configured = Evented
 	}
+	d.predict()
 	reported := d.featureMetric()
 	d.gate()
 	if !reported {
@@ -173,43 +226,72 @@ func Decide(in Input) Decision {
 	d.discards()
 	d.runtime()
 	d.design()
-	verdict := d.configured
-	if verdict == Evented && in.Periods.Role == RoleRelistTrigger {
-		verdict = GenericWithEventHints
-	}
-	if d.fellBack {
-		verdict = FellBack
-	}
+	verdict := d.expected
 	for _, r := range d.reasons {
 		if r.Agrees != nil && !*r.Agrees {
 			verdict = Inconsistent
 		}
 	}
-	return Decision{Verdict: verdict, Configured: d.configured, Reasons: d.reasons, Relist: d.check}
+	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check}
 }
 
 type decider struct {
 	in         Input
 	configured string
-	reasons    []Reason
-	check      RelistCheck
-	// fellBack: the stream errors reached the retries the source allows.
-	fellBack bool
+	// expected is the verdict the source predicts, and atWork the PLEG at
+	// work in it: Evented (an evented PLEG streams or hints) or Generic.
+	expected, atWork string
+	// gaveUp: the stream errors reached the retries the source allows.
+	// cannotStream: the gate is on, and the runtime's own source cannot
+	// stream, so the evented PLEG spends its retries.
+	gaveUp, cannotStream bool
+	reasons              []Reason
+	check                RelistCheck
 }
 
 var yes, no = true, false
 
-// agree adds a reason that points to a mode; it agrees when that mode is
-// the configured one.
-func (d *decider) agree(points, claim, evidence string) {
+// predict decides, before any reason is given, what the source predicts
+// for this node: the mode the gate configures, unless the stream was
+// given up (or cannot but be), and with the release's design.
+func (d *decider) predict() {
+	d.expected, d.atWork = d.configured, d.configured
+	if d.configured != Evented {
+		return
+	}
+	p, m := d.in.Periods, d.in.Metrics
+	d.gaveUp = m.StreamErrors != nil && p.RetriesKnown && *m.StreamErrors >= float64(p.MaxStreamRetries)
+	rt := d.in.Runtime
+	d.cannotStream = rt != nil && rt.APIVersion == "v1" && rt.StreamsEvents != nil && !*rt.StreamsEvents
+	switch {
+	case d.gaveUp || d.cannotStream:
+		d.expected, d.atWork = FellBack, Generic
+	case p.Role == RoleRelistTrigger:
+		d.expected = GenericWithEventHints
+	}
+}
+
+// agreeConfig adds a reason about the gate itself: it agrees when it
+// points to the mode the gate configures.
+func (d *decider) agreeConfig(points, claim, evidence string) {
+	d.add(points, points == d.configured, claim, evidence)
+}
+
+// agreeState adds a reason about what the kubelet does: it agrees when it
+// points to the PLEG at work in the predicted verdict.
+func (d *decider) agreeState(points, claim, evidence string) {
+	d.add(points, points == d.atWork, claim, evidence)
+}
+
+func (d *decider) add(points string, agrees bool, claim, evidence string) {
 	a := &no
-	if points == d.configured {
+	if agrees {
 		a = &yes
 	}
 	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Points: points, Agrees: a})
 }
 
-// disagree adds a reason that points to no mode yet contradicts the configured one.
+// disagree adds a reason that points to no mode yet contradicts the prediction.
 func (d *decider) disagree(claim, evidence string) {
 	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Agrees: &no})
 }
@@ -228,7 +310,7 @@ func (d *decider) gate() {
 			set+"; "+g.Spec)
 	}
 	if !g.Built {
-		d.agree(Generic, fmt.Sprintf("the kubelet's source at %s builds no evented PLEG: the generic PLEG runs whatever %s says", g.KubeletVersion, g.Name), g.Test)
+		d.agreeConfig(Generic, fmt.Sprintf("the kubelet's source at %s builds no evented PLEG: the generic PLEG runs whatever %s says", g.KubeletVersion, g.Name), g.Test)
 		if g.Explicit && g.Value && g.Default != nil {
 			d.note(fmt.Sprintf("configz turns %s on, which this kubelet's source does not act on", g.Name), set)
 		}
@@ -253,7 +335,7 @@ func (d *decider) gate() {
 	if g.Test != "" {
 		evidence += "; " + g.Test
 	}
-	d.agree(d.configured, claim, evidence)
+	d.agreeConfig(d.configured, claim, evidence)
 }
 
 // featureMetric reads the kubelet's own word on the gate first:
@@ -283,7 +365,7 @@ func (d *decider) featureMetric() bool {
 	if st.Enabled && g.Built {
 		points = Evented
 	}
-	d.agree(points, fmt.Sprintf("the kubelet reports %s %s", g.Name, state[st.Enabled]), sample)
+	d.agreeConfig(points, fmt.Sprintf("the kubelet reports %s %s", g.Name, state[st.Enabled]), sample)
 	return true
 }
 
@@ -305,15 +387,27 @@ func btoi(b bool) int {
 	return 0
 }
 
-// version notes a kubelet version that differs from the metrics' own.
+// version notes a kubelet that does not say its release, and a kubelet
+// version that differs from the metrics' own.
 func (d *decider) version() {
-	mv := d.in.Metrics.KubeletVersion
-	if mv == "" || mv == d.in.Gate.KubeletVersion {
+	g := d.in.Gate
+	if g.VersionUnknown != "" {
+		d.note(fmt.Sprintf("the kubelet does not say which release it was built from: the gate's default is read at %s, the source's", g.KubeletVersion), g.VersionUnknown)
 		return
 	}
-	d.note(fmt.Sprintf("the gate is read at %s, not at the %s the metrics report", d.in.Gate.KubeletVersion, mv),
+	mv := d.in.Metrics.KubeletVersion
+	if mv == "" || mv == g.KubeletVersion {
+		return
+	}
+	d.note(fmt.Sprintf("the gate is read at %s, not at the %s the metrics report", g.KubeletVersion, mv),
 		fmt.Sprintf("%s{git_version=%q}", MetricBuildInfo, mv))
 }
+
+// successCounts says what the success counter counts, for evidence:
+// cri-client's GetContainerEvents calls the kubelet's callback (which
+// increments it) once the gRPC call has returned a stream client, before
+// the first receive; a runtime that answers Unimplemented fails only then.
+var successCounts = fmt.Sprintf("%s counts the stream clients the kubelet obtained, before any event is received (a runtime that cannot stream counts a success, then an error, for each attempt), not streams that delivered events", MetricStreamSuccesses)
 
 func (d *decider) streams() {
 	m := d.in.Metrics
@@ -326,33 +420,52 @@ func (d *decider) streams() {
 	}
 	s, e := value(m.StreamSuccesses), value(m.StreamErrors)
 	counts := fmt.Sprintf("%s %s, %s %s", MetricStreamSuccesses, number(s), MetricStreamErrors, number(e))
+	if s > 0 {
+		counts += "; " + successCounts
+	}
 	p := d.in.Periods
 	switch {
 	case d.configured == Generic && s == 0 && e == 0:
-		d.agree(Generic, "no event stream to the runtime was opened or tried", counts)
+		d.agreeState(Generic, "no event stream to the runtime was opened or tried", counts)
 	case d.configured == Generic:
-		d.agree(Evented, "the kubelet opened or tried event streams to the runtime, which only the evented PLEG does", counts)
-	case p.RetriesKnown && e >= float64(p.MaxStreamRetries):
+		d.agreeState(Evented, "the kubelet opened or tried event streams to the runtime, which only the evented PLEG does", counts)
+	case d.gaveUp:
 		after := "the evented PLEG stops watching the stream, and the generic PLEG relists at its own period"
-		if p.Fallback.Known {
+		switch {
+		case p.OnStreamFailure == StopWatching && p.GateOn.Known:
+			after = "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
+		case p.OnStreamFailure == StopWatching:
+			after = "the watcher stops, and the generic PLEG keeps its period"
+		case p.Fallback.Known:
 			after = "the kubelet relists every " + p.Fallback.Evidence
-		}
-		if p.OnStreamFailure == StopWatching {
-			after = "the evented PLEG stops watching the stream; the generic PLEG relists at its gate-on period"
 		}
 		// What the source does after its last allowed failure: no
 		// contradiction of the gate, but a verdict of its own.
-		d.fellBack = true
-		d.reasons = append(d.reasons, Reason{Claim: "the evented PLEG gave up its event stream after the retries the source allows",
-			Evidence: fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after),
-			Points:   Generic, Agrees: &yes})
-	case s > 0:
-		d.agree(Evented, "the kubelet obtained event streams from the runtime", counts+retriesBelow(p, e))
+		d.agreeState(Generic, "the evented PLEG gave up its event stream after the retries the source allows",
+			fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after))
+	case s == 0 && e == 0 && d.notStarted():
+		d.note("no event stream was opened or tried yet, and the generic PLEG has not finished its first relist: the kubelet is still starting its PLEGs",
+			fmt.Sprintf("%s; %s_count 0", counts, MetricRelistDuration))
+	case s > e:
+		claim := "an event stream to the runtime is open"
+		if s-e > 1 {
+			claim = fmt.Sprintf("%s event streams to the runtime are open", number(s-e))
+		}
+		d.agreeState(Evented, claim+": the kubelet obtained more stream clients than it counted stream errors", counts+retriesBelow(p, e))
+	case e > 0 && s == 0:
+		d.agreeState(Generic, "the event stream never connected: every attempt failed", counts+retriesBelow(p, e))
 	case e > 0:
-		d.agree(Generic, "the event stream never connected: every attempt failed", counts+retriesBelow(p, e))
+		d.agreeState(Generic, "no event stream is open: every stream client the kubelet obtained ended in an error", counts+retriesBelow(p, e))
 	default:
-		d.agree(Generic, "no event stream to the runtime was opened or tried: the evented PLEG receives nothing", counts)
+		d.agreeState(Generic, "no event stream to the runtime was opened or tried: the evented PLEG receives nothing", counts)
 	}
+}
+
+// notStarted says the generic PLEG has not finished a relist: the kubelet
+// starts its PLEGs together, so the evented one has not tried a stream.
+func (d *decider) notStarted() bool {
+	h := d.in.Metrics.RelistDuration
+	return h != nil && h.Count == 0
 }
 
 // retriesBelow explains why errors below the retry limit did not end the stream.
@@ -370,13 +483,42 @@ func (d *decider) events() {
 	}
 	ev := fmt.Sprintf("%s_count %d", MetricEventLatency, h.Count)
 	switch {
+	case h.Count > 0 && d.cannotStream:
+		rt := d.in.Runtime
+		d.disagree(fmt.Sprintf("the kubelet received %d container events over an event stream, but %s %s cannot stream container events: one of the two is not this node's", h.Count, rt.Name, rt.Version),
+			fmt.Sprintf("%s; %s GetContainerEvents at %s: %s", ev, rt.Module, rt.Pos, strings.TrimSuffix(rt.StreamsWhy, ".")))
+	case h.Count > 0 && d.gaveUp:
+		d.note(fmt.Sprintf("the kubelet received %d container events over an event stream before it gave the stream up", h.Count), ev)
 	case h.Count > 0:
-		d.agree(Evented, fmt.Sprintf("the kubelet received %d container events over an event stream", h.Count), ev)
-	case d.configured == Evented:
+		d.agreeState(Evented, fmt.Sprintf("the kubelet received %d container events over an event stream", h.Count), ev)
+	case d.gaveUp:
+		d.agreeState(Generic, "no container event arrived over an event stream before the stream was given up", ev)
+	case d.cannotStream:
+		d.agreeState(Generic, "no container event arrived over an event stream, as none can from this runtime", ev)
+	case d.atWork == Evented:
 		d.note("no container event arrived over the stream yet (a node whose containers do not change sends none)", ev)
 	default:
-		d.agree(Generic, "no container event arrived over an event stream", ev)
+		d.agreeState(Generic, "no container event arrived over an event stream", ev)
 	}
+}
+
+// forced is how many relist-interval observations are relists the
+// evented PLEG forced: one per stream error, and one as it restarts the
+// generic PLEG on giving the stream up.
+func (d *decider) forced() uint64 {
+	p := d.in.Periods
+	if !p.ForcedRelists || d.configured != Evented {
+		return 0
+	}
+	e := value(d.in.Metrics.StreamErrors)
+	if e >= maxCount {
+		return maxCount
+	}
+	n := uint64(e)
+	if d.gaveUp && p.OnStreamFailure == RestoreGenericRelist {
+		n++
+	}
+	return n
 }
 
 func (d *decider) relist() {
@@ -385,11 +527,11 @@ func (d *decider) relist() {
 	c.Tolerance = Tolerance
 	c.GateOff, c.GateOn, c.Fallback = periodText(p.GateOff), periodText(p.GateOn), periodText(p.Fallback)
 	expected := p.GateOff
-	if d.configured == Evented {
-		expected = p.GateOn
-	}
-	if d.fellBack && p.OnStreamFailure != StopWatching && p.Fallback.Known {
+	switch {
+	case d.expected == FellBack && p.OnStreamFailure != StopWatching && p.Fallback.Known:
 		expected = p.Fallback
+	case d.configured == Evented:
+		expected = p.GateOn
 	}
 	c.Expected = periodText(expected)
 	if h := m.RelistDuration; h != nil && h.Mean != nil {
@@ -403,13 +545,32 @@ func (d *decider) relist() {
 	case h.Count == 0 || h.Mean == nil:
 		d.note("no relist interval was observed yet: the kubelet relisted at most once", MetricRelistInterval+"_count 0")
 		return
-	case !expected.Known:
-		c.Observations, c.MeanIntervalSeconds = h.Count, h.Mean
-		d.note(fmt.Sprintf("the %s PLEG's relist period is not a constant in the source: the relist period is not compared", d.configured), expected.Evidence)
+	}
+	c.Observations, c.ForcedRelists = h.Count, d.forced()
+	observed := fmt.Sprintf("%s_sum %s / _count %d", MetricRelistInterval, number(h.Sum), h.Count)
+	forcedWhy := ""
+	if c.ForcedRelists > 0 {
+		why := fmt.Sprintf("one after each of the %s stream errors", number(value(m.StreamErrors)))
+		if value(m.StreamErrors) == 1 {
+			why = "one after the stream error"
+		}
+		if d.gaveUp && p.OnStreamFailure == RestoreGenericRelist {
+			why += ", one as the generic PLEG restarted when the stream was given up"
+		}
+		observed = fmt.Sprintf("%s_sum %s / (_count %d - %d forced relists: %s)", MetricRelistInterval, number(h.Sum), h.Count, c.ForcedRelists, why)
+		forcedWhy = "; the evented PLEG forces relists: " + p.ForcedRelistsWhy
+		if c.ForcedRelists >= h.Count {
+			d.note(fmt.Sprintf("too few relist intervals to compare: the %d observed are all relists the evented PLEG forced, which split an interval without adding time", h.Count), observed+forcedWhy)
+			return
+		}
+	}
+	mean := h.Sum / float64(h.Count-c.ForcedRelists)
+	c.MeanIntervalSeconds = &mean
+	if !expected.Known {
+		d.note(fmt.Sprintf("the relist period %s is not a constant in the source: the relist period is not compared", d.periodName()), expected.Evidence)
 		return
 	}
-	c.Observations, c.MeanIntervalSeconds = h.Count, h.Mean
-	mean, relist := *h.Mean, 0.0
+	relist := 0.0
 	if c.MeanRelistSeconds != nil {
 		relist = *c.MeanRelistSeconds
 	}
@@ -425,7 +586,7 @@ func (d *decider) relist() {
 	default:
 		c.Matches = "neither"
 	}
-	observed := fmt.Sprintf("%s_sum %s / _count %d = %s", MetricRelistInterval, number(h.Sum), h.Count, seconds(mean))
+	observed += " = " + seconds(mean)
 	if relist > 0 {
 		observed += fmt.Sprintf("; mean relist %s (%s)", seconds(relist), MetricRelistDuration)
 	}
@@ -433,29 +594,45 @@ func (d *decider) relist() {
 	if d.in.Gate.Built {
 		periods += fmt.Sprintf(", gate on %s", p.GateOn.Evidence)
 	}
-	evidence := fmt.Sprintf("%s; %s; within a factor of %s", observed, periods, strconv.FormatFloat(Tolerance, 'g', -1, 64))
-	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
-	if d.fellBack {
+	evidence := fmt.Sprintf("%s; %s; within a factor of %s%s", observed, periods, strconv.FormatFloat(Tolerance, 'g', -1, 64), forcedWhy)
+	if d.expected == FellBack {
 		after := fmt.Sprintf("the %s the kubelet relists at once the stream is given up", c.Expected)
-		if within(mean, expected.Duration.Seconds()+relist) {
-			d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), after), Evidence: evidence, Points: Generic, Agrees: &yes})
-		} else {
+		switch {
+		case within(mean, expected.Duration.Seconds()+relist):
+			d.agreeState(Generic, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), after), evidence)
+		case d.gaveUp && p.GateOn.Known && between(mean, expected.Duration.Seconds()+relist, p.GateOn.Duration.Seconds()+relist):
+			// The mean covers the kubelet's life: the time at the gate-on
+			// period while the stream lasted, then the restored period.
+			d.note(fmt.Sprintf("the mean relist interval %s lies between %s and the %s it relisted at while the stream lasted: a mean over the kubelet's life cannot tell how long that was", seconds(mean), after, c.GateOn), evidence)
+		default:
 			d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s", seconds(mean), after), evidence)
 		}
 		return
 	}
+	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
 	switch c.Matches {
 	case "both":
-		d.agree(d.configured, fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), evidence)
+		d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), Evidence: evidence, Agrees: &yes})
 	case d.configured:
-		d.agree(d.configured, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), mine), evidence)
+		d.agreeState(d.configured, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), mine), evidence)
 	case Generic:
-		d.agree(Generic, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the gate-off %s: the kubelet relists as the generic PLEG does", seconds(mean), mine, c.GateOff), evidence)
+		d.agreeState(Generic, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the gate-off %s: the kubelet relists as the generic PLEG does", seconds(mean), mine, c.GateOff), evidence)
 	case Evented:
-		d.agree(Evented, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the %s the generic PLEG keeps beside the evented PLEG", seconds(mean), mine, c.GateOn), evidence)
+		d.agreeState(Evented, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the %s the generic PLEG keeps beside the evented PLEG", seconds(mean), mine, c.GateOn), evidence)
 	default:
 		d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s, and from every period in the source", seconds(mean), mine), evidence)
 	}
+}
+
+// periodName names the period the prediction relists at, for a note.
+func (d *decider) periodName() string {
+	switch {
+	case d.expected == FellBack:
+		return "the kubelet relists at once the stream is given up"
+	case d.configured == Evented:
+		return "of the generic PLEG beside the evented PLEG"
+	}
+	return "of the generic PLEG"
 }
 
 // design says what the gate being on means in this release's source: an
@@ -487,6 +664,13 @@ func within(observed, expected float64) bool {
 	return ratio >= 1/Tolerance && ratio <= Tolerance
 }
 
+// between says whether observed lies between two periods, each widened
+// by Tolerance.
+func between(observed, a, b float64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return observed >= lo/Tolerance && observed <= hi*Tolerance
+}
+
 func (d *decider) discards() {
 	n := d.in.Metrics.DiscardEvents
 	if n == nil || *n == 0 {
@@ -514,12 +698,12 @@ func (d *decider) runtime() {
 	} else {
 		d.note(fmt.Sprintf("the container runtime %q is not one plegvet recognises (%s): whether it serves GetContainerEvents is not judged", rt.Name, strings.Join(KnownRuntimes, ", ")), evidence)
 	}
-	if rt.APIVersion != "v1" && d.configured == Evented {
+	if rt.APIVersion != "" && rt.APIVersion != "v1" && d.configured == Evented {
 		// GetContainerEvents exists only in CRI v1; v1alpha2 never had it.
 		d.disagree(fmt.Sprintf("the runtime speaks CRI %s, which has no GetContainerEvents for the evented PLEG to stream", rt.APIVersion), evidence)
 		return
 	}
-	if rt.StreamsEvents == nil || *rt.StreamsEvents || d.configured != Evented {
+	if !d.cannotStream {
 		return
 	}
 	// The gate is on, and the runtime's own source cannot stream: the
@@ -528,8 +712,10 @@ func (d *decider) runtime() {
 	p := d.in.Periods
 	after := "the kubelet ends up relisting as the source has it after the last failure"
 	switch {
+	case p.OnStreamFailure == StopWatching && p.GateOn.Known:
+		after = "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
 	case p.OnStreamFailure == StopWatching:
-		after = "the watcher stops, and the generic PLEG relists at its gate-on period"
+		after = "the watcher stops, and the generic PLEG keeps its period"
 	case p.Fallback.Known:
 		after = "the kubelet ends up relisting every " + p.Fallback.Evidence
 	}
@@ -537,12 +723,9 @@ func (d *decider) runtime() {
 	if p.RetriesKnown {
 		retries = "the " + p.MaxStreamRetriesCause
 	}
-	d.fellBack = true
-	d.reasons = append(d.reasons, Reason{
-		Claim:    fmt.Sprintf("the gate is on, but %s %s cannot stream container events: the evented PLEG spends %s stream retries, and %s", rt.Name, rt.Version, retries, after),
-		Evidence: fmt.Sprintf("%s; %s GetContainerEvents at %s: %s; the kubelet tests the gate: %s", evidence, rt.Module, rt.Pos, rt.StreamsWhy, d.in.Gate.Test),
-		Points:   Generic, Agrees: &yes,
-	})
+	d.agreeState(Generic,
+		fmt.Sprintf("the gate is on, but %s %s cannot stream container events: the evented PLEG spends %s stream retries; then %s", rt.Name, rt.Version, retries, after),
+		fmt.Sprintf("%s; %s GetContainerEvents at %s: %s; the kubelet tests the gate: %s", evidence, rt.Module, rt.Pos, strings.TrimSuffix(rt.StreamsWhy, "."), d.in.Gate.Test))
 }
 
 func value(p *float64) float64 {

@@ -98,9 +98,18 @@ func TestDecide(t *testing.T) {
 			want: FellBack, configured: Evented, matches: Generic,
 		},
 		{
-			name: "gate on, fell back, but still relisting at the safety-net period the source does not keep after falling back",
+			// The mean covers the kubelet's life: a stream that lasted
+			// hours at 5m before it was given up keeps the mean near 5m
+			// long after. It cannot tell, and says so.
+			name: "gate on, fell back, the mean still near the safety-net period the stream ran at",
 			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(5, 5, 12, 3600)},
-			want: Inconsistent, configured: Evented, matches: Evented,
+			want: FellBack, configured: Evented, matches: Evented,
+			notes: []string{"lies between the 1s the kubelet relists at once the stream is given up and the 5m0s it relisted at while the stream lasted"},
+		},
+		{
+			name: "gate on, fell back, relisting far outside both periods",
+			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(5, 5, 3000, 30)},
+			want: Inconsistent, configured: Evented, matches: "neither",
 			disagree: []string{"far from the 1s the kubelet relists at once the stream is given up"},
 		},
 		{
@@ -132,9 +141,18 @@ func TestDecide(t *testing.T) {
 			disagree: []string{"never connected"},
 		},
 		{
-			name: "gate on, errors below the retries after streams were obtained",
+			name: "gate on, errors below the retries, a stream client still open",
 			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(3, 2, 12, 3600)},
 			want: Evented, configured: Evented, matches: Evented,
+		},
+		{
+			// The success counter counts stream clients obtained, before
+			// the runtime answers: as many errors as successes is no
+			// stream at all.
+			name: "gate on, every stream client obtained ended in an error, below the retries",
+			in:   Input{Gate: gateSet(true), Periods: shipped, Metrics: relisting(3, 3, 12, 3600)},
+			want: Inconsistent, configured: Evented, matches: Evented,
+			disagree: []string{"no event stream is open: every stream client the kubelet obtained ended in an error"},
 		},
 		{
 			name: "gate off, but streams were opened",

@@ -18,3 +18,22 @@ func Release(kubeletVersion string) (string, error) {
 	}
 	return v.Semver(), nil
 }
+
+// UnstampedVersion is the git_version of a kubelet built without version
+// ldflags: component-base/version's default.
+const UnstampedVersion = "v0.0.0-master+$Format:%H$"
+
+// VersionUnknown says, for evidence, why a kubelet version (as where has
+// it: "kubernetes_build_info's git_version") names no release: it is
+// empty, a build's unstamped default, or not a kubelet version.
+func VersionUnknown(where, version string) string {
+	switch {
+	case version == "" && where == MetricBuildInfo+"'s git_version":
+		return fmt.Sprintf("no %s sample with a git_version label", MetricBuildInfo)
+	case version == "":
+		return where + " is empty"
+	case version == UnstampedVersion:
+		return fmt.Sprintf("%s %q is component-base's default, which a kubelet built without version ldflags reports", where, version)
+	}
+	return fmt.Sprintf("%s %q is not a kubelet version", where, version)
+}

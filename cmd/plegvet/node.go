@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,10 +21,13 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts plegvet.NodeOptions
 	fs.StringVar(&opts.Configz, "configz", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/configz (required)")
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
-	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding crictl version -o json, run on the node")
+	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
-	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong")
+	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
+		if code == exitOK {
+			fmt.Fprint(stdout, nodeExitHelp)
+		}
 		return code
 	}
 	if opts.Configz == "" || opts.Metrics == "" {
@@ -38,25 +42,49 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.Dir = ""
 	}
 	rep, err := plegvet.Node(ctx, opts)
+	if errors.Is(err, plegvet.ErrKubeletVersionUnknown) {
+		fmt.Fprintf(stderr, "plegvet node: %s; pass -kubelet-version v1.X.Y, or -k8s v1.X.Y to read the gate from the release the kubelet was built from\n", errorLine(err.Error()))
+		return exitFailure
+	}
 	if err != nil {
 		return fail(stderr, "node", err)
 	}
-	return answer("node", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeNodeReport(w, rep) }, rep.Source)
+	code := answer("node", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeNodeReport(w, rep) }, rep.Source)
+	if code == exitOK && rep.Verdict == nodeverdict.Inconsistent {
+		// A script tells an answer whose evidence disagrees from a clean
+		// one by the exit code, as it tells findings.
+		fmt.Fprintf(stderr, "plegvet node: inconsistent: %d of %d reasons disagree with %s\n", disagreeing(rep), len(rep.Reasons), rep.Expected)
+		return exitFindings
+	}
+	return code
+}
+
+// nodeExitHelp follows the flags in plegvet node -h.
+const nodeExitHelp = `
+Exit status: 0 when the verdict is generic, evented, generic-with-event-hints
+or fell-back; 3 when it is inconsistent (a reason disagrees with the verdict
+the source predicts; the report is printed all the same); 1 when an input
+could not be read, or the source not read in full; 2 for a bad command line.
+`
+
+func disagreeing(rep *plegvet.NodeReport) int {
+	n := 0
+	for _, r := range rep.Reasons {
+		if r.Agrees != nil && !*r.Agrees {
+			n++
+		}
+	}
+	return n
 }
 
 // writeNodeReport prints the verdict first, then each reason over its
-// evidence, labelled by whether it agrees with the gate.
+// evidence, labelled by whether it agrees with the verdict the source
+// predicts (the report's Expected).
 func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	var b strings.Builder
 	const indent = "             "
 	line := func(label, text string) {
 		fmt.Fprintf(&b, "%-13s%s\n", label, text)
-	}
-	disagree := 0
-	for _, r := range rep.Reasons {
-		if r.Agrees != nil && !*r.Agrees {
-			disagree++
-		}
 	}
 	g := rep.Gate
 	state := "off"
@@ -69,15 +97,18 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	}
 	switch rep.Verdict {
 	case nodeverdict.Inconsistent:
-		line("verdict", fmt.Sprintf("inconsistent: %s, so the kubelet should run the %s PLEG, but %d of %d reasons disagree", because, rep.Configured, disagree, len(rep.Reasons)))
+		line("verdict", fmt.Sprintf("inconsistent: %s, %s; yet %d of %d reasons disagree", because, predicted(rep), disagreeing(rep), len(rep.Reasons)))
 	case nodeverdict.FellBack:
-		line("verdict", fmt.Sprintf("fell-back: %s, but the event stream failed as often as the source allows, and the kubelet relists every %s", because, rep.Relist.Expected))
+		line("verdict", "fell-back: "+because+", but "+gaveUp(rep))
 	case nodeverdict.GenericWithEventHints:
 		line("verdict", fmt.Sprintf("generic-with-event-hints: %s, but this release's evented PLEG only asks the generic PLEG to relist; the generic PLEG alone emits pod lifecycle events", because))
 	default:
 		line("verdict", fmt.Sprintf("%s: %s, and no reason disagrees", rep.Verdict, because))
 	}
 	kubelet := g.KubeletVersion
+	if kubelet == "" {
+		kubelet = "unknown"
+	}
 	if rep.Source.Dir != "" {
 		kubelet += " (source " + rep.Source.Dir + ")"
 	}
@@ -104,4 +135,37 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// predicted says what the verdict the source predicts has the kubelet do,
+// for an inconsistent headline.
+func predicted(rep *plegvet.NodeReport) string {
+	switch rep.Expected {
+	case nodeverdict.Evented:
+		return "so the evented PLEG should run, the generic PLEG relisting beside it" + every(rep.Relist.Expected)
+	case nodeverdict.GenericWithEventHints:
+		return "so the generic PLEG should relist" + every(rep.Relist.Expected) + ", with the evented PLEG's relist requests"
+	case nodeverdict.FellBack:
+		if rep.Relist.Fallback == "" {
+			return "but the event stream fails as often as the source allows, so the evented PLEG should stop watching it, and the generic PLEG keep relisting" + every(rep.Relist.Expected)
+		}
+		return "but the event stream fails as often as the source allows, so the kubelet should relist" + every(rep.Relist.Expected) + ", as the source restores"
+	}
+	return "so the generic PLEG should relist alone" + every(rep.Relist.Expected)
+}
+
+// gaveUp says what the kubelet does once it gives the event stream up.
+func gaveUp(rep *plegvet.NodeReport) string {
+	if rep.Relist.Fallback == "" {
+		// No period restored: the watcher stops, the relist keeps its own.
+		return "the event stream fails as often as the source allows: the evented PLEG stops watching it, and the generic PLEG keeps relisting" + every(rep.Relist.Expected)
+	}
+	return "the event stream fails as often as the source allows, and the kubelet relists" + every(rep.Relist.Expected) + ", as the source restores"
+}
+
+func every(period string) string {
+	if period == "" {
+		return ""
+	}
+	return " every " + period
 }

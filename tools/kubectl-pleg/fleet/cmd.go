@@ -27,10 +27,12 @@ import (
 )
 
 // Exit codes: a node that cannot be read is 1, as any failure; a usage
-// error 2.
+// error 2; a node whose verdict is inconsistent 3 (plegvet's findings
+// code), when every node was read.
 const (
-	exitFail  = 1
-	exitUsage = 2
+	exitFail         = 1
+	exitUsage        = 2
+	exitInconsistent = 3
 )
 
 const usage = `kubectl pleg: which PLEG each node's kubelet runs, generic relist or evented.
@@ -46,6 +48,12 @@ EventedPLEG gate's default is read from the source of the node's kubelet
 release, fetched once per release with the go command.
 
 The user needs get and list on nodes, and get on nodes/proxy.
+
+Exit status: 0 when every node answered generic, evented,
+generic-with-event-hints or fell-back; 3 when every node answered and one
+or more is inconsistent (a reason disagrees with the verdict the source
+predicts); 1 when a node could not be read (its row says why), whatever
+the others answered; 2 for a bad command line.
 
 Flags:
 `
@@ -219,6 +227,9 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 	if failed > 0 {
 		return exitFail
 	}
+	if counts[nodeverdict.Inconsistent] > 0 {
+		return exitInconsistent
+	}
 	return 0
 }
 
@@ -299,7 +310,7 @@ func gateText(g plegvet.NodeGate) string {
 }
 
 // firstReason is the reason that tells most: the first that disagrees
-// with the gate, or the first.
+// with the verdict the source predicts, or the first.
 func firstReason(rs []nodeverdict.Reason) string {
 	for _, r := range rs {
 		if r.Agrees != nil && !*r.Agrees {

@@ -220,14 +220,26 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	if kubelet == "" {
 		kubelet = met.KubeletVersion
 	}
+	named := f.opts.Source.Dir != "" || f.opts.Source.Kubernetes != ""
 	release, err := nodeverdict.Release(kubelet)
+	if err != nil && !named {
+		return fail(fmt.Errorf("kubelet version: %v (status.nodeInfo.kubeletVersion %q); pass --source-k8s v1.X.Y, the release the kubelet was built from", err, t.info.KubeletVersion))
+	}
 	if err != nil {
-		return fail(fmt.Errorf("kubelet version: %v (status.nodeInfo.kubeletVersion %q)", err, t.info.KubeletVersion))
+		// A kubelet that does not say its release (built without version
+		// ldflags): the source named serves, and the report says so.
+		release, kubelet = "", ""
+	}
+	// The CRI version the node does not report is inferred from the
+	// kubelet's version, or the release named.
+	criFrom := kubelet
+	if criFrom == "" {
+		criFrom = f.opts.Source.Kubernetes
 	}
 	var rt *nodeverdict.Runtime
 	if t.info.ContainerRuntimeVersion == "" {
 		r.Warnings = append(r.Warnings, "status.nodeInfo.containerRuntimeVersion is empty: decided without the runtime")
-	} else if rt, err = nodeverdict.RuntimeFromNodeInfo("status.nodeInfo", t.info.ContainerRuntimeVersion, kubelet); err != nil {
+	} else if rt, err = nodeverdict.RuntimeFromNodeInfo("status.nodeInfo", t.info.ContainerRuntimeVersion, criFrom); err != nil {
 		r.Warnings = append(r.Warnings, err.Error()+": decided without the runtime")
 	} else if rt.Known {
 		judged, err := get(f, f.runtimes, rt.Name+"://"+rt.Version, func() (nodeverdict.Runtime, error) {
@@ -241,7 +253,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		}
 	}
 	key := release
-	if f.opts.Source.Dir != "" || f.opts.Source.Kubernetes != "" {
+	if named {
 		key = ""
 	}
 	src, err := get(f, f.sources, key, func() (*plegvet.NodeSource, error) {

@@ -483,3 +483,76 @@ func TestListForbidden(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// inconsistentNode has the gate unset (off by default at v1.39.4), yet its
+// kubelet streams events and relists every 2m: the evidence disagrees.
+func inconsistentNode() fakecluster.Node {
+	return fakecluster.Node{Name: "odd-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://2.0.4",
+		Metrics: fakecluster.Kubelet{Version: "v1.39.4", StreamOK: 1, Events: 40, Relists: 12, Interval: 120.5, Others: 10}.Body()}
+}
+
+// An inconsistent node exits 3, so that a script tells it from a clean
+// answer; a node that cannot be read still exits 1, whatever the others.
+func TestExitCodes(t *testing.T) {
+	rec := newRecorder(t)
+	old1 := mixed()[0]
+	unreachable := mixed()[3]
+	for _, tc := range []struct {
+		name    string
+		nodes   []fakecluster.Node
+		code    int
+		summary string
+	}{
+		{"clean", []fakecluster.Node{old1}, 0, "1 generic"},
+		{"one inconsistent", []fakecluster.Node{old1, inconsistentNode()}, exitInconsistent, "1 generic, 1 inconsistent"},
+		{"inconsistent and unreadable", []fakecluster.Node{old1, inconsistentNode(), unreachable}, exitFail, "1 generic, 1 inconsistent, 1 error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kc := start(t, &fakecluster.Cluster{Nodes: tc.nodes})
+			code, stdout, stderr := runMain(t, rec.hooks(), "--kubeconfig", kc, "--request-timeout", "2s")
+			if code != tc.code {
+				t.Errorf("exit code %d; want %d\n%s%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.HasSuffix(stdout, "\n"+tc.summary+"\n") {
+				t.Errorf("summary; want %q:\n%s", tc.summary, stdout)
+			}
+			code, _, _ = runMain(t, rec.hooks(), "--kubeconfig", kc, "--request-timeout", "2s", "-o", "json")
+			if code != tc.code {
+				t.Errorf("-o json: exit code %d; want %d", code, tc.code)
+			}
+		})
+	}
+	// The help says so.
+	_, _, help := runMain(t, nil, "--help")
+	if !strings.Contains(help, "3 when every node answered and one\nor more is inconsistent") {
+		t.Errorf("--help does not give the exit status of an inconsistent node:\n%s", help)
+	}
+}
+
+// A kubelet built without version ldflags reports component-base's
+// default version, which names no release: without a source named, its
+// row says to name one; with --source-dir, the gate is read at that
+// source, and a reason says so.
+func TestUnstampedKubelet(t *testing.T) {
+	rec := newRecorder(t)
+	const unstamped = "v0.0.0-master+$Format:%H$"
+	n := fakecluster.Node{Name: "dev-1", KubeletVersion: unstamped, RuntimeVersion: "containerd://2.0.4",
+		Metrics: fakecluster.Kubelet{Version: unstamped, StreamOK: 1, Events: 40, Relists: 12, Interval: 120.5, Others: 10}.Body()}
+	kc := start(t, &fakecluster.Cluster{Nodes: []fakecluster.Node{n}})
+	code, stdout, _ := runMain(t, rec.hooks(), "--kubeconfig", kc, "-o", "json")
+	got := byNode(t, stdout)["dev-1"]
+	if e, _ := got["error"].(string); code != exitFail || !strings.Contains(e, "pass --source-k8s v1.X.Y") {
+		t.Errorf("no source named: exit %d, error %q; want 1 and a word on --source-k8s", code, e)
+	}
+	code, stdout, stderr := runMain(t, rec.hooks(), "--kubeconfig", kc, "-o", "json", "--source-dir", rec.fork)
+	got = byNode(t, stdout)["dev-1"]
+	if code != 0 || got["verdict"] != nodeverdict.Evented {
+		t.Fatalf("--source-dir: exit %d, verdict %v; want 0, evented (the fork's newest spec turns the gate on)\n%s", code, got["verdict"], stderr)
+	}
+	if !strings.Contains(fmt.Sprint(got["reasons"]), "the kubelet does not say which release it was built from: the gate's default is read at the checkout's newest spec (1.40)") {
+		t.Errorf("no reason says the version is unknown: %v", got["reasons"])
+	}
+	if rt := got["runtime"].(map[string]any); rt["apiVersion"] != "" {
+		t.Errorf("runtime %v: the CRI version cannot be inferred from an unknown kubelet version", rt)
+	}
+}
