@@ -506,12 +506,25 @@ func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency
 			ver = "0.0"
 		}
 		ds, ok := dg.At(ver)
+		// A dependency with no spec yet at this version does not exist
+		// there: say so, rather than call it a pre-alpha gate.
+		absent := ""
 		if !ok {
 			ds = featuregates.Spec{PreRelease: featuregates.PreAlpha}
+			absent = fmt.Sprintf("%s, which does not exist at %s", d.Name, ver)
+			if len(dg.Specs) > 0 && dg.Specs[0].Version != "" {
+				absent += fmt.Sprintf(" (its first spec is at %s)", dg.Specs[0].Version)
+			}
 		}
 		rel := []reporting.Related{{Pos: s.Pos, End: s.End, Message: fmt.Sprintf("%s is %s, default %t%s", g.Name, s.PreRelease, s.Default, at(s))}}
 		msg, cat := "", check.Check("")
 		switch {
+		case absent != "" && s.PreRelease.Stability() > ds.PreRelease.Stability():
+			cat, msg = DependencyStability, fmt.Sprintf("%s gate %s depends on %s", s.PreRelease, g.Name, absent)
+		case absent != "" && s.Default:
+			cat, msg = DependencyDefault, fmt.Sprintf("%s is on by default%s but depends on %s", g.Name, at(s), absent)
+		case absent != "" && s.LockToDefault:
+			cat, msg = DependencyLock, fmt.Sprintf("%s is locked to its default%s but depends on %s", g.Name, at(s), absent)
 		case s.PreRelease.Stability() > ds.PreRelease.Stability():
 			cat, msg = DependencyStability, fmt.Sprintf("%s gate %s depends on %s gate %s%s", s.PreRelease, g.Name, ds.PreRelease, d.Name, at(s))
 		case s.Default && !ds.Default:

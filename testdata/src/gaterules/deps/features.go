@@ -1,4 +1,4 @@
-// want package:"7 gates"
+// want package:"9 gates"
 
 // Package deps breaks each of component-base's dependency rules once.
 package deps
@@ -16,6 +16,9 @@ var gates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	"Stable":   {{Version: version.MustParse("1.35"), Default: true, PreRelease: featuregate.GA}},
 	"CycleA":   {{Version: version.MustParse("1.35"), Default: false, PreRelease: featuregate.Alpha}},
 	"CycleB":   {{Version: version.MustParse("1.35"), Default: false, PreRelease: featuregate.Alpha}},
+	// OnEarly is on from 1.30; Later, which it needs, first exists at 1.35.
+	"OnEarly": {{Version: version.MustParse("1.30"), Default: true, PreRelease: featuregate.Beta}},
+	"Later":   {{Version: version.MustParse("1.35"), Default: true, PreRelease: featuregate.Beta}},
 }
 
 var dependencies = map[featuregate.Feature][]featuregate.Feature{
@@ -26,5 +29,6 @@ var dependencies = map[featuregate.Feature][]featuregate.Feature{
 	"Stable":     {"Undeclared"}, // want `Stable depends on Undeclared, which no feature map declares`
 	"CycleA":     {"CycleB"},     // want `feature gate dependencies form a cycle: CycleA -> CycleB -> CycleA`
 	"CycleB":     {"CycleA"},
-	"Undeclared": {}, // want `dependencies are listed for Undeclared, which no feature map declares`
+	"OnEarly":    {"Later"}, // want `Beta gate OnEarly depends on Later, which does not exist at 1.30 \(its first spec is at 1.35\)`
+	"Undeclared": {},        // want `dependencies are listed for Undeclared, which no feature map declares`
 }
