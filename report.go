@@ -262,7 +262,7 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 	}
 	if r.Relist.Gate == nil {
 		say("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. ", offPeriod)
-		say("Relisting is level-triggered reconciliation: each pass compares what the runtime runs with what the kubelet believes, so nothing is lost for good between passes.")
+		say("Each relist lists the runtime's pods and containers and compares them with the previous listing, so a change made between two passes is noticed at the next one.")
 		return b.String()
 	}
 	g := r.Relist.Gate.Name

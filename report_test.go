@@ -32,7 +32,7 @@ func TestSummarize(t *testing.T) {
 	}{{
 		name:   "no evented PLEG",
 		relist: &Relist{GateOff: &Mode{Period: val("1s")}},
-		want:   []string{"builds no evented PLEG", "relists every 1s", "level-triggered reconciliation"},
+		want:   []string{"builds no evented PLEG", "relists every 1s", "noticed at the next one"},
 		not:    []string{"safety net", "stream fails"},
 	}, {
 		name: "slower safety net with a fallback",
