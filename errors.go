@@ -11,7 +11,10 @@ import (
 var (
 	// ErrKubeletVersionUnknown: the metrics do not say the kubelet's
 	// version (no kubernetes_build_info, or a git_version that is not a
-	// release), and NodeOptions.KubeletVersion is not set.
+	// release, as an unstamped build's v0.0.0-master), NodeOptions.KubeletVersion
+	// is not set, and no source (-k8s or -C) says which release to read.
+	// With a source, the report says the build's version is unknown and
+	// goes on.
 	ErrKubeletVersionUnknown = errors.New("the kubelet's version is unknown")
 	// ErrNoCRIAPI: the tree holds no k8s.io/cri-api, and Options.Proto
 	// names no api.proto.

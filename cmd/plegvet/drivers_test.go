@@ -18,7 +18,7 @@ import (
 // fixtureGroups are the analyzers' fixtures under testdata/src (GOPATH
 // layout, written for analysistest), each copied into a module under
 // fixtures/ by fixtureModule.
-var fixtureGroups = []string{"gatefixes", "gaterules", "gateshapes", "kubeletforks", "newtree", "notes", "oldtree"}
+var fixtureGroups = []string{"gatefixes", "gaterules", "gateshapes", "kubeletforks", "newtree", "notes", "oldtree", "registrations"}
 
 // fixtureModule lays out every analyzer fixture as one module shaped like
 // a checkout: module k8s.io/kubernetes (the look-alike pkg/features,
