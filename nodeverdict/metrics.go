@@ -78,6 +78,34 @@ type Histogram struct {
 	Sum   float64 `json:"sum"`
 	// Mean is Sum/Count; null without observations.
 	Mean *float64 `json:"mean"`
+	// Buckets are the finite buckets, cumulative and by upper bound, summed
+	// over the series; nil when the series' bounds differ. They tell a
+	// typical interval from a mean that a few long ones pulled up.
+	Buckets []Bucket `json:"-"`
+}
+
+// Bucket is one histogram bucket: how many observations were at most
+// UpperBound seconds.
+type Bucket struct {
+	UpperBound float64
+	Cumulative uint64
+}
+
+// Quantile is the bucket holding the observation of the given rank
+// (1-based, in increasing order): it lies in (Above, AtMost]. AtMost is
+// +Inf beyond the last finite bucket. ok is false without buckets or for a
+// rank outside 1..Count.
+func (h *Histogram) Quantile(rank uint64) (above, atMost float64, ok bool) {
+	if h == nil || h.Buckets == nil || rank == 0 || rank > h.Count {
+		return 0, 0, false
+	}
+	for _, b := range h.Buckets {
+		if b.Cumulative >= rank {
+			return above, b.UpperBound, true
+		}
+		above = b.UpperBound
+	}
+	return above, math.Inf(1), true
 }
 
 // maxCount bounds a histogram's count: the text format carries it as a
@@ -234,8 +262,12 @@ func (r *metricsReader) histogram(name string) *Histogram {
 		return nil
 	}
 	h := &Histogram{}
-	for _, m := range f.GetMetric() {
+	bounds := true
+	for i, m := range f.GetMetric() {
 		hm := m.GetHistogram()
+		if !r.buckets(name, h, hm, i == 0, &bounds) {
+			return nil
+		}
 		sum, count := hm.GetSampleSum(), hm.GetSampleCount()
 		if math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0 {
 			r.fail("%s_sum is %v; want seconds, a number ≥ 0", name, sum)
@@ -257,7 +289,53 @@ func (r *metricsReader) histogram(name string) *Histogram {
 		mean := h.Sum / float64(h.Count)
 		h.Mean = &mean
 	}
+	if !bounds {
+		h.Buckets = nil
+	}
 	return h
+}
+
+// buckets adds one series' finite buckets to h, and fails on buckets no
+// histogram has: counts that fall as the bound rises, or exceed the
+// series' count. A series whose bounds differ from the first's clears
+// *same: the sums would mean nothing.
+func (r *metricsReader) buckets(name string, h *Histogram, hm *dto.Histogram, first bool, same *bool) bool {
+	var finite []*dto.Bucket
+	for _, b := range hm.GetBucket() {
+		if !math.IsInf(b.GetUpperBound(), 1) {
+			finite = append(finite, b)
+		}
+	}
+	prev, prevBound := uint64(0), math.Inf(-1)
+	for _, b := range finite {
+		if b.GetUpperBound() <= prevBound || math.IsNaN(b.GetUpperBound()) {
+			r.fail("%s_bucket le=%v follows le=%v; want bounds that rise", name, b.GetUpperBound(), prevBound)
+			return false
+		}
+		if b.GetCumulativeCount() < prev || b.GetCumulativeCount() > hm.GetSampleCount() {
+			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, b.GetUpperBound(), b.GetCumulativeCount(), prev, hm.GetSampleCount())
+			return false
+		}
+		prev, prevBound = b.GetCumulativeCount(), b.GetUpperBound()
+	}
+	if first {
+		for _, b := range finite {
+			h.Buckets = append(h.Buckets, Bucket{UpperBound: b.GetUpperBound(), Cumulative: b.GetCumulativeCount()})
+		}
+		return true
+	}
+	if len(finite) != len(h.Buckets) {
+		*same = false
+		return true
+	}
+	for i, b := range finite {
+		if b.GetUpperBound() != h.Buckets[i].UpperBound {
+			*same = false
+			return true
+		}
+		h.Buckets[i].Cumulative += b.GetCumulativeCount()
+	}
+	return true
 }
 
 // sample is a gauge's or an untyped sample's value, and a counter's when

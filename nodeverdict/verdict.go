@@ -2,6 +2,7 @@ package nodeverdict
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -185,6 +186,19 @@ type RelistCheck struct {
 	// "evented", "both" (the periods are too close to tell), "neither",
 	// or "" when nothing was compared.
 	Matches string `json:"matches"`
+	// MedianInterval is the histogram bucket holding the median interval
+	// (not counting forced relists), consulted when the mean is far from
+	// the expected period: a few long intervals, as while a runtime does
+	// not answer, pull a mean up but not a median. Absent when not
+	// consulted.
+	MedianInterval *IntervalRange `json:"medianInterval,omitempty"`
+}
+
+// IntervalRange is a histogram bucket: above AboveSeconds, at most
+// AtMostSeconds (null: beyond the last finite bucket).
+type IntervalRange struct {
+	AboveSeconds  float64  `json:"aboveSeconds"`
+	AtMostSeconds *float64 `json:"atMostSeconds"`
 }
 
 // Decision is the verdict and its reasons.
@@ -600,6 +614,8 @@ func (d *decider) relist() {
 		switch {
 		case within(mean, expected.Duration.Seconds()+relist):
 			d.agreeState(Generic, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), after), evidence)
+		case d.medianHolds(h, expected, relist):
+			d.agreeState(Generic, d.medianClaim(mean, after), d.medianEvidence(h, evidence))
 		case d.gaveUp && p.GateOn.Known && between(mean, expected.Duration.Seconds()+relist, p.GateOn.Duration.Seconds()+relist):
 			// The mean covers the kubelet's life: the time at the gate-on
 			// period while the stream lasted, then the restored period.
@@ -619,9 +635,65 @@ func (d *decider) relist() {
 		d.agreeState(Generic, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the gate-off %s: the kubelet relists as the generic PLEG does", seconds(mean), mine, c.GateOff), evidence)
 	case Evented:
 		d.agreeState(Evented, fmt.Sprintf("the mean relist interval %s is far from %s, and matches the %s the generic PLEG keeps beside the evented PLEG", seconds(mean), mine, c.GateOn), evidence)
+	case "neither":
+		if d.medianHolds(h, expected, relist) {
+			d.agreeState(d.configured, d.medianClaim(mean, mine), d.medianEvidence(h, evidence))
+			return
+		}
+		fallthrough
 	default:
 		d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s, and from every period in the source", seconds(mean), mine), evidence)
 	}
+}
+
+// medianHolds says whether the bucket holding the median interval (the
+// forced relists, the shortest, left out) holds the expected period and
+// no other period of the source; it records the bucket in the check.
+func (d *decider) medianHolds(h *Histogram, expected Period, relist float64) bool {
+	c := &d.check
+	n := c.Observations - c.ForcedRelists
+	above, atMost, ok := h.Quantile(c.ForcedRelists + (n+1)/2)
+	if !ok || !expected.Known {
+		return false
+	}
+	r := &IntervalRange{AboveSeconds: above}
+	if !math.IsInf(atMost, 1) {
+		r.AtMostSeconds = &atMost
+	}
+	c.MedianInterval = r
+	holds := func(p Period) bool {
+		want := p.Duration.Seconds() + relist
+		return above < want*Tolerance && atMost >= want/Tolerance
+	}
+	if !holds(expected) {
+		return false
+	}
+	p := d.in.Periods
+	for _, other := range []Period{p.GateOff, p.GateOn, p.Fallback} {
+		if other.Known && other.Duration != expected.Duration && holds(other) {
+			return false // the bucket cannot tell them apart
+		}
+	}
+	return true
+}
+
+func (d *decider) medianClaim(mean float64, period string) string {
+	return fmt.Sprintf("the median relist interval matches %s, though the mean, %s, is far from it: a few long intervals pull the mean up (a relist waits while the runtime does not answer)", period, seconds(mean))
+}
+
+func (d *decider) medianEvidence(h *Histogram, evidence string) string {
+	c := d.check
+	n := c.Observations - c.ForcedRelists
+	r := c.MedianInterval
+	at := "beyond the last bucket"
+	if r.AtMostSeconds != nil {
+		at = "at most " + seconds(*r.AtMostSeconds)
+	}
+	forced := ""
+	if c.ForcedRelists > 0 {
+		forced = fmt.Sprintf(", after the %d forced", c.ForcedRelists)
+	}
+	return fmt.Sprintf("%s_bucket: interval %d of %d%s is above %s and %s; %s", MetricRelistInterval, (n+1)/2, n, forced, seconds(r.AboveSeconds), at, evidence)
 }
 
 // periodName names the period the prediction relists at, for a note.
