@@ -21,7 +21,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts plegvet.NodeOptions
 	fs.StringVar(&opts.Configz, "configz", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/configz (required)")
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
-	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (its Name:  value lines; JSON or YAML of the same fields also do)")
+	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
