@@ -110,8 +110,12 @@ func (s *Scenario) Run(ctx context.Context, image string) ([]Capture, error) {
 		if err := os.MkdirAll(caps[i].Dir, 0o755); err != nil {
 			return caps, err
 		}
-		os.WriteFile(filepath.Join(caps[i].Dir, "configz.json"), caps[i].Configz, 0o644)
-		os.WriteFile(filepath.Join(caps[i].Dir, "metrics.txt"), caps[i].Metrics, 0o644)
+		if err := os.WriteFile(filepath.Join(caps[i].Dir, "configz.json"), caps[i].Configz, 0o644); err != nil {
+			return caps, err
+		}
+		if err := os.WriteFile(filepath.Join(caps[i].Dir, "metrics.txt"), caps[i].Metrics, 0o644); err != nil {
+			return caps, err
+		}
 	}
 	return caps, nil
 }

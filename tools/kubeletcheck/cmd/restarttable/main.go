@@ -30,6 +30,7 @@ const down = 5 * time.Second
 func main() {
 	releases := flag.String("k8s", "v1.36.5,v1.37.2", "the `releases` whose kubelets are run, comma-separated")
 	out := flag.String("o", "", "the Markdown `file` to write (default: standard output)")
+	captures := flag.String("captures", "", "a `directory` to keep every scrape in, per release")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -38,7 +39,11 @@ func main() {
 	fmt.Fprintf(&b, "Written by `go run ./cmd/restarttable -k8s %s` in tools/kubeletcheck on %s; not edited by hand.\n\n", *releases, time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(&b, "Each kubelet is built from its release's source and runs standalone with `EventedPLEG: true` and one static pod, against containerd %s built from its module (its CRI server streams container events) running containers with runc %s built from its module. After the sixth scrape, once the pod's container runs, containerd is stopped (SIGTERM to its process; the pod's shim and container keep running), and started again %s later. The kubelet is scraped every half second throughout; a row is written when its PLEG log lines, its stream and event counters or plegvet's verdict changed since the row before, and for the last scrape. Log lines are cut at 200 characters. Time is seconds since the first scrape. Metrics: `stream ok/err` = `kubelet_evented_pleg_connection_success_count` / `_error_count` (ok counts stream clients created, not streams that delivered), `events` = `kubelet_evented_pleg_connection_latency_seconds_count`, `relists` = `kubelet_pleg_relist_interval_seconds_count` and its mean.\n\n", harness.ContainerdVersion, harness.RuncVersion, down)
 	for _, release := range strings.Split(*releases, ",") {
-		if err := table(ctx, &b, release); err != nil {
+		keep := ""
+		if *captures != "" {
+			keep = filepath.Join(*captures, release)
+		}
+		if err := table(ctx, &b, release, keep); err != nil {
 			fmt.Fprintln(os.Stderr, "restarttable:", err)
 			os.Exit(1)
 		}
@@ -53,7 +58,7 @@ func main() {
 	}
 }
 
-func table(ctx context.Context, b *strings.Builder, release string) error {
+func table(ctx context.Context, b *strings.Builder, release, keep string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	parts, err := harness.Prepare(ctx, logf)
 	if err != nil {
@@ -75,7 +80,7 @@ func table(ctx context.Context, b *strings.Builder, release string) error {
 	defer rt.Stop()
 	k := &harness.Kubelet{Version: release, Bin: bin, Dir: filepath.Join(dir, "kubelet"), Gates: map[string]bool{"EventedPLEG": true}}
 	var stopped, started time.Time
-	s := &harness.Scenario{Name: "restart", Kubelet: k, Runtime: rt, WithPod: true, Scrapes: 50, Every: 500 * time.Millisecond, At: 6, Logf: logf,
+	s := &harness.Scenario{Name: "restart", Kubelet: k, Runtime: rt, WithPod: true, Scrapes: 50, Every: 500 * time.Millisecond, At: 6, Logf: logf, Out: keep,
 		During: func(ctx context.Context) error {
 			if _, _, err := rt.RunningContainer(ctx, "sleeper", 60*time.Second); err != nil {
 				return err
@@ -95,6 +100,15 @@ func table(ctx context.Context, b *strings.Builder, release string) error {
 	log, err := harness.ReadLog(k.Log())
 	if err != nil {
 		return err
+	}
+	if keep != "" {
+		data, err := os.ReadFile(k.Log())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(keep, "kubelet.log"), data, 0o644); err != nil {
+			return err
+		}
 	}
 	rtInfo, err := nodeverdict.ReadCrictl("crictl version", caps[0].Crictl)
 	if err != nil {
