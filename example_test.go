@@ -82,7 +82,7 @@ func ExampleNode() {
 // Releases expands a range to the newest patch of each minor.
 func ExampleTimeline() {
 	ctx := context.Background()
-	versions, err := plegvet.Releases(ctx, "v1.35.0..v1.37.2")
+	versions, err := plegvet.Releases(ctx, "v1.35.0..v1.37.2", plegvet.FetchOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/internal/release"
 )
 
 // The releases that ship a versioned_feature_list.yaml, newest patches.
@@ -50,7 +49,7 @@ func withoutComments(s string) string {
 
 func referenceList(t *testing.T, dir string) string {
 	t.Helper()
-	for _, rel := range plegvet.ReferenceLists {
+	for _, rel := range plegvet.ReferenceLists() {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 		if err == nil {
 			return string(data)
@@ -68,7 +67,7 @@ func checkoutLike(t *testing.T, root string, modules map[string]string) string {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(root, "go.mod"), filepath.Join(dir, "go.mod"))
 	copyTree(t, filepath.Join(root, "pkg"), filepath.Join(dir, "pkg"))
-	for _, rel := range plegvet.ReferenceLists {
+	for _, rel := range plegvet.ReferenceLists() {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
 			copyTree(t, filepath.Join(root, filepath.FromSlash(rel)), filepath.Join(dir, filepath.FromSlash(rel)))
 		}
@@ -120,7 +119,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 	ctx := context.Background()
 	for _, v := range featureListReleases {
 		t.Run(v, func(t *testing.T) {
-			fetched, missing, err := release.FetchWithStaging(ctx, v)
+			fetched, missing, err := parallelFetcher.FetchWithStaging(ctx, v)
 			if err != nil {
 				t.Fatal(err)
 			}

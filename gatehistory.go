@@ -29,6 +29,8 @@ type HistoryOptions struct {
 	Progress func(done, total int, version string)
 	// CacheDir is Options.CacheDir for each release.
 	CacheDir string
+	// Fetch is Options.Fetch, for listing the releases and for each one.
+	Fetch FetchOptions
 }
 
 // GateHistoryReport is the history of feature gates over releases, each
@@ -122,7 +124,7 @@ type GateChange struct {
 // cannot be fetched or read is a row with its error, in every gate, while
 // the others still answer. It is an error when no release could be read.
 func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*GateHistoryReport, error) {
-	versions, err := Releases(ctx, opts.Kubernetes)
+	versions, err := Releases(ctx, opts.Kubernetes, opts.Fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 		workers = runtime.NumCPU()
 	}
 	reads := eachRelease(versions, workers, opts.Progress, func(v string) releaseGates {
-		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir})
+		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		return releaseGates{version: v, rep: rep, err: err}
 	})
 	if err := ctx.Err(); err != nil {

@@ -315,7 +315,7 @@ func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []s
 		t, src, err := open(ctx, opts, false)
 		return t, src, nil, err
 	}
-	t, missing, err := release.FetchWithStaging(ctx, opts.Kubernetes)
+	t, missing, err := opts.Fetch.fetcher().FetchWithStaging(ctx, opts.Kubernetes)
 	if errors.Is(err, release.ErrNotARelease) {
 		return nil, Source{}, nil, &OptionError{Option: "Kubernetes", Err: err}
 	}
@@ -477,7 +477,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 			continue
 		}
 		if out.Err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", src.Dir, pkg.PkgPath, out.Err)
+			return nil, fmt.Errorf("%s: %s: %w", src.Dir, pkg.PkgPath, out.Err)
 		}
 		found := out.Result.(*featuregate.Result).Declared
 		rep.Diagnostics = append(rep.Diagnostics, pos.diagnostics(withoutLocalReads(out.Diagnostics, found))...)
@@ -625,18 +625,21 @@ func prefer(g, kept Gate) bool {
 	return g.Listed && !kept.Listed
 }
 
-// ReferenceLists are where Kubernetes keeps its generated feature list,
-// relative to the tree's root: since v1.33, and in v1.32.
-var ReferenceLists = []string{
-	"test/compatibility_lifecycle/reference/versioned_feature_list.yaml",
-	"test/featuregates_linter/test_data/versioned_feature_list.yaml",
+// ReferenceLists returns where Kubernetes keeps its generated feature
+// list, relative to the tree's root: since v1.33, and in v1.32. The slice
+// is new on each call.
+func ReferenceLists() []string {
+	return []string{
+		"test/compatibility_lifecycle/reference/versioned_feature_list.yaml",
+		"test/featuregates_linter/test_data/versioned_feature_list.yaml",
+	}
 }
 
 // treeListNames reads the names of the tree's own feature list, if it
 // has one: nil when it has none. A list there that cannot be read or is
 // not in the list's format is a problem: the naming then defaults.
 func treeListNames(t *tree.Tree) ([]string, string) {
-	for _, rel := range ReferenceLists {
+	for _, rel := range ReferenceLists() {
 		name := filepath.Join(t.Dir, filepath.FromSlash(rel))
 		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/internal/release"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -275,7 +274,7 @@ func TestRegistrationsOnReleases(t *testing.T) {
 	ctx := context.Background()
 	for _, v := range []string{"v1.25.16", "v1.30.14", "v1.32.13", "v1.37.2"} {
 		t.Run(v, func(t *testing.T) {
-			fetched, _, err := release.FetchWithStaging(ctx, v)
+			fetched, _, err := parallelFetcher.FetchWithStaging(ctx, v)
 			if err != nil {
 				t.Fatal(err)
 			}

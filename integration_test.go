@@ -115,7 +115,7 @@ func TestGatesMatchReferenceLists(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mods, err := release.Download(context.Background(), "k8s.io/kubernetes@"+tc.version)
+			mods, err := parallelFetcher.Download(context.Background(), "k8s.io/kubernetes@"+tc.version)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +327,7 @@ func TestEventStreamOnReleases(t *testing.T) {
 					t.Errorf("method %q, want the CRI client API's", r.GoClient.Method)
 				}
 			}
-			mods, err := release.Download(context.Background(), "k8s.io/cri-api@"+release.StagingVersion(tc.version))
+			mods, err := parallelFetcher.Download(context.Background(), "k8s.io/cri-api@"+release.StagingVersion(tc.version))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,3 +375,9 @@ func TestNoFindingsOnReleases(t *testing.T) {
 		})
 	}
 }
+
+// parallelFetcher fetches for subtests that run at once, while other
+// packages' tests fetch the same releases and hold the module cache's
+// locks: on a cold cache one fetch may wait far longer than the one-fetch
+// default allows, so only go test's -timeout bounds it.
+var parallelFetcher = release.Fetcher{Timeout: -1}

@@ -131,7 +131,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 		// Whether the runtime can stream at all, from its own source at
 		// the version it reports; a runtime that cannot be read is said
 		// in StreamsWhy, not an error.
-		JudgeRuntime(ctx, rt)
+		judgeRuntime(ctx, rt, opts.Fetch)
 	}
 	_, release, err := kubeletVersion(opts, met)
 	if err != nil {
@@ -154,7 +154,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
 	data, err := inputfile.Read(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(file), err)
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(file), err)
 	}
 	return read(file, data)
 }
@@ -181,7 +181,7 @@ func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, releas
 	case met.KubeletVersion == nodeverdict.UnstampedVersion:
 		return "", "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
 	}
-	return "", "", fmt.Errorf("%s: %s git_version %v: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+	return "", "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 }
 
 // specText describes the gate's spec in force (s, when ok), or why there

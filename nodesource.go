@@ -194,12 +194,18 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 // reports (fetched with the go command), whether it can stream container
 // events, into rt's StreamsEvents, Module, Pos and StreamsWhy. A runtime
 // plegvet does not know, or whose source cannot be read, is said in
-// StreamsWhy, not an error.
+// StreamsWhy, not an error. The go command runs as FetchOptions{} says
+// (DefaultFetchTimeout); Node runs it as its Options.Fetch says.
 func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
+	judgeRuntime(ctx, rt, FetchOptions{})
+}
+
+// judgeRuntime is JudgeRuntime, fetching as fetch says.
+func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptions) {
 	if rt == nil || !rt.Known {
 		return
 	}
-	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version)
+	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version, fetch)
 	if err != nil {
 		rt.StreamsWhy = err.Error()
 		return

@@ -397,9 +397,10 @@ func trimFloat(f float64) string {
 // version (v1.36.1), a comma list, or a range "v1.26.0..v1.37.2", which
 // means the newest patch of each minor, from the first to the last, that
 // the module proxy serves (every patch is asked for by name, since a
-// proxy's version list can be partial).
-func Releases(ctx context.Context, spec string) ([]string, error) {
-	vs, err := release.Range(ctx, spec)
+// proxy's version list can be partial), the go command running as fetch
+// says.
+func Releases(ctx context.Context, spec string, fetch FetchOptions) ([]string, error) {
+	vs, err := fetch.fetcher().Range(ctx, spec)
 	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) {
 		return nil, &OptionError{Option: "Kubernetes", Err: err}
 	}
@@ -415,6 +416,8 @@ type TimelineOptions struct {
 	Progress func(done, total int, version string)
 	// CacheDir is Options.CacheDir for each release.
 	CacheDir string
+	// Fetch is Options.Fetch for each release.
+	Fetch FetchOptions
 }
 
 // Timeline answers for several releases (see Releases for expanding a
@@ -427,7 +430,7 @@ func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*R
 		workers = runtime.NumCPU()
 	}
 	return eachRelease(versions, workers, opts.Progress, func(v string) *Report {
-		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir})
+		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		if err != nil {
 			// A failed release is a row, not a failure.
 			rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}

@@ -178,7 +178,7 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 // isCRIAPIPackage picks the CRI client API, loaded from source when the
 // tree (or the fetched k8s.io/cri-api module) holds it, so the Go method's
 // signature is known.
-func isCRIAPIPackage(importPath string) bool { return suite.Stream.FromSource(importPath) }
+func isCRIAPIPackage(importPath string) bool { return suite.Stream().FromSource(importPath) }
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {

@@ -83,7 +83,7 @@ type RuntimeStep struct {
 // runtimes report them.
 func KnownRuntimes() []string {
 	var out []string
-	for _, r := range runtimestream.Runtimes {
+	for _, r := range runtimestream.Runtimes() {
 		out = append(out, r.Name)
 	}
 	return out
@@ -108,8 +108,9 @@ var (
 // not know, or a version the module proxy does not serve, is an answer
 // whose StreamsEvents is null and whose Why says so, not an error. A
 // malformed version of a known runtime is an error (ErrNotARuntimeVersion),
-// and so is a go command that cannot run, times out or is stopped.
-func RuntimeStreams(ctx context.Context, name, version string) (*RuntimeReport, error) {
+// and so is a go command that cannot run, times out or is stopped. fetch
+// says how the go command runs.
+func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOptions) (*RuntimeReport, error) {
 	rep := newRuntimeReport(name, version)
 	scheme, _, hasScheme := strings.Cut(strings.TrimSpace(version), "://")
 	if hasScheme {
@@ -137,7 +138,7 @@ func RuntimeStreams(ctx context.Context, name, version string) (*RuntimeReport, 
 	rep.ModuleVersion = mapped.ModuleVersion
 	rep.Module = rt.ModulePath(mapped.ModuleVersion)
 	taken := versionWords(version, rep.Module, mapped)
-	dir, err := runtimestream.Fetch(ctx, rep.Module, mapped.ModuleVersion)
+	dir, err := runtimestream.Fetch(ctx, rep.Module, mapped.ModuleVersion, fetch.Timeout)
 	if errors.Is(err, release.ErrProxyRefused) {
 		rep.Why = taken + ": " + err.Error() + "; whether it streams container events is unknown"
 		return rep, nil
@@ -149,7 +150,7 @@ func RuntimeStreams(ctx context.Context, name, version string) (*RuntimeReport, 
 	if err != nil {
 		return nil, err
 	}
-	if err := res.CheckAPI(ctx); err != nil {
+	if err := res.CheckAPI(ctx, fetch.Timeout); err != nil {
 		return nil, err
 	}
 	rep.fill(res, rep.Module+"@"+mapped.ModuleVersion, taken)
@@ -160,19 +161,19 @@ func RuntimeStreams(ctx context.Context, name, version string) (*RuntimeReport, 
 // fork) instead of fetching one. name labels the answer; "" names the
 // runtime by the module's path when plegvet knows it. Only a module with
 // no CRI server of its own makes it run the go command (for the
-// k8s.io/cri-api its go.mod requires).
-func RuntimeStreamsDir(ctx context.Context, name, dir string) (*RuntimeReport, error) {
+// k8s.io/cri-api its go.mod requires), as fetch says.
+func RuntimeStreamsDir(ctx context.Context, name, dir string, fetch FetchOptions) (*RuntimeReport, error) {
 	res, err := runtimestream.Read(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := res.CheckAPI(ctx); err != nil {
+	if err := res.CheckAPI(ctx, fetch.Timeout); err != nil {
 		return nil, err
 	}
 	rep := newRuntimeReport(name, "")
 	rep.Module = res.Module
 	if name == "" {
-		for _, rt := range runtimestream.Runtimes {
+		for _, rt := range runtimestream.Runtimes() {
 			if res.Module == rt.Module || strings.HasPrefix(res.Module, rt.Module+"/v") {
 				rep.Runtime = rt.Name
 			}

@@ -57,7 +57,7 @@ func posText(p *plegvet.Pos) string {
 // its module path, and its verdict, position and JSON keys are there.
 func TestRuntimeStreamsDir(t *testing.T) {
 	dir := lookalike(t, "crio")
-	rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir)
+	rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir, plegvet.FetchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestRuntimeStreamsAnswers(t *testing.T) {
 		{"cri-o", "1.31.0", "module lookup disabled by GOPROXY=off"},
 		{"", "containerd://1.7.999", "module lookup disabled by GOPROXY=off"},
 	} {
-		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version)
+		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if err != nil {
 			t.Errorf("RuntimeStreams(%q, %q): %v", tc.name, tc.version, err)
 			continue
@@ -137,12 +137,12 @@ func TestRuntimeStreamsErrors(t *testing.T) {
 		{"", "1.7.27", plegvet.ErrNoRuntime},
 		{"containerd", "://1.7.27", plegvet.ErrRuntimeMismatch},
 	} {
-		_, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version)
+		_, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if !errors.Is(err, tc.is) {
 			t.Errorf("RuntimeStreams(%q, %q): %v, want %v", tc.name, tc.version, err, tc.is)
 		}
 	}
-	if _, err := plegvet.RuntimeStreamsDir(context.Background(), "", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no go.mod") {
+	if _, err := plegvet.RuntimeStreamsDir(context.Background(), "", t.TempDir(), plegvet.FetchOptions{}); err == nil || !strings.Contains(err.Error(), "no go.mod") {
 		t.Errorf("a directory without go.mod: %v", err)
 	}
 }
@@ -168,7 +168,7 @@ func TestRuntimeStreamsFetched(t *testing.T) {
 		{"crio", "1.25.0-1.el9", "v1.25.0", "false", "server/cri/v1/events.go:7", `("-1.el9" dropped: a distribution's or a build's suffix`},
 		{"cri-o", "1.99.0", "v1.99.0", "null", "null", "cannot fetch github.com/cri-o/cri-o@v1.99.0 with the go command"},
 	} {
-		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version)
+		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if err != nil {
 			t.Errorf("RuntimeStreams(%q, %q): %v", tc.name, tc.version, err)
 			continue
@@ -241,7 +241,7 @@ func TestRuntimeStreamsContainerd(t *testing.T) {
 		{"1.6.8", "github.com/containerd/containerd", "v1.6.8", "false", []string{"pkg/cri/server/instrumented_service.go:32 no-method"}, "go.mod:75"},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
-			rep, err := plegvet.RuntimeStreams(context.Background(), "containerd", tc.version)
+			rep, err := plegvet.RuntimeStreams(context.Background(), "containerd", tc.version, plegvet.FetchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +294,7 @@ func ExampleRuntimeStreamsDir() {
 			log.Fatal(err)
 		}
 	}
-	rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir)
+	rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir, plegvet.FetchOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -36,12 +37,39 @@ type Options struct {
 	// content never changes. A checkout is never cached. "" caches
 	// nothing; the command line uses DefaultCacheDir().
 	CacheDir string
+	// Fetch says how the go command fetches a released version.
+	Fetch FetchOptions
 }
+
+// FetchOptions say how the go command that fetches released source (or
+// lists a range's patches) runs.
+type FetchOptions struct {
+	// Timeout bounds each run of the go command: one download of a
+	// release (k8s.io/kubernetes and k8s.io/cri-api together), of a
+	// runtime's module, or one listing of a minor's patches. On expiry
+	// the go command is stopped, its temporary directory removed, and the
+	// answer is an error that wraps context.DeadlineExceeded and names
+	// GOPROXY. Zero means DefaultFetchTimeout; less than zero, no limit
+	// but the context's. The command line sets it from
+	// PLEGVET_FETCH_TIMEOUT.
+	Timeout time.Duration
+}
+
+// DefaultFetchTimeout is the limit of a run of the go command when
+// FetchOptions.Timeout is zero: a cold download of k8s.io/kubernetes
+// (about 20 MB zipped) takes seconds to a minute or two, and a proxy that
+// accepts the connection and never answers is given up on in bounded
+// time. With GOPROXY=direct the go command clones the repository instead;
+// raise the limit for that.
+const DefaultFetchTimeout = release.DefaultFetchTimeout
+
+// fetcher is the release fetcher these options describe.
+func (o FetchOptions) fetcher() release.Fetcher { return release.Fetcher{Timeout: o.Timeout} }
 
 // open resolves the options to a tree and the Source that describes it.
 func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, error) {
 	if opts.Kubernetes != "" {
-		t, err := release.Fetch(ctx, opts.Kubernetes, withCRI)
+		t, err := opts.Fetch.fetcher().Fetch(ctx, opts.Kubernetes, withCRI)
 		if errors.Is(err, release.ErrNotARelease) {
 			return nil, Source{}, &OptionError{Option: "Kubernetes", Err: err}
 		}
@@ -116,7 +144,7 @@ func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*analysisrun.Outc
 		return nil, fmt.Errorf("%s: %s was not analysed", a.src.Dir, rel)
 	}
 	if out.Err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", a.src.Dir, rel, out.Err)
+		return nil, fmt.Errorf("%s: %s: %w", a.src.Dir, rel, out.Err)
 	}
 	return out, nil
 }

@@ -28,7 +28,7 @@ func ReadFileNamed(path, name string) (*File, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: no such file; want the CRI api.proto (k8s.io/cri-api/%s)", name, RelativeToRoot)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return Parse(name, src)
 }

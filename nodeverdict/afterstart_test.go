@@ -31,7 +31,7 @@ var (
 		StreamsEvents: &falseVal, Module: "github.com/containerd/containerd@v1.6.20", Pos: "pkg/cri/server/container_events.go:25",
 		StreamsWhy: "GetContainerEvents returns codes.Unimplemented"}
 	streaming2 = &Runtime{ReportedBy: ReportedByCrictl, Name: "containerd", Version: "2.1.4", APIVersion: "v1", Known: true,
-		StreamsEvents: &yes, Module: "github.com/containerd/containerd/v2@v2.1.4", Pos: "internal/cri/server/container_events.go:23", StreamsWhy: "it sends on the stream"}
+		StreamsEvents: boolPtr(true), Module: "github.com/containerd/containerd/v2@v2.1.4", Pos: "internal/cri/server/container_events.go:23", StreamsWhy: "it sends on the stream"}
 )
 
 // scrape is a kubelet's metrics with the gate on, as the kubelet reports

@@ -11,9 +11,10 @@ import (
 // crictlWant is what a crictl file should be, for error messages.
 const crictlWant = "the output of crictl version (lines Version, RuntimeName, RuntimeVersion, RuntimeApiVersion), or the same as a JSON or YAML object (keys version, runtimeName, runtimeVersion, runtimeApiVersion)"
 
-// KnownRuntimes are the runtimeName values plegvet recognises: containerd,
-// CRI-O, and cri-dockerd, which reports "docker".
-var KnownRuntimes = []string{"containerd", "cri-o", "docker"}
+// KnownRuntimes returns the runtimeName values plegvet recognises:
+// containerd, CRI-O, and cri-dockerd, which reports "docker". The slice is
+// new on each call.
+func KnownRuntimes() []string { return []string{"containerd", "cri-o", "docker"} }
 
 // Where a Runtime was read (Runtime.ReportedBy).
 const (
@@ -96,7 +97,7 @@ func ReadCrictl(name string, data []byte) (*Runtime, error) {
 		}
 		*f.to = v
 	}
-	for _, k := range KnownRuntimes {
+	for _, k := range KnownRuntimes() {
 		if rt.Name == k {
 			rt.Known = true
 		}

@@ -438,18 +438,20 @@ func typeName(t dto.MetricType) string {
 	return strings.ToLower(strings.ReplaceAll(t.String(), "_", " "))
 }
 
-// Families are the metric families ReadMetricsFrom keeps: those the
-// verdict reads.
-var Families = []string{
-	MetricBuildInfo, MetricStreamSuccesses, MetricStreamErrors, MetricEventLatency, MetricDiscardEvents,
-	MetricRelistInterval, MetricRelistDuration, MetricLastSeen, MetricFeatureEnabled,
+// Families returns the metric families ReadMetricsFrom keeps: those the
+// verdict reads. The slice is new on each call.
+func Families() []string {
+	return []string{
+		MetricBuildInfo, MetricStreamSuccesses, MetricStreamErrors, MetricEventLatency, MetricDiscardEvents,
+		MetricRelistInterval, MetricRelistDuration, MetricLastSeen, MetricFeatureEnabled,
+	}
 }
 
 // keptNames are the names of the lines a filter keeps: each family's
 // name, and the names its samples or an OpenMetrics-style counter take.
 var keptNames = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range Families {
+	for _, f := range Families() {
 		for _, suffix := range []string{"", "_total", "_bucket", "_sum", "_count"} {
 			m[f+suffix] = true
 		}

@@ -28,7 +28,7 @@ func RuntimeFromNodeInfo(name, containerRuntimeVersion, kubeletVersion string) (
 	if v, ok := kubeversion.ParseKubelet(kubeletVersion); ok && (v.Major > 1 || v.Major == 1 && v.Minor >= 26) {
 		rt.APIVersion = "v1"
 	}
-	for _, k := range KnownRuntimes {
+	for _, k := range KnownRuntimes() {
 		if rt.Name == k {
 			rt.Known = true
 		}

@@ -263,7 +263,9 @@ type decider struct {
 	check                RelistCheck
 }
 
-var yes, no = true, false
+// boolPtr is a new pointer to b: each Reason has its own Agrees, so that
+// a caller changing one changes no other.
+func boolPtr(b bool) *bool { return &b }
 
 // predict decides, before any reason is given, what the source predicts
 // for this node: the mode the gate configures, unless the stream was
@@ -298,16 +300,12 @@ func (d *decider) agreeState(points, claim, evidence string) {
 }
 
 func (d *decider) add(points string, agrees bool, claim, evidence string) {
-	a := &no
-	if agrees {
-		a = &yes
-	}
-	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Points: points, Agrees: a})
+	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Points: points, Agrees: boolPtr(agrees)})
 }
 
 // disagree adds a reason that points to no mode yet contradicts the prediction.
 func (d *decider) disagree(claim, evidence string) {
-	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Agrees: &no})
+	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Agrees: boolPtr(false)})
 }
 
 // note adds a reason that bears on neither mode.
@@ -628,7 +626,7 @@ func (d *decider) relist() {
 	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
 	switch c.Matches {
 	case "both":
-		d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), Evidence: evidence, Agrees: &yes})
+		d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), Evidence: evidence, Agrees: boolPtr(true)})
 	case d.configured:
 		d.agreeState(d.configured, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), mine), evidence)
 	case Generic:
@@ -768,7 +766,7 @@ func (d *decider) runtime() {
 	if rt.Known {
 		d.note(fmt.Sprintf("the container runtime is %s %s (CRI %s)", rt.Name, rt.Version, rt.APIVersion), evidence)
 	} else {
-		d.note(fmt.Sprintf("the container runtime %q is not one plegvet recognises (%s): whether it serves GetContainerEvents is not judged", rt.Name, strings.Join(KnownRuntimes, ", ")), evidence)
+		d.note(fmt.Sprintf("the container runtime %q is not one plegvet recognises (%s): whether it serves GetContainerEvents is not judged", rt.Name, strings.Join(KnownRuntimes(), ", ")), evidence)
 	}
 	if rt.APIVersion != "" && rt.APIVersion != "v1" && d.configured == Evented {
 		// GetContainerEvents exists only in CRI v1; v1alpha2 never had it.

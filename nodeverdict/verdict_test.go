@@ -387,13 +387,13 @@ func TestFeatureMetric(t *testing.T) {
 		note    string // a note's claim, in part, when the metric is absent
 	}{
 		{"unset, default false, the kubelet says off", Input{Gate: gateUnset(), Periods: shipped, Metrics: withMetric(generic, false)},
-			Generic, "the kubelet reports EventedPLEG off", &yes, ""},
+			Generic, "the kubelet reports EventedPLEG off", boolPtr(true), ""},
 		{"configz on, the kubelet says on", Input{Gate: gateSet(true), Periods: shipped, Metrics: withMetric(evented, true)},
-			Evented, "the kubelet reports EventedPLEG on", &yes, ""},
+			Evented, "the kubelet reports EventedPLEG on", boolPtr(true), ""},
 		{"unset, default false, but the kubelet says on: not this source's default", Input{Gate: gateUnset(), Periods: shipped, Metrics: withMetric(generic, true)},
-			Inconsistent, "the kubelet reports EventedPLEG on, but configz leaves it unset and the source's default at v1.36.1 is false", &no, ""},
+			Inconsistent, "the kubelet reports EventedPLEG on, but configz leaves it unset and the source's default at v1.36.1 is false", boolPtr(false), ""},
 		{"no metric: said, and configz with the source decide", Input{Gate: gateUnset(), Periods: shipped, Metrics: generic},
-			Generic, "EventedPLEG is off: configz leaves it unset", &yes, "metrics do not say whether EventedPLEG is on"},
+			Generic, "EventedPLEG is off: configz leaves it unset", boolPtr(true), "metrics do not say whether EventedPLEG is on"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Decide(tc.in)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/release"
@@ -32,8 +33,9 @@ type APIEvents struct {
 // Fetch) and reads its CRI v1 api.proto with criproto: whether
 // runtime.v1.RuntimeService declares GetContainerEvents. A version the
 // proxy does not serve is an error wrapping release.ErrProxyRefused.
-func EventsInAPI(ctx context.Context, version string) (APIEvents, error) {
-	dir, err := Fetch(ctx, CRIAPIModule, version)
+// timeout is Fetch's.
+func EventsInAPI(ctx context.Context, version string, timeout time.Duration) (APIEvents, error) {
+	dir, err := Fetch(ctx, CRIAPIModule, version, timeout)
 	if err != nil {
 		return APIEvents{}, err
 	}

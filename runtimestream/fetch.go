@@ -2,18 +2,20 @@ package runtimestream
 
 import (
 	"context"
+	"time"
 
 	"github.com/plegvet/plegvet/internal/release"
 )
 
 // Fetch downloads module@version with the user's go command, as plegvet
 // fetches Kubernetes releases (internal/release: "go mod download -json"
-// outside any module, under release.FetchTimeout, stopped with ctx; GOPROXY,
-// GOFLAGS and GOMODCACHE apply), and returns the module's directory. A
-// version the proxy does not serve is an error that wraps
-// release.ErrProxyRefused.
-func Fetch(ctx context.Context, module, version string) (string, error) {
-	mods, err := release.Download(ctx, module+"@"+version)
+// outside any module, stopped with ctx; GOPROXY, GOFLAGS and GOMODCACHE
+// apply), and returns the module's directory. timeout bounds the run of
+// the go command: zero means 5 minutes (plegvet.DefaultFetchTimeout), less
+// than zero no limit but ctx. A version the proxy does not serve is an
+// error that wraps release.ErrProxyRefused.
+func Fetch(ctx context.Context, module, version string, timeout time.Duration) (string, error) {
+	mods, err := release.Fetcher{Timeout: timeout}.Download(ctx, module+"@"+version)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/modfile"
 
@@ -133,8 +134,8 @@ func (r *Result) VerdictPos() token.Position {
 // runtime cannot serve it, and the verdict is false, given at the
 // requirement. A version the proxy does not serve leaves the verdict nil,
 // and Why says so; other fetch errors (the go command stopped or not
-// found) are returned.
-func (r *Result) CheckAPI(ctx context.Context) error {
+// found) are returned. timeout is Fetch's.
+func (r *Result) CheckAPI(ctx context.Context, timeout time.Duration) error {
 	for _, s := range r.Servers {
 		if s.Shape != Missing {
 			return nil
@@ -143,7 +144,7 @@ func (r *Result) CheckAPI(ctx context.Context) error {
 	if r.CRIAPI == "" {
 		return nil
 	}
-	api, err := EventsInAPI(ctx, r.CRIAPI)
+	api, err := EventsInAPI(ctx, r.CRIAPI, timeout)
 	if errRefused(err) {
 		r.Why += "; whether that API declares the rpc is unknown: " + err.Error()
 		return nil
@@ -180,11 +181,11 @@ func ReadModule(ctx context.Context, dir, module string) (*Result, error) {
 func read(ctx context.Context, dir, module string) (*Result, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(dir), err)
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(dir), err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a directory: %v", inputfile.QuoteName(dir), errCause(err))
+		return nil, fmt.Errorf("%s: not a directory: %w", inputfile.QuoteName(dir), errCause(err))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a runtime's Go module", inputfile.QuoteName(dir))
@@ -205,7 +206,7 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: reading stopped: %w", inputfile.QuoteName(dir), ctx.Err())
 		}
-		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(dir), err)
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(dir), err)
 	}
 	res.Problems = append(res.Problems, problems...)
 	if len(pkgs) == 0 {
@@ -260,7 +261,7 @@ func readGoMod(name string) (mod, criAPI string, criLine int, err error) {
 	}
 	data, err := inputfile.Read(name)
 	if err != nil {
-		return "", "", 0, fmt.Errorf("go.mod %v", err)
+		return "", "", 0, fmt.Errorf("go.mod %w", err)
 	}
 	f, err := modfile.ParseLax("go.mod", data, func(_, v string) (string, error) { return v, nil })
 	if err != nil {

@@ -21,18 +21,21 @@ type Runtime struct {
 	Module string
 }
 
-// Runtimes are the runtimes plegvet reads. Another runtime is not an
-// error: CRI is open, and plegvet says it does not know it.
-var Runtimes = []Runtime{
-	{Name: "containerd", Module: "github.com/containerd/containerd"},
-	{Name: "cri-o", Aliases: []string{"crio"}, Module: "github.com/cri-o/cri-o"},
+// Runtimes returns the runtimes plegvet reads, a new slice on each call.
+// Another runtime is not an error: CRI is open, and plegvet says it does
+// not know it.
+func Runtimes() []Runtime {
+	return []Runtime{
+		{Name: "containerd", Module: "github.com/containerd/containerd"},
+		{Name: "cri-o", Aliases: []string{"crio"}, Module: "github.com/cri-o/cri-o"},
+	}
 }
 
 // Lookup finds a runtime by its name or an alias, ignoring case and
 // surrounding space.
 func Lookup(name string) (Runtime, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	for _, r := range Runtimes {
+	for _, r := range Runtimes() {
 		if n == r.Name {
 			return r, true
 		}

@@ -71,7 +71,7 @@ func rowOf(e *plegperiods.EventedRole, line func(hc plegperiods.HealthCheck) str
 // from source) and runs the pleg analyzer.
 func analyseTree(t *testing.T, tr *tree.Tree) (*pleg.Result, *srcload.Result) {
 	t.Helper()
-	also := func(p string) bool { return suite.FromSource(p) || suite.Stream.FromSource(p) }
+	also := func(p string) bool { return suite.FromSource(p) || suite.Stream().FromSource(p) }
 	var paths []string
 	for _, rel := range []string{"pkg/features", "pkg/kubelet/pleg", "pkg/kubelet"} {
 		paths = append(paths, tr.Module+"/"+rel)
@@ -135,7 +135,7 @@ func TestRoleReleases(t *testing.T) {
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			t.Parallel()
-			tr, err := release.Fetch(context.Background(), tc.version, true)
+			tr, err := parallelFetcher.Fetch(context.Background(), tc.version, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,3 +150,9 @@ func TestRoleReleases(t *testing.T) {
 		})
 	}
 }
+
+// parallelFetcher fetches for subtests that run at once, while other
+// packages' tests fetch the same releases and hold the module cache's
+// locks: on a cold cache one fetch may wait far longer than the one-fetch
+// default allows, so only go test's -timeout bounds it.
+var parallelFetcher = release.Fetcher{Timeout: -1}

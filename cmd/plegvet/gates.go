@@ -43,7 +43,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if err == nil {
 			list, err = featurelist.Parse(*check, data)
 		} else {
-			err = fmt.Errorf("%s: %v", inputfile.QuoteName(*check), err)
+			err = fmt.Errorf("%s: %w", inputfile.QuoteName(*check), err)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(err.Error()))

@@ -156,7 +156,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 // runSubcommand runs a subcommand with a context that SIGINT and SIGTERM
 // end; after a signal its output is dropped for one line saying so.
 func runSubcommand(sc subcommand, args []string, stdout, stderr io.Writer) int {
-	if err := fetchTimeout(); err != nil {
+	if _, err := parseFetchOptions(); err != nil {
 		fmt.Fprintf(stderr, "plegvet %s: %v\n", sc.name, err)
 		return exitUsage
 	}

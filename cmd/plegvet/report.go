@@ -12,6 +12,7 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/sarif"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -42,12 +43,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
-	versions, err := plegvet.Releases(ctx, src.k8s)
+	versions, err := plegvet.Releases(ctx, src.k8s, fetchOptions())
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
 	progress := releaseProgress(stderr)
-	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir()})
+	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions()})
 	if src.json {
 		err = writeJSON(stdout, rows)
 	} else {
@@ -336,9 +337,9 @@ func writeSARIFFile(name string, ds []plegvet.Diagnostic) error {
 	if err != nil {
 		return err
 	}
-	if err := sarif.Write(f, version(), ds); err != nil {
+	if err := sarif.Write(f, version(), suite.Rules(), sarifResults(ds)); err != nil {
 		f.Close()
-		return fmt.Errorf("writing %s: %v", name, err)
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return f.Close()
 }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet"
 )
 
 // interruptSignals end a subcommand's context. A second one, after the
@@ -74,17 +74,27 @@ func (u untilSignal) Write(p []byte) (int, error) {
 	return u.w.Write(p)
 }
 
-// fetchTimeout applies PLEGVET_FETCH_TIMEOUT (a Go duration; 0 means no
-// limit) to release.FetchTimeout.
-func fetchTimeout() error {
+// parseFetchOptions reads PLEGVET_FETCH_TIMEOUT (a Go duration; 0 means
+// no limit; unset or empty, plegvet.DefaultFetchTimeout) into the
+// options every fetch of a subcommand runs with.
+func parseFetchOptions() (plegvet.FetchOptions, error) {
 	s, ok := os.LookupEnv("PLEGVET_FETCH_TIMEOUT")
 	if !ok || s == "" {
-		return nil
+		return plegvet.FetchOptions{}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("PLEGVET_FETCH_TIMEOUT=%q: not a duration; want a Go duration such as 10m or 90s (0: no limit)", s)
+		return plegvet.FetchOptions{}, fmt.Errorf("PLEGVET_FETCH_TIMEOUT=%q: not a duration; want a Go duration such as 10m or 90s (0: no limit)", s)
 	}
-	release.FetchTimeout = d
-	return nil
+	if d == 0 {
+		d = -1 // the environment's 0 is FetchOptions' "no limit"
+	}
+	return plegvet.FetchOptions{Timeout: d}, nil
+}
+
+// fetchOptions are the options of every fetch: PLEGVET_FETCH_TIMEOUT,
+// which runSubcommand checked before the subcommand ran.
+func fetchOptions() plegvet.FetchOptions {
+	o, _ := parseFetchOptions()
+	return o
 }

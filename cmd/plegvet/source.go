@@ -28,7 +28,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
 }
 
 func (s *sourceFlags) options() plegvet.Options {
-	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir()}
+	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions()}
 }
 
 // parse parses a subcommand's flags, also where they follow its arguments

@@ -71,7 +71,7 @@ func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, opts *che
 	}
 	graph, err := checker.Analyze(analyzers, pkgs, opts)
 	if err != nil {
-		return nil, fmt.Errorf("running analyzers: %v", err)
+		return nil, fmt.Errorf("running analyzers: %w", err)
 	}
 	return graph, nil
 }

@@ -107,7 +107,7 @@ func Put(dir, key string, v any) error {
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %v", tmp.Name(), firstErr(werr, cerr))
+		return fmt.Errorf("writing %s: %w", tmp.Name(), firstErr(werr, cerr))
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
 		os.Remove(tmp.Name())
@@ -131,17 +131,13 @@ func entry(dir, key string) string {
 	return filepath.Join(dir, key[:2], key+".json")
 }
 
+// programID reads the build ID once. The package's own tests replace it
+// (setProgramID in answercache_test.go); nothing else assigns it.
 var programID = sync.OnceValues(readProgramID)
 
 // ProgramID returns the running executable's Go build ID, read from its
 // ELF note, and whether there is one.
 func ProgramID() (string, bool) { return programID() }
-
-// SetProgramIDForTest replaces the build ID for the rest of a test
-// binary's run; "" turns keys off.
-func SetProgramIDForTest(id string) {
-	programID = func() (string, bool) { return id, id != "" }
-}
 
 // readProgramID reads the build ID of the running program: from
 // /proc/self/exe, which stays the running file when the file at its path

@@ -14,7 +14,7 @@ type answer struct {
 }
 
 func TestRoundTripAndMisses(t *testing.T) {
-	SetProgramIDForTest("prog-1")
+	setProgramID("prog-1")
 	dir := t.TempDir()
 	key, ok := Key("report", "k8s.io/kubernetes@v1.36.1", "h1:abc")
 	if !ok {
@@ -43,15 +43,15 @@ func TestRoundTripAndMisses(t *testing.T) {
 		}
 	}
 	// Another program: another key.
-	SetProgramIDForTest("prog-2")
+	setProgramID("prog-2")
 	if k, _ := Key("report", "k8s.io/kubernetes@v1.36.1", "h1:abc"); k == key {
 		t.Error("a rebuilt program reads the old program's answers")
 	}
-	SetProgramIDForTest("")
+	setProgramID("")
 	if _, ok := Key("x"); ok {
 		t.Error("a key without a program ID")
 	}
-	SetProgramIDForTest("prog-1")
+	setProgramID("prog-1")
 
 	// Corrupt, cut, of another schema, or followed by more: misses.
 	name := entry(dir, key)
@@ -139,4 +139,10 @@ func FuzzParseNote(f *testing.F) {
 			t.Fatalf("parseNote(%q) = %q", data, id)
 		}
 	})
+}
+
+// setProgramID replaces the build ID for the rest of the test binary's
+// run; "" turns keys off.
+func setProgramID(id string) {
+	programID = func() (string, bool) { return id, id != "" }
 }

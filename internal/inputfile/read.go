@@ -51,11 +51,11 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 	// the open still returns at once, and the Stat below refuses it.
 	f, err := os.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open: %v", errCause(err))
+		return nil, fmt.Errorf("cannot open: %w", errCause(err))
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("cannot stat: %v", errCause(err))
+		return nil, fmt.Errorf("cannot stat: %w", errCause(err))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, notRegular(name, st.Mode())
@@ -76,7 +76,7 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot read: %v", errCause(err))
+			return nil, fmt.Errorf("cannot read: %w", errCause(err))
 		}
 	}
 	if int64(len(buf)) > limit {
@@ -113,12 +113,12 @@ func statError(name string, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("is a symbolic link to %s, which does not exist%w", QuoteName(target), quiet{fs.ErrNotExist})
 		}
-		return fmt.Errorf("is a symbolic link to %s, which cannot be read: %v", QuoteName(target), errCause(err))
+		return fmt.Errorf("is a symbolic link to %s, which cannot be read: %w", QuoteName(target), errCause(err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("does not exist%w", quiet{fs.ErrNotExist})
 	}
-	return fmt.Errorf("cannot read: %v", errCause(err))
+	return fmt.Errorf("cannot read: %w", errCause(err))
 }
 
 // notRegular names what a file is instead of a regular file.

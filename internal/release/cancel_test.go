@@ -52,27 +52,21 @@ func hangingEnv(t *testing.T) (proxy, tmp string, hits <-chan string) {
 	return srv.URL, tmp, hit
 }
 
-// watchGoCommands records the pid of every go command runGo starts.
-func watchGoCommands(t *testing.T) func() []int {
+// watchGoCommands returns a Fetcher with the timeout d that records the
+// pid of every go command its runGo starts, and those pids.
+func watchGoCommands(d time.Duration) (Fetcher, func() []int) {
 	var mu sync.Mutex
 	var pids []int
-	started = func(pid int) {
+	f := Fetcher{Timeout: d, started: func(pid int) {
 		mu.Lock()
 		defer mu.Unlock()
 		pids = append(pids, pid)
-	}
-	t.Cleanup(func() { started = nil })
-	return func() []int {
+	}}
+	return f, func() []int {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]int(nil), pids...)
 	}
-}
-
-func withFetchTimeout(t *testing.T, d time.Duration) {
-	old := FetchTimeout
-	FetchTimeout = d
-	t.Cleanup(func() { FetchTimeout = old })
 }
 
 // within runs f, failing the test if it has not returned after hangBound.
@@ -112,14 +106,14 @@ func assertCleanedUp(t *testing.T, tmp string, pids []int) {
 	}
 }
 
-// A proxy that never answers: the fetch gives up at FetchTimeout, with one
-// line that names the proxy and wraps context.DeadlineExceeded.
+// A proxy that never answers: the fetch gives up at the Fetcher's
+// Timeout, with one line that names the proxy and wraps
+// context.DeadlineExceeded.
 func TestDownloadDeadline(t *testing.T) {
 	proxy, tmp, hits := hangingEnv(t)
-	pids := watchGoCommands(t)
-	withFetchTimeout(t, 2*time.Second)
+	f, pids := watchGoCommands(2 * time.Second)
 	err := within(t, func() error {
-		_, err := Download(context.Background(), "k8s.io/kubernetes@v1.36.1")
+		_, err := f.Download(context.Background(), "k8s.io/kubernetes@v1.36.1")
 		return err
 	})
 	t.Logf("err = %v", err)
@@ -137,11 +131,10 @@ func TestDownloadDeadline(t *testing.T) {
 }
 
 // Cancelling the context once the go command is waiting on the proxy
-// stops it at once, long before FetchTimeout.
+// stops it at once, long before the Fetcher's Timeout.
 func TestFetchCancel(t *testing.T) {
 	_, tmp, hits := hangingEnv(t)
-	pids := watchGoCommands(t)
-	withFetchTimeout(t, 10*time.Minute)
+	f, pids := watchGoCommands(10 * time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -149,7 +142,7 @@ func TestFetchCancel(t *testing.T) {
 		cancel()
 	}()
 	err := within(t, func() error {
-		_, err := Fetch(ctx, "v1.36.1", true)
+		_, err := f.Fetch(ctx, "v1.36.1", true)
 		return err
 	})
 	t.Logf("err = %v", err)
@@ -166,10 +159,10 @@ func TestFetchCancel(t *testing.T) {
 // A context already done starts no go command and makes no directory.
 func TestDownloadCancelledBefore(t *testing.T) {
 	_, tmp, _ := hangingEnv(t)
-	pids := watchGoCommands(t)
+	f, pids := watchGoCommands(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Download(ctx, "k8s.io/kubernetes@v1.36.1")
+	_, err := f.Download(ctx, "k8s.io/kubernetes@v1.36.1")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want one wrapping context.Canceled", err)
 	}
@@ -181,18 +174,17 @@ func TestDownloadCancelledBefore(t *testing.T) {
 	}
 }
 
-// The caller's own deadline, shorter than FetchTimeout, stops a range's
-// go list just as well, and no partial answer comes back.
+// The caller's own deadline, shorter than the Fetcher's Timeout, stops a
+// range's go list just as well, and no partial answer comes back.
 func TestRangeCallerDeadline(t *testing.T) {
 	proxy, tmp, _ := hangingEnv(t)
-	pids := watchGoCommands(t)
-	withFetchTimeout(t, 10*time.Minute)
+	f, pids := watchGoCommands(10 * time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var got []string
 	err := within(t, func() error {
 		var err error
-		got, err = Range(ctx, "v1.36.0..v1.36.3")
+		got, err = f.Range(ctx, "v1.36.0..v1.36.3")
 		return err
 	})
 	t.Logf("err = %v", err)

@@ -78,7 +78,7 @@ func notARelease(s string) error {
 // canonical form (v1.36.1), without asking the go command; for a minor
 // (v1.36 or 1.36), its newest patch that the module proxy serves, every
 // patch asked for by name.
-func Resolve(ctx context.Context, version string) (string, error) {
+func (f Fetcher) Resolve(ctx context.Context, version string) (string, error) {
 	v, err := parse(version)
 	if err != nil {
 		return "", err
@@ -86,7 +86,7 @@ func Resolve(ctx context.Context, version string) (string, error) {
 	if !v.IsMinor() {
 		return v.Semver(), nil
 	}
-	newest, err := newestPatch(ctx, v.Minor, maxPatchProbe)
+	newest, err := f.newestPatch(ctx, v.Minor, maxPatchProbe)
 	if err == nil && newest == "" {
 		err = fmt.Errorf("%q: %w", version, refusal(fmt.Sprintf("the module proxy serves no %s patch of %s", v.Semver(), tree.KubernetesModule)))
 	}
@@ -109,8 +109,8 @@ type Module struct {
 // tree. A minor (v1.36) means its newest patch, as Resolve finds it; the
 // tree's Version says which release was fetched. It runs "go mod download -json" outside any module, so GOPROXY,
 // GOFLAGS, GOMODCACHE and GONOSUMDB apply as the user set them.
-func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error) {
-	v, err := Resolve(ctx, version)
+func (f Fetcher) Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error) {
+	v, err := f.Resolve(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error
 	if withCRI {
 		want = append(want, tree.CRIAPIModule+"@"+StagingVersion(v))
 	}
-	mods, err := Download(ctx, want...)
+	mods, err := f.Download(ctx, want...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +134,11 @@ func Fetch(ctx context.Context, version string, withCRI bool) (*tree.Tree, error
 
 // Download runs "go mod download -json" for each module@version and returns
 // them in order. An error names the module and repeats what the go command
-// said, in one line. The go command runs under FetchTimeout and stops with
+// said, in one line. The go command runs under the Fetcher's Timeout and stops with
 // ctx; the error then wraps ctx.Err() (context.DeadlineExceeded or
 // context.Canceled).
-func Download(ctx context.Context, modules ...string) ([]Module, error) {
-	found, missing, err := DownloadSome(ctx, modules...)
+func (f Fetcher) Download(ctx context.Context, modules ...string) ([]Module, error) {
+	found, missing, err := f.DownloadSome(ctx, modules...)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ type Missing struct {
 // fetched: the modules downloaded, in the order asked, and each one that
 // was not, with why. The error is for a go command that could not run,
 // was stopped, or whose output could not be read.
-func DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, error) {
+func (f Fetcher) DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, error) {
 	what := "fetching " + strings.Join(modules, ", ")
 	if len(modules) > 3 {
 		what = fmt.Sprintf("fetching %s and %d more modules", strings.Join(modules[:2], ", "), len(modules)-2)
@@ -174,7 +174,7 @@ func DownloadSome(ctx context.Context, modules ...string) ([]Module, []Missing, 
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
-	outJSON, errOut, runErr := runGo(ctx, what, neutral, args...)
+	outJSON, errOut, runErr := f.runGo(ctx, what, neutral, args...)
 	if isStopped(runErr) {
 		return nil, nil, runErr
 	}
@@ -264,8 +264,8 @@ func StagingModules(gomod string) ([]string, error) {
 // staging modules in ONE run of the go command after k8s.io/kubernetes
 // (whose go.mod names them). A staging module the proxy does not serve
 // is in missing, with the go command's word; the tree holds the others.
-func FetchWithStaging(ctx context.Context, version string) (*tree.Tree, []Missing, error) {
-	t, err := Fetch(ctx, version, false)
+func (f Fetcher) FetchWithStaging(ctx context.Context, version string) (*tree.Tree, []Missing, error) {
+	t, err := f.Fetch(ctx, version, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,7 +280,7 @@ func FetchWithStaging(ctx context.Context, version string) (*tree.Tree, []Missin
 	for i, m := range mods {
 		want[i] = m + "@" + StagingVersion(t.Version)
 	}
-	found, missing, err := DownloadSome(ctx, want...)
+	found, missing, err := f.DownloadSome(ctx, want...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,9 +308,9 @@ const MaxRangeMinors = 64
 // the given patch, uncapped when it is a minor: v1.26..v1.37), and
 // "v1.25.0,v1.30" to its list, a minor standing for its newest patch (as
 // Resolve). A single version is a list of one.
-func Range(ctx context.Context, spec string) ([]string, error) {
+func (f Fetcher) Range(ctx context.Context, spec string) ([]string, error) {
 	if from, to, ok := strings.Cut(spec, ".."); ok {
-		return minorRange(ctx, spec, from, to)
+		return f.minorRange(ctx, spec, from, to)
 	}
 	var versions []kubeversion.Version
 	for _, part := range strings.Split(spec, ",") {
@@ -330,7 +330,7 @@ func Range(ctx context.Context, spec string) ([]string, error) {
 			continue
 		}
 		g.Go(func() error {
-			out[i], errs[i] = Resolve(ctx, v.Semver())
+			out[i], errs[i] = f.Resolve(ctx, v.Semver())
 			return nil
 		})
 	}
@@ -358,7 +358,7 @@ func firstError(errs []error) error {
 
 // minorRange expands the range spec, from..to: the newest patch of each
 // minor between them that the proxy serves.
-func minorRange(ctx context.Context, spec, from, to string) ([]string, error) {
+func (f Fetcher) minorRange(ctx context.Context, spec, from, to string) ([]string, error) {
 	lo, err := parse(from)
 	if err != nil {
 		return nil, err
@@ -383,7 +383,7 @@ func minorRange(ctx context.Context, spec, from, to string) ([]string, error) {
 			maxPatch = *hi.Patch
 		}
 		g.Go(func() error {
-			found[m-lo.Minor], errs[m-lo.Minor] = newestPatch(ctx, m, maxPatch)
+			found[m-lo.Minor], errs[m-lo.Minor] = f.newestPatch(ctx, m, maxPatch)
 			return nil
 		})
 	}
@@ -414,7 +414,7 @@ const maxPatchProbe = 31
 // per go command, the commands at once. A failed command is an answer
 // (those patches are not served) unless every command failed or one was
 // stopped.
-func newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
+func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
 	maxPatch = min(maxPatch, maxPatchProbe)
 	const chunk = 8
 	var mu sync.Mutex
@@ -427,7 +427,7 @@ func newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
 			for p := start; p < start+chunk && p <= maxPatch; p++ {
 				patches = append(patches, p)
 			}
-			served, err := servedPatches(ctx, minor, patches)
+			served, err := f.servedPatches(ctx, minor, patches)
 			if isStopped(err) {
 				// A stopped chunk may have held the newest patch, so the
 				// others' answer is not the answer.
@@ -455,13 +455,13 @@ func newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
 
 // servedPatches asks the go command, in one run, which of the patches of
 // k8s.io/kubernetes@v1.minor the proxy serves.
-func servedPatches(ctx context.Context, minor uint, patches []uint) ([]uint, error) {
+func (f Fetcher) servedPatches(ctx context.Context, minor uint, patches []uint) ([]uint, error) {
 	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
 	for _, p := range patches {
 		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
 	}
 	what := fmt.Sprintf("asking the go command for v1.%d patches", minor)
-	out, errOut, err := runGo(ctx, what, os.TempDir(), args...)
+	out, errOut, err := f.runGo(ctx, what, os.TempDir(), args...)
 	if isStopped(err) {
 		return nil, err
 	}

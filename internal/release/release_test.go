@@ -34,7 +34,7 @@ func TestParseVersion(t *testing.T) {
 func TestFetchOffline(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	_, err := Fetch(context.Background(), "v1.36.999", true)
+	_, err := Fetcher{}.Fetch(context.Background(), "v1.36.999", true)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -48,7 +48,7 @@ func TestFetchOffline(t *testing.T) {
 }
 
 func TestRangeLists(t *testing.T) {
-	got, err := Range(context.Background(), "v1.25.0, 1.30.2 ,v1.36.1")
+	got, err := Fetcher{}.Range(context.Background(), "v1.25.0, 1.30.2 ,v1.36.1")
 	if err != nil || strings.Join(got, " ") != "v1.25.0 v1.30.2 v1.36.1" {
 		t.Errorf("Range(list) = %v, %v", got, err)
 	}
@@ -60,7 +60,7 @@ func TestRangeLists(t *testing.T) {
 		"v1.30.0..":        `"": not a Kubernetes release version`,
 		"v1.30.0,v2.1":     `"v2.1": not a Kubernetes release version`,
 	} {
-		_, err := Range(context.Background(), spec)
+		_, err := Fetcher{}.Range(context.Background(), spec)
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Range(%q) = %v, want an error starting %q", spec, err, want)
 		}
@@ -76,22 +76,22 @@ func TestResolve(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	for in, want := range map[string]string{"v1.36.1": "v1.36.1", " 1.37.0-rc.1": "v1.37.0-rc.1"} {
-		if got, err := Resolve(context.Background(), in); got != want || err != nil {
+		if got, err := (Fetcher{}).Resolve(context.Background(), in); got != want || err != nil {
 			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if got, err := Resolve(context.Background(), "1.x"); !errors.Is(err, ErrNotARelease) {
+	if got, err := (Fetcher{}).Resolve(context.Background(), "1.x"); !errors.Is(err, ErrNotARelease) {
 		t.Errorf("Resolve(1.x) = %q, %v; want ErrNotARelease", got, err)
 	}
-	got, err := Resolve(context.Background(), "v1.20") // not in any module cache here
+	got, err := Fetcher{}.Resolve(context.Background(), "v1.20") // not in any module cache here
 	if !errors.Is(err, ErrProxyRefused) || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
 		t.Errorf("Resolve(v1.20) = %q, %v; want ErrProxyRefused naming GOPROXY=off", got, err)
 	}
 	// In a list, a minor is resolved and its failure is the list's.
-	if _, err := Range(context.Background(), "v1.36.1,v1.20"); !errors.Is(err, ErrProxyRefused) {
+	if _, err := (Fetcher{}).Range(context.Background(), "v1.36.1,v1.20"); !errors.Is(err, ErrProxyRefused) {
 		t.Errorf("Range(list with a minor) = %v; want ErrProxyRefused", err)
 	}
-	if _, err := Fetch(context.Background(), "v1.20", false); !errors.Is(err, ErrProxyRefused) {
+	if _, err := (Fetcher{}).Fetch(context.Background(), "v1.20", false); !errors.Is(err, ErrProxyRefused) {
 		t.Errorf("Fetch(v1.20) = %v; want ErrProxyRefused", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestResolve(t *testing.T) {
 // With the proxy off, a range names what failed instead of being empty.
 func TestRangeOffline(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
-	_, err := Range(context.Background(), "v1.20.0..v1.20.3") // not in any module cache here
+	_, err := Fetcher{}.Range(context.Background(), "v1.20.0..v1.20.3") // not in any module cache here
 	if !errors.Is(err, ErrProxyRefused) || !strings.Contains(err.Error(), "serves no v1.20 patch") || !strings.Contains(err.Error(), "GOPROXY=off") {
 		t.Errorf("err = %v", err)
 	}

@@ -11,45 +11,60 @@ import (
 	"time"
 )
 
-// FetchTimeout bounds each run of the go command that fetches or lists
-// releases: one "go mod download" of a release (k8s.io/kubernetes and
-// k8s.io/cri-api together), or one "go list -m" of a range's patches. A
+// Fetcher runs the go command that fetches or lists releases. Its zero
+// value is ready to use: each run under DefaultFetchTimeout.
+type Fetcher struct {
+	// Timeout bounds each run of the go command that fetches or lists
+	// releases: one "go mod download" of a release (k8s.io/kubernetes and
+	// k8s.io/cri-api together), or one "go list -m" of a range's patches.
+	// Zero means DefaultFetchTimeout; less than zero means no limit but
+	// the caller's context.
+	//
+	// On expiry the go command is stopped (its whole process group on
+	// unix: SIGTERM, then SIGKILL after a few seconds), its temporary
+	// directory is removed and the fetch fails with one line that wraps
+	// context.DeadlineExceeded and names GOPROXY as the go command sees
+	// it:
+	//
+	//	fetching k8s.io/kubernetes@v1.36.1: no answer from the go command within 5m0s (GOPROXY=https://proxy.golang.org,direct): context deadline exceeded
+	//
+	// The command line sets it from PLEGVET_FETCH_TIMEOUT.
+	Timeout time.Duration
+
+	// started, when set (by the package's tests), is told the pid of each
+	// go command run.
+	started func(pid int)
+}
+
+// DefaultFetchTimeout is the limit of a Fetcher whose Timeout is zero. A
 // cold download of k8s.io/kubernetes is a zip of about 20 MB (134 MB
 // unpacked): seconds from proxy.golang.org on a good link, a minute or
 // two on a slow one; 5 minutes leaves room for that and for a slow proxy,
 // while a proxy that accepts the connection and never answers is given
 // up on in bounded time. With GOPROXY=direct the go command clones the
 // repository instead; raise the limit for that.
-//
-// On expiry the go command is stopped (its whole process group on unix:
-// SIGTERM, then SIGKILL after a few seconds), its temporary directory is
-// removed and the fetch fails with one line that wraps
-// context.DeadlineExceeded and names GOPROXY as the go command sees it:
-//
-//	fetching k8s.io/kubernetes@v1.36.1: no answer from the go command within 5m0s (GOPROXY=https://proxy.golang.org,direct): context deadline exceeded
-//
-// Zero or less means no limit but the caller's context. Set it before
-// fetching; the command line sets it from PLEGVET_FETCH_TIMEOUT.
-var FetchTimeout = DefaultFetchTimeout
-
-// DefaultFetchTimeout is FetchTimeout's initial value.
 const DefaultFetchTimeout = 5 * time.Minute
+
+// limit is the bound of each run of the go command; less than zero: none.
+func (f Fetcher) limit() time.Duration {
+	if f.Timeout == 0 {
+		return DefaultFetchTimeout
+	}
+	return f.Timeout
+}
 
 // stopGrace is how long a stopped go command has to exit after SIGTERM
 // before it is killed.
 const stopGrace = 5 * time.Second
 
-// started, when set (by tests), is told the pid of each go command run.
-var started func(pid int)
-
 // runGo runs the go command with args in dir, outside any module or
-// workspace, under FetchTimeout. what says what the run is for ("fetching
-// k8s.io/kubernetes@v1.36.1"). If the context ends first (deadline or
+// workspace, under the Fetcher's limit. what says what the run is for
+// ("fetching k8s.io/kubernetes@v1.36.1"). If the context ends first (deadline or
 // cancellation), the go command and its children are stopped and the
 // error is one line starting with what and wrapping ctx.Err(); otherwise
 // err is the go command's own (nil, *exec.ExitError, *exec.Error).
-func runGo(ctx context.Context, what, dir string, args ...string) (stdout, stderr []byte, err error) {
-	limit := FetchTimeout
+func (f Fetcher) runGo(ctx context.Context, what, dir string, args ...string) (stdout, stderr []byte, err error) {
+	limit := f.limit()
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if limit > 0 {
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errFetchTimeout)
@@ -62,8 +77,8 @@ func runGo(ctx context.Context, what, dir string, args ...string) (stdout, stder
 	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
 	err = cmd.Start()
 	if err == nil {
-		if started != nil {
-			started(cmd.Process.Pid)
+		if f.started != nil {
+			f.started(cmd.Process.Pid)
 		}
 		err = cmd.Wait()
 	}
@@ -76,7 +91,7 @@ func runGo(ctx context.Context, what, dir string, args ...string) (stdout, stder
 	return outBuf.Bytes(), errBuf.Bytes(), err
 }
 
-// errFetchTimeout is the cause of a context that FetchTimeout ended, to
+// errFetchTimeout is the cause of a context that the Fetcher's limit ended, to
 // tell it from the caller's own deadline.
 var errFetchTimeout = errors.New("fetch timeout")
 

@@ -6,40 +6,39 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// Diagnostics converts go/analysis diagnostics to plegvet's JSON type,
-// with paths relative to root (as a driver run in a checkout prints them),
-// sorted by position: what the standalone driver writes as SARIF.
-func Diagnostics(fset *token.FileSet, root string, ds []analysis.Diagnostic) []plegvet.Diagnostic {
+// Results converts go/analysis diagnostics to results, with paths relative
+// to root (as a driver run in a checkout prints them), sorted by position:
+// what the standalone driver writes as SARIF.
+func Results(fset *token.FileSet, root string, ds []analysis.Diagnostic) []Result {
 	t := &tree.Tree{Dir: root}
-	pos := func(p token.Pos) plegvet.Pos {
+	pos := func(p token.Pos) Pos {
 		if !p.IsValid() {
-			return plegvet.Pos{}
+			return Pos{}
 		}
 		pp := fset.Position(p)
-		return plegvet.Pos{File: t.Rel(pp.Filename), Line: pp.Line, Column: pp.Column}
+		return Pos{File: t.Rel(pp.Filename), Line: pp.Line, Column: pp.Column}
 	}
-	out := make([]plegvet.Diagnostic, 0, len(ds))
+	out := make([]Result, 0, len(ds))
 	for _, d := range ds {
-		jd := plegvet.Diagnostic{Category: d.Category, Message: d.Message, Pos: pos(d.Pos), Related: []plegvet.Related{}}
+		res := Result{Check: d.Category, Message: d.Message, Pos: pos(d.Pos)}
 		if d.End.IsValid() && d.End != d.Pos {
 			end := pos(d.End)
-			jd.End = &end
+			res.End = &end
 		}
 		for _, r := range d.Related {
-			jd.Related = append(jd.Related, plegvet.Related{Message: r.Message, Pos: pos(r.Pos)})
+			res.Related = append(res.Related, Related{Message: r.Message, Pos: pos(r.Pos)})
 		}
 		for _, f := range d.SuggestedFixes {
-			fix := plegvet.Fix{Message: f.Message, Edits: []plegvet.Edit{}}
+			fix := Fix{Message: f.Message}
 			for _, e := range f.TextEdits {
-				fix.Edits = append(fix.Edits, plegvet.Edit{Pos: pos(e.Pos), End: pos(e.End), NewText: string(e.NewText)})
+				fix.Edits = append(fix.Edits, Edit{Pos: pos(e.Pos), End: pos(e.End), NewText: string(e.NewText)})
 			}
-			jd.Fixes = append(jd.Fixes, fix)
+			res.Fixes = append(res.Fixes, fix)
 		}
-		out = append(out, jd)
+		out = append(out, res)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
@@ -52,7 +51,7 @@ func Diagnostics(fset *token.FileSet, root string, ds []analysis.Diagnostic) []p
 		if a.Column != b.Column {
 			return a.Column < b.Column
 		}
-		return out[i].Category < out[j].Category
+		return out[i].Check < out[j].Check
 	})
 	return out
 }

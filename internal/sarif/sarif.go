@@ -1,7 +1,10 @@
 // Package sarif writes plegvet's diagnostics as SARIF 2.1.0, the format
-// code-scanning services read: one run, every check of the suite as a rule
-// with its documentation and URL, results with regions, related locations
-// and fixes. The log is built with go-sarif's model.
+// code-scanning services read: one run, every check as a rule with its
+// documentation and URL, results with regions, related locations and
+// fixes. The log is built with go-sarif's model.
+//
+// The package is plumbing: it takes the rules (the suite's) and the
+// results as plain data from its callers and imports no analyzer.
 package sarif
 
 import (
@@ -10,9 +13,7 @@ import (
 
 	model "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
-	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/check"
 )
 
 // SchemaURI is the SARIF 2.1.0 schema the log declares.
@@ -24,34 +25,71 @@ const (
 	srcRoot  = "SRCROOT" // paths are relative to the tree's root
 )
 
-// Write writes diagnostics as one SARIF log: every check as a rule (ID
-// GROUP/CHECK, the check's doc bullet as help, its group's URL), each
-// diagnostic as a result with its region, related locations and fixes.
-// A diagnostic of a check the suite does not list gets a rule of its own
-// named after its category.
-func Write(w io.Writer, version string, ds []plegvet.Diagnostic) error {
-	type rule struct{ id, name, text, uri string }
-	var rules []rule
-	for _, g := range suite.Groups() {
-		for _, c := range g.Checks {
-			rules = append(rules, rule{g.Name + "/" + string(c.Check), string(c.Check), c.Text, g.URL})
+// Pos is a position in the tree: File relative to its root, with /; Line
+// 0 when unknown.
+type Pos struct {
+	File         string
+	Line, Column int
+}
+
+// Result is one finding: Check is its category, the name of its rule.
+type Result struct {
+	Check   string
+	Message string
+	Pos     Pos
+	End     *Pos
+	Related []Related
+	Fixes   []Fix
+}
+
+// Related is a position that explains a result.
+type Related struct {
+	Message string
+	Pos     Pos
+}
+
+// Fix is a suggested fix: edits to apply together.
+type Fix struct {
+	Message string
+	Edits   []Edit
+}
+
+// Edit replaces the text from Pos to End with NewText.
+type Edit struct {
+	Pos, End Pos
+	NewText  string
+}
+
+// Write writes results as one SARIF log: every rule (its doc entry's text
+// as help, its URL, its severity as the level of its results), each result
+// with its region, related locations and fixes. A result's rule is the
+// first of rules named after its check; a check no rule names gets a rule
+// of its own, named after it.
+func Write(w io.Writer, version string, rules []check.Rule, results []Result) error {
+	type rule struct {
+		id, name, text, uri string
+		severity            check.Severity
+	}
+	var rs []rule
+	ids := map[string]string{} // check -> rule ID
+	for _, r := range rules {
+		rs = append(rs, rule{r.ID, string(r.Check), r.Text, r.URL, r.Severity})
+		if _, seen := ids[string(r.Check)]; !seen {
+			ids[string(r.Check)] = r.ID
 		}
 	}
-	sort.Slice(rules, func(i, j int) bool { return rules[i].id < rules[j].id })
-	ids := map[string]string{} // category -> rule ID
-	for _, d := range ds {
-		if g, _, ok := suite.Rule(d.Category); ok {
-			ids[d.Category] = g.Name + "/" + d.Category
-		} else if _, seen := ids[d.Category]; !seen {
-			ids[d.Category] = d.Category
-			rules = append(rules, rule{d.Category, d.Category, d.Category, ""})
+	sort.Slice(rs, func(i, j int) bool { return rs[i].id < rs[j].id })
+	for _, res := range results {
+		if _, seen := ids[res.Check]; !seen {
+			ids[res.Check] = res.Check
+			rs = append(rs, rule{res.Check, res.Check, res.Check, "", check.Warning})
 		}
 	}
 
 	run := model.NewRunWithInformationURI(toolName, toolURI)
 	run.Tool.Driver.Version = &version
 	index := map[string]int{}
-	for i, r := range rules {
+	for i, r := range rs {
 		index[r.id] = i
 		rd := model.NewRule(r.id).
 			WithName(r.name).
@@ -63,11 +101,11 @@ func Write(w io.Writer, version string, ds []plegvet.Diagnostic) error {
 		}
 		run.Tool.Driver.AddRule(rd)
 	}
-	for _, d := range ds {
-		id := ids[d.Category]
+	for _, d := range results {
+		id := ids[d.Check]
 		res := model.NewRuleResult(id).
 			WithRuleIndex(index[id]).
-			WithLevel(level(d.Category)).
+			WithLevel(level(rs[index[id]].severity)).
 			WithMessage(model.NewTextMessage(d.Message)).
 			AddLocation(location(d.Pos, d.End, ""))
 		for i, r := range d.Related {
@@ -88,9 +126,9 @@ func Write(w io.Writer, version string, ds []plegvet.Diagnostic) error {
 	return err
 }
 
-// level is "note" for the informational gate-note, "warning" otherwise.
-func level(category string) string {
-	if category == string(pleg.GateNote) {
+// level is a severity's SARIF level: a warning unless the rule says note.
+func level(s check.Severity) string {
+	if s == check.Note {
 		return model.LevelNote
 	}
 	return model.LevelWarning
@@ -106,7 +144,7 @@ func artifact(file string) *model.ArtifactLocation {
 
 // region is nil for an unknown position; without a known end, it ends
 // where it starts.
-func region(p plegvet.Pos, end *plegvet.Pos) *model.Region {
+func region(p Pos, end *Pos) *model.Region {
 	if p.Line <= 0 {
 		return nil
 	}
@@ -125,7 +163,7 @@ func region(p plegvet.Pos, end *plegvet.Pos) *model.Region {
 	return r
 }
 
-func location(p plegvet.Pos, end *plegvet.Pos, msg string) *model.Location {
+func location(p Pos, end *Pos, msg string) *model.Location {
 	pl := model.NewPhysicalLocation().WithArtifactLocation(artifact(p.File))
 	if r := region(p, end); r != nil {
 		pl.WithRegion(r)
@@ -138,7 +176,7 @@ func location(p plegvet.Pos, end *plegvet.Pos, msg string) *model.Location {
 }
 
 // fix groups a fix's edits by file, in the order the files first appear.
-func fix(f plegvet.Fix) *model.Fix {
+func fix(f Fix) *model.Fix {
 	out := model.NewFix().WithDescription(model.NewTextMessage(f.Message))
 	byFile := map[string]*model.ArtifactChange{}
 	for _, e := range f.Edits {

@@ -15,6 +15,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
 )
@@ -60,11 +61,36 @@ func diagnostics(t *testing.T) []plegvet.Diagnostic {
 	return rep.Diagnostics
 }
 
+// results are the library's diagnostics as SARIF results, as the command
+// converts them.
+func results(ds []plegvet.Diagnostic) []sarif.Result {
+	var out []sarif.Result
+	for _, d := range ds {
+		res := sarif.Result{Check: d.Category, Message: d.Message, Pos: sarif.Pos(d.Pos)}
+		if d.End != nil {
+			end := sarif.Pos(*d.End)
+			res.End = &end
+		}
+		for _, r := range d.Related {
+			res.Related = append(res.Related, sarif.Related{Message: r.Message, Pos: sarif.Pos(r.Pos)})
+		}
+		for _, f := range d.Fixes {
+			fix := sarif.Fix{Message: f.Message}
+			for _, e := range f.Edits {
+				fix.Edits = append(fix.Edits, sarif.Edit{Pos: sarif.Pos(e.Pos), End: sarif.Pos(e.End), NewText: e.NewText})
+			}
+			res.Fixes = append(res.Fixes, fix)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
 // The SARIF log validates against the 2.1.0 schema and carries rules,
 // regions, related locations and fixes.
 func TestWriteSARIF(t *testing.T) {
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", diagnostics(t)); err != nil {
+	if err := sarif.Write(&buf, "test", suite.Rules(), results(diagnostics(t))); err != nil {
 		t.Fatal(err)
 	}
 	// The model: go-sarif reads it back, and its own validation (of what
@@ -170,7 +196,7 @@ func TestWriteSARIF(t *testing.T) {
 // group's URL, and every rule is a check of the suite.
 func TestRulesAreTheSuitesChecks(t *testing.T) {
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", nil); err != nil {
+	if err := sarif.Write(&buf, "test", suite.Rules(), nil); err != nil {
 		t.Fatal(err)
 	}
 	log, err := sarifv210.FromBytes(buf.Bytes())
@@ -200,8 +226,8 @@ func TestRulesAreTheSuitesChecks(t *testing.T) {
 // A finding of a check the suite does not list still gets a rule.
 func TestUnknownCategory(t *testing.T) {
 	var buf bytes.Buffer
-	ds := []plegvet.Diagnostic{{Category: "new-check", Message: "m", Pos: plegvet.Pos{File: "a.go", Line: 1, Column: 1}}}
-	if err := sarif.Write(&buf, "test", ds); err != nil {
+	ds := []sarif.Result{{Check: "new-check", Message: "m", Pos: sarif.Pos{File: "a.go", Line: 1, Column: 1}}}
+	if err := sarif.Write(&buf, "test", suite.Rules(), ds); err != nil {
 		t.Fatal(err)
 	}
 	log, err := sarifv210.FromBytes(buf.Bytes())
@@ -212,6 +238,27 @@ func TestUnknownCategory(t *testing.T) {
 	rules := log.Runs[0].Tool.Driver.Rules
 	if *r.RuleID != "new-check" || *rules[r.RuleIndex].ID != "new-check" {
 		t.Errorf("result rule %s at %d", *r.RuleID, r.RuleIndex)
+	}
+}
+
+// A result's level is its rule's severity; a rule of its own is a warning.
+func TestLevelIsTheRulesSeverity(t *testing.T) {
+	rules := []check.Rule{{ID: "g/informs", Doc: check.Doc{Check: "informs", Text: "informs.", Severity: check.Note}}}
+	ds := []sarif.Result{{Check: "informs", Message: "m"}, {Check: "new-check", Message: "m"}}
+	var buf bytes.Buffer
+	if err := sarif.Write(&buf, "test", rules, ds); err != nil {
+		t.Fatal(err)
+	}
+	log, err := sarifv210.FromBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		got = append(got, *r.RuleID+"="+r.Level)
+	}
+	if want := []string{"g/informs=note", "new-check=warning"}; !slices.Equal(got, want) {
+		t.Errorf("levels %v, want %v", got, want)
 	}
 }
 

@@ -221,7 +221,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(rel), errCause(err))
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(rel), errCause(err))
 	}
 	// The file is read once, by the OpenFile hook, when its name says it
 	// may build; build constraints are then read from memory.

@@ -6,7 +6,8 @@
 //
 // Adding an analyzer means adding it to analyzers and a field to Config;
 // adding a check means a constant and a doc.go bullet in its analyzer's
-// package; adding a setting means a field of the analyzer's Config and a
+// package (its findings are warnings unless its entry here says
+// otherwise); adding a setting means a field of the analyzer's Config and a
 // flag of the same name in its New. The suite's tests hold these together.
 package suite
 
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -55,7 +57,8 @@ type Group struct {
 	Name string
 	// URL documents the group's checks.
 	URL string
-	// Checks are the group's checks, in the order their doc lists them.
+	// Checks are the group's checks, in the order their doc lists them,
+	// each with the severity of its findings.
 	Checks []check.Doc
 	// FromSource picks, by import path, the imports worth type-checking
 	// from source when the tree holds them: those whose constants, facts
@@ -114,7 +117,7 @@ var analyzers = []Analyzer{
 		Group: Group{
 			Name:       pleg.Analyzer.Name,
 			URL:        pleg.Analyzer.URL,
-			Checks:     pleg.Checks(),
+			Checks:     withSeverity(pleg.Checks(), check.Note, pleg.GateNote), // informs, asks for no fix
 			FromSource: func(p string) bool { return pleg.IsPlegPackage(p) || isFeaturesPackage(p) },
 		},
 		Default: pleg.Analyzer,
@@ -132,15 +135,18 @@ const (
 	RPCNotStreaming check.Check = "rpc-not-streaming"
 )
 
-// Stream is the event stream's group of checks, which has no analyzer.
-var Stream = Group{
-	Name: "rpc",
-	URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#EventStream",
-	Checks: []check.Doc{
-		{Check: RPCMissing, Text: "the evented PLEG consumes GetContainerEvents, but the CRI api.proto declares no such rpc."},
-		{Check: RPCNotStreaming, Text: "the evented PLEG consumes GetContainerEvents as a stream, but the rpc (or the Go method it calls) is unary."},
-	},
-	FromSource: isCRIAPIPackage,
+// Stream returns the event stream's group of checks, which has no
+// analyzer; a new value on each call.
+func Stream() Group {
+	return Group{
+		Name: "rpc",
+		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#EventStream",
+		Checks: []check.Doc{
+			{Check: RPCMissing, Text: "the evented PLEG consumes GetContainerEvents, but the CRI api.proto declares no such rpc.", Severity: check.Warning},
+			{Check: RPCNotStreaming, Text: "the evented PLEG consumes GetContainerEvents as a stream, but the rpc (or the Go method it calls) is unary.", Severity: check.Warning},
+		},
+		FromSource: isCRIAPIPackage,
+	}
 }
 
 // The check of a committed feature list. The library runs it itself
@@ -148,15 +154,27 @@ var Stream = Group{
 // tree's gates with a YAML file, which no analysis pass reads.
 const StaleList check.Check = "stale-list"
 
-// FeatureList is the committed feature list's group of checks, which has
-// no analyzer.
-var FeatureList = Group{
-	Name: "featurelist",
-	URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
-	Checks: []check.Doc{
-		{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -yaml rewrites it."},
-	},
-	FromSource: isFeaturesPackage,
+// FeatureList returns the committed feature list's group of checks,
+// which has no analyzer; a new value on each call.
+func FeatureList() Group {
+	return Group{
+		Name: "featurelist",
+		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
+		Checks: []check.Doc{
+			{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -yaml rewrites it.", Severity: check.Warning},
+		},
+		FromSource: isFeaturesPackage,
+	}
+}
+
+// withSeverity gives the named checks of docs severity s.
+func withSeverity(docs []check.Doc, s check.Severity, names ...check.Check) []check.Doc {
+	for i, d := range docs {
+		if slices.Contains(names, d.Check) {
+			docs[i].Severity = s
+		}
+	}
+	return docs
 }
 
 // isCRIAPIPackage is the CRI client API, whose Go method's signature says
@@ -175,7 +193,7 @@ func Groups() []Group {
 	for _, a := range analyzers {
 		gs = append(gs, a.Group)
 	}
-	return append(gs, Stream, FeatureList)
+	return append(gs, Stream(), FeatureList())
 }
 
 // Defaults are the analyzers' package variables, built with the default
@@ -250,6 +268,18 @@ func Rule(name string) (Group, check.Doc, bool) {
 		}
 	}
 	return Group{}, check.Doc{}, false
+}
+
+// Rules are every check of every group as a SARIF rule, in the order of
+// Groups: what a SARIF log lists.
+func Rules() []check.Rule {
+	var rules []check.Rule
+	for _, g := range Groups() {
+		for _, c := range g.Checks {
+			rules = append(rules, check.Rule{ID: g.Name + "/" + string(c.Check), URL: g.URL, Doc: c})
+		}
+	}
+	return rules
 }
 
 // Setting is one setting of an analyzer: the flag -ANALYZER.FLAG (go vet,

@@ -26,6 +26,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
 )
@@ -91,7 +92,7 @@ func checkConstants(t *testing.T) map[string]map[string]string {
 // a SARIF rule, and every constant, bullet and rule is a check.
 func TestChecksConstantsDocsAndRules(t *testing.T) {
 	consts := checkConstants(t)
-	homes := map[string][]string{"internal/suite": {suite.Stream.Name, suite.FeatureList.Name}} // package dir -> groups
+	homes := map[string][]string{"internal/suite": {suite.Stream().Name, suite.FeatureList().Name}} // package dir -> groups
 	for _, a := range suite.Analyzers() {
 		homes[strings.TrimPrefix(a.URL, "https://pkg.go.dev/"+module+"/")] = []string{a.Name}
 	}
@@ -132,7 +133,7 @@ func TestChecksConstantsDocsAndRules(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", nil); err != nil {
+	if err := sarif.Write(&buf, "test", suite.Rules(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -157,6 +158,19 @@ func TestChecksConstantsDocsAndRules(t *testing.T) {
 	sort.Strings(want)
 	if !slices.Equal(rules, want) {
 		t.Errorf("SARIF rules %v\nwant %v", rules, want)
+	}
+}
+
+// Every check's findings are warnings but gate-note's, which inform.
+func TestSeverities(t *testing.T) {
+	for _, r := range suite.Rules() {
+		want := check.Warning
+		if r.Check == pleg.GateNote {
+			want = check.Note
+		}
+		if r.Severity != want {
+			t.Errorf("%s: severity %q, want %q", r.ID, r.Severity, want)
+		}
 	}
 }
 
@@ -292,7 +306,7 @@ func TestMatters(t *testing.T) {
 	if !suite.FromSource("k8s.io/apiserver/pkg/features") || !suite.FromSource("k8s.io/kubernetes/pkg/kubelet/pleg") || suite.FromSource("k8s.io/component-base/featuregate") {
 		t.Error("FromSource: want features packages and pleg, not the modelled API")
 	}
-	if !suite.Stream.FromSource("k8s.io/cri-api/pkg/apis") || suite.FromSource("k8s.io/cri-api/pkg/apis") {
+	if !suite.Stream().FromSource("k8s.io/cri-api/pkg/apis") || suite.FromSource("k8s.io/cri-api/pkg/apis") {
 		t.Error("the CRI API is the stream's to load, not the analyzers'")
 	}
 }

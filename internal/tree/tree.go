@@ -44,11 +44,11 @@ func Open(dir string) (*Tree, error) {
 	name := inputfile.QuoteName(dir)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a directory: %v", name, errCause(err))
+		return nil, fmt.Errorf("%s: not a directory: %w", name, errCause(err))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", name)
@@ -58,7 +58,7 @@ func Open(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no go.mod; want the root of a checkout, where go.mod declares module %s", name, KubernetesModule)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if mod != KubernetesModule {
 		return nil, fmt.Errorf("%s: go.mod declares module %s; a Kubernetes tree (module %s) was expected", name, inputfile.QuoteName(mod), KubernetesModule)
@@ -89,7 +89,7 @@ func modulePath(gomod string) (string, error) {
 	}
 	data, err := inputfile.Read(gomod)
 	if err != nil {
-		return "", fmt.Errorf("go.mod %v", err)
+		return "", fmt.Errorf("go.mod %w", err)
 	}
 	keep := func(_, v string) (string, error) { return v, nil } // versions are not plegvet's concern
 	f, err := modfile.ParseLax("go.mod", data, keep)
@@ -183,7 +183,7 @@ func within(dir, path string) (string, bool) {
 func OpenModule(dir string) (*Tree, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(dir), err)
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(dir), err)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		gomod := filepath.Join(d, "go.mod")
@@ -192,7 +192,7 @@ func OpenModule(dir string) (*Tree, error) {
 		} else if mod, err := modulePath(gomod); err == nil {
 			return &Tree{Dir: d, Module: mod}, nil
 		} else if err != errNoGoMod {
-			return nil, fmt.Errorf("%s: %v", inputfile.QuoteName(d), err)
+			return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(d), err)
 		}
 		if filepath.Dir(d) == d {
 			return nil, fmt.Errorf("%s: no go.mod here or above; run plegvet inside a module", inputfile.QuoteName(dir))
@@ -221,7 +221,7 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 		}
 		names, err := os.ReadDir(filepath.Join(root, h.Name()))
 		if err != nil {
-			bad = append(bad, fmt.Errorf("staging/src/%s: %v", h.Name(), errCause(err)))
+			bad = append(bad, fmt.Errorf("staging/src/%s: %w", h.Name(), errCause(err)))
 			continue
 		}
 		for _, n := range names {
@@ -238,7 +238,7 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 			case err == errNoGoMod:
 				continue // a directory that holds no module, such as a README's
 			case err != nil:
-				bad = append(bad, fmt.Errorf("staging/src/%s: %v", want, err))
+				bad = append(bad, fmt.Errorf("staging/src/%s: %w", want, err))
 			case mod != want:
 				bad = append(bad, fmt.Errorf("staging/src/%s: go.mod declares module %s", want, inputfile.QuoteName(mod)))
 			default:

@@ -79,7 +79,7 @@ func check(t *testing.T, bin string) {
 	did, streamed := openStream(ctx, t, client)
 	t.Logf("GetContainerEvents: %s", did)
 
-	rep, err := plegvet.RuntimeStreams(ctx, version.RuntimeName, version.RuntimeVersion)
+	rep, err := plegvet.RuntimeStreams(ctx, version.RuntimeName, version.RuntimeVersion, plegvet.FetchOptions{})
 	if err != nil {
 		t.Fatalf("plegvet for %s %s: %v", version.RuntimeName, version.RuntimeVersion, err)
 	}

@@ -38,7 +38,8 @@ func Extract(content, name string) string {
 }
 
 // Checks reads the checks an analyzer's Doc lists as "- name: text" or
-// "- name, name: text" bullets (continuation lines indented), in order.
+// "- name, name: text" bullets (continuation lines indented), in order,
+// each a warning (the suite gives a check another severity).
 func Checks(doc string) []check.Doc {
 	var out []check.Doc
 	open := 0 // how many checks the current bullet names
@@ -49,7 +50,7 @@ func Checks(doc string) []check.Doc {
 			if found && isNameList(names) {
 				open = 0
 				for _, n := range strings.Split(names, ", ") {
-					out = append(out, check.Doc{Check: check.Check(n), Text: text})
+					out = append(out, check.Doc{Check: check.Check(n), Text: text, Severity: check.Warning})
 					open++
 				}
 				continue
