@@ -45,7 +45,8 @@ func TestGolangciLint(t *testing.T) {
 	// case has one ("" runs the tree's own).
 	for _, tc := range []struct {
 		name     string
-		settings string // YAML under linters.settings.custom.plegvet.settings, indented 10 spaces
+		settings string            // YAML under linters.settings.custom.plegvet.settings, indented 10 spaces
+		files    map[string]string // written over the tree's copy
 		wantCode int
 		want     []string // substrings of the output
 		dontWant []string
@@ -91,6 +92,24 @@ func TestGolangciLint(t *testing.T) {
 			dontWant: []string{"(plegvet)"},
 		},
 		{
+			// A gate registered by one package and relisted by another
+			// that imports it, with another default: component-base
+			// refuses the second registration at init.
+			name: "a gate registered twice",
+			settings: `
+          disable: [pleg]`,
+			files: map[string]string{
+				"pkg/features/shared/shared.go": relistedGate,
+				"pkg/features/kube_features.go": relistingFeatures,
+			},
+			wantCode: gclIssuesFound,
+			want: []string{
+				`pkg/features/kube_features.go:12:2: featuregate: feature gate "Shared" with different spec already exists`,
+				`pkg/features/shared/shared.go:12:2: featuregate: feature gate "Shared" with different spec already exists`,
+			},
+			dontWant: []string{"EventedPLEG"},
+		},
+		{
 			name: "unknown key",
 			settings: `
           pleg:
@@ -113,6 +132,14 @@ func TestGolangciLint(t *testing.T) {
 			tree := t.TempDir()
 			if err := os.CopyFS(tree, os.DirFS("testdata/tree")); err != nil {
 				t.Fatal(err)
+			}
+			for name, text := range tc.files {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(tree, name)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(tree, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tc.settings != "" {
 				cfg := "version: \"2\"\nlinters:\n  default: none\n  enable: [plegvet]\n  settings:\n    custom:\n      plegvet:\n        type: module\n        settings:" + tc.settings + "\n"
@@ -140,6 +167,40 @@ func TestGolangciLint(t *testing.T) {
 		})
 	}
 }
+
+// relistedGate registers a gate, as a staging module registers its own.
+const relistedGate = `// Package shared registers a gate that pkg/features relists.
+package shared
+
+import (
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/featuregate"
+)
+
+const Shared featuregate.Feature = "Shared"
+
+var SharedGates = map[featuregate.Feature]featuregate.VersionedSpecs{
+	Shared: {{Version: version.MustParse("1.16"), Default: true, PreRelease: featuregate.Beta}},
+}
+`
+
+// relistingFeatures relists shared's gate with another default.
+const relistingFeatures = `// Package features relists a gate of package shared.
+package features
+
+import (
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/features/shared"
+)
+
+var kubeletGates = map[featuregate.Feature]featuregate.VersionedSpecs{
+	EventedPLEG: {{Version: version.MustParse("1.26"), Default: false, PreRelease: featuregate.Alpha}},
+	shared.Shared: {{Version: version.MustParse("1.16"), Default: false, PreRelease: featuregate.Beta}},
+}
+
+const EventedPLEG featuregate.Feature = "EventedPLEG"
+`
 
 // buildGolangciLint builds the tools/golangci-lint module into a
 // temporary directory.
