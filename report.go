@@ -104,75 +104,87 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 	return cached(opts, t, []string{"Inspect"}, func() (*Report, error) { return inspect(ctx, t, src, opts.Proto) })
 }
 
+// inspect joins the analyses of one tree into its report. Each part of
+// the report is filled by one step below, in order: the relist first (the
+// gate it tests names the feature gate), the gate, then the CRI stream.
 func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Report, error) {
+	rel := inspectedPackages(t)
+	a, err := analyse(ctx, t, src, anyImport(isFeaturePackage, isCRIAPIPackage), rel...)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, Source: a.src, Missing: []Missing{}, Diagnostics: []Diagnostic{}}
+	gates, err := a.gates()
+	if err != nil {
+		return nil, err
+	}
+	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
+	relist := rep.addRelist(a, len(rel) == 3)
+	rep.addFeatureGate(gates, src.KubernetesVersion)
+	if err := rep.addStream(t, a, proto, len(rel) >= 2); err != nil {
+		return nil, err
+	}
+	sortDiagnostics(rep.Diagnostics)
+	rep.Source.noteUnfollowed(rep.Diagnostics)
+	rep.DefaultPLEG = rep.defaultPLEG()
+	rep.Summary = summarize(rep, relist)
+	return rep, nil
+}
+
+// inspectedPackages is the features package, then the pleg and kubelet
+// packages the tree holds.
+func inspectedPackages(t *tree.Tree) []string {
 	rel := []string{FeaturesPackage}
 	for _, p := range []string{PlegPackage, KubeletPackage} {
 		if t.PackageDir(t.Module+"/"+p) != "" {
 			rel = append(rel, p)
 		}
 	}
-	a, err := analyse(ctx, t, src, anyImport(isFeaturePackage, isCRIAPIPackage), rel...)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{SchemaVersion: SchemaVersion, Source: a.src, Missing: []Missing{}, Diagnostics: []Diagnostic{}}
-	missing := func(part, format string, args ...any) {
-		rep.Missing = append(rep.Missing, Missing{Part: part, Why: fmt.Sprintf(format, args...)})
-	}
-	gates, err := a.gates()
-	if err != nil {
-		return nil, err
-	}
-	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
+	return rel
+}
 
-	var relist *plegperiods.Relist
-	if len(rel) == 3 {
-		if periods, err := a.periods(); err != nil {
-			missing("relist", "%v", err)
-		} else {
-			rep.Relist = &periods.Relist
-			rep.Diagnostics = append(rep.Diagnostics, periods.Diagnostics...)
-			out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
-			res := out.Result.(*pleg.Result)
-			relist = res.Relist
-			rep.EventedPLEG = a.pos.eventedPLEG(res.Evented)
-			if len(res.SyncLoops) > 0 {
-				rep.SyncLoop = a.pos.syncLoop(res.SyncLoops[0])
-			} else {
-				missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
-			}
-		}
+// missing notes a part of the answer the tree does not have, and why.
+func (r *Report) missing(part, format string, args ...any) {
+	r.Missing = append(r.Missing, Missing{Part: part, Why: fmt.Sprintf(format, args...)})
+}
+
+// addRelist fills the relist, the evented PLEG and the sync loop when the
+// tree has both the pleg and the kubelet packages (hasPLEG), and returns
+// the relist modes summarize argues from (nil without them).
+func (r *Report) addRelist(a *analysed, hasPLEG bool) *plegperiods.Relist {
+	if !hasPLEG {
+		r.missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
+		return nil
+	}
+	periods, err := a.periods()
+	if err != nil {
+		r.missing("relist", "%v", err)
+		return nil
+	}
+	r.Relist = &periods.Relist
+	r.Diagnostics = append(r.Diagnostics, periods.Diagnostics...)
+	out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
+	res := out.Result.(*pleg.Result)
+	r.EventedPLEG = a.pos.eventedPLEG(res.Evented)
+	if len(res.SyncLoops) > 0 {
+		r.SyncLoop = a.pos.syncLoop(res.SyncLoops[0])
 	} else {
-		missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
+		r.missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
 	}
+	return res.Relist
+}
 
+// addFeatureGate fills the feature gate the relist tests (the evented
+// PLEG's by default) and its dependencies, each with its spec in force at
+// version, or says why the tree has no such gate.
+func (r *Report) addFeatureGate(gates *GatesReport, version string) {
 	name := EventedPLEGGate
-	if rep.Relist != nil && rep.Relist.Gate != nil {
-		name = rep.Relist.Gate.Name // the gate the tree really tests
+	if r.Relist != nil && r.Relist.Gate != nil {
+		name = r.Relist.Gate.Name // the gate the tree really tests
 	}
-	rep.GateDependencies = []GateDependency{}
-	if g := gates.Gate(name); g != nil {
-		rep.FeatureGate = &FeatureGate{Gate: *g}
-		if src.KubernetesVersion != "" {
-			if s, ok := g.At(src.KubernetesVersion); ok {
-				rep.FeatureGate.Effective = &s
-			}
-		}
-		for _, dep := range g.Dependencies {
-			gd := GateDependency{Name: dep}
-			if d := gates.Gate(dep); d != nil {
-				gd.Decl = d.Decl
-				s, ok := d.Newest()
-				if src.KubernetesVersion != "" {
-					s, ok = d.At(src.KubernetesVersion)
-				}
-				if ok {
-					gd.Effective = &s
-				}
-			}
-			rep.GateDependencies = append(rep.GateDependencies, gd)
-		}
-	} else {
+	r.GateDependencies = []GateDependency{}
+	g := gates.Gate(name)
+	if g == nil {
 		why := fmt.Sprintf("%s declares no feature gate %s", FeaturesPackage, name)
 		for _, d := range gates.Diagnostics {
 			if d.Category == string(featuregate.GateUnreadable) {
@@ -180,32 +192,61 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 				break
 			}
 		}
-		missing("featureGate", "%s", why)
+		r.missing("featureGate", "%s", why)
+		return
 	}
+	r.FeatureGate = &FeatureGate{Gate: *g}
+	if version != "" {
+		if s, ok := g.At(version); ok {
+			r.FeatureGate.Effective = &s
+		}
+	}
+	for _, dep := range g.Dependencies {
+		r.GateDependencies = append(r.GateDependencies, gateDependency(gates, dep, version))
+	}
+}
 
-	if stream, err := readStream(t, a.src, proto); err != nil {
-		missing("rpc", "%v", err)
+// gateDependency is the gate dep with its spec in force at version (its
+// newest when the version is unknown).
+func gateDependency(gates *GatesReport, dep, version string) GateDependency {
+	gd := GateDependency{Name: dep}
+	if d := gates.Gate(dep); d != nil {
+		gd.Decl = d.Decl
+		s, ok := d.Newest()
+		if version != "" {
+			s, ok = d.At(version)
+		}
+		if ok {
+			gd.Effective = &s
+		}
+	}
+	return gd
+}
+
+// addStream fills the CRI event stream rpc from the tree's api.proto (or
+// proto), with its Go calls when the pleg or the kubelet package was
+// loaded (linked); a proto that cannot be read is a load problem too.
+func (r *Report) addStream(t *tree.Tree, a *analysed, proto string, linked bool) error {
+	stream, err := readStream(t, a.src, proto)
+	if err != nil {
+		r.missing("rpc", "%v", err)
 		var unread *protoUnread
 		if errors.As(err, &unread) {
-			rep.Source.Load.Problems = append(rep.Source.Load.Problems, err.Error())
+			r.Source.Load.Problems = append(r.Source.Load.Problems, err.Error())
 		}
-	} else {
-		if len(rel) >= 2 {
-			if err := a.linkStream(stream); err != nil {
-				return nil, err
-			}
-		}
-		rep.RPC = stream.RPC
-		rep.Diagnostics = append(rep.Diagnostics, stream.Diagnostics...)
-		if stream.RPC == nil {
-			missing("rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
+		return nil
+	}
+	if linked {
+		if err := a.linkStream(stream); err != nil {
+			return err
 		}
 	}
-	sortDiagnostics(rep.Diagnostics)
-	rep.Source.noteUnfollowed(rep.Diagnostics)
-	rep.DefaultPLEG = rep.defaultPLEG()
-	rep.Summary = summarize(rep, relist)
-	return rep, nil
+	r.RPC = stream.RPC
+	r.Diagnostics = append(r.Diagnostics, stream.Diagnostics...)
+	if stream.RPC == nil {
+		r.missing("rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
+	}
+	return nil
 }
 
 // spec is the gate's spec in force: at the tree's version when known,

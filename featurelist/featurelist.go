@@ -49,119 +49,159 @@ func (e *Error) Error() string {
 // shape, an unknown key, a value of the wrong kind, a gate listed twice)
 // is a *Error naming the line and what was expected there.
 func Parse(name string, data []byte) ([]Gate, error) {
-	fail := func(n *yaml.Node, format string, args ...any) error {
-		line := 0
-		if n != nil {
-			line = n.Line
-		}
-		return &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 0
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, after, ok := strings.Cut(rest, ": "); ok {
-				if l, err := strconv.Atoi(n); err == nil {
-					line, msg = l, after
-				}
-			}
-		}
-		return nil, &Error{File: name, Line: line, Msg: "not YAML: " + msg}
+		return nil, notYAML(name, err)
 	}
 	if len(doc.Content) == 0 {
 		return []Gate{}, nil // an empty file lists no gate
 	}
+	p := parser{file: name}
 	seq := doc.Content[0]
 	if seq.Kind != yaml.SequenceNode {
-		return nil, fail(seq, "want a list of gates (- name: ..., versionedSpecs: [...])")
+		return nil, p.fail(seq, "want a list of gates (- name: ..., versionedSpecs: [...])")
 	}
 	var out []Gate
 	seen := map[string]int{}
 	for _, item := range seq.Content {
-		if item.Kind != yaml.MappingNode {
-			return nil, fail(item, "want a gate: a mapping with name and versionedSpecs")
+		g, specs, err := p.gate(item)
+		if err != nil {
+			return nil, err
 		}
-		g := Gate{Line: item.Line}
-		var specs *yaml.Node
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			k, v := item.Content[i], item.Content[i+1]
-			switch k.Value {
-			case "name":
-				if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || v.Value == "" {
-					return nil, fail(v, "want the gate's name, a string")
-				}
-				g.Name = v.Value
-			case "versionedSpecs":
-				if v.Kind != yaml.SequenceNode {
-					return nil, fail(v, "want versionedSpecs to be a list of specs")
-				}
-				specs = v
-			default:
-				return nil, fail(k, "unknown key %q; a gate has name and versionedSpecs", k.Value)
-			}
-		}
-		if g.Name == "" {
-			return nil, fail(item, "a gate without a name")
-		}
-		if specs == nil {
-			return nil, fail(item, "gate %s has no versionedSpecs", g.Name)
-		}
+		// A gate listed twice is reported before its specs are read.
 		if l, dup := seen[g.Name]; dup {
-			return nil, fail(item, "gate %s is listed again (first at line %d)", g.Name, l)
+			return nil, p.fail(item, "gate %s is listed again (first at line %d)", g.Name, l)
 		}
 		seen[g.Name] = item.Line
 		for _, sn := range specs.Content {
-			if sn.Kind != yaml.MappingNode {
-				return nil, fail(sn, "want a spec of %s: a mapping with default, lockToDefault, preRelease and version", g.Name)
-			}
-			s := Spec{Line: sn.Line}
-			has := map[string]bool{}
-			for i := 0; i+1 < len(sn.Content); i += 2 {
-				k, v := sn.Content[i], sn.Content[i+1]
-				has[k.Value] = true
-				switch k.Value {
-				case "default", "lockToDefault":
-					if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-						return nil, fail(v, "want %s of %s to be true or false", k.Value, g.Name)
-					}
-					b := v.Value == "true"
-					if k.Value == "default" {
-						s.Default = b
-					} else {
-						s.LockToDefault = b
-					}
-				case "preRelease":
-					switch featuregates.PreRelease(v.Value) {
-					case featuregates.PreAlpha, featuregates.Alpha, featuregates.Beta, featuregates.GA, featuregates.Deprecated:
-					default:
-						return nil, fail(v, "want preRelease of %s to be PreAlpha, Alpha, Beta, GA or Deprecated", g.Name)
-					}
-					s.PreRelease = v.Value
-				case "version", "minCompatibilityVersion":
-					if v.Kind != yaml.ScalarNode {
-						return nil, fail(v, "want %s of %s to be a version such as \"1.36\"", k.Value, g.Name)
-					}
-					if _, ok := featuregates.ParseVersion(v.Value); !ok {
-						return nil, fail(v, "want %s of %s to be a version such as \"1.36\", not %q", k.Value, g.Name, v.Value)
-					}
-					if k.Value == "version" {
-						s.Version = v.Value
-					} else {
-						s.MinCompatibility = v.Value
-					}
-				default:
-					return nil, fail(k, "unknown key %q in a spec of %s", k.Value, g.Name)
-				}
-			}
-			for _, k := range []string{"default", "lockToDefault", "preRelease", "version"} {
-				if !has[k] {
-					return nil, fail(sn, "a spec of %s has no %s", g.Name, k)
-				}
+			s, err := p.spec(sn, g.Name)
+			if err != nil {
+				return nil, err
 			}
 			g.Specs = append(g.Specs, s)
 		}
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// notYAML is the *Error for data the YAML decoder refuses, at the line it
+// names when it names one.
+func notYAML(name string, err error) *Error {
+	line := 0
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line, msg = l, after
+			}
+		}
+	}
+	return &Error{File: name, Line: line, Msg: "not YAML: " + msg}
+}
+
+// parser reads the nodes of one list; its errors name the list's file.
+type parser struct{ file string }
+
+func (p parser) fail(n *yaml.Node, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// gate reads a gate's name and finds its versionedSpecs, which the
+// caller reads with spec.
+func (p parser) gate(item *yaml.Node) (Gate, *yaml.Node, error) {
+	if item.Kind != yaml.MappingNode {
+		return Gate{}, nil, p.fail(item, "want a gate: a mapping with name and versionedSpecs")
+	}
+	g := Gate{Line: item.Line}
+	var specs *yaml.Node
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		k, v := item.Content[i], item.Content[i+1]
+		switch k.Value {
+		case "name":
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || v.Value == "" {
+				return Gate{}, nil, p.fail(v, "want the gate's name, a string")
+			}
+			g.Name = v.Value
+		case "versionedSpecs":
+			if v.Kind != yaml.SequenceNode {
+				return Gate{}, nil, p.fail(v, "want versionedSpecs to be a list of specs")
+			}
+			specs = v
+		default:
+			return Gate{}, nil, p.fail(k, "unknown key %q; a gate has name and versionedSpecs", k.Value)
+		}
+	}
+	if g.Name == "" {
+		return Gate{}, nil, p.fail(item, "a gate without a name")
+	}
+	if specs == nil {
+		return Gate{}, nil, p.fail(item, "gate %s has no versionedSpecs", g.Name)
+	}
+	return g, specs, nil
+}
+
+// spec reads one spec of the gate named gate; every key but
+// minCompatibilityVersion is required.
+func (p parser) spec(sn *yaml.Node, gate string) (Spec, error) {
+	if sn.Kind != yaml.MappingNode {
+		return Spec{}, p.fail(sn, "want a spec of %s: a mapping with default, lockToDefault, preRelease and version", gate)
+	}
+	s := Spec{Line: sn.Line}
+	has := map[string]bool{}
+	for i := 0; i+1 < len(sn.Content); i += 2 {
+		k, v := sn.Content[i], sn.Content[i+1]
+		has[k.Value] = true
+		if err := p.specField(&s, k, v, gate); err != nil {
+			return Spec{}, err
+		}
+	}
+	for _, k := range []string{"default", "lockToDefault", "preRelease", "version"} {
+		if !has[k] {
+			return Spec{}, p.fail(sn, "a spec of %s has no %s", gate, k)
+		}
+	}
+	return s, nil
+}
+
+// specField checks the value v of the spec key k and sets it in s.
+func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
+	switch k.Value {
+	case "default", "lockToDefault":
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+			return p.fail(v, "want %s of %s to be true or false", k.Value, gate)
+		}
+		b := v.Value == "true"
+		if k.Value == "default" {
+			s.Default = b
+		} else {
+			s.LockToDefault = b
+		}
+	case "preRelease":
+		switch featuregates.PreRelease(v.Value) {
+		case featuregates.PreAlpha, featuregates.Alpha, featuregates.Beta, featuregates.GA, featuregates.Deprecated:
+		default:
+			return p.fail(v, "want preRelease of %s to be PreAlpha, Alpha, Beta, GA or Deprecated", gate)
+		}
+		s.PreRelease = v.Value
+	case "version", "minCompatibilityVersion":
+		if v.Kind != yaml.ScalarNode {
+			return p.fail(v, "want %s of %s to be a version such as \"1.36\"", k.Value, gate)
+		}
+		if _, ok := featuregates.ParseVersion(v.Value); !ok {
+			return p.fail(v, "want %s of %s to be a version such as \"1.36\", not %q", k.Value, gate, v.Value)
+		}
+		if k.Value == "version" {
+			s.Version = v.Value
+		} else {
+			s.MinCompatibility = v.Value
+		}
+	default:
+		return p.fail(k, "unknown key %q in a spec of %s", k.Value, gate)
+	}
+	return nil
 }

@@ -33,68 +33,113 @@ import (
 // run is nil, with why, when the lean loading cannot answer as the full
 // driver would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
+//
+// The steps below run in order; each either lets the lean loading go on
+// or ends it: with a why (the full driver answers) or with a code.
 func loadLean(o *driverOptions, stderr io.Writer) (run *loaded, why string, code int) {
-	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.patterns...)
-	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+	meta, ok := listPackages(o.patterns, stderr)
+	if !ok {
 		return nil, "", exitFailure
 	}
-	if len(meta) == 0 {
-		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", errorLine(strings.Join(o.patterns, " ")))
-		return nil, "", exitFailure
-	}
-	var roots []*packages.Package
-	for _, p := range meta {
-		if suite.Matters(p.PkgPath, maps.Keys(p.Imports)) {
-			roots = append(roots, p)
-		}
-	}
+	roots := matteringRoots(meta)
 	if len(roots) == 0 {
-		// Nothing here can declare or use what plegvet reads: no
-		// analyzer reports anything, nothing needs parsing; every mode
-		// still says so in its form ("{}", an empty SARIF log).
-		failed := printErrors(stderr, meta) > 0
-		graph, err := analysisrun.Analyze(o.analyzers, nil, nil)
-		if err != nil {
-			fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
-			return nil, "", exitFailure
-		}
-		return &loaded{graph: graph, failed: failed, driver: "lean"}, "", -1
+		return analyzeNothing(o, meta, stderr)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, "the working directory: " + err.Error(), -1
-	}
-	t, err := tree.OpenModule(wd)
-	if err != nil {
-		return nil, err.Error(), -1
-	}
-	// The go command and the tree must agree on where each package is,
-	// or the positions (and the files -fix writes) would differ.
-	dirOf := func(p *packages.Package) string {
-		if len(p.GoFiles) == 0 {
-			return ""
-		}
-		return filepath.Dir(p.GoFiles[0])
-	}
-	var paths []string
-	for _, r := range roots {
-		dir := t.PackageDir(r.PkgPath)
-		if dir == "" || r.ID != r.PkgPath {
-			return nil, r.ID + " is not in the module at " + t.Dir, -1
-		}
-		if want := dirOf(r); want != "" && !sameDir(dir, want) {
-			return nil, fmt.Sprintf("%s: the go command reads %s, the tree holds %s", r.PkgPath, want, dir), -1
-		}
-		paths = append(paths, r.PkgPath)
+	t, paths, why := leanTree(roots)
+	if why != "" {
+		return nil, why, -1
 	}
 	res, err := srcload.LoadWith(context.Background(), t, suite.FromSource, paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
 	}
-	// An import whose facts or constants the analysis reads must come
-	// from the same files as for the go command.
+	if why := sourcesDisagree(meta, res); why != "" {
+		return nil, why, -1
+	}
+	return analyzeLean(o, meta, res, stderr)
+}
+
+// listPackages asks the go command which packages match the patterns,
+// with what they import (names, files, imports: nothing parsed). ok is
+// false when it fails or nothing matched: the error is printed.
+func listPackages(patterns []string, stderr io.Writer) (meta []*packages.Package, ok bool) {
+	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, patterns...)
+	if err != nil {
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		return nil, false
+	}
+	if len(meta) == 0 {
+		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", errorLine(strings.Join(patterns, " ")))
+		return nil, false
+	}
+	return meta, true
+}
+
+// matteringRoots are the matched packages that can matter (suite.Matters).
+func matteringRoots(meta []*packages.Package) []*packages.Package {
+	var roots []*packages.Package
+	for _, p := range meta {
+		if suite.Matters(p.PkgPath, maps.Keys(p.Imports)) {
+			roots = append(roots, p)
+		}
+	}
+	return roots
+}
+
+// analyzeNothing answers when nothing matched can declare or use what
+// plegvet reads: no analyzer reports anything, nothing needs parsing;
+// every mode still says so in its form ("{}", an empty SARIF log).
+func analyzeNothing(o *driverOptions, meta []*packages.Package, stderr io.Writer) (*loaded, string, int) {
+	failed := printErrors(stderr, meta) > 0
+	graph, err := analysisrun.Analyze(o.analyzers, nil, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		return nil, "", exitFailure
+	}
+	return &loaded{graph: graph, failed: failed, driver: "lean"}, "", -1
+}
+
+// leanTree opens the module of the working directory and returns the
+// import paths of the roots in it; why says, instead, why it cannot stand
+// in for the go command. The go command and the tree must agree on where
+// each package is, or the positions (and the files -fix writes) would
+// differ.
+func leanTree(roots []*packages.Package) (t *tree.Tree, paths []string, why string) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, "the working directory: " + err.Error()
+	}
+	t, err = tree.OpenModule(wd)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	for _, r := range roots {
+		dir := t.PackageDir(r.PkgPath)
+		if dir == "" || r.ID != r.PkgPath {
+			return nil, nil, r.ID + " is not in the module at " + t.Dir
+		}
+		if want := goFilesDir(r); want != "" && !sameDir(dir, want) {
+			return nil, nil, fmt.Sprintf("%s: the go command reads %s, the tree holds %s", r.PkgPath, want, dir)
+		}
+		paths = append(paths, r.PkgPath)
+	}
+	return t, paths, ""
+}
+
+// goFilesDir is the directory the go command reads p from; "" without Go
+// files.
+func goFilesDir(p *packages.Package) string {
+	if len(p.GoFiles) == 0 {
+		return ""
+	}
+	return filepath.Dir(p.GoFiles[0])
+}
+
+// sourcesDisagree says why the loaded packages' imports are not what the
+// go command would read, or "": an import whose facts or constants the
+// analysis reads must come from the same files as for the go command.
+func sourcesDisagree(meta []*packages.Package, res *srcload.Result) string {
 	byImport := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
 		for path, dep := range p.Imports {
@@ -103,34 +148,40 @@ func loadLean(o *driverOptions, stderr io.Writer) (run *loaded, why string, code
 	})
 	for _, s := range res.Stubbed {
 		if suite.FromSource(s) && byImport[s] != nil {
-			return nil, s + " is needed from source and the tree does not hold it", -1
+			return s + " is needed from source and the tree does not hold it"
 		}
 	}
-	var check func(p *packages.Package) string
 	seen := map[*packages.Package]bool{}
-	check = func(p *packages.Package) string {
-		if seen[p] {
-			return ""
+	for _, p := range res.Packages {
+		if why := importDirsDisagree(p, byImport, seen); why != "" {
+			return why
 		}
-		seen[p] = true
-		for path, dep := range p.Imports {
-			m := byImport[path]
-			if m == nil || len(dep.GoFiles) == 0 || !sameDir(filepath.Dir(dep.GoFiles[0]), dirOf(m)) {
-				return path + ": the go command and the tree disagree on its directory"
-			}
-			if why := check(dep); why != "" {
-				return why
-			}
-		}
+	}
+	return ""
+}
+
+// importDirsDisagree walks p's imports, each once (seen), and says which
+// one the tree holds in another directory than the go command (byImport).
+func importDirsDisagree(p *packages.Package, byImport map[string]*packages.Package, seen map[*packages.Package]bool) string {
+	if seen[p] {
 		return ""
 	}
-	for _, p := range res.Packages {
-		if why := check(p); why != "" {
-			return nil, why, -1
+	seen[p] = true
+	for path, dep := range p.Imports {
+		m := byImport[path]
+		if m == nil || len(dep.GoFiles) == 0 || !sameDir(filepath.Dir(dep.GoFiles[0]), goFilesDir(m)) {
+			return path + ": the go command and the tree disagree on its directory"
+		}
+		if why := importDirsDisagree(dep, byImport, seen); why != "" {
+			return why
 		}
 	}
+	return ""
+}
 
-	// From here on the lean loading answers.
+// analyzeLean runs the analyzers on the packages loaded from source: from
+// here on the lean loading answers.
+func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result, stderr io.Writer) (*loaded, string, int) {
 	failed := printErrors(stderr, meta) > 0
 	for _, p := range res.Problems {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))

@@ -162,7 +162,9 @@ func trimRatio(f float64) string {
 	return fmt.Sprintf("%.3g", f)
 }
 
-// writeReport prints one report: short, aligned, then the argument.
+// writeReport prints one report: short, aligned, then the argument. Each
+// part of the report has its rows written by one function below, in the
+// order they are printed; a new fact gets its rows in the part it belongs to.
 func writeReport(w io.Writer, r *plegvet.Report) error {
 	fmt.Fprintf(w, "plegvet report: %s (loaded from %s, %s stubbed)\n\n", r.Source.Dir, r.Source.Load.Mode, plural(r.Source.Load.Stubbed, "import"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -174,36 +176,67 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 			fmt.Fprintf(tw, "%s\t%s\n", k, line)
 		}
 	}
-	if g := r.FeatureGate; g != nil {
-		decl := "-"
-		if g.Decl != nil {
-			decl = fmt.Sprintf("%s:%d", g.Decl.File, g.Decl.Line)
-		}
-		s, ok := g.Newest()
-		if g.Effective != nil {
-			s, ok = *g.Effective, true
-		}
-		if !ok {
-			// No spec could be read (an empty list, or one built by a call):
-			// say so rather than invent a stage.
-			why := g.Unresolved
-			if why == "" {
-				why = "no spec was found"
-			}
-			row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, why))
-			row("", fmt.Sprintf("constant %s, entry %s:%d", decl, g.Entry.File, g.Entry.Line))
-		} else {
-			since := g.Specs[0].Version
-			if since == "" {
-				since = "unversioned"
-			}
-			row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
-			row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
-		}
-	} else {
-		row("Feature gate", "none")
+	gateRows(row, r.FeatureGate)
+	dependencyRows(row, r.GateDependencies)
+	defaultPLEGRow(row, r.DefaultPLEG)
+	relistRows(row, r.Relist)
+	eventedRows(row, r.EventedPLEG)
+	rpcRows(row, r.RPC)
+	syncLoopRows(row, r.SyncLoop)
+	for _, m := range r.Missing {
+		row("Missing", m.Part+": "+m.Why)
 	}
-	for i, d := range r.GateDependencies {
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", wrap(r.Summary, 76))
+	for _, d := range r.Diagnostics {
+		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+	}
+	return nil
+}
+
+// rowFunc writes one row of a report's table: a label ("" under the row
+// before) and its value, wrapped.
+type rowFunc func(label, value string)
+
+// gateRows says the feature gate: its spec in force and where it is
+// declared, or why no spec could be read.
+func gateRows(row rowFunc, g *plegvet.FeatureGate) {
+	if g == nil {
+		row("Feature gate", "none")
+		return
+	}
+	decl := "-"
+	if g.Decl != nil {
+		decl = fmt.Sprintf("%s:%d", g.Decl.File, g.Decl.Line)
+	}
+	s, ok := g.Newest()
+	if g.Effective != nil {
+		s, ok = *g.Effective, true
+	}
+	if !ok {
+		// No spec could be read (an empty list, or one built by a call):
+		// say so rather than invent a stage.
+		why := g.Unresolved
+		if why == "" {
+			why = "no spec was found"
+		}
+		row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, why))
+		row("", fmt.Sprintf("constant %s, entry %s:%d", decl, g.Entry.File, g.Entry.Line))
+		return
+	}
+	since := g.Specs[0].Version
+	if since == "" {
+		since = "unversioned"
+	}
+	row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
+	row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
+}
+
+// dependencyRows says each gate the feature gate depends on, a row each.
+func dependencyRows(row rowFunc, deps []plegvet.GateDependency) {
+	for i, d := range deps {
 		label := ""
 		if i == 0 {
 			label = "Depends on"
@@ -217,7 +250,11 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 		}
 		row(label, fmt.Sprintf("%s: %s (%s)", d.Name, spec, at(d.Decl)))
 	}
-	switch r.DefaultPLEG {
+}
+
+// defaultPLEGRow says what a node that does not set the gate runs.
+func defaultPLEGRow(row rowFunc, which string) {
+	switch which {
 	case "evented":
 		row("Default PLEG", "evented: a node that does not set the gate runs the evented PLEG, the generic relist beside it")
 	case "unknown":
@@ -225,81 +262,92 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	default:
 		row("Default PLEG", "generic: a node that does not set the gate runs the generic PLEG only")
 	}
-	if rl := r.Relist; rl != nil {
-		label := "Relist"
-		for _, l := range modeLines("gate off:", rl.GateOff, "") {
-			row(label, l)
-			label = ""
-		}
-		if rl.GateOn != nil {
-			ratio := ""
-			if rl.Ratio != nil {
-				ratio = " (x" + trimRatio(*rl.Ratio) + ")"
-			}
-			for _, l := range modeLines("gate on: ", &rl.GateOn.Mode, ratio) {
-				row("", l)
-			}
-			fb := "none: the evented PLEG restores no period after the stream fails"
-			if f := rl.GateOn.Fallback; f != nil {
-				fb = "after the stream fails, the evented PLEG restores " + valueText(f)
-			}
-			if n := rl.GateOn.MaxStreamRetries; n != nil && n.Value != nil {
-				fb += fmt.Sprintf("; retries %s", retriesText(n))
-			}
-			row("Fallback", fb)
-		}
+}
+
+// relistRows says the relist period and threshold in each mode, and what
+// the evented PLEG restores after its stream fails.
+func relistRows(row rowFunc, rl *plegvet.Relist) {
+	if rl == nil {
+		return
 	}
-	if e := r.EventedPLEG; e != nil {
-		row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why))
-		row("", "built at "+at(&e.Constructed))
-		if e.UpdatesPodCache != nil {
-			row("", "writes the pod cache at "+at(e.UpdatesPodCache))
-		}
-		if q := e.RequestsRelist; q != nil {
-			gate := "ungated"
-			if q.Gate != nil {
-				gate = "gated by " + *q.Gate
-			}
-			row("", fmt.Sprintf("requests relists at %s for %s (%s)", at(&q.Pos), strings.Join(q.EventTypes, ", "), gate))
-		}
-		if h := e.HealthCheck; h != nil {
-			row("", fmt.Sprintf("health check %q registered at %s", h.Name, at(&h.Pos)))
-		} else {
-			row("", "no health check of its own")
-		}
-		if f := e.RelistOnStreamError; f != nil {
-			row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, at(&f.Pos)))
-		}
-		row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, at(e.OnStreamFailure.Pos)))
+	label := "Relist"
+	for _, l := range modeLines("gate off:", rl.GateOff, "") {
+		row(label, l)
+		label = ""
 	}
-	if rpc := r.RPC; rpc != nil {
-		stream := ""
-		if rpc.ServerStreaming {
-			stream = "stream "
+	if rl.GateOn == nil {
+		return
+	}
+	ratio := ""
+	if rl.Ratio != nil {
+		ratio = " (x" + trimRatio(*rl.Ratio) + ")"
+	}
+	for _, l := range modeLines("gate on: ", &rl.GateOn.Mode, ratio) {
+		row("", l)
+	}
+	fb := "none: the evented PLEG restores no period after the stream fails"
+	if f := rl.GateOn.Fallback; f != nil {
+		fb = "after the stream fails, the evented PLEG restores " + valueText(f)
+	}
+	if n := rl.GateOn.MaxStreamRetries; n != nil && n.Value != nil {
+		fb += fmt.Sprintf("; retries %s", retriesText(n))
+	}
+	row("Fallback", fb)
+}
+
+// eventedRows says what the tree's evented PLEG does, read from its code.
+func eventedRows(row rowFunc, e *plegvet.EventedPLEG) {
+	if e == nil {
+		return
+	}
+	row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why))
+	row("", "built at "+at(&e.Constructed))
+	if e.UpdatesPodCache != nil {
+		row("", "writes the pod cache at "+at(e.UpdatesPodCache))
+	}
+	if q := e.RequestsRelist; q != nil {
+		gate := "ungated"
+		if q.Gate != nil {
+			gate = "gated by " + *q.Gate
 		}
-		row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream, rpc.Response))
-		row("", fmt.Sprintf("declared %s:%d", rpc.Pos.File, rpc.Pos.Line))
-		for _, c := range rpc.GoCalls {
-			row("", fmt.Sprintf("called at %s:%d", c.File, c.Line))
-		}
+		row("", fmt.Sprintf("requests relists at %s for %s (%s)", at(&q.Pos), strings.Join(q.EventTypes, ", "), gate))
 	}
-	if sl := r.SyncLoop; sl != nil {
-		row("Sync loop", fmt.Sprintf("%s at %s:%d: PLEG events at line %d", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line))
-		for _, t := range sl.Ticks {
-			row("", fmt.Sprintf("tick %s every %s (case at line %d)", t.Channel, valueText(t.Period), t.Case.Line))
-		}
+	if h := e.HealthCheck; h != nil {
+		row("", fmt.Sprintf("health check %q registered at %s", h.Name, at(&h.Pos)))
+	} else {
+		row("", "no health check of its own")
 	}
-	for _, m := range r.Missing {
-		row("Missing", m.Part+": "+m.Why)
+	if f := e.RelistOnStreamError; f != nil {
+		row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, at(&f.Pos)))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, at(e.OnStreamFailure.Pos)))
+}
+
+// rpcRows says the CRI event stream rpc, where it is declared and called.
+func rpcRows(row rowFunc, rpc *plegvet.RPC) {
+	if rpc == nil {
+		return
 	}
-	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", wrap(r.Summary, 76))
-	for _, d := range r.Diagnostics {
-		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+	stream := ""
+	if rpc.ServerStreaming {
+		stream = "stream "
 	}
-	return nil
+	row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream, rpc.Response))
+	row("", fmt.Sprintf("declared %s:%d", rpc.Pos.File, rpc.Pos.Line))
+	for _, c := range rpc.GoCalls {
+		row("", fmt.Sprintf("called at %s:%d", c.File, c.Line))
+	}
+}
+
+// syncLoopRows says the kubelet loop that receives PLEG events and its ticks.
+func syncLoopRows(row rowFunc, sl *plegvet.SyncLoop) {
+	if sl == nil {
+		return
+	}
+	row("Sync loop", fmt.Sprintf("%s at %s:%d: PLEG events at line %d", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line))
+	for _, t := range sl.Ticks {
+		row("", fmt.Sprintf("tick %s every %s (case at line %d)", t.Channel, valueText(t.Period), t.Case.Line))
+	}
 }
 
 // modeLines says a mode's relist period and threshold, a line each.

@@ -5,6 +5,8 @@ package astobj
 import (
 	"go/ast"
 	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // Ident returns the identifier that names what e refers to: e itself, or
@@ -33,8 +35,18 @@ func Const(info *types.Info, e ast.Expr) *types.Const {
 	return c
 }
 
-// Func returns the function or method a call calls by name, or nil.
+// Func returns the function or method a call calls by name, or nil: the
+// static callee (typeutil.StaticCallee, the generic function or method for
+// an instantiated one), or else the interface method a call through an
+// interface names. StaticCallee leaves interface methods out, the
+// dynamic calls; the extractors want them (a call of the runtime
+// service's GetContainerEvents, an interface method the generic PLEG
+// implements, a gate test that calls one). A call of a function value (a
+// variable, a method value held in one) is nil, as for StaticCallee.
 func Func(info *types.Info, call *ast.CallExpr) *types.Func {
+	if fn := typeutil.StaticCallee(info, call); fn != nil {
+		return fn
+	}
 	fn, _ := Of(info, call.Fun).(*types.Func)
 	return fn
 }
