@@ -52,10 +52,17 @@ func TestNodeRealCaptures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches Kubernetes and containerd releases")
 	}
-	for _, tc := range []struct{ dir, want string }{
-		{"v1.36.5/gate-on-debian", "fell-back"},
-		{"v1.36.5/gate-on-built", "evented"},
-		{"v1.37.2/gate-on-debian", "fell-back"},
+	for _, tc := range []struct {
+		dir, want string
+		// before is the verdict of the scrapes numbered below until,
+		// taken before the kubelet gave its stream up.
+		before string
+		until  int
+	}{
+		{"v1.36.5/gate-on-debian", "fell-back", "", 0},
+		{"v1.36.5/gate-on-built", "evented", "", 0},
+		{"v1.37.2/gate-on-debian", "fell-back", "", 0},
+		{"v1.36.5/runtime-restart", "fell-back", "evented", 7},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			dir := filepath.Join("nodeverdict", "testdata", "real", filepath.FromSlash(tc.dir))
@@ -63,15 +70,19 @@ func TestNodeRealCaptures(t *testing.T) {
 			if len(scrapes) == 0 {
 				t.Fatalf("no scrapes in %s", dir)
 			}
-			for _, s := range scrapes {
+			for i, s := range scrapes {
+				want := tc.want
+				if i < tc.until {
+					want = tc.before
+				}
 				rep, err := Node(context.Background(), NodeOptions{
 					Configz: filepath.Join(dir, "configz.json"), Metrics: s, Crictl: filepath.Join(dir, "crictl.txt"),
 				})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rep.Verdict != tc.want {
-					t.Errorf("%s: %s; want %s", filepath.Base(s), rep.Verdict, tc.want)
+				if rep.Verdict != want {
+					t.Errorf("%s: %s; want %s", filepath.Base(s), rep.Verdict, want)
 					for _, r := range rep.Reasons {
 						t.Logf("  %v [%s] %s", r.Agrees != nil && *r.Agrees, r.Points, r.Claim)
 					}
