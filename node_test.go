@@ -63,6 +63,7 @@ func TestNodeRealCaptures(t *testing.T) {
 		{"v1.36.5/gate-on-built", "evented", "", 0},
 		{"v1.37.2/gate-on-debian", "fell-back", "", 0},
 		{"v1.36.5/runtime-restart", "fell-back", "evented", 7},
+		{"v1.37.2/runtime-restart", "fell-back", "generic-with-event-hints", 8},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			dir := filepath.Join("nodeverdict", "testdata", "real", filepath.FromSlash(tc.dir))

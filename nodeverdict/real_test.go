@@ -44,6 +44,10 @@ func TestRealCaptures(t *testing.T) {
 		// its fallback (evented.go:194) 11ms after the stream broke,
 		// before scrape 007, whose error counter first reads 5.
 		{"v1.36.5/runtime-restart", release36, "2.1.4+unknown", streaming2, FellBack, Evented, 7},
+		// The same on v1.37.2: the watcher stopped before scrape 008;
+		// relists failed until containerd's client reconnected, each
+		// attempt observing one second more (2s to 8s).
+		{"v1.37.2/runtime-restart", release37, "2.1.4+unknown", streaming2, FellBack, GenericWithEventHints, 8},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			dir := filepath.Join("testdata", "real", filepath.FromSlash(tc.dir))

@@ -618,6 +618,8 @@ func (d *decider) relist() {
 			// The mean covers the kubelet's life: the time at the gate-on
 			// period while the stream lasted, then the restored period.
 			d.note(fmt.Sprintf("the mean relist interval %s lies between %s and the %s it relisted at while the stream lasted: a mean over the kubelet's life cannot tell how long that was", seconds(mean), after, c.GateOn), evidence)
+		case d.heldUp(h, expected, mean, relist):
+			d.note(heldUpClaim(mean), d.medianEvidence(h, evidence))
 		default:
 			d.disagree(fmt.Sprintf("the mean relist interval %s is far from %s", seconds(mean), after), evidence)
 		}
@@ -636,6 +638,10 @@ func (d *decider) relist() {
 	case "neither":
 		if d.medianHolds(h, expected, relist) {
 			d.agreeState(d.configured, d.medianClaim(mean, mine), d.medianEvidence(h, evidence))
+			return
+		}
+		if d.heldUp(h, expected, mean, relist) {
+			d.note(heldUpClaim(mean), d.medianEvidence(h, evidence))
 			return
 		}
 		fallthrough
@@ -673,6 +679,36 @@ func (d *decider) medianHolds(h *Histogram, expected Period, relist float64) boo
 		}
 	}
 	return true
+}
+
+// heldUp says whether the intervals are what failed relists leave: the
+// kubelet observes an interval at every relist, measured from the last
+// one that succeeded, so while the runtime does not answer each attempt
+// observes one period more (P, 2P, 3P, ...). Then the shortest intervals
+// (after the forced relists) still hold the expected period, while the
+// mean and the median are slower than every period of the source, which
+// no mode relists at. A kubelet that relists at another period has no
+// intervals at the expected one; one that relists faster than predicted,
+// or between two periods, still disagrees.
+func (d *decider) heldUp(h *Histogram, expected Period, mean, relist float64) bool {
+	p := d.in.Periods
+	slowest, known := 0.0, false
+	for _, q := range []Period{p.GateOff, p.GateOn, p.Fallback} {
+		if q.Known {
+			slowest, known = max(slowest, q.Duration.Seconds()+relist), true
+		}
+	}
+	r := d.check.MedianInterval
+	if !known || !expected.Known || mean <= slowest*Tolerance || r == nil || r.AboveSeconds < slowest*Tolerance {
+		return false
+	}
+	above, atMost, ok := h.Quantile(d.check.ForcedRelists + 1)
+	want := expected.Duration.Seconds() + relist
+	return ok && above < want*Tolerance && atMost >= want/Tolerance
+}
+
+func heldUpClaim(mean float64) string {
+	return fmt.Sprintf("the shortest relist intervals match the predicted period, but the mean (%s) and the median are slower than every period in the source: relists failed for a while (the kubelet measures each interval from the last relist that succeeded, as while the runtime does not answer); that says nothing of which PLEG runs", seconds(mean))
 }
 
 func (d *decider) medianClaim(mean float64, period string) string {
