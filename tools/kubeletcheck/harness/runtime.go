@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -129,7 +131,61 @@ func (r *Runtime) Stop() error {
 	}
 	err := r.proc.Stop()
 	r.proc = nil
+	// A shim starts a session of its own, so that its containers outlive
+	// a containerd restart: stopping containerd's group leaves it and its
+	// containers running. They are this runtime's: stop them too.
+	if err2 := killShims(r.Sock); err == nil {
+		err = err2
+	}
 	return err
+}
+
+// killShims kills the shims serving the containerd at sock (their
+// command line names it after -address) and every process below them.
+func killShims(sock string) error {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	parent := map[int]int{}
+	var shims []int
+	for _, e := range procs {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after
+		// its closing parenthesis.
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 1 {
+				parent[pid], _ = strconv.Atoi(f[1])
+			}
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), "\x00-address\x00"+sock+"\x00") {
+			shims = append(shims, pid)
+		}
+	}
+	kill := map[int]bool{}
+	for _, s := range shims {
+		kill[s] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for pid, pp := range parent {
+			if kill[pp] && !kill[pid] {
+				kill[pid], changed = true, true
+			}
+		}
+	}
+	for pid := range kill {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return nil
 }
 
 // Version runs crictl version against the runtime and returns what it
