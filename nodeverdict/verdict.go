@@ -442,15 +442,7 @@ func (d *decider) streams() {
 	case d.configured == Generic:
 		d.agreeState(Evented, "the kubelet opened or tried event streams to the runtime, which only the evented PLEG does", counts)
 	case d.gaveUp:
-		after := "the evented PLEG stops watching the stream, and the generic PLEG relists at its own period"
-		switch {
-		case p.OnStreamFailure == StopWatching && p.GateOn.Known:
-			after = "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
-		case p.OnStreamFailure == StopWatching:
-			after = "the watcher stops, and the generic PLEG keeps its period"
-		case p.Fallback.Known:
-			after = "the kubelet relists every " + p.Fallback.Evidence
-		}
+		after := p.afterGivingUp("the evented PLEG stops watching the stream, and the generic PLEG relists at its own period", "the kubelet relists every ")
 		// What the source does after its last allowed failure: no
 		// contradiction of the gate, but a verdict of its own.
 		d.agreeState(Generic, "the evented PLEG gave up its event stream after the retries the source allows",
@@ -681,6 +673,21 @@ func (d *decider) medianHolds(h *Histogram, expected Period, relist float64) boo
 	return true
 }
 
+// afterGivingUp says what the kubelet does once the stream is given up:
+// what the source's design does, else the fallback period after
+// fallbackVerb, else otherwise.
+func (p Periods) afterGivingUp(otherwise, fallbackVerb string) string {
+	switch {
+	case p.OnStreamFailure == StopWatching && p.GateOn.Known:
+		return "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
+	case p.OnStreamFailure == StopWatching:
+		return "the watcher stops, and the generic PLEG keeps its period"
+	case p.Fallback.Known:
+		return fallbackVerb + p.Fallback.Evidence
+	}
+	return otherwise
+}
+
 // heldUp says whether the intervals are what failed relists leave: the
 // kubelet observes an interval at every relist, measured from the last
 // one that succeeded, so while the runtime does not answer each attempt
@@ -816,15 +823,7 @@ func (d *decider) runtime() {
 	// evented PLEG spends its retries and the kubelet ends up where the
 	// source puts it after the last failure.
 	p := d.in.Periods
-	after := "the kubelet ends up relisting as the source has it after the last failure"
-	switch {
-	case p.OnStreamFailure == StopWatching && p.GateOn.Known:
-		after = "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
-	case p.OnStreamFailure == StopWatching:
-		after = "the watcher stops, and the generic PLEG keeps its period"
-	case p.Fallback.Known:
-		after = "the kubelet ends up relisting every " + p.Fallback.Evidence
-	}
+	after := p.afterGivingUp("the kubelet ends up relisting as the source has it after the last failure", "the kubelet ends up relisting every ")
 	retries := "its"
 	if p.RetriesKnown {
 		retries = "the " + p.MaxStreamRetriesCause
