@@ -22,10 +22,13 @@ var (
 )
 
 // The release errors, for errors.Is: a version that is not a Kubernetes
-// release (nor a minor), and a version the module proxy does not serve.
+// release (nor a minor), a version the module proxy does not serve, and
+// among those a release after the newest it serves (v1.99.0), whose error
+// names that newest.
 var (
-	ErrNotARelease  = release.ErrNotARelease
-	ErrProxyRefused = release.ErrProxyRefused
+	ErrNotARelease   = release.ErrNotARelease
+	ErrProxyRefused  = release.ErrProxyRefused
+	ErrNoSuchRelease = release.ErrNoSuchRelease
 )
 
 // OptionError is an option whose value is not what was expected. Option is

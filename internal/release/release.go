@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/internal/kubeversion"
@@ -34,12 +35,22 @@ var (
 	// ErrRangeTooWide: a range of more minors than MaxRangeMinors; each
 	// minor costs go commands, and Kubernetes has had some forty.
 	ErrRangeTooWide = errors.New("the range spans too many minors")
+	// ErrNoSuchRelease: a release after the newest the module proxy
+	// serves (v1.99.0). It is also ErrProxyRefused.
+	ErrNoSuchRelease = noSuchRelease{}
 	// ErrProxyRefused: the go command, through the module proxy (GOPROXY),
 	// did not serve a version asked for; the error's text is the go
 	// command's own, which says why (an unknown revision, lookup disabled,
 	// a proxy it could not reach).
 	ErrProxyRefused = errors.New("the module proxy does not serve the version")
 )
+
+// noSuchRelease is a refusal the proxy made because the release does not
+// exist yet: errors.Is finds both ErrNoSuchRelease and ErrProxyRefused.
+type noSuchRelease struct{}
+
+func (noSuchRelease) Error() string        { return "no such Kubernetes release" }
+func (noSuchRelease) Is(target error) bool { return target == ErrProxyRefused }
 
 // refusal is the go command's message for a version it did not serve.
 type refusal string
@@ -93,6 +104,26 @@ func (f Fetcher) Resolve(ctx context.Context, version string) (string, error) {
 	return newest, err
 }
 
+// unserved explains a release the proxy refused by the newest release it
+// serves (k8s.io/kubernetes@latest): a version after it is no release at
+// all, which the proxy's "403 Forbidden" does not say; one before it is
+// one this proxy lacks, and the go command's words stay. When even the
+// newest cannot be asked for (no network, GOPROXY=off) the go command's
+// first answer is the whole answer.
+func (f Fetcher) unserved(ctx context.Context, v string, refused error) error {
+	out, _, err := f.runGo(ctx, "asking the go command for the newest "+tree.KubernetesModule, os.TempDir(),
+		"list", "-m", "-f", "{{.Version}}", tree.KubernetesModule+"@latest")
+	newest := strings.TrimSpace(string(out))
+	if err != nil || semver.Compare(newest, "v1.0.0") < 0 {
+		return refused
+	}
+	if semver.Compare(v, newest) > 0 {
+		return fmt.Errorf("%s@%s: %w: the newest the module proxy serves is %s",
+			tree.KubernetesModule, v, ErrNoSuchRelease, newest)
+	}
+	return fmt.Errorf("%w (the newest release the module proxy serves is %s)", refused, newest)
+}
+
 // StagingVersion maps a Kubernetes version to the version of its staging
 // modules: v1.36.1 -> v0.36.1.
 func StagingVersion(v string) string { return "v0." + strings.TrimPrefix(v, "v1.") }
@@ -119,6 +150,9 @@ func (f Fetcher) Fetch(ctx context.Context, version string, withCRI bool) (*tree
 		want = append(want, tree.CRIAPIModule+"@"+StagingVersion(v))
 	}
 	mods, err := f.Download(ctx, want...)
+	if errors.Is(err, ErrProxyRefused) {
+		return nil, f.unserved(ctx, v, err)
+	}
 	if err != nil {
 		return nil, err
 	}

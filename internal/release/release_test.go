@@ -47,6 +47,32 @@ func TestFetchOffline(t *testing.T) {
 	}
 }
 
+// A release after the newest the proxy serves is named as no release,
+// with that newest (asked of the proxy, not written here); one the proxy
+// serves is not.
+func TestNoSuchRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks the module proxy")
+	}
+	ctx := context.Background()
+	out, _, err := Fetcher{}.runGo(ctx, "test", t.TempDir(), "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes@latest")
+	if err != nil {
+		t.Skipf("the module proxy does not answer: %v", err)
+	}
+	newest := strings.TrimSpace(string(out))
+	_, err = Fetcher{}.Fetch(ctx, "v1.999.0", false)
+	if !errors.Is(err, ErrNoSuchRelease) || !errors.Is(err, ErrProxyRefused) {
+		t.Fatalf("Fetch(v1.999.0) = %v; want ErrNoSuchRelease and ErrProxyRefused", err)
+	}
+	want := "k8s.io/kubernetes@v1.999.0: no such Kubernetes release: the newest the module proxy serves is " + newest
+	if err.Error() != want {
+		t.Errorf("Fetch(v1.999.0) = %q\nwant %q", err, want)
+	}
+	if err := (Fetcher{}).unserved(ctx, newest, errors.New("refused")); errors.Is(err, ErrNoSuchRelease) || !strings.Contains(err.Error(), "refused (the newest release the module proxy serves is "+newest+")") {
+		t.Errorf("unserved(%s) = %v; want the go command's words and the newest", newest, err)
+	}
+}
+
 func TestRangeLists(t *testing.T) {
 	got, err := Fetcher{}.Range(context.Background(), "v1.25.0, 1.30.2 ,v1.36.1")
 	if err != nil || strings.Join(got, " ") != "v1.25.0 v1.30.2 v1.36.1" {
