@@ -275,10 +275,13 @@ func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error)
 			}
 		}
 		if name == "" {
-			if len(ok) == 1 {
-				return nil, fmt.Errorf("%s declares no feature gate %q", ok[0], n)
+			var declared []string
+			for _, r := range reads {
+				if r.rep != nil {
+					declared = append(declared, declaredNames(r.rep.Gates)...)
+				}
 			}
-			return nil, fmt.Errorf("none of the %d releases read (%s to %s) declares a feature gate %q", len(ok), ok[0], ok[len(ok)-1], n)
+			return nil, &UnknownGateError{Name: n, Releases: ok, DidYouMean: closestNames(n, declared)}
 		}
 		if done[name] {
 			continue // named twice, or by its name and its constant

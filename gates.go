@@ -232,7 +232,7 @@ func (r *GatesReport) keepOnly(names []string, where string) error {
 	for _, n := range names {
 		g := r.Find(n)
 		if g == nil {
-			return fmt.Errorf("%s: %s declares no feature gate %q", r.Source.Dir, where, n)
+			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": " + where, DidYouMean: closestNames(n, declaredNames(r.Gates))}
 		}
 		keep = append(keep, *g)
 	}

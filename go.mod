@@ -3,6 +3,7 @@ module github.com/plegvet/plegvet
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/emicklei/proto v1.14.3
 	github.com/golangci/plugin-module-register v0.1.2
 	github.com/owenrumney/go-sarif/v3 v3.3.1
