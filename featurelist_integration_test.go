@@ -31,22 +31,6 @@ var upstreamSlips = map[string]func(string) string{
 	},
 }
 
-// withoutComments drops comment lines and the blank lines that open the
-// text: the list's header, and plegvet's positions.
-func withoutComments(s string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(s, "\n") {
-		if strings.HasPrefix(strings.TrimLeft(l, " "), "#") {
-			continue
-		}
-		if b.Len() == 0 && strings.TrimSpace(l) == "" {
-			continue
-		}
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
 func referenceList(t *testing.T, dir string) string {
 	t.Helper()
 	for _, rel := range plegvet.ReferenceLists() {
@@ -67,7 +51,7 @@ func checkoutLike(t *testing.T, root string, modules map[string]string) string {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(root, "go.mod"), filepath.Join(dir, "go.mod"))
 	copyTree(t, filepath.Join(root, "pkg"), filepath.Join(dir, "pkg"))
-	for _, rel := range plegvet.ReferenceLists() {
+	for _, rel := range append(plegvet.ReferenceLists(), featurelist.GeneratorFile) {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
 			copyTree(t, filepath.Join(root, filepath.FromSlash(rel)), filepath.Join(dir, filepath.FromSlash(rel)))
 		}
@@ -109,8 +93,9 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // TestFeatureListByteIdentical: on every release that ships a list, the
-// list plegvet writes, minus its comment lines, is the release's own list
-// minus its header, byte for byte, read from a release (-k8s, with its
+// list plegvet writes is the release's own list, header included, byte
+// for byte (the header and the removal rule read from the release's own
+// feature-list tool, v1.33 on), read from a release (-k8s, with its
 // staging modules fetched) and from a checkout-like tree (-C).
 func TestFeatureListByteIdentical(t *testing.T) {
 	if testing.Short() {
@@ -126,7 +111,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 			for _, m := range missing {
 				t.Logf("not served by the proxy: %s (%s)", m.Module, m.Why)
 			}
-			want := withoutComments(referenceList(t, fetched.Dir))
+			want := referenceList(t, fetched.Dir)
 			if fix := upstreamSlips[v]; fix != nil {
 				want = fix(want)
 			}
@@ -143,10 +128,10 @@ func TestFeatureListByteIdentical(t *testing.T) {
 			}
 			for mode, rep := range map[string]*plegvet.GatesReport{"-k8s": release, "-C": checkout} {
 				var buf bytes.Buffer
-				if err := rep.WriteFeatureList(&buf); err != nil {
+				if err := rep.WriteFeatureList(&buf, false); err != nil {
 					t.Fatal(err)
 				}
-				got := withoutComments(buf.String())
+				got := buf.String()
 				if got != want {
 					t.Errorf("%s: the list differs from the release's:\n%s", mode, firstDifference(got, want))
 				}
@@ -158,6 +143,26 @@ func TestFeatureListByteIdentical(t *testing.T) {
 					if strings.Contains(g.Unresolved, "which was not loaded") {
 						t.Errorf("%s: %s: %s", mode, g.Name, g.Unresolved)
 					}
+				}
+			}
+			// The release's own tool, read in both modes: its list's path,
+			// the version component-base calls current, the v1.33-v1.36
+			// exemption that v1.37 dropped.
+			minor := strings.Join(strings.Split(strings.TrimPrefix(v, "v"), ".")[:2], ".")
+			for mode, rep := range map[string]*plegvet.GatesReport{"-k8s": release, "-C": checkout} {
+				lc := rep.Lifecycle
+				if minor < "1.33" {
+					if lc != nil {
+						t.Errorf("%s: Lifecycle = %+v before the tool existed", mode, lc)
+					}
+					continue
+				}
+				wantExempt := "1.31"
+				if minor >= "1.37" {
+					wantExempt = ""
+				}
+				if lc == nil || lc.ListFile != plegvet.ReferenceLists()[0] || lc.Current != minor || lc.RemovalMinors != 3 || lc.ExemptThrough != wantExempt {
+					t.Errorf("%s: Lifecycle = %+v, want the list at %s, current %s, 3 minors, exempt through %q", mode, lc, plegvet.ReferenceLists()[0], minor, wantExempt)
 				}
 			}
 			// Module and file as in a checkout, in both modes.

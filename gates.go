@@ -55,6 +55,11 @@ type GatesReport struct {
 	// "staging/src/MODULE: ... why": their feature maps are not read, so a
 	// whole list (no names asked for) is not whole. Set by Gates.
 	Unfetched []string `json:"unfetched,omitempty"`
+	// Lifecycle is the tree's own feature-list tool, as read from its
+	// source, and the version it calls current: the rules
+	// hack/verify-featuregates.sh holds the list to. Nil when the tree
+	// has no such tool (before v1.33). Set by Gates.
+	Lifecycle *featurelist.Generator `json:"lifecycle,omitempty"`
 }
 
 // Gate is one feature gate and its spec history.
@@ -195,6 +200,10 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 			return nil, err
 		}
 		rep.Unfetched = missing
+		var problem string
+		if rep.Lifecycle, problem = readLifecycle(t); problem != "" {
+			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
+		}
 		return rep, nil
 	})
 	if err != nil {
@@ -273,7 +282,7 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		}
 		g.Module = a.tree.ModuleOf(g.File, staging)
 		g.Package = a.tree.Module + "/" + FeaturesPackage
-		g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
+		g.Listed = fg.Listed()
 		g.Registrations = sortedRegistrations(registrations[g.Name])
 		rep.Gates = append(rep.Gates, g)
 	}
@@ -376,6 +385,10 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 				ip += "/" + filepath.ToSlash(rel)
 			}
 			if found[ip] {
+				return nil
+			}
+			if ip == featuregates.ClientGoPath {
+				found[ip] = true // the API's copy declares gates of its own
 				return nil
 			}
 			src, err := inputfile.Read(p)
@@ -493,7 +506,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 			g.File = pos.pos(fg.Entry).File
 			g.Module = t.ModuleOf(g.File, staging)
 			g.Package = pkg.PkgPath
-			g.Listed = fg.Site != featuregates.SiteOther && fg.Format == featuregates.Versioned
+			g.Listed = fg.Listed()
 			if i, ok := byName[g.Name]; ok {
 				// Declared again (pkg/features repeats staging modules'
 				// gates): the declaring package's entry is the one
@@ -751,39 +764,6 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 	return out
 }
 
-// WriteFeatureList writes FeatureList as Kubernetes' generator writes
-// versioned_feature_list.yaml (its keys in its order), with a two-line
-// header and the positions as comment lines: the file minus its comment
-// lines is upstream's list minus its header.
-func (r *GatesReport) WriteFeatureList(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Feature gates of %s, written by plegvet gates -yaml.\n", r.Source.Dir)
-	b.WriteString("# Comment lines give positions; drop them to compare with Kubernetes' own list.\n\n")
-	for _, e := range r.FeatureList() {
-		g := e.Gate
-		at := g.Entry
-		if g.Decl != nil {
-			at = *g.Decl
-		}
-		fmt.Fprintf(&b, "# %s:%d:%d\n", at.File, at.Line, at.Column)
-		if len(g.Specs) == 0 {
-			// An empty list, not YAML's null: the gate has no spec plegvet could read.
-			fmt.Fprintf(&b, "- name: %s\n  versionedSpecs: []\n", e.Name)
-			continue
-		}
-		fmt.Fprintf(&b, "- name: %s\n  versionedSpecs:\n", e.Name)
-		for _, s := range g.Specs {
-			fmt.Fprintf(&b, "  # %s:%d:%d\n", s.Pos.File, s.Pos.Line, s.Pos.Column)
-			fmt.Fprintf(&b, "  - default: %t\n    lockToDefault: %t\n    preRelease: %s\n    version: %q\n", s.Default, s.LockToDefault, s.PreRelease, s.Version)
-			if s.MinCompatibilityVersion != "" {
-				fmt.Fprintf(&b, "    minCompatibilityVersion: %q\n", s.MinCompatibilityVersion)
-			}
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // CheckFeatureList compares the tree's FeatureList with a committed list
 // (featurelist.Parse's), named as the list names gates (NamingOf), and
 // returns each difference as a stale-list diagnostic at the gate's spec
@@ -850,10 +830,23 @@ func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rew
 			}
 		}
 	}
-	for _, lg := range list {
-		if !inCode[lg.Name] {
-			out = append(out, diag(Pos{File: file, Line: lg.Line, Column: 1}, "list has gate %s, which no feature map of the code declares", lg.Name))
+	refused := map[string]string{}
+	if r.Lifecycle != nil {
+		for _, rm := range r.Lifecycle.Removals(list, func(name string) bool { return inCode[name] }) {
+			refused[rm.Gate] = rm.Why
 		}
+	}
+	for _, lg := range list {
+		if inCode[lg.Name] {
+			continue
+		}
+		at := Pos{File: file, Line: lg.Line, Column: 1}
+		if why, ok := refused[lg.Name]; ok {
+			out = append(out, Diagnostic{Category: string(suite.RemovedTooEarly), Pos: at, Related: []Related{},
+				Message: fmt.Sprintf("list has gate %s, which no feature map of the code declares, and the tree's feature-list tool refuses the removal at %s: %s", lg.Name, r.Lifecycle.Current, why)})
+			continue
+		}
+		out = append(out, diag(at, "list has gate %s, which no feature map of the code declares", lg.Name))
 	}
 	return out
 }

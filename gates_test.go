@@ -230,7 +230,7 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	}
 	// The feature list keeps one entry per gate.
 	var buf strings.Builder
-	if err := rep.WriteFeatureList(&buf); err != nil {
+	if err := rep.WriteFeatureList(&buf, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), "- name: Compression\n"); n != 1 {

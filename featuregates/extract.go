@@ -13,15 +13,42 @@ import (
 )
 
 // The import paths of the feature-gate API, recognised through go/types.
+// ClientGoPath is client-go's own copy of the API (its own Feature and
+// VersionedSpecs types, no import of component-base): kube binaries
+// register its gates with component-base's gate through an adapter, so
+// they are gates of every kube binary all the same.
 const (
-	APIPath     = "k8s.io/component-base/featuregate"
-	VersionPath = "k8s.io/apimachinery/pkg/util/version"
+	APIPath      = "k8s.io/component-base/featuregate"
+	ClientGoPath = "k8s.io/client-go/features"
+	VersionPath  = "k8s.io/apimachinery/pkg/util/version"
 )
 
 // IsAPI reports whether pkg is the feature-gate API package (or a
 // vendored copy of it).
 func IsAPI(pkg *types.Package) bool {
 	return pkg != nil && pathIs(pkg.Path(), APIPath)
+}
+
+// IsClientGo reports whether pkg is client-go's copy of the API, which
+// declares client-go's gates.
+func IsClientGo(pkg *types.Package) bool {
+	return pkg != nil && pathIs(pkg.Path(), ClientGoPath)
+}
+
+// declaresGateTypes reports whether pkg declares feature-gate types:
+// component-base's API or client-go's copy.
+func declaresGateTypes(pkg *types.Package) bool {
+	return IsAPI(pkg) || IsClientGo(pkg)
+}
+
+// mapAPI is the import path of the package declaring a feature map's
+// key type ("" when t is not a feature map).
+func mapAPI(t types.Type) string {
+	if mapKind(t) == "" {
+		return ""
+	}
+	n := types.Unalias(t.Underlying().(*types.Map).Key()).(*types.Named)
+	return n.Obj().Pkg().Path()
 }
 
 func pathIs(p, want string) bool {
@@ -31,7 +58,7 @@ func pathIs(p, want string) bool {
 // isAPIType reports whether t is the named type name of the feature-gate API.
 func isAPIType(t types.Type, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == name && IsAPI(n.Obj().Pkg())
+	return ok && n.Obj().Name() == name && declaresGateTypes(n.Obj().Pkg())
 }
 
 // mapKind classifies a feature map type.
@@ -198,7 +225,7 @@ func (x *extractor) literal(container string, lit *ast.CompositeLit) bool {
 	}
 	v := x.owner[lit]
 	name := x.mapName(v, container)
-	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: lit.Pos(), Entries: len(lit.Elts), Site: x.sites[lit]})
+	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, API: mapAPI(x.info.TypeOf(lit)), Pos: lit.Pos(), Entries: len(lit.Elts), Site: x.sites[lit]})
 	if v != nil {
 		x.mapOf[v] = len(x.res.Maps) - 1
 	}
@@ -247,7 +274,7 @@ func (x *extractor) mapIndex(v *types.Var, kind, container string) int {
 	if i, ok := x.mapOf[v]; ok {
 		return i
 	}
-	x.res.Maps = append(x.res.Maps, Map{Name: x.mapName(v, container), Kind: kind, Pos: v.Pos()})
+	x.res.Maps = append(x.res.Maps, Map{Name: x.mapName(v, container), Kind: kind, API: mapAPI(v.Type()), Pos: v.Pos()})
 	x.mapOf[v] = len(x.res.Maps) - 1
 	return x.mapOf[v]
 }
@@ -461,7 +488,7 @@ func (x *extractor) set(i int, v *types.Var, kind string, key, value ast.Expr, a
 		x.dependency(i, name, key, value)
 		return
 	}
-	g := &Gate{Name: name, Const: c, Entry: key.Pos(), Value: value, Map: x.res.Maps[i].Name, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
+	g := &Gate{Name: name, Const: c, Entry: key.Pos(), Value: value, Map: x.res.Maps[i].Name, API: x.res.Maps[i].API, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
 	if !assigned {
 		g.Site = x.res.Maps[i].Site
 	}

@@ -436,3 +436,42 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+// Kubernetes' feature-list tool lists component-base's versioned maps
+// written as a variable's value or a function's result; client-go's
+// copy of the API declares gates it does not list.
+func TestListed(t *testing.T) {
+	res, _ := extract(t, `package p
+
+import (
+	"k8s.io/apimachinery/pkg/util/version"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/component-base/featuregate"
+)
+
+var kube = map[featuregate.Feature]featuregate.VersionedSpecs{
+	"KubeGate": {{Version: version.MustParse("1.30"), PreRelease: featuregate.Alpha}},
+}
+
+var old = map[featuregate.Feature]featuregate.FeatureSpec{
+	"OldGate": {PreRelease: featuregate.Alpha},
+}
+
+var client = map[clientfeatures.Feature]clientfeatures.VersionedSpecs{
+	"ClientGate": {{Version: version.MustParse("1.31"), PreRelease: clientfeatures.Beta, Default: true}},
+}
+`)
+	want := map[string]string{"KubeGate": featuregates.APIPath, "OldGate": featuregates.APIPath, "ClientGate": featuregates.ClientGoPath}
+	listed := map[string]bool{"KubeGate": true}
+	if len(res.Gates) != len(want) {
+		t.Fatalf("gates %d, want %d", len(res.Gates), len(want))
+	}
+	for _, g := range res.Gates {
+		if g.API != want[g.Name] || g.Listed() != listed[g.Name] {
+			t.Errorf("%s: API %q, Listed %t; want %q, %t", g.Name, g.API, g.Listed(), want[g.Name], listed[g.Name])
+		}
+	}
+	if s := summary(res.Gate("ClientGate")); s != "ClientGate versioned [1.31/Beta/true]" {
+		t.Errorf("ClientGate = %s", s)
+	}
+}

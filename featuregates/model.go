@@ -78,12 +78,15 @@ type Spec struct {
 
 // Gate is a feature gate and its spec history.
 type Gate struct {
-	Name   string       // the gate's value, as a user sets it
-	Const  *types.Const // the key's constant; nil for a conversion of a literal
-	Decl   token.Pos    // the constant's declaration; NoPos when unknown
-	Entry  token.Pos    // the key in the feature map
-	Value  ast.Expr     // the value the key maps to
-	Map    string       // the variable or function holding the map
+	Name  string       // the gate's value, as a user sets it
+	Const *types.Const // the key's constant; nil for a conversion of a literal
+	Decl  token.Pos    // the constant's declaration; NoPos when unknown
+	Entry token.Pos    // the key in the feature map
+	Value ast.Expr     // the value the key maps to
+	Map   string       // the variable or function holding the map
+	// API is the import path of the package declaring the map's types:
+	// APIPath, or ClientGoPath for client-go's own gates.
+	API    string
 	Format Format
 	// Specs may be empty: a gate whose spec list is empty or could not be
 	// read (Unresolved says why) has none. Use Newest or At rather than
@@ -104,6 +107,14 @@ type Gate struct {
 	// Site is where the entry's map literal is written (SiteVar,
 	// SiteReturn or SiteOther); SiteOther for an index assignment.
 	Site Site
+}
+
+// Listed reports whether Kubernetes' feature-list tool lists the gate:
+// it reads the literals of component-base's versioned maps written as a
+// package variable's value or a function's result (not client-go's,
+// which do not import component-base).
+func (g *Gate) Listed() bool {
+	return g.Site != SiteOther && g.Format == Versioned && pathIs(g.API, APIPath)
 }
 
 // Site says where a feature map literal is written. Kubernetes' own
@@ -175,6 +186,7 @@ func (g *Gate) Newest() (Spec, bool) {
 type Map struct {
 	Name    string // the variable or function holding it
 	Kind    string // "unversioned", "versioned" or "dependencies"
+	API     string // the import path declaring the map's types (Gate.API)
 	Pos     token.Pos
 	Entries int // literal entries and index assignments read
 	// Site is where the literal is written; SiteOther for a map known

@@ -138,9 +138,14 @@ func export(pass *analysis.Pass, res *featuregates.Result) {
 	pass.ExportPackageFact(all)
 }
 
+// importsAPI reports whether pkg may declare feature maps: it imports
+// the feature-gate API, or is client-go's copy of it.
 func importsAPI(pkg *types.Package) bool {
 	if pkg == nil {
 		return false
+	}
+	if featuregates.IsClientGo(pkg) {
+		return true
 	}
 	for _, imp := range pkg.Imports() {
 		if featuregates.IsAPI(imp) {

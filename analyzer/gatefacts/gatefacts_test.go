@@ -25,6 +25,7 @@ func TestFacts(t *testing.T) {
 	analysistest.Run(splittest.Facts(t), testdata(t), gatefacts.Analyzer,
 		"k8s.io/apiserver/pkg/features",
 		"k8s.io/kubernetes/pkg/features",
+		"k8s.io/client-go/features",
 		"gateshapes/...",
 		"gaterules/...",
 		"gatefixes",

@@ -17,10 +17,20 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
 	var src sourceFlags
 	src.register(fs, true)
-	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml); exit 3 on differences")
+	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml), and apply the tree's removal rule to the gates it lists and the code dropped; exit 3 on differences")
+	verify := fs.Bool("verify", false, "with -C: check the checkout's own feature list as hack/verify-featuregates.sh does (the list, its bytes, the removal rule); exit 3 on differences")
+	update := fs.Bool("update", false, "with -C: rewrite the checkout's feature list as hack/update-featuregates.sh does (refused, as there, when a gate is removed too early)")
+	annotate := fs.Bool("annotate", false, "with -yaml: a comment line before each gate and spec naming its position in the code")
 	names, code, ok := parse(fs, args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	if *verify || *update {
+		return runListFiles(ctx, src, names, *verify, *update, stdout, stderr)
+	}
+	if *annotate && !src.yaml {
+		fmt.Fprintln(stderr, "plegvet gates: -annotate annotates -yaml's output; give -yaml too")
+		return exitUsage
 	}
 	if src.json && src.yaml {
 		fmt.Fprintln(stderr, "plegvet gates: -json and -yaml exclude each other")
@@ -61,7 +71,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case src.json:
 		err = writeJSON(stdout, rep)
 	case src.yaml:
-		err = writeText(stdout, rep.WriteFeatureList)
+		err = writeText(stdout, func(w io.Writer) error { return rep.WriteFeatureList(w, *annotate) })
 	default:
 		err = writeText(stdout, func(w io.Writer) error { return writeGatesTable(w, rep) })
 	}
@@ -113,9 +123,16 @@ func checkList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, 
 		where = "-k8s " + src.k8s
 	}
 	rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(file))
-	ds := rep.CheckFeatureList(file, list, rewrite)
+	return reportList(stdout, stderr, rep, file, rep.CheckFeatureList(file, list, rewrite), rewrite, src.json)
+}
+
+// reportList prints the differences between the tree's gates and its
+// list, one diagnostic a line (or as JSON), and says how to rewrite the
+// list. Exit 3 on differences; a tree not read in full is exit 1 whatever
+// the comparison says.
+func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, ds []plegvet.Diagnostic, rewrite string, asJSON bool) int {
 	var err error
-	if src.json {
+	if asJSON {
 		err = writeJSON(stdout, struct {
 			SchemaVersion int                  `json:"schemaVersion"`
 			Source        plegvet.Source       `json:"source"`

@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	plegvet gates [-json|-yaml|-check FILE] [-k8s v1.X.Y | -C DIR] [NAME...]
+//	plegvet gates [-json|-yaml [-annotate]|-check FILE] [-k8s v1.X.Y | -C DIR] [NAME...]
+//	plegvet gates -verify|-update [-C DIR]   (hack/verify-featuregates.sh, hack/update-featuregates.sh)
 //	plegvet gates [-json] -k8s v1.X.Y,v1.Y.Z | v1.X.Y..v1.Y.Z NAME...   (a gate's history)
 //	plegvet periods [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
@@ -68,7 +69,7 @@ type subcommand struct {
 }
 
 var subcommands = []subcommand{
-	{"gates", "gates [-json|-yaml|-check FILE] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR] [NAME...]: feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history", runGates},
+	{"gates", "gates [-json|-yaml [-annotate]|-check FILE|-verify|-update] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR] [NAME...]: feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history", runGates},
 	{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
 	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
 	{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},

@@ -23,7 +23,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
 	fs.StringVar(&s.dir, "C", ".", "the root of the Kubernetes checkout to analyse")
 	fs.BoolVar(&s.json, "json", false, "print JSON")
 	if withYAML {
-		fs.BoolVar(&s.yaml, "yaml", false, "print YAML in the format of Kubernetes' versioned_feature_list.yaml, with positions as comments")
+		fs.BoolVar(&s.yaml, "yaml", false, "print the gates as the tree's feature-list tool writes versioned_feature_list.yaml (hack/update-featuregates.sh's bytes)")
 	}
 }
 

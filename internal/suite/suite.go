@@ -152,7 +152,10 @@ func Stream() Group {
 // The check of a committed feature list. The library runs it itself
 // (GatesReport.CheckFeatureList, plegvet gates -check): it compares the
 // tree's gates with a YAML file, which no analysis pass reads.
-const StaleList check.Check = "stale-list"
+const (
+	StaleList       check.Check = "stale-list"
+	RemovedTooEarly check.Check = "removed-too-early"
+)
 
 // FeatureList returns the committed feature list's group of checks,
 // which has no analyzer; a new value on each call.
@@ -161,7 +164,8 @@ func FeatureList() Group {
 		Name: "featurelist",
 		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
 		Checks: []check.Doc{
-			{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -yaml rewrites it.", Severity: check.Warning},
+			{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -update rewrites it.", Severity: check.Warning},
+			{Check: RemovedTooEarly, Text: "a committed feature list holds a gate the code no longer declares, and the tree's own feature-list tool (test/compatibility_lifecycle) refuses to drop it yet: a Beta gate, a GA or Deprecated one not locked to its default, or locked fewer minors ago than the tool requires; hack/verify-featuregates.sh and hack/update-featuregates.sh both fail.", Severity: check.Warning},
 		},
 		FromSource: isFeaturesPackage,
 	}
