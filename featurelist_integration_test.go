@@ -13,6 +13,10 @@ import (
 	"github.com/plegvet/plegvet/featurelist"
 )
 
+// markdownList is where v1.36 on keep feature_list.md (the update
+// script names it; TestFeatureListByteIdentical requires they agree).
+const markdownList = "test/compatibility_lifecycle/reference/feature_list.md"
+
 // The releases that ship a versioned_feature_list.yaml, newest patches.
 var featureListReleases = []string{"v1.32.13", "v1.33.13", "v1.34.4", "v1.35.4", "v1.36.5", "v1.37.2"}
 
@@ -51,7 +55,7 @@ func checkoutLike(t *testing.T, root string, modules map[string]string) string {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(root, "go.mod"), filepath.Join(dir, "go.mod"))
 	copyTree(t, filepath.Join(root, "pkg"), filepath.Join(dir, "pkg"))
-	for _, rel := range append(plegvet.ReferenceLists(), featurelist.GeneratorFile) {
+	for _, rel := range append(plegvet.ReferenceLists(), featurelist.GeneratorFile, featurelist.MarkdownGeneratorFile, featurelist.UpdateScript, markdownList) {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
 			copyTree(t, filepath.Join(root, filepath.FromSlash(rel)), filepath.Join(dir, filepath.FromSlash(rel)))
 		}
@@ -134,6 +138,26 @@ func TestFeatureListByteIdentical(t *testing.T) {
 				got := buf.String()
 				if got != want {
 					t.Errorf("%s: the list differs from the release's:\n%s", mode, firstDifference(got, want))
+				}
+				// feature_list.md where the release has its generator (v1.36 on).
+				mdWant, err := os.ReadFile(filepath.Join(fetched.Dir, filepath.FromSlash(markdownList)))
+				if (err == nil) != (rep.Markdown != nil) {
+					t.Errorf("%s: feature_list.md read: %v; generator read: %+v", mode, err, rep.Markdown)
+				}
+				if rep.Markdown != nil {
+					if rep.Markdown.File != markdownList {
+						t.Errorf("%s: the update script writes %s, want %s", mode, rep.Markdown.File, markdownList)
+					}
+					var md bytes.Buffer
+					if err := rep.WriteMarkdownList(&md); err != nil {
+						t.Fatal(err)
+					}
+					if md.String() != string(mdWant) {
+						t.Errorf("%s: feature_list.md differs from the release's:\n%s", mode, firstDifference(md.String(), string(mdWant)))
+					}
+					if ds, err := rep.CheckMarkdownList(markdownList, mdWant, ""); err != nil || len(ds) != 0 {
+						t.Errorf("%s: CheckMarkdownList = %v, %v", mode, ds, err)
+					}
 				}
 				if len(rep.Source.Load.Problems)+len(rep.Source.Load.Unfollowed) > 0 {
 					t.Errorf("%s: not read in full: %q %q", mode, rep.Source.Load.Problems, rep.Source.Load.Unfollowed)

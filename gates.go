@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,9 @@ type GatesReport struct {
 	// hack/verify-featuregates.sh holds the list to. Nil when the tree
 	// has no such tool (before v1.33). Set by Gates.
 	Lifecycle *featurelist.Generator `json:"lifecycle,omitempty"`
+	// Markdown is the tree's generator of feature_list.md (v1.36 on) and
+	// the maps it lists; nil when the tree has none. Set by Gates.
+	Markdown *featurelist.MarkdownGenerator `json:"markdown,omitempty"`
 }
 
 // Gate is one feature gate and its spec history.
@@ -202,6 +206,9 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 		rep.Unfetched = missing
 		var problem string
 		if rep.Lifecycle, problem = readLifecycle(t); problem != "" {
+			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
+		}
+		if rep.Markdown, problem = readMarkdownList(t); problem != "" {
 			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
 		}
 		return rep, nil
@@ -513,9 +520,17 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 				// kept, then a listed one; every entry is in
 				// Registrations, and conflicting-registration says if
 				// component-base refuses one.
+				// Dependencies are registered per gate wherever a
+				// dependency map names it (pkg/features names staging
+				// modules' gates): the gate has them all.
+				deps := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(rep.Gates[i].Dependencies), g.Dependencies...))))
+				if deps == nil {
+					deps = []string{} // JSON's [], as every gate's
+				}
 				if prefer(g, rep.Gates[i]) {
 					rep.Gates[i] = g
 				}
+				rep.Gates[i].Dependencies = deps
 				continue
 			}
 			byName[g.Name] = len(rep.Gates)

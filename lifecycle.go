@@ -3,14 +3,19 @@ package plegvet
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -96,4 +101,185 @@ func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
 		}
 	}
 	return featurelist.WriteYAML(w, header, r.ListGates(), at)
+}
+
+// readMarkdownList reads the tree's Markdown feature-list generator
+// (v1.36 on) and the maps its imports register: nil and no problem when
+// the tree has none; a generator, script or package that cannot be read
+// is a problem.
+func readMarkdownList(t *tree.Tree) (*featurelist.MarkdownGenerator, string) {
+	name := filepath.Join(t.Dir, filepath.FromSlash(featurelist.MarkdownGeneratorFile))
+	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
+	const unread = " (feature_list.md not read)"
+	src, err := inputfile.Read(name)
+	if err != nil {
+		return nil, fmt.Sprintf("%s: %v%s", featurelist.MarkdownGeneratorFile, err, unread)
+	}
+	script, err := inputfile.Read(filepath.Join(t.Dir, filepath.FromSlash(featurelist.UpdateScript)))
+	if err != nil {
+		return nil, fmt.Sprintf("%s: %v%s", featurelist.UpdateScript, err, unread)
+	}
+	g, err := featurelist.ReadMarkdownGenerator(featurelist.MarkdownGeneratorFile, src, featurelist.UpdateScript, script)
+	if err != nil {
+		return nil, err.Error() + unread
+	}
+	g.Maps, err = featurelist.RegisteredMaps(g.Imports, func(importPath string) ([]*ast.File, error) {
+		return parsePackage(t, importPath)
+	})
+	if err != nil {
+		return nil, err.Error() + unread
+	}
+	return &g, ""
+}
+
+// parsePackage parses the non-test Go files of a package of the tree.
+func parsePackage(t *tree.Tree, importPath string) ([]*ast.File, error) {
+	dir := t.PackageDir(importPath)
+	if dir == "" {
+		return nil, fmt.Errorf("%s: not in the tree", importPath)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", importPath, err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		src, err := inputfile.Read(filepath.Join(dir, n))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Rel(filepath.Join(dir, n)), err)
+		}
+		f, err := parser.ParseFile(fset, n, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Rel(filepath.Join(dir, n)), err)
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// MarkdownGates is the rows of the tree's feature_list.md: the gates of
+// the maps its generator's imports register, but those it skips; nil when
+// the tree has no such generator.
+func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
+	md := r.Markdown
+	if md == nil {
+		return nil
+	}
+	var out []featurelist.MarkdownGate
+	for _, g := range r.Gates {
+		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
+			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
+		}) {
+			continue
+		}
+		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
+		for _, s := range g.Specs {
+			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version})
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// WriteMarkdownList writes the tree's feature_list.md as its generator
+// (cmd/genfeaturegates, run by hack/update-featuregates.sh) writes it.
+func (r *GatesReport) WriteMarkdownList(w io.Writer) error {
+	if r.Markdown == nil {
+		return fmt.Errorf("%s: no %s: the tree has no Markdown feature list", r.Source.Dir, featurelist.MarkdownGeneratorFile)
+	}
+	return featurelist.WriteMarkdown(w, r.MarkdownGates())
+}
+
+// CheckMarkdownList compares a committed feature_list.md with the one
+// the tree's generator writes, as hack/verify-featuregates.sh does (its
+// diff -q), and says where: a row that differs or that the file lacks is
+// a stale-markdown diagnostic at the gate's entry in the code, a row the
+// code has no gate for or any other line at the file's line. rewrite,
+// when set, ends each message.
+func (r *GatesReport) CheckMarkdownList(file string, data []byte, rewrite string) ([]Diagnostic, error) {
+	var want strings.Builder
+	if err := r.WriteMarkdownList(&want); err != nil {
+		return nil, err
+	}
+	if want.String() == string(data) {
+		return nil, nil
+	}
+	tail := ""
+	if rewrite != "" {
+		tail = "; rewrite the list with " + rewrite
+	}
+	diag := func(at Pos, format string, args ...any) Diagnostic {
+		return Diagnostic{Category: string(suite.StaleMarkdown), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
+	}
+	have, wantRows := markdownRows(string(data)), markdownRows(want.String())
+	var out []Diagnostic
+	for _, row := range wantRows.rows {
+		got, ok := have.byName[row.name]
+		g := r.Gate(row.name)
+		at := Pos{File: file, Line: 1, Column: 1}
+		if g != nil {
+			at = g.Entry
+		}
+		switch {
+		case !ok:
+			out = append(out, diag(at, "%s lacks the row of gate %s", file, row.name))
+		case got.text != row.text:
+			out = append(out, diag(at, "%s:%d: the row of %s is %q; the generator writes %q", file, got.line, row.name, got.text, row.text))
+		}
+	}
+	for _, row := range have.rows {
+		if _, ok := wantRows.byName[row.name]; !ok {
+			out = append(out, diag(Pos{File: file, Line: row.line, Column: 1}, "%s has a row for %s, which no map the generator lists declares", file, row.name))
+		}
+	}
+	if len(out) == 0 {
+		// The rows agree: the header, the legend or the order differs.
+		line := 1
+		for i := 0; i < len(data) && i < want.Len() && data[i] == want.String()[i]; i++ {
+			if data[i] == '\n' {
+				line++
+			}
+		}
+		out = append(out, diag(Pos{File: file, Line: line, Column: 1}, "%s:%d differs from what the generator writes (outside the rows: header, legend or order)", file, line))
+	}
+	return out, nil
+}
+
+// mdRow is a row of a Markdown list: its gate, its text and its line.
+type mdRow struct {
+	name, text string
+	line       int
+}
+
+type mdRows struct {
+	rows   []mdRow
+	byName map[string]mdRow
+}
+
+// markdownRows reads the rows of a feature list's table (lines "| Name |
+// ..." after the header's rule).
+func markdownRows(s string) mdRows {
+	out := mdRows{byName: map[string]mdRow{}}
+	inTable := false
+	for i, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(l, "|---------|"):
+			inTable = true
+		case inTable && strings.HasPrefix(l, "| "):
+			name, _, _ := strings.Cut(strings.TrimPrefix(l, "| "), " |")
+			row := mdRow{name, l, i + 1}
+			out.rows = append(out.rows, row)
+			out.byName[name] = row
+		default:
+			inTable = false
+		}
+	}
+	return out
 }

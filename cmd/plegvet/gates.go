@@ -20,6 +20,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml), and apply the tree's removal rule to the gates it lists and the code dropped; exit 3 on differences")
 	verify := fs.Bool("verify", false, "with -C: check the checkout's own feature list as hack/verify-featuregates.sh does (the list, its bytes, the removal rule); exit 3 on differences")
 	update := fs.Bool("update", false, "with -C: rewrite the checkout's feature list as hack/update-featuregates.sh does (refused, as there, when a gate is removed too early)")
+	markdown := fs.Bool("md", false, "print the gates as the tree's cmd/genfeaturegates writes feature_list.md (v1.36 on; hack/update-featuregates.sh's bytes)")
 	annotate := fs.Bool("annotate", false, "with -yaml: a comment line before each gate and spec naming its position in the code")
 	names, code, ok := parse(fs, args, stdout, stderr)
 	if !ok {
@@ -32,8 +33,12 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "plegvet gates: -annotate annotates -yaml's output; give -yaml too")
 		return exitUsage
 	}
-	if src.json && src.yaml {
-		fmt.Fprintln(stderr, "plegvet gates: -json and -yaml exclude each other")
+	if src.json && src.yaml || *markdown && (src.json || src.yaml) {
+		fmt.Fprintln(stderr, "plegvet gates: -json, -yaml and -md exclude each other")
+		return exitUsage
+	}
+	if *markdown && len(names) > 0 {
+		fmt.Fprintln(stderr, "plegvet gates: -md writes the whole list; it takes no gate names")
 		return exitUsage
 	}
 	if *check != "" && (src.yaml || len(names) > 0) {
@@ -72,6 +77,8 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = writeJSON(stdout, rep)
 	case src.yaml:
 		err = writeText(stdout, func(w io.Writer) error { return rep.WriteFeatureList(w, *annotate) })
+	case *markdown:
+		err = writeText(stdout, rep.WriteMarkdownList)
 	default:
 		err = writeText(stdout, func(w io.Writer) error { return writeGatesTable(w, rep) })
 	}
@@ -158,7 +165,11 @@ func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string,
 		return conflictsExit(stderr, "gates", rep.Diagnostics, code)
 	}
 	if len(ds) > 0 {
-		fmt.Fprintf(stderr, "plegvet gates: %s differs from the code in %s; rewrite it with %s\n", file, plural(len(ds), "place"), rewrite)
+		verb, it := "differs", "it"
+		if strings.Contains(file, " and ") {
+			verb, it = "differ", "them"
+		}
+		fmt.Fprintf(stderr, "plegvet gates: %s %s from the code in %s; rewrite %s with %s\n", file, verb, plural(len(ds), "place"), it, rewrite)
 		code = exitFindings
 	}
 	return conflictsExit(stderr, "gates", rep.Diagnostics, code)

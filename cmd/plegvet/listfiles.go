@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/featurelist"
@@ -53,8 +57,21 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 	}
 	rewrite := "`plegvet gates -update -C " + shellQuote(src.dir) + "`"
 	ds := rep.CheckFeatureList(rel, list, rewrite)
+	files := []listFile{{name, rel, want.Bytes()}}
+	if rep.Markdown != nil {
+		md, err := markdownFile(src.dir, rep)
+		if err != nil {
+			return fail(stderr, "gates", err)
+		}
+		files = append(files, md.file)
+		mds, err := md.check(rep, rewrite)
+		if err != nil {
+			return fail(stderr, "gates", err)
+		}
+		ds = append(ds, mds...)
+	}
 	if update {
-		return updateList(stderr, rep, name, rel, want.Bytes(), ds)
+		return updateList(stderr, rep, files, ds)
 	}
 	if len(ds) == 0 && !bytes.Equal(data, want.Bytes()) {
 		// The same gates, written otherwise: a header or layout by hand,
@@ -62,12 +79,72 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 		ds = append(ds, plegvet.Diagnostic{Category: string(suite.StaleList), Pos: plegvet.Pos{File: rel, Line: firstDifferentLine(data, want.Bytes()), Column: 1},
 			Related: []plegvet.Related{}, Message: "the list holds the code's gates but not in the bytes the feature-list tool writes (header or layout); rewrite the list with " + rewrite})
 	}
-	return reportList(stdout, stderr, rep, rel, ds, rewrite, src.json)
+	return reportList(stdout, stderr, rep, differing(files, ds), ds, rewrite, src.json)
 }
 
-// updateList writes the list, unless a gate was removed too early (the
+// differing names the files with differences ("A and B"), the first when
+// none has.
+func differing(files []listFile, ds []plegvet.Diagnostic) string {
+	var names []string
+	for _, f := range files {
+		if slices.ContainsFunc(ds, func(d plegvet.Diagnostic) bool {
+			return d.Pos.File == f.rel || strings.Contains(d.Message, f.rel)
+		}) {
+			names = append(names, f.rel)
+		}
+	}
+	if len(names) == 0 {
+		return files[0].rel
+	}
+	return strings.Join(names, " and ")
+}
+
+// listFile is a file -update writes: its path, as named, and its bytes.
+type listFile struct {
+	name, rel string
+	data      []byte
+}
+
+// committedMarkdown is the checkout's feature_list.md, as committed, and
+// as the generator writes it.
+type committedMarkdown struct {
+	file      listFile
+	committed []byte
+	missing   bool
+}
+
+func markdownFile(dir string, rep *plegvet.GatesReport) (committedMarkdown, error) {
+	rel := rep.Markdown.File
+	var want bytes.Buffer
+	if err := rep.WriteMarkdownList(&want); err != nil {
+		return committedMarkdown{}, err
+	}
+	md := committedMarkdown{file: listFile{filepath.Join(dir, filepath.FromSlash(rel)), rel, want.Bytes()}}
+	data, err := inputfile.Read(md.file.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		md.missing = true
+		return md, nil
+	}
+	if err != nil {
+		return committedMarkdown{}, fmt.Errorf("%s: %w", rel, err)
+	}
+	md.committed = data
+	return md, nil
+}
+
+// check is the file's differences from what the generator writes.
+func (md committedMarkdown) check(rep *plegvet.GatesReport, rewrite string) ([]plegvet.Diagnostic, error) {
+	if md.missing {
+		return []plegvet.Diagnostic{{Category: string(suite.StaleMarkdown), Pos: plegvet.Pos{File: md.file.rel, Line: 1, Column: 1}, Related: []plegvet.Related{},
+			Message: md.file.rel + " does not exist; the tree's generator writes it; write it with " + rewrite}}, nil
+	}
+	return rep.CheckMarkdownList(md.file.rel, md.committed, rewrite)
+}
+
+// updateList writes the lists, unless a gate was removed too early (the
 // tool's update refuses that too) or the tree was not read in full.
-func updateList(stderr io.Writer, rep *plegvet.GatesReport, name, rel string, data []byte, ds []plegvet.Diagnostic) int {
+func updateList(stderr io.Writer, rep *plegvet.GatesReport, files []listFile, ds []plegvet.Diagnostic) int {
+	rel := files[0].rel
 	if code := problems(stderr, "gates", rep.Source); code != exitOK {
 		fmt.Fprintf(stderr, "plegvet gates: %s not written: the tree was not read in full\n", rel)
 		return code
@@ -83,8 +160,10 @@ func updateList(stderr io.Writer, rep *plegvet.GatesReport, name, rel string, da
 		fmt.Fprintf(stderr, "plegvet gates: %s not written: %s removed too early\n", rel, plural(refused, "gate"))
 		return exitFindings
 	}
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		return fail(stderr, "gates", err)
+	for _, f := range files {
+		if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+			return fail(stderr, "gates", err)
+		}
 	}
 	return conflictsExit(stderr, "gates", rep.Diagnostics, exitOK)
 }

@@ -155,6 +155,7 @@ func Stream() Group {
 const (
 	StaleList       check.Check = "stale-list"
 	RemovedTooEarly check.Check = "removed-too-early"
+	StaleMarkdown   check.Check = "stale-markdown"
 )
 
 // FeatureList returns the committed feature list's group of checks,
@@ -165,6 +166,7 @@ func FeatureList() Group {
 		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
 		Checks: []check.Doc{
 			{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -update rewrites it.", Severity: check.Warning},
+			{Check: StaleMarkdown, Text: "a committed feature_list.md (v1.36 on) is not what the tree's cmd/genfeaturegates writes: a row that differs, is missing or names no gate of the maps it lists, or the text around the rows; plegvet gates -update rewrites it.", Severity: check.Warning},
 			{Check: RemovedTooEarly, Text: "a committed feature list holds a gate the code no longer declares, and the tree's own feature-list tool (test/compatibility_lifecycle) refuses to drop it yet: a Beta gate, a GA or Deprecated one not locked to its default, or locked fewer minors ago than the tool requires; hack/verify-featuregates.sh and hack/update-featuregates.sh both fail.", Severity: check.Warning},
 		},
 		FromSource: isFeaturesPackage,

@@ -1,0 +1,93 @@
+#!/bin/sh
+# bench/verify-featuregates.sh: plegvet gates -verify against Kubernetes'
+# own hack/verify-featuregates.sh on one real checkout, on the clean tree
+# and on three mutants, each verdict and each time side by side:
+#
+#   clean     the checkout as built
+#   stale     a stale spec: EventedPLEG's first version 1.26 -> 1.25 in
+#             pkg/features/kube_features.go (both lists go stale)
+#   removed   a Beta gate's map entry deleted (the removal rule refuses it)
+#   mdrow     one row of feature_list.md edited by hand
+#
+# The checkout comes from ../shared/tools/k8s-checkout.sh (v1.37.2 by
+# default). Upstream's script `go run`s two programs; it runs once on the
+# clean tree first to warm the build cache, and every time is warm. Each
+# mutant is undone from a copy before the next. Run from the repository's
+# root:
+#
+#   ../shared/tools/k8s-checkout.sh v1.37.2 /tmp/k8s-v1.37.2
+#   CHECKOUT=/tmp/k8s-v1.37.2 bench/verify-featuregates.sh
+set -eu
+
+CHECKOUT=${CHECKOUT:?set CHECKOUT to a checkout made by k8s-checkout.sh}
+ROUNDS=${ROUNDS:-3}
+features=pkg/features/kube_features.go
+mdlist=test/compatibility_lifecycle/reference/feature_list.md
+
+work=$(mktemp -d)
+trap 'cp "$work/features.go" "$CHECKOUT/$features"; cp "$work/list.md" "$CHECKOUT/$mdlist"; rm -rf "$work"' EXIT INT TERM
+cp "$CHECKOUT/$features" "$work/features.go"
+cp "$CHECKOUT/$mdlist" "$work/list.md"
+go build -o "$work/plegvet" ./cmd/plegvet
+
+restore() {
+	cp "$work/features.go" "$CHECKOUT/$features"
+	cp "$work/list.md" "$CHECKOUT/$mdlist"
+}
+
+mutate() {
+	case $1 in
+	clean) ;;
+	stale)
+		python3 - "$CHECKOUT/$features" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+s2 = re.sub(r'(\tEventedPLEG: \{\n\t\t\{Version: version\.MustParse\(")1\.26', r'\g<1>1.25', s, count=1)
+assert s2 != s, "no EventedPLEG entry"
+open(p, "w").write(s2)
+PY
+		;;
+	removed)
+		python3 - "$CHECKOUT/$features" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+# The first entry whose only spec is Beta: from its key to its closing brace.
+m = re.search(r'\n\t(\w+): \{\n\t\t\{Version: version\.MustParse\("[0-9.]+"\), Default: (true|false), PreRelease: featuregate\.Beta\},\n\t\},', s)
+assert m, "no Beta-only entry"
+print("removed", m.group(1), file=sys.stderr)
+open(p, "w").write(s[:m.start()] + s[m.end():])
+PY
+		;;
+	mdrow)
+		sed -i 's/^| EventedPLEG |  |  | 1\.26– |/| EventedPLEG | :ballot_box_with_check:\&nbsp;1.26+ |  | 1.26– |/' "$CHECKOUT/$mdlist"
+		cmp -s "$CHECKOUT/$mdlist" "$work/list.md" && { echo "mdrow: no EventedPLEG row changed" >&2; exit 1; }
+		;;
+	esac
+}
+
+# now prints a clock in nanoseconds; elapsed the seconds since $1.
+now() { date +%s%N; }
+elapsed() { echo "scale=2; ($(now) - $1) / 1000000000" | bc; }
+
+echo "warming upstream's build (not timed)"
+(cd "$CHECKOUT" && bash hack/verify-featuregates.sh >/dev/null 2>&1) || true
+
+printf '%-8s %-10s %-10s %9s %9s\n' case upstream plegvet up_s plegvet_s
+for c in clean stale removed mdrow; do
+	restore
+	mutate $c
+	up_t=0; pv_t=0
+	for r in $(seq "$ROUNDS"); do
+		t=$(now); set +e; (cd "$CHECKOUT" && bash hack/verify-featuregates.sh >"$work/up.out" 2>&1); up=$?; set -e
+		up_t=$(echo "$up_t + $(elapsed "$t")" | bc)
+		t=$(now); set +e; (cd "$CHECKOUT" && "$work/plegvet" gates -C . -verify >"$work/pv.out" 2>&1); pv=$?; set -e
+		pv_t=$(echo "$pv_t + $(elapsed "$t")" | bc)
+	done
+	upv=pass; [ $up -eq 0 ] || upv="fail($up)"
+	pvv=pass; [ $pv -eq 0 ] || pvv="fail($pv)"
+	printf '%-8s %-10s %-10s %9s %9s\n' $c "$upv" "$pvv" "$(echo "scale=2; $up_t / $ROUNDS" | bc)" "$(echo "scale=2; $pv_t / $ROUNDS" | bc)"
+	sed 's/^/    upstream: /' "$work/up.out" | grep -v '^    upstream: go: downloading' | tail -3
+	sed 's/^/    plegvet:  /' "$work/pv.out" | cut -c1-220 | tail -3
+done

@@ -1,0 +1,151 @@
+package featurelist
+
+import (
+	"fmt"
+	"go/ast"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// MapRef names a feature map: its package and the variable or function
+// holding it (as the gates' registrations name it).
+type MapRef struct {
+	Package string `json:"package"`
+	Map     string `json:"map"`
+}
+
+// ParsePackage returns the non-test files of a package, parsed.
+type ParsePackage func(importPath string) ([]*ast.File, error)
+
+// RegisteredMaps finds the feature maps that importing packages
+// registers with a gate at init, as the Markdown generator's blank
+// imports do: in each package's init functions, a call of AddVersioned or
+// Add on a map of the package, and a call of another package's function
+// (zpages' AddFeatureGates, client-go's
+// AddVersionedFeaturesToExistingFeatureGates) that makes such a call on a
+// map of its own. Anything else registering gates is not followed and
+// the map it registers is not found: the rows are then checked against
+// the tree's own list, which names what is missing.
+func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
+	var out []MapRef
+	seen := map[MapRef]bool{}
+	add := func(r MapRef) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, p := range packages {
+		files, err := parse(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			aliases := importNames(f)
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Recv != nil || fd.Name.Name != "init" || fd.Body == nil {
+					continue
+				}
+				var inner error
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok || inner != nil {
+						return inner == nil
+					}
+					if ref, ok := registration(p, call); ok {
+						add(ref)
+						return true
+					}
+					sel, ok := call.Fun.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					id, ok := sel.X.(*ast.Ident)
+					if !ok || aliases[id.Name] == "" {
+						return true
+					}
+					refs, err := registeredBy(aliases[id.Name], sel.Sel.Name, parse)
+					for _, r := range refs {
+						add(r)
+					}
+					inner = err
+					return true
+				})
+				if inner != nil {
+					return nil, inner
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// registeredBy is the maps a function of another package registers.
+func registeredBy(pkg, fn string, parse ParsePackage) ([]MapRef, error) {
+	if !strings.HasSuffix(pkg, "/features") {
+		return nil, nil // runtime.Must and the like register nothing of their own
+	}
+	files, err := parse(pkg)
+	if err != nil {
+		return nil, fmt.Errorf("%s, whose %s an init calls: %w", pkg, fn, err)
+	}
+	var out []MapRef
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || fd.Name.Name != fn || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if ref, ok := registration(pkg, call); ok {
+						out = append(out, ref)
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out, nil
+}
+
+// registration reads X.AddVersioned(m) or X.Add(m), m a map variable of
+// pkg or a call of a function of pkg returning one.
+func registration(pkg string, call *ast.CallExpr) (MapRef, bool) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "AddVersioned" && sel.Sel.Name != "Add" || len(call.Args) != 1 {
+		return MapRef{}, false
+	}
+	switch arg := ast.Unparen(call.Args[0]).(type) {
+	case *ast.Ident:
+		return MapRef{pkg, arg.Name}, true
+	case *ast.CallExpr:
+		if fn, ok := arg.Fun.(*ast.Ident); ok && len(arg.Args) == 0 {
+			return MapRef{pkg, fn.Name}, true
+		}
+	}
+	return MapRef{}, false
+}
+
+// importNames maps each name a file gives an import to its path (the
+// last element of the path unless renamed; a version suffix such as v1
+// names the package before it no better, and is kept as is).
+func importNames(f *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, im := range f.Imports {
+		p, err := strconv.Unquote(im.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := path.Base(p)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		if name != "_" && name != "." {
+			out[name] = p
+		}
+	}
+	return out
+}
