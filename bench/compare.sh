@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench/compare.sh: the standalone driver's modes on a real checkout, through the lean driver, the
-# full driver (PLEGVET_FULL_DRIVER=1) and x/tools' own multichecker (PLEGVET_FULL_DRIVER=multichecker,
-# with -test=false): output, exit status, SARIF and the files -fix writes must agree byte for byte,
-# but where plegvet differs on purpose (findings exit 3 with -json and -diff; -fix and -diff print
-# what -fix leaves on stderr). cmd/plegvet's TestDriversAgree does the same on the fixtures.
+# bench/compare.sh: the standalone driver's modes on a real checkout, through its two loaders
+# (the lean one, and go/packages with PLEGVET_FULL_DRIVER=1): output, exit status and SARIF must
+# agree byte for byte. -fix and -diff run `go fix -fixtool=plegvet` (the go command applies the
+# fixes, whichever loader plegvet would use): the files -fix writes must be what -diff shows.
+# cmd/plegvet's TestDriversAgree does the same on the fixtures.
 #
 # usage: bench/compare.sh CHECKOUT
 # env:
@@ -75,39 +75,24 @@ same() { # FILE_A FILE_B WHAT
 # shellcheck disable=SC2086
 for pat in $PATTERNS; do
   p=${pat//[^A-Za-z0-9]/_}
-  for mode in plain c1 json sarif diff; do
+  for mode in plain c1 json sarif; do
     case $mode in
       plain) args=() ;;
       c1) args=(-c=1) ;;
       json) args=(-json) ;;
-      sarif) args=(-sarif "$RESULTS/$p.MODE.sarif") ;;
-      diff) args=(-fix -diff) ;;
+      sarif) args=() ;;
     esac
-    for d in lean full mc; do
-      driver=; [[ $d == full ]] && driver=1; [[ $d == mc ]] && driver=multichecker
+    for d in lean full; do
+      driver=; [[ $d == full ]] && driver=1
       a=("${args[@]}")
-      if [[ $mode == sarif ]]; then
-        [[ $d == mc ]] && continue # multichecker has no -sarif
-        a=(-sarif "$RESULTS/$p.$d.sarif")
-      fi
-      [[ $d == mc ]] && a=(-test=false "${a[@]}")
+      [[ $mode == sarif ]] && a=(-sarif "$RESULTS/$p.$d.sarif")
       run "$p.$mode.$d" "$driver" $FLAGS "${a[@]}" "$pat"
     done
     k=$RESULTS/$p.$mode
     same "$k.lean.out" "$k.full.out" "$pat $mode stdout, lean = full"
     same "$k.lean.err" "$k.full.err" "$pat $mode stderr, lean = full"
     same "$k.lean.rc" "$k.full.rc" "$pat $mode exit, lean = full"
-    case $mode in
-      sarif)
-        same "$RESULTS/$p.lean.sarif" "$RESULTS/$p.full.sarif" "$pat SARIF file, lean = full" ;;
-      diff)
-        # plegvet's diff is git-style (a/FILE, b/FILE), multichecker's names
-        # FILE (old)/(new): the files -fix writes are compared below instead.
-        ;;
-      *)
-        same "$k.lean.out" "$k.mc.out" "$pat $mode stdout, plegvet = multichecker"
-        same "$k.lean.err" "$k.mc.err" "$pat $mode stderr, plegvet = multichecker" ;;
-    esac
+    [[ $mode == sarif ]] && same "$RESULTS/$p.lean.sarif" "$RESULTS/$p.full.sarif" "$pat SARIF file, lean = full"
   done
   # The finding count is the same in every mode: text lines that start a finding, JSON posn
   # entries at the top level of a finding, SARIF results.
@@ -116,31 +101,22 @@ for pat in $PATTERNS; do
   n_sarif=$(grep -c '"ruleId"' "$RESULTS/$p.lean.sarif" || true)
   log "findings: text $n_text, -json $n_json, SARIF $n_sarif"
   [[ $n_text == "$n_json" && $n_json == "$n_sarif" ]] || { log "  finding counts DIFFER"; FAILS=$((FAILS + 1)); }
-  # multichecker's -json with its default -test=true lists a finding once per package variant.
-  run "$p.json.mc-tests" multichecker $FLAGS -json "$pat"
-  n_json_mc_tests=$(grep -cP '^\t{4}"posn"' "$RESULTS/$p.json.mc-tests.out" || true)
-  log "multichecker -json with test variants (as before): $n_json_mc_tests findings listed"
 
-  # -fix: the files written, through each driver, from the same starting files.
-  files=$(sed -n 's#^--- a/\(.*\)$#\1#p' "$RESULTS/$p.diff.lean.out")
+  # -diff, then -fix from the same files: what -fix writes is what -diff showed (x/tools' diff
+  # names each file "--- /abs/FILE (old)").
+  run "$p.diff" "" $FLAGS -diff "$pat"
+  files=$(sed -n 's#^--- \(/.*\) (old)$#\1#p' "$RESULTS/$p.diff.out")
   mkdir -p "$BACKUP"
-  for f in $files; do mkdir -p "$BACKUP/$(dirname "$f")"; cp "$CHECKOUT/$f" "$BACKUP/$f"; done
-  for d in lean full mc; do
-    driver=; [[ $d == full ]] && driver=1; [[ $d == mc ]] && driver=multichecker
-    a=(-fix); [[ $d == mc ]] && a=(-test=false -fix)
-    run "$p.fix.$d" "$driver" $FLAGS "${a[@]}" "$pat"
-    mkdir -p "$RESULTS/$p.fixed.$d"
-    for f in $files; do mkdir -p "$RESULTS/$p.fixed.$d/$(dirname "$f")"; cp "$CHECKOUT/$f" "$RESULTS/$p.fixed.$d/$f"; cp "$BACKUP/$f" "$CHECKOUT/$f"; done
-  done
-  if [[ -n $files ]]; then
-    if diff -r "$RESULTS/$p.fixed.lean" "$RESULTS/$p.fixed.full" >/dev/null && diff -r "$RESULTS/$p.fixed.lean" "$RESULTS/$p.fixed.mc" >/dev/null; then
-      log "  same: files written by -fix ($(echo "$files" | wc -w)), lean = full = multichecker"
+  for f in $files; do mkdir -p "$BACKUP/$(dirname "$f")"; cp "$f" "$BACKUP/$f"; done
+  run "$p.fix" "" $FLAGS -fix "$pat"
+  for f in $files; do
+    if (cd / && patch -s -o - "$BACKUP/$f" < <(awk -v f="$f" '$0 == "--- " f " (old)" {on=1} on && /^--- / && $0 != "--- " f " (old)" {on=0} on' "$RESULTS/$p.diff.out")) | cmp -s - "$f"; then
+      log "  same: $f as -diff showed"
     else
-      log "  DIFFERENT: files written by -fix"; FAILS=$((FAILS + 1))
+      log "  DIFFERENT: $f is not what -diff showed"; FAILS=$((FAILS + 1))
     fi
-  fi
-  same "$RESULTS/$p.fix.lean.err" "$RESULTS/$p.fix.full.err" "$pat -fix stderr, lean = full"
-  same "$RESULTS/$p.fix.lean.rc" "$RESULTS/$p.fix.full.rc" "$pat -fix exit, lean = full"
+    cp "$BACKUP/$f" "$f"
+  done
 done
 log "results: $RESULTS"
 if [[ $FAILS -gt 0 ]]; then

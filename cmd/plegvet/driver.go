@@ -2,37 +2,35 @@ package main
 
 // The standalone go/analysis driver: plegvet [flags] PACKAGES.
 //
-// Every mode runs on the same loading (lean.go): the packages that can
-// matter to the suite (suite.Matters), type-checked from source, facts
-// passed between them in memory. What each mode prints, and the files
-// -fix writes, are byte for byte what x/tools' multichecker gives with
-// -test=false (TestDriversAgree on the fixtures, bench/compare.sh on a
-// checkout), but for -diff's text; the differences are deliberate:
+// One driver, two loaders. The lean loader (lean.go) type-checks from
+// source only the packages that can matter to the suite (suite.Matters),
+// stubbing most of their imports; where it cannot answer as the go
+// command would (a package the module does not hold, a module that
+// requires k8s.io/kubernetes instead of being its checkout, a directory
+// the go command and the tree disagree on, a file list as the pattern),
+// the go/packages loader (load.go) types the whole import graph, as
+// multichecker does. Either way, x/tools' checker runs the analyzers and
+// its own printers (checker.Graph's PrintText and PrintJSON) print the
+// result, in the checker's order; -debug=v says which loader ran and why,
+// and PLEGVET_FULL_DRIVER=1 forces the go/packages one (a debugging aid:
+// TestDriversAgree compares the two).
+//
+// Where it differs from multichecker, on purpose:
 //
 //   - each finding once: test variants are never loaded (no finding is
 //     reported in a _test.go file, so a variant only repeats its
 //     package's findings; -test is accepted and has no effect);
 //   - findings make a non-zero exit status in every mode, -json included;
-//   - -diff implies -fix, and -fix and -diff print on stderr, as text, the
-//     findings -fix does not fix (no fix, or one that conflicts);
-//   - control characters in messages and file names are escaped;
-//   - fixes are plegvet's own (internal/analysisrun.ApplyFixes, whose
-//     comment has the algorithm), not x/tools' internal code: -diff
-//     prints github.com/rogpeppe/go-internal/diff's unified diff, headed
-//     "diff a/FILE b/FILE", FILE relative to the working directory, where
-//     multichecker prints x/tools' ("--- FILE (old)", "+++ FILE (new)",
-//     absolute names), whose hunks may also be cut differently: the same
-//     changes in another text (TestDriversAgree applies both diffs and
-//     compares the results). A fix that conflicts with one taken before
-//     it is said on a line of its own ("FILE:LINE:COL: fix of ANALYZER
-//     skipped: its edits conflict with another fix"); fixes are taken in
-//     their findings' position order, not in multichecker's action order,
-//     so of two conflicting fixes another may win. Imports a fix leaves
-//     unused are kept (multichecker removes them; plegvet's fixes never
-//     remove a use), fixes to generated files are applied (multichecker
-//     skips them), a fixed file that does not gofmt is kept unformatted
-//     and said (multichecker says nothing), and a finding's alternative
-//     fixes are ignored without a word (multichecker logs each).
+//   - text output is made safe for a terminal: each message folded onto
+//     one line of bounded length, control characters escaped (printText);
+//   - fixes are the go command's: -fix runs go fix -fixtool=PLEGVET (with
+//     the analyzer flags and patterns given), which applies each finding's
+//     first fix with x/tools' own merge, then analyses again and prints
+//     what is left; -diff runs go fix -fixtool=PLEGVET -diff, which prints
+//     the unified diff and writes nothing, and prints the findings that
+//     have no fix. Both need the go command on PATH and cost a go vet of
+//     the patterns (every package of the import graph is type-checked,
+//     dependencies only for their facts, through the build cache).
 //
 // The modes:
 //
@@ -44,11 +42,9 @@ package main
 //	             "related"}] or {"error": "..."}}}
 //	-sarif FILE  also writes every finding to FILE as SARIF 2.1.0, whatever
 //	             the other flags print
-//	-fix         applies the first fix of every finding (a fix whose edits
-//	             overlap those of a fix taken before it is skipped, and
-//	             said), gofmts the files it changed; prints what is left
-//	-diff        prints the unified diff -fix would apply (a/FILE, b/FILE),
-//	             writes nothing; prints what it would leave
+//	-fix         go fix -fixtool=PLEGVET PACKAGES, then the findings left
+//	-diff        go fix -fixtool=PLEGVET -diff PACKAGES (the diff on stdout),
+//	             then the findings without a fix
 //	-findings-exit-code=N  the exit status of a run with findings
 //
 // plus multichecker's own flags: -NAME / -NAME=false to pick analyzers,
@@ -59,9 +55,9 @@ package main
 //
 //	0  no findings; with -fix, every finding was fixed
 //	1  packages failed to load (a go list error, a file that does not
-//	   parse), an analyzer failed, -fix could not apply (a conflict) or
-//	   write a fix, or the SARIF file could not be written; what could be
-//	   analysed was still printed
+//	   parse), an analyzer failed, go fix failed (or is not on PATH), or
+//	   the SARIF file could not be written; what could be analysed was
+//	   still printed
 //	2  the command line was wrong
 //	3  findings (with -fix: findings left unfixed; with -diff: any
 //	   finding, as nothing was written); -findings-exit-code=N changes 3
@@ -70,34 +66,24 @@ package main
 // An error outranks findings: a run that could not look at everything
 // exits 1 whatever -findings-exit-code says. Type errors are not load
 // errors on the lean loading, which stubs most imports and so cannot tell
-// a real one from a stub's; the full driver, which types everything,
-// prints them and exits 1 (so do go build and go vet).
-//
-// The full driver (fulldriver.go: every package of the import graph
-// parsed and type-checked through go/packages, as multichecker does, with
-// this file's output) remains for what the lean loading cannot answer the
-// same way: a package the module does not hold (a pattern naming a
-// dependency), a package the analysis needs from source that the tree
-// does not hold (a module that requires k8s.io/kubernetes instead of
-// being its checkout), a directory the go command and the tree disagree
-// on, or a file list as the pattern. -debug=v says which driver ran and
-// why. PLEGVET_FULL_DRIVER=1 forces it, and PLEGVET_FULL_DRIVER=
-// multichecker runs x/tools' multichecker itself (as plegvet did before:
-// test variants included, -json exiting 0, no -sarif): debugging aids, to
-// compare outputs.
+// a real one from a stub's; the go/packages loader, which types
+// everything, prints them and exits 1 (so do go build and go vet).
 //
 // Help (plegvet help [ANALYZER]), -flags and -V=full (go vet's questions)
-// and the vet.cfg protocol are multichecker's own.
+// and the vet.cfg protocol (go vet -vettool, go fix -fixtool) are
+// multichecker's own.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"go/token"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,15 +92,14 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
-
-	"github.com/plegvet/plegvet/internal/analysisrun"
 )
 
 // exitFindings is the default exit status of a run with findings.
 const exitFindings = 3
 
-// fullDriverEnv forces the full driver (a debugging aid: it loads every
-// package of the import graph with syntax, as multichecker does).
+// fullDriverEnv=1 forces the go/packages loader (a debugging aid: it
+// loads every package of the import graph with syntax, as multichecker
+// does).
 const fullDriverEnv = "PLEGVET_FULL_DRIVER"
 
 // driverOptions are the driver's flags, as multichecker and analysisflags
@@ -125,6 +110,7 @@ type driverOptions struct {
 	json         bool
 	context      int // -c: lines of context around a finding; -1: none
 	fix, diff    bool
+	toolFlags    []string // the analyzer flags set, for go fix -fixtool
 	sarif        string
 	findingsExit int
 	debug        string
@@ -179,11 +165,16 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	fs := flag.NewFlagSet("plegvet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	enabled := map[*analysis.Analyzer]*triState{}
+	analyzerFlag := map[string]bool{}
 	for _, a := range all {
 		ts := new(triState)
 		enabled[a] = ts
 		fs.Var(ts, a.Name, fmt.Sprintf("enable %q analysis", a.Name))
-		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, f.Usage) })
+		analyzerFlag[a.Name] = true
+		a.Flags.VisitAll(func(f *flag.Flag) {
+			fs.Var(f.Value, a.Name+"."+f.Name, f.Usage)
+			analyzerFlag[a.Name+"."+f.Name] = true
+		})
 	}
 	// multichecker's flags (x/tools go/analysis/internal/checker and
 	// analysisflags), the deprecated vet ones included.
@@ -194,8 +185,8 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	fs.Bool("test", false, "no effect: test variants are never analysed, as no finding is reported in a _test.go file")
 	fs.BoolVar(&o.json, "json", false, "emit JSON output")
 	fs.IntVar(&o.context, "c", -1, "display offending line with this many lines of context")
-	fs.BoolVar(&o.fix, "fix", false, "apply all suggested fixes")
-	fs.BoolVar(&o.diff, "diff", false, "print the fixes as a unified diff instead of applying them (implies -fix)")
+	fs.BoolVar(&o.fix, "fix", false, "apply all suggested fixes (runs go fix -fixtool=plegvet)")
+	fs.BoolVar(&o.diff, "diff", false, "print the fixes as a unified diff instead of applying them (implies -fix; go fix -fixtool=plegvet -diff)")
 	fs.Bool("source", false, "no effect (deprecated)")
 	verbose := fs.Bool("v", false, "no effect (deprecated)")
 	fs.Bool("all", false, "no effect (deprecated)")
@@ -211,7 +202,12 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 		fmt.Fprintln(stderr, "run 'plegvet help' for the flags")
 		return nil, false, exitUsage
 	}
-	fs.Visit(func(f *flag.Flag) { sarifSet = sarifSet || f.Name == "sarif" })
+	fs.Visit(func(f *flag.Flag) {
+		sarifSet = sarifSet || f.Name == "sarif"
+		if analyzerFlag[f.Name] {
+			o.toolFlags = append(o.toolFlags, "-"+f.Name+"="+f.Value.String())
+		}
+	})
 	o.patterns = fs.Args()
 	if handoff || len(o.patterns) == 0 || o.patterns[0] == "help" {
 		return nil, true, -1
@@ -244,16 +240,11 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	return o, false, -1
 }
 
-// loaded is one run's analysis, from either loading.
-type loaded struct {
-	graph *checker.Graph
-	// roots are the graph's root actions in the order multichecker's
-	// depth-first walk of the full action graph first reaches them: the
-	// order of its text output.
-	roots []*checker.Action
-	// failed: load errors were printed.
-	failed bool
-	driver string // "lean" or "full", for -debug=v
+// run is one analysis, from either loader.
+type run struct {
+	graph  *checker.Graph
+	failed bool   // load errors were printed
+	loader string // "lean" or "go/packages", for -debug=v
 }
 
 // runDriver is the standalone driver. ok is false when multichecker must
@@ -273,93 +264,49 @@ func runDriver(args []string, all []*analysis.Analyzer, stdout, stderr io.Writer
 	}
 	defer stop()
 
-	var run *loaded
-	if os.Getenv(fullDriverEnv) != "1" {
-		var why string
-		if run, why, code = loadLean(o, stderr); code >= 0 {
-			return code, true
-		}
-		if run == nil && o.dbg('v') {
-			fmt.Fprintf(stderr, "plegvet: full driver: %s\n", errorLine(why))
-		}
+	// go fix applies (or, with -diff, prints) the fixes before the
+	// analysis, which then says what -fix left, or what -diff cannot fix.
+	fixed := !o.fix || goFix(o, stdout, stderr)
+	r, code := load(o, stderr)
+	if code >= 0 {
+		return code, true
 	}
-	if run == nil {
-		if run, code = loadFull(o, stderr); code >= 0 {
-			return code, true
-		}
+	if code = report(r, o, stdout, stderr); !fixed {
+		code = exitFailure
 	}
-	if o.dbg('v') {
-		fmt.Fprintf(stderr, "plegvet: %s driver: %d root packages analysed\n", run.driver, len(run.graph.Roots)/max(1, len(o.analyzers)))
-	}
-	return report(run, o, stdout, stderr), true
+	return code, true
 }
 
-// report prints a run's results in the mode the flags ask for, writes
-// SARIF and applies fixes, and returns the exit status.
-func report(run *loaded, o *driverOptions, stdout, stderr io.Writer) int {
-	failed := run.failed
-	var findings int
-	for act := range walk(run.roots) {
-		if act.Err != nil {
-			failed = true
-		} else if act.IsRoot {
+// report prints a run's findings with the checker's own printers, writes
+// SARIF, and returns the exit status.
+func report(r *run, o *driverOptions, stdout, stderr io.Writer) int {
+	failed, findings := r.failed, 0
+	for act := range r.graph.All() {
+		failed = failed || act.Err != nil
+		if act.IsRoot && act.Err == nil {
 			findings += len(act.Diagnostics)
 		}
 	}
 	if o.sarif != "" {
-		if err := writeSARIF(o.sarif, run); err != nil {
+		if err := writeSARIF(o.sarif, r.graph); err != nil {
 			fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 			failed = true
 		}
 	}
-	switch {
-	case o.fix:
-		res, err := applyFixes(run, o, stdout)
-		// A fix that could not be applied is said on a line of its own
-		// and fails the run (exit 1, as an error would); its finding is
-		// printed with what -fix left (no fix, or a fix not applied).
-		// -diff applies nothing, so every finding stands.
-		for _, s := range res.Skipped {
-			fmt.Fprintln(stderr, escapeControls(s.String(), false))
-			failed = true
+	var err error
+	if o.json && !o.fix {
+		err = r.graph.PrintJSON(stdout)
+	} else {
+		if o.diff {
+			dropFixable(r.graph) // the diff shows them
 		}
-		for _, u := range res.Unformatted {
-			fmt.Fprintf(stderr, "plegvet: %s: the fixed file does not gofmt, kept unformatted: %s\n", escapeControls(u.File, false), errorLine(u.Err.Error()))
-		}
-		left := 0
-		writeFindings(stderr, run.roots, o.context, func(d *analysis.Diagnostic) bool {
-			if len(d.SuggestedFixes) > 0 && res.Applied[&d.SuggestedFixes[0]] {
-				return false
-			}
-			left++
-			return true
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
-			failed = true
-		}
-		if o.dbg('v') {
-			verb := "applied"
-			if o.diff {
-				verb = "would apply"
-			}
-			fmt.Fprintf(stderr, "plegvet: -fix: %s %d of %d fixes, to %d files\n", verb, len(res.Applied), res.Fixes, len(res.Files))
-		}
-		if !o.diff {
-			findings = left
-		}
-	case o.json:
-		if err := run.graph.PrintJSON(stdout); err != nil {
-			failed = true
-		}
-	default:
-		writeFindings(stderr, run.roots, o.context, nil)
+		err = printText(stderr, r.graph, o.context)
 	}
 	if o.dbg('t') {
-		printTiming(run, o, stderr)
+		printTiming(r.graph, o, stderr)
 	}
 	switch {
-	case failed:
+	case failed || err != nil:
 		return exitFailure
 	case findings > 0:
 		return o.findingsExit
@@ -367,113 +314,86 @@ func report(run *loaded, o *driverOptions, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// walk yields every action reachable from roots, depth first, each once,
-// dependencies before their dependents: checker.Graph.All with the roots
-// in the given order.
-func walk(roots []*checker.Action) func(yield func(*checker.Action) bool) {
-	return func(yield func(*checker.Action) bool) {
-		seen := map[*checker.Action]bool{}
-		var visit func(acts []*checker.Action) bool
-		visit = func(acts []*checker.Action) bool {
-			for _, act := range acts {
-				if seen[act] {
-					continue
-				}
-				seen[act] = true
-				if !visit(act.Deps) || !yield(act) {
-					return false
-				}
-			}
-			return true
-		}
-		visit(roots)
-	}
-}
-
-// writeFindings prints analyzer errors, then the root actions' diagnostics
-// that keep accepts (nil: all), as multichecker does (checker.Graph's
-// PrintText: each finding once by position, analyzer and message;
-// related positions under it; with contextLines >= 0 the offending lines
-// and that many around them), with control characters escaped.
-func writeFindings(w io.Writer, roots []*checker.Action, contextLines int, keep func(*analysis.Diagnostic) bool) {
-	type key struct {
-		pos, end token.Position
-		*analysis.Analyzer
-		message string
-	}
-	seen := map[key]bool{}
-	var buf strings.Builder
-	for act := range walk(roots) {
-		if act.Err != nil {
-			fmt.Fprintf(w, "%s: %s\n", act.Analyzer.Name, escapeControls(act.Err.Error(), true))
-			continue
-		}
-		if !act.IsRoot {
-			continue
-		}
+// printText is the checker's PrintText, made safe for a terminal: every
+// message folded onto one line of bounded length (in place: the text is
+// the last use of the diagnostics), then every control character but
+// newline and tab escaped, file names and -c's source lines included.
+func printText(w io.Writer, g *checker.Graph, contextLines int) error {
+	for act := range g.All() {
 		for i := range act.Diagnostics {
 			d := &act.Diagnostics[i]
-			fset := act.Package.Fset
-			k := key{fset.Position(d.Pos), fset.Position(d.End), act.Analyzer, d.Message}
-			if seen[k] {
-				continue
+			d.Message = errorLine(d.Message)
+			for j := range d.Related {
+				d.Related[j].Message = errorLine(d.Related[j].Message)
 			}
-			seen[k] = true
-			if keep != nil && !keep(d) {
-				continue
-			}
-			printPlain(&buf, fset, contextLines, d)
 		}
 	}
-	io.WriteString(w, buf.String())
+	var buf strings.Builder
+	if err := g.PrintText(&buf, contextLines); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, escapeControls(buf.String(), true))
+	return err
 }
 
-// printPlain is x/tools' driverutil.PrintPlain, escaping.
-func printPlain(w io.Writer, fset *token.FileSet, contextLines int, d *analysis.Diagnostic) {
-	print := func(pos, end token.Pos, message string) {
-		posn := fset.Position(pos)
-		fmt.Fprintf(w, "%s: %s\n", escapeControls(posn.String(), false), message)
-		if contextLines >= 0 {
-			end := fset.Position(end)
-			if !end.IsValid() {
-				end = posn
-			}
-			data, _ := os.ReadFile(posn.Filename)
-			lines := strings.Split(string(data), "\n")
-			for i := posn.Line - contextLines; i <= end.Line+contextLines; i++ {
-				if 1 <= i && i <= len(lines) {
-					fmt.Fprintf(w, "%d\t%s\n", i, escapeControls(lines[i-1], true))
-				}
-			}
-		}
-	}
-	print(d.Pos, d.End, errorLine(d.Message))
-	for _, r := range d.Related {
-		print(r.Pos, r.End, "\t"+errorLine(r.Message))
+// dropFixable leaves the root findings that have no fix: with -diff, the
+// text says only what the diff does not show.
+func dropFixable(g *checker.Graph) {
+	for _, act := range g.Roots {
+		act.Diagnostics = slices.DeleteFunc(act.Diagnostics, func(d analysis.Diagnostic) bool { return len(d.SuggestedFixes) > 0 })
 	}
 }
 
-// applyFixes applies (with -diff: prints the diff of) the first fix of
-// every root finding: analysisrun.ApplyFixes, whose order does not depend
-// on the driver, so the lean and the full driver fix alike.
-func applyFixes(run *loaded, o *driverOptions, stdout io.Writer) (*analysisrun.FixResult, error) {
-	var actions []analysisrun.FixAction
-	for _, act := range run.graph.Roots {
-		if act.Err != nil {
-			continue // the analyzer failed: nothing to fix
-		}
-		actions = append(actions, analysisrun.FixAction{
-			Analyzer:    act.Analyzer.Name,
-			FileSet:     act.Package.Fset,
-			Diagnostics: act.Diagnostics,
-		})
+// goFix applies the fixes (with -diff: prints them as a unified diff) with
+// the go command's own code: go fix -fixtool=PLEGVET, which runs plegvet
+// under the vet.cfg protocol on every package, with the analyzer flags of
+// the command line. ok is false when it failed (said on stderr); go fix
+// -diff exits 1 for a diff that is not empty, which is no failure.
+func goFix(o *driverOptions, stdout, stderr io.Writer) (ok bool) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintln(stderr, "plegvet: -fix and -diff need the go command on PATH: they run go fix -fixtool=plegvet")
+		return false
 	}
-	opts := analysisrun.FixOptions{}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "plegvet: -fix: %s\n", errorLine(err.Error()))
+		return false
+	}
+	args := []string{"fix", "-fixtool=" + self}
 	if o.diff {
-		opts.Diff = stdout
-		opts.DiffDir, _ = os.Getwd()
+		args = append(args, "-diff")
 	}
-	return analysisrun.ApplyFixes(actions, opts)
+	args = append(append(args, o.toolFlags...), o.patterns...)
+	if o.dbg('v') {
+		fmt.Fprintf(stderr, "plegvet: -fix: go %s\n", errorLine(strings.Join(args, " ")))
+	}
+	out := &countingWriter{w: stdout}
+	cmd := exec.Command(gocmd, args...)
+	cmd.Stdout, cmd.Stderr = out, stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil, o.diff && errors.As(err, &exit) && exit.ExitCode() == 1 && out.n > 0:
+		return true
+	case errors.As(err, &exit):
+		fmt.Fprintf(stderr, "plegvet: go fix -fixtool failed (%s)\n", exit)
+	default:
+		fmt.Fprintf(stderr, "plegvet: running go fix: %s\n", errorLine(err.Error()))
+	}
+	return false
+}
+
+// countingWriter counts what passes: go fix -diff printed a diff.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // checkerOptions are -debug's f, p and s.
@@ -486,13 +406,13 @@ func checkerOptions(o *driverOptions, stderr io.Writer) *checker.Options {
 }
 
 // printTiming is -debug=t: the actions that took 90% of the time.
-func printTiming(run *loaded, o *driverOptions, stderr io.Writer) {
+func printTiming(g *checker.Graph, o *driverOptions, stderr io.Writer) {
 	if !o.dbg('p') {
 		fmt.Fprintln(stderr, "plegvet: Warning: times are mostly GC/scheduler noise; use -debug=tp to disable parallelism")
 	}
 	var list []*checker.Action
 	var total time.Duration
-	for act := range walk(run.roots) {
+	for act := range g.All() {
 		list = append(list, act)
 		total += act.Duration
 	}

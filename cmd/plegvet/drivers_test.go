@@ -119,7 +119,8 @@ type outcome struct {
 }
 
 // runPlegvet runs the plegvet the test binary installed (see TestMain) in
-// dir, with PLEGVET_FULL_DRIVER=driver ("" for the lean path).
+// dir, with PLEGVET_FULL_DRIVER=driver ("1" forces the go/packages
+// loader).
 func runPlegvet(t *testing.T, dir, driver string, args ...string) outcome {
 	t.Helper()
 	cmd := exec.Command("plegvet", args...)
@@ -144,9 +145,8 @@ func runPlegvet(t *testing.T, dir, driver string, args ...string) outcome {
 	return o
 }
 
-// applyDiff applies a unified diff, as plegvet's -diff (go-internal/diff:
-// "diff a/FILE b/FILE", "--- a/FILE", "+++ b/FILE") or multichecker's
-// (x/tools: "--- $DIR/FILE (old)", "+++ $DIR/FILE (new)") prints it, to
+// applyDiff applies a unified diff, as go fix -diff (x/tools: "---
+// $DIR/FILE (old)", "+++ $DIR/FILE (new)") prints it, to
 // files (by path relative to the run's directory), and returns the files
 // after it, with the names of those it changed. Every context and removed
 // line must match the file.
@@ -158,19 +158,11 @@ func applyDiff(t *testing.T, files map[string]string, text string) (after map[st
 		lines = lines[:len(lines)-1]
 	}
 	fileName := func(header string) string {
-		n := strings.TrimSuffix(strings.TrimSuffix(header[4:], "\n"), " (old)")
-		if rel, ok := strings.CutPrefix(n, "$DIR/"); ok {
-			return rel
-		}
-		return strings.TrimPrefix(n, "a/")
+		return strings.TrimPrefix(strings.TrimSuffix(header[4:], " (old)\n"), "$DIR/")
 	}
 	hunkStart := regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@`)
 	for i := 0; i < len(lines); {
-		switch {
-		case strings.HasPrefix(lines[i], "diff "):
-			i++
-			continue
-		case !strings.HasPrefix(lines[i], "--- ") || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ "):
+		if !strings.HasPrefix(lines[i], "--- ") || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ ") {
 			t.Fatalf("diff line %d: want a file header, got %q", i+1, lines[i])
 		}
 		name := fileName(lines[i])
@@ -192,7 +184,7 @@ func applyDiff(t *testing.T, files map[string]string, text string) (after map[st
 			i++
 			var body []string
 			oldCount := 0
-			for ; i < len(lines) && lines[i] != "" && strings.ContainsRune(" -+\\", rune(lines[i][0])) && !strings.HasPrefix(lines[i], "--- ") && !strings.HasPrefix(lines[i], "diff "); i++ {
+			for ; i < len(lines) && lines[i] != "" && strings.ContainsRune(" -+\\", rune(lines[i][0])) && !strings.HasPrefix(lines[i], "--- "); i++ {
 				if lines[i][0] == '\\' {
 					t.Fatalf("%s: a file without a final newline: not handled here", name)
 				}
@@ -230,18 +222,13 @@ func applyDiff(t *testing.T, files map[string]string, text string) (after map[st
 }
 
 // TestDriversAgree runs every mode on the analyzers' fixtures through the
-// lean driver, the full driver (PLEGVET_FULL_DRIVER=1) and x/tools' own
-// multichecker (PLEGVET_FULL_DRIVER=multichecker, with -test=false, as
-// plegvet ran before). The lean and full drivers must agree byte for byte
-// in every mode (findings, JSON, SARIF, -diff, the files -fix writes);
-// plegvet and multichecker too, but for -diff, whose text differs (see
-// driver.go): there both diffs are applied to the fixtures, and must give
-// the same files, the ones -fix writes. Where plegvet deliberately
-// differs from multichecker (findings exit 3 with -json and -diff; -fix
-// prints what it could not fix) the test says so.
+// lean loader and the go/packages one (PLEGVET_FULL_DRIVER=1): the same
+// checker and printers must print the same, byte for byte (findings,
+// JSON, SARIF, -diff and what it leaves). Then -fix: the files go fix
+// writes are the ones -diff shows.
 func TestDriversAgree(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the go command and the full driver many times")
+		t.Skip("runs the go command and the go/packages loader many times")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -249,8 +236,8 @@ func TestDriversAgree(t *testing.T) {
 	dir := fixtureModule(t)
 
 	// The lean loading answers here (no fallback).
-	if o := runPlegvet(t, dir, "", "-debug=v", "./..."); !strings.Contains(o.stderr, "plegvet: lean driver:") {
-		t.Fatalf("the fixture module did not run on the lean path:\n%s", o.stderr)
+	if o := runPlegvet(t, dir, "", "-debug=v", "./..."); !strings.Contains(o.stderr, "plegvet: lean loader:") {
+		t.Fatalf("the fixture module did not run on the lean loader:\n%s", o.stderr)
 	}
 
 	patterns := [][]string{{"./..."}, {"./pkg/..."}}
@@ -262,25 +249,30 @@ func TestDriversAgree(t *testing.T) {
 		{"-c=1"},
 		{"-json"},
 		{"-sarif", "out.sarif"},
-		{"-fix", "-diff"},
+		{"-diff"},
 		{"-pleg.note", "-json"},
 		{"-pleg.note", "-c=0"},
 		{"-featuregate.alpha-default-exempt=EagerAlpha,AlphaOn", "-pleg=false", "-json"},
-		{"-featuregate", "-fix", "-diff"},
+		{"-featuregate", "-diff"},
 	}
-	findings, diffsApplied := 0, 0
+	findings := 0
 	for i, pat := range patterns {
 		for j, mode := range modes {
 			if i > 0 && j > 0 && !slices.Contains(mode, "-json") {
 				continue // every mode on ./...; plain and -json on each part
 			}
 			args := append(append([]string(nil), mode...), pat...)
-			name := strings.Join(args, " ")
-			t.Run(name, func(t *testing.T) {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
 				lean := runPlegvet(t, dir, "", args...)
 				full := runPlegvet(t, dir, "1", args...)
+				if slices.Contains(mode, "-diff") {
+					// go fix prints each package's diff as its vet
+					// action ends, in no fixed order: compare the files
+					// the diffs make.
+					lean.stdout, full.stdout = appliedDiff(t, dir, lean.stdout), appliedDiff(t, dir, full.stdout)
+				}
 				if lean.stdout != full.stdout || lean.stderr != full.stderr || lean.code != full.code || lean.sarif != full.sarif {
-					t.Errorf("lean and full drivers differ:\nlean (exit %d):\n%s%s%s\nfull (exit %d):\n%s%s%s", lean.code, lean.stdout, lean.stderr, lean.sarif, full.code, full.stdout, full.stderr, full.sarif)
+					t.Errorf("the lean and go/packages loaders differ:\nlean (exit %d):\n%s%s%s\ngo/packages (exit %d):\n%s%s%s", lean.code, lean.stdout, lean.stderr, lean.sarif, full.code, full.stdout, full.stderr, full.sarif)
 				}
 				if lean.code == exitFailure {
 					t.Errorf("exit 1 on the fixtures:\n%s", lean.stderr)
@@ -288,99 +280,50 @@ func TestDriversAgree(t *testing.T) {
 				if lean.code == exitFindings {
 					findings++
 				}
-				if strings.Contains(name, "-sarif") {
-					return // multichecker has no -sarif
-				}
-				mc := runPlegvet(t, dir, "multichecker", append([]string{"-test=false"}, args...)...)
-				want := lean
-				switch {
-				case strings.Contains(name, "-fix"):
-					// -diff: findings still stand; multichecker prints
-					// the diff only and exits 0. The diffs' texts differ;
-					// what they change must not.
-					want.stderr = ""
-					want.code = 0
-					before := treeFiles(t, dir)
-					leanAfter, leanChanged := applyDiff(t, before, lean.stdout)
-					mcAfter, mcChanged := applyDiff(t, before, mc.stdout)
-					if !slices.Equal(leanChanged, mcChanged) {
-						t.Errorf("-diff: plegvet changes %q, multichecker %q", leanChanged, mcChanged)
-					}
-					for _, f := range mcChanged {
-						if leanAfter[f] != mcAfter[f] {
-							t.Errorf("%s: plegvet's and multichecker's -diff make different files:\n%s\n---\n%s", f, leanAfter[f], mcAfter[f])
-						}
-					}
-					if len(leanChanged) > 0 {
-						diffsApplied++
-					}
-					want.stdout = mc.stdout
-				case strings.Contains(name, "-json"):
-					want.code = 0 // multichecker: -json exits 0 with findings
-				}
-				if mc.stdout != want.stdout || mc.stderr != want.stderr || mc.code != want.code {
-					t.Errorf("plegvet and multichecker differ:\nplegvet (exit %d, want %d from multichecker):\n%s%s\nmultichecker (exit %d):\n%s%s", lean.code, want.code, lean.stdout, lean.stderr, mc.code, mc.stdout, mc.stderr)
-				}
 			})
 		}
 	}
 	if findings == 0 {
 		t.Error("no run had findings: the comparison compared nothing")
 	}
-	if diffsApplied == 0 {
-		t.Error("no -diff changed a file: the comparison of diffs compared nothing")
-	}
 
-	// -fix writes the same files, through each driver.
-	for _, pat := range [][]string{{"./..."}, {"./fixtures/gatefixes/..."}} {
-		t.Run("-fix "+pat[0], func(t *testing.T) {
-			var trees []map[string]string
-			var outs []outcome
-			for _, driver := range []string{"", "1", "multichecker"} {
-				d := copyOf(t, dir)
-				args := append([]string{"-fix"}, pat...)
-				if driver == "multichecker" {
-					args = append([]string{"-test=false"}, args...)
+	// -fix writes what -diff shows.
+	for _, pat := range []string{"./...", "./fixtures/gatefixes/..."} {
+		t.Run("-fix "+pat, func(t *testing.T) {
+			d := copyOf(t, dir)
+			before := treeFiles(t, d)
+			diff := runPlegvet(t, d, "", "-diff", pat)
+			want, changed := applyDiff(t, before, diff.stdout)
+			if pat == "./..." && len(changed) == 0 {
+				t.Error("-diff ./... changes no file: the comparison compared nothing")
+			}
+			fix := runPlegvet(t, d, "", "-fix", pat)
+			if fix.code == exitFailure {
+				t.Fatalf("-fix failed:\n%s", fix.stderr)
+			}
+			for f, content := range treeFiles(t, d) {
+				if want[f] != content {
+					t.Errorf("%s: -fix wrote another change than -diff shows:\n%s\n---\n%s", f, content, want[f])
 				}
-				o := runPlegvet(t, d, driver, args...)
-				o.files = treeFiles(t, d)
-				outs = append(outs, o)
-				trees = append(trees, o.files)
-			}
-			before := treeFiles(t, dir)
-			for i, name := range []string{"full", "multichecker"} {
-				for f, content := range trees[0] {
-					if trees[i+1][f] != content {
-						t.Errorf("%s: lean -fix and %s -fix wrote different content:\n%s\n---\n%s", f, name, content, trees[i+1][f])
-					}
-				}
-			}
-			if outs[0].stderr != outs[1].stderr || outs[0].code != outs[1].code {
-				t.Errorf("-fix: lean (exit %d):\n%s\nfull (exit %d):\n%s", outs[0].code, outs[0].stderr, outs[1].code, outs[1].stderr)
-			}
-			// -diff shows what -fix writes.
-			d := runPlegvet(t, dir, "", append([]string{"-diff"}, pat...)...)
-			after, _ := applyDiff(t, treeFiles(t, dir), d.stdout)
-			for f, content := range trees[0] {
-				if after[f] != content {
-					t.Errorf("%s: -diff shows another change than -fix writes:\n%s\n---\n%s", f, after[f], content)
-				}
-			}
-			changed := 0
-			for f := range before {
-				if before[f] != trees[0][f] {
-					changed++
-				}
-			}
-			if pat[0] == "./..." && changed == 0 {
-				t.Error("-fix ./... changed no file: the comparison compared nothing")
 			}
 		})
 	}
 }
 
+// appliedDiff is the files a diff changes, as they are after it, sorted
+// by name: what a diff means, whatever the order of its files.
+func appliedDiff(t *testing.T, dir, diff string) string {
+	after, changed := applyDiff(t, treeFiles(t, dir), diff)
+	slices.Sort(changed)
+	var b strings.Builder
+	for _, f := range changed {
+		b.WriteString("-- " + f + " --\n" + after[f])
+	}
+	return b.String()
+}
+
 // TestFixtureOnLeanPath guards the comparison above: the fixture module
-// must not silently fall back to the full driver for any pattern.
+// must not silently fall back to the go/packages loader for any pattern.
 func TestFixtureOnLeanPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -395,7 +338,7 @@ func TestFixtureOnLeanPath(t *testing.T) {
 			pat = "./fixtures/" + g + "/..."
 		}
 		o := runPlegvet(t, dir, "", "-debug=v", pat)
-		if !regexp.MustCompile(`plegvet: lean driver: [1-9]`).MatchString(o.stderr) {
+		if !regexp.MustCompile(`plegvet: lean loader: [1-9]`).MatchString(o.stderr) {
 			t.Errorf("%s: not analysed on the lean path:\n%s", pat, o.stderr)
 		}
 	}

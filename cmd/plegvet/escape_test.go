@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"go/token"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
 )
 
 func TestEscapeControls(t *testing.T) {
@@ -60,5 +65,33 @@ func TestEscapingWriterTrimsLineEnds(t *testing.T) {
 	w.Flush()
 	if got, want := out.String(), "a  b\nc\n  d"; got != want {
 		t.Errorf("wrote %q; want %q", got, want)
+	}
+}
+
+// The driver's text output goes through the checker's printer: a message,
+// a related message or a file name carrying control characters or line
+// breaks still prints as one escaped line each.
+func TestPrintTextEscapes(t *testing.T) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("evil\x1b[2J.go", -1, 100)
+	f.SetLines([]int{0, 50})
+	act := &checker.Action{
+		Analyzer: &analysis.Analyzer{Name: "a"},
+		Package:  &packages.Package{ID: "p", Fset: fset},
+		IsRoot:   true,
+		Diagnostics: []analysis.Diagnostic{{
+			Pos:     f.Pos(3),
+			Message: "gate \x1b]0;owned\a\nsecond line",
+			Related: []analysis.RelatedInformation{{Pos: f.Pos(60), Message: "see\r\nhere"}},
+		}},
+	}
+	var out bytes.Buffer
+	if err := printText(&out, &checker.Graph{Roots: []*checker.Action{act}}, -1); err != nil {
+		t.Fatal(err)
+	}
+	want := `evil\x1b[2J.go:1:4: gate \x1b]0;owned\a\nsecond line` + "\n" +
+		`evil\x1b[2J.go:2:11: ` + "\t" + `see\r\nhere` + "\n"
+	if out.String() != want {
+		t.Errorf("printed\n%q\nwant\n%q", out.String(), want)
 	}
 }

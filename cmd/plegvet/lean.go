@@ -7,11 +7,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/analysisrun"
@@ -20,23 +17,22 @@ import (
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// loadLean is the driver's loading for every mode: it asks the go command
-// which packages match (and, for the order of the output, what they
-// import: names only, nothing parsed), keeps those that can matter
-// (suite.Matters: they are, or directly import, the feature-gate API, a
-// features package or the pleg package), and
-// type-checks only those from source, with the imports the suite picks
-// (suite.FromSource) loaded from the tree so that facts flow, the others
-// stubbed. Of the rest of the import graph it keeps only what the go
+// loadLean is the driver's usual loader: it asks the go command which
+// packages match (and what they import: names only, nothing parsed),
+// keeps those that can matter (suite.Matters: they are, or directly
+// import, the feature-gate API, a features package or the pleg package),
+// and type-checks only those from source, with the imports the suite
+// picks (suite.FromSource) loaded from the tree so that facts flow, the
+// others stubbed. Of the rest of the import graph it keeps only what the go
 // command lists (names, files, imports): nothing else is parsed.
 //
-// run is nil, with why, when the lean loading cannot answer as the full
-// driver would; nothing has been printed then. code is >= 0 when the run
+// r is nil, with why, when the lean loading cannot answer as the go
+// command would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
 //
 // The steps below run in order; each either lets the lean loading go on
-// or ends it: with a why (the full driver answers) or with a code.
-func loadLean(o *driverOptions, stderr io.Writer) (run *loaded, why string, code int) {
+// or ends it: with a why (the go/packages loader answers) or with a code.
+func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int) {
 	meta, ok := listPackages(o.patterns, stderr)
 	if !ok {
 		return nil, "", exitFailure
@@ -90,14 +86,14 @@ func matteringRoots(meta []*packages.Package) []*packages.Package {
 // analyzeNothing answers when nothing matched can declare or use what
 // plegvet reads: no analyzer reports anything, nothing needs parsing;
 // every mode still says so in its form ("{}", an empty SARIF log).
-func analyzeNothing(o *driverOptions, meta []*packages.Package, stderr io.Writer) (*loaded, string, int) {
+func analyzeNothing(o *driverOptions, meta []*packages.Package, stderr io.Writer) (*run, string, int) {
 	failed := printErrors(stderr, meta) > 0
 	graph, err := analysisrun.Analyze(o.analyzers, nil, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
 	}
-	return &loaded{graph: graph, failed: failed, driver: "lean"}, "", -1
+	return &run{graph: graph, failed: failed, loader: "lean"}, "", -1
 }
 
 // leanTree opens the module of the working directory and returns the
@@ -181,7 +177,7 @@ func importDirsDisagree(p *packages.Package, byImport map[string]*packages.Packa
 
 // analyzeLean runs the analyzers on the packages loaded from source: from
 // here on the lean loading answers.
-func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result, stderr io.Writer) (*loaded, string, int) {
+func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result, stderr io.Writer) (*run, string, int) {
 	failed := printErrors(stderr, meta) > 0
 	for _, p := range res.Problems {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))
@@ -192,77 +188,11 @@ func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
 	}
-	return &loaded{
-		graph:  graph,
-		roots:  fullDriverOrder(o.analyzers, meta, graph),
-		failed: failed,
-		driver: "lean",
-	}, "", -1
+	return &run{graph: graph, failed: failed, loader: "lean"}, "", -1
 }
 
 // sameDir is true when the go command and the tree name a directory
 // alike: the same path, so that positions print the same (a directory
-// reached through a symbolic link is another name for it, and the full
-// driver answers then).
+// reached through a symbolic link is another name for it, and the
+// go/packages loader answers then).
 func sameDir(a, b string) bool { return a != "" && filepath.Clean(a) == filepath.Clean(b) }
-
-// fullDriverOrder orders the lean graph's root actions as the full
-// driver's depth-first walk (checker.Graph.All) first reaches them: its
-// graph has an action per analyzer and package of the whole import graph,
-// each depending on its analyzer's requirements on the same package, then,
-// for an analyzer with facts, on the same analyzer on each import in path
-// order; a root is printed when first reached. The go command's import
-// graph (meta, the initial packages in its order) stands in for it.
-func fullDriverOrder(analyzers []*analysis.Analyzer, meta []*packages.Package, graph *checker.Graph) []*checker.Action {
-	type node struct {
-		a *analysis.Analyzer
-		p *packages.Package
-	}
-	lean := map[node]*checker.Action{}
-	byPath := map[string]*packages.Package{}
-	for _, p := range meta {
-		byPath[p.PkgPath] = p
-	}
-	for _, act := range graph.Roots {
-		if p := byPath[act.Package.PkgPath]; p != nil {
-			lean[node{act.Analyzer, p}] = act
-		}
-	}
-	var out []*checker.Action
-	seen := map[node]bool{}
-	var visit func(n node)
-	visit = func(n node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, req := range n.a.Requires {
-			visit(node{req, n.p})
-		}
-		if len(n.a.FactTypes) > 0 {
-			for _, path := range slices.Sorted(maps.Keys(n.p.Imports)) {
-				visit(node{n.a, n.p.Imports[path]})
-			}
-		}
-		if act := lean[n]; act != nil {
-			out = append(out, act)
-		}
-	}
-	for _, a := range analyzers {
-		for _, p := range meta {
-			visit(node{a, p})
-		}
-	}
-	if len(out) < len(graph.Roots) { // not reached: every root is an initial package
-		in := map[*checker.Action]bool{}
-		for _, act := range out {
-			in[act] = true
-		}
-		for _, act := range graph.Roots {
-			if !in[act] {
-				out = append(out, act)
-			}
-		}
-	}
-	return out
-}

@@ -14,6 +14,7 @@
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
+//	go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   (apply the fixes)
 //
 // Subcommands print a readable table, or JSON with -json. Without a
 // subcommand, plegvet runs its analyzers like any go/analysis driver.
@@ -135,17 +136,12 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	analyzers := suite.New(suite.DefaultConfig())
-	switch n := len(args); {
-	case n > 0 && strings.HasSuffix(args[n-1], ".cfg"):
-		// go vet's -vettool protocol: [flags] vet.cfg, for unitchecker.
-		// Every package is analysed: in x/tools v0.52 the vetx file a
-		// package writes carries its types for the packages that import
-		// it, so no package can be answered without type-checking it.
-	case os.Getenv(fullDriverEnv) == "multichecker":
-		// x/tools' own driver, as plegvet ran before its lean driver
-		// (test variants included, -json exiting 0, no -sarif): for
-		// comparing outputs.
-	default:
+	// go vet's -vettool and go fix's -fixtool protocol, [flags] vet.cfg,
+	// is unitchecker's, through multichecker. Every package is analysed:
+	// in x/tools v0.52 the vetx file a package writes carries its types
+	// for the packages that import it, so no package can be answered
+	// without type-checking it.
+	if n := len(args); n == 0 || !strings.HasSuffix(args[n-1], ".cfg") {
 		if code, ok := runDriver(args, analyzers, stdout, stderr); ok {
 			return code
 		}
@@ -194,8 +190,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Checks:")
 	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
+	fmt.Fprintln(w, "  go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   applies (-diff: prints) the fixes")
 	fmt.Fprintln(w, "  plegvet help ANALYZER           an analyzer's checks and flags")
-	fmt.Fprintln(w, "  -json, -fix, -diff, -c=N        as go vet; -sarif FILE also writes SARIF 2.1.0")
+	fmt.Fprintln(w, "  -json, -c=N                     as go vet; -sarif FILE also writes SARIF 2.1.0")
+	fmt.Fprintln(w, "  -fix, -diff                     run that go fix, then print the findings left")
 	fmt.Fprintln(w, "  -findings-exit-code=N           the exit code for findings (default 3; 0 for none)")
 	for _, g := range suite.Groups() {
 		names := make([]string, len(g.Checks))

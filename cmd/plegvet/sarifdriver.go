@@ -4,21 +4,24 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/tools/go/analysis/checker"
+
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
-// writeSARIF writes a run's findings to file as SARIF 2.1.0, for code
-// scanning: -sarif FILE, beside whatever the other flags print. Paths
-// are relative to the working directory (the checkout's root, in CI);
-// findings come in the order of the text output, sorted by position
-// within each analyzer's package. An analyzer that failed on a package
-// contributes nothing (its error is in the text or JSON output).
-func writeSARIF(file string, run *loaded) error {
+// writeSARIF writes the findings of the checker's root actions to file as
+// SARIF 2.1.0, for code scanning: -sarif FILE, beside whatever the other
+// flags print. Paths are relative to the working directory (the
+// checkout's root, in CI); findings come in the order of the text output
+// (the checker's), sorted by position within each analyzer's package. An
+// analyzer that failed on a package contributes nothing (its error is in
+// the text or JSON output).
+func writeSARIF(file string, g *checker.Graph) error {
 	wd, _ := os.Getwd()
 	var all []sarif.Result
-	for act := range walk(run.roots) {
+	for act := range g.All() {
 		if act.IsRoot && act.Err == nil {
 			all = append(all, sarif.Results(act.Package.Fset, wd, act.Diagnostics)...)
 		}
