@@ -2,14 +2,14 @@ package gclplugin_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/plegvet/plegvet/internal/golangcilintbuild"
 )
 
 // golangci-lint's exit codes (github.com/golangci/golangci-lint/v2/pkg/exitcodes).
@@ -33,12 +33,14 @@ const (
 // (the tools/golangci-lint module) and runs it on testdata/tree, a module
 // laid out like a Kubernetes checkout with a gate and a PLEG wiring that
 // break plegvet's rules. The first build compiles golangci-lint and its
-// linters: minutes on two cores, with a cold build cache.
+// linters: minutes on two cores, with a cold build cache. The binary is
+// shared with docs/ci's test through internal/golangcilintbuild's cache:
+// built once for the content of its inputs, whichever test asks first.
 func TestGolangciLint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds golangci-lint (minutes on a cold cache); skipped with -short")
 	}
-	gcl := buildGolangciLint(t)
+	gcl := golangcilintbuild.ForTest(t)
 
 	// Each case runs on a fresh copy of the tree, so that nothing is
 	// written under testdata, with its .golangci.yml replaced when the
@@ -201,36 +203,6 @@ var kubeletGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 
 const EventedPLEG featuregate.Feature = "EventedPLEG"
 `
-
-// buildGolangciLint builds the tools/golangci-lint module into a
-// temporary directory.
-func buildGolangciLint(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "tools", "golangci-lint"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "golangci-lint")
-	ctx := t.Context()
-	if dl, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, dl.Add(-30*time.Second))
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("building golangci-lint in %s did not finish before the test's deadline (%v so far); a cold build takes minutes: rerun with -timeout 30m", dir, time.Since(start).Round(time.Second))
-	}
-	if err != nil {
-		t.Fatalf("go build in %s: %v\n%s", dir, err, out)
-	}
-	t.Logf("built golangci-lint with plegvet in %v", time.Since(start).Round(time.Second))
-	return bin
-}
 
 // runGolangciLint runs `golangci-lint run ./...` in dir, with its cache
 // and temporary files (the lock file among them) in the test's temporary

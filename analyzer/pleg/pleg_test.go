@@ -5,15 +5,19 @@ import (
 	"encoding/gob"
 	"fmt"
 	"go/types"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/check"
@@ -26,6 +30,106 @@ func testdata(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// A shared analysis is one analysistest.Run for several tests: loading
+// the look-alike packages from source, with the standard library they
+// import, is what takes the time, and each test reads its own packages'
+// results. What the run reports against the fixture's expectations is
+// kept, and reported by each test that reads the package it is about.
+type shared struct {
+	a        *analysis.Analyzer
+	patterns []string
+
+	once    sync.Once
+	dir     string
+	results []*analysistest.Result
+	errs    []string
+}
+
+// fixture is pleg.Analyzer on every package its tests read but the notes.
+var fixture = &shared{a: pleg.Analyzer, patterns: []string{
+	"k8s.io/kubernetes/pkg/kubelet",
+	"k8s.io/kubernetes/pkg/kubelet/pleg",
+	"oldtree/pkg/kubelet",
+	"newtree/pkg/kubelet",
+	"kubeletforks/...",
+}}
+
+// notes is the analyzer with the note on, on the notes.
+var notes = &shared{a: pleg.New(pleg.Config{Note: true}), patterns: []string{"notes/..."}}
+
+// Errorf keeps what analysistest.Run reports.
+func (s *shared) Errorf(format string, args ...any) {
+	s.errs = append(s.errs, fmt.Sprintf(format, args...))
+}
+
+// run returns the results of the packages that patterns (import paths,
+// or a path with "/..." for those under it) match, with their test
+// packages, as analysistest.Run on those patterns alone returns them;
+// it reports to t what the run reported about them, or about no package.
+func (s *shared) run(t *testing.T, patterns ...string) []*analysistest.Result {
+	t.Helper()
+	s.once.Do(func() {
+		s.dir = testdata(t)
+		s.results = analysistest.Run(s, s.dir, s.a, s.patterns...)
+	})
+	matchOne := func(p, path string) bool {
+		if base, ok := strings.CutSuffix(p, "/..."); ok {
+			return path == base || strings.HasPrefix(path, base+"/")
+		}
+		return path == p
+	}
+	matches := func(path string) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool { return matchOne(p, path) })
+	}
+	for _, e := range s.errs {
+		if p, ok := s.about(e); !ok || matches(p) {
+			t.Error(e)
+		}
+	}
+	var out []*analysistest.Result
+	found := map[string]bool{}
+	for _, r := range s.results {
+		path := r.Action.Package.PkgPath
+		if p, ok := strings.CutSuffix(path, "_test"); ok {
+			path = p
+		} else if p, ok := strings.CutSuffix(path, ".test"); ok {
+			path = p
+		}
+		if matches(path) {
+			out = append(out, r)
+			for _, p := range patterns {
+				if matchOne(p, path) {
+					found[p] = true
+				}
+			}
+		}
+	}
+	for _, p := range patterns {
+		if !found[p] {
+			t.Fatalf("the shared run analysed no package %s: add it to its patterns %v", p, s.patterns)
+		}
+	}
+	return out
+}
+
+// about returns the package that a report of analysistest.Run is about:
+// the directory of the file it starts with (relative to the GOPATH's src,
+// or not), or the package of the action it names.
+func (s *shared) about(msg string) (string, bool) {
+	if file, _, ok := strings.Cut(msg, ":"); ok && strings.HasSuffix(file, ".go") && !strings.Contains(file, " ") {
+		file = strings.TrimPrefix(filepath.ToSlash(file), filepath.ToSlash(filepath.Join(s.dir, "src"))+"/")
+		return path.Dir(file), true
+	}
+	if rest, ok := strings.CutPrefix(msg, "error analyzing "); ok {
+		if _, id, ok := strings.Cut(rest, "@"); ok {
+			if j := strings.IndexAny(id, " :"); j >= 0 {
+				return id[:j], true
+			}
+		}
+	}
+	return "", false
 }
 
 func durationOf(v *plegperiods.Value) string {
@@ -61,7 +165,8 @@ func modes(r *plegperiods.Relist) string {
 }
 
 func TestAnalyzer(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer,
+	t.Parallel()
+	results := fixture.run(t,
 		"k8s.io/kubernetes/pkg/kubelet",
 		"oldtree/pkg/kubelet",
 		"newtree/pkg/kubelet",
@@ -105,15 +210,23 @@ func TestAnalyzer(t *testing.T) {
 // With note set, the gate's test carries what turning it on does; the
 // gate's stage comes from gatefacts, without featuregate's checks.
 func TestNote(t *testing.T) {
-	analysistest.Run(t, testdata(t), pleg.New(pleg.Config{Note: true}), "notes/...")
+	t.Parallel()
+	notes.run(t, "notes/...")
 }
 
 // An analyzer with the note and one without run at once on one fixture,
-// and the flag of one sets that one only.
+// and the flag of one sets that one only. The fixture is the one TestNote
+// loads, and every run analyses those same packages: the four
+// configurations at once, three times each.
 func TestConfigurationsCoexist(t *testing.T) {
+	t.Parallel()
 	flagged := pleg.New(pleg.DefaultConfig())
 	if err := flagged.Flags.Set("note", "true"); err != nil {
 		t.Fatal(err)
+	}
+	var pkgs []*packages.Package
+	for _, r := range notes.run(t, "notes/kubelet") {
+		pkgs = append(pkgs, r.Action.Package)
 	}
 	for _, tc := range []struct {
 		name  string
@@ -129,11 +242,14 @@ func TestConfigurationsCoexist(t *testing.T) {
 			t.Parallel()
 			for range 3 {
 				notes := 0
-				results := analysistest.Run(ignoreExpectations{}, testdata(t), tc.a, "notes/kubelet")
-				if len(results) != 1 || results[0].Err != nil {
-					t.Fatalf("analysing notes/kubelet: %d results", len(results))
+				res, err := checker.Analyze([]*analysis.Analyzer{tc.a}, pkgs, &checker.Options{SanityCheck: true})
+				if err != nil {
+					t.Fatal(err)
 				}
-				for _, d := range results[0].Diagnostics {
+				if len(res.Roots) != 1 || res.Roots[0].Err != nil {
+					t.Fatalf("analysing notes/kubelet: %d results", len(res.Roots))
+				}
+				for _, d := range res.Roots[0].Diagnostics {
 					if d.Category == string(pleg.GateNote) {
 						notes++
 					}
@@ -146,14 +262,9 @@ func TestConfigurationsCoexist(t *testing.T) {
 	}
 }
 
-// ignoreExpectations is for runs that compare configurations: the
-// fixture's expectations are one configuration's.
-type ignoreExpectations struct{}
-
-func (ignoreExpectations) Errorf(string, ...any) {}
-
 func TestUnresolvedReasons(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/flagperiod")
+	t.Parallel()
+	results := fixture.run(t, "kubeletforks/flagperiod")
 	r := results[0].Action.Result.(*pleg.Result).Relist
 	for _, c := range []struct {
 		v    *plegperiods.Value
@@ -172,7 +283,8 @@ func TestUnresolvedReasons(t *testing.T) {
 // A gate test behind a variable, helper or field is followed to the
 // Enabled call; the diagnostics sit at the if that tests it.
 func TestGateFollowed(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/gatelocal", "kubeletforks/gatehelper", "kubeletforks/gatenegated", "kubeletforks/gatefield")
+	t.Parallel()
+	results := fixture.run(t, "kubeletforks/gatelocal", "kubeletforks/gatehelper", "kubeletforks/gatenegated", "kubeletforks/gatefield")
 	want := map[string]string{
 		"kubeletforks/gatelocal":   "useEvents",
 		"kubeletforks/gatehelper":  "pollOnly()",
@@ -191,7 +303,8 @@ func TestGateFollowed(t *testing.T) {
 // An unfollowed deciding test is carried, with why, and the evented
 // construction is found rather than reported absent.
 func TestGateUnresolved(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/gateunfollowed")
+	t.Parallel()
+	results := fixture.run(t, "kubeletforks/gateunfollowed")
 	res := results[0].Action.Result.(*pleg.Result)
 	u := res.Relist.GateUnresolved
 	if u == nil {
@@ -224,6 +337,7 @@ func TestGateUnresolved(t *testing.T) {
 // The evented PLEG's role is read from what its event loop does, and the
 // health checks from the calls registering a PLEG's Healthy.
 func TestEventedRole(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		"k8s.io/kubernetes/pkg/kubelet":          "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health=PLEG(generic)@59,EventedPLEG(evented)@61 failure=restore-generic-relist@evented.go:34",
 		"kubeletforks/relisttrigger/pkg/kubelet": "role=relist-trigger emits=- cache=- relist=evented.go:44 [CONTAINER_STOPPED_EVENT] gate=RelistOnDemand health=PLEG(generic)@39 failure=stop-watching@evented.go:33",
@@ -237,7 +351,7 @@ func TestEventedRole(t *testing.T) {
 	for p := range want {
 		pkgs = append(pkgs, p)
 	}
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, pkgs...)
+	results := fixture.run(t, pkgs...)
 	seen := 0
 	for _, r := range results {
 		w, ok := want[r.Action.Package.PkgPath]
@@ -259,7 +373,8 @@ func TestEventedRole(t *testing.T) {
 
 // Why an unknown role is unknown, and what the relist request reads.
 func TestEventedRoleDetails(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet")
+	t.Parallel()
+	results := fixture.run(t, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet")
 	for _, r := range results {
 		e := r.Action.Result.(*pleg.Result).Evented
 		switch r.Action.Package.PkgPath {
@@ -285,7 +400,8 @@ func TestEventedRoleDetails(t *testing.T) {
 // Facts cross packages gob-encoded (go vet): the evented PLEG's event
 // loop must survive the trip.
 func TestConstructorFactGob(t *testing.T) {
-	results := analysistest.Run(t, testdata(t), pleg.Analyzer, "kubeletforks/relisttrigger/pkg/kubelet/pleg", "k8s.io/kubernetes/pkg/kubelet/pleg")
+	t.Parallel()
+	results := fixture.run(t, "kubeletforks/relisttrigger/pkg/kubelet/pleg", "k8s.io/kubernetes/pkg/kubelet/pleg")
 	loops := 0
 	for _, r := range results {
 		for _, c := range r.Action.Result.(*pleg.Result).Constructors {

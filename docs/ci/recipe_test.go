@@ -231,11 +231,13 @@ func TestVerifyScriptSyntax(t *testing.T) {
 // hack/verify-plegvet.sh of a tree, with PLEGVET_BIN set to a plegvet
 // built from this repository.
 func TestVerifyScript(t *testing.T) {
+	t.Parallel()
 	bash := needBash(t)
 	bin := plegvetBin(t)
 	env := []string{"PLEGVET_BIN=" + bin}
 
 	t.Run("clean tree", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		code, out, errOut := run(t, tr.root, env, bash, tr.withScript(t))
 		if code != exitClean {
@@ -250,6 +252,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("Alpha gate on by default", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		line := tr.alphaOn(t)
 		// Started from elsewhere: the script finds the tree from its own path.
@@ -276,6 +279,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("flags and packages pass through", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		tr.alphaOn(t)
 		script := tr.withScript(t)
@@ -294,6 +298,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("SARIF", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		tr.alphaOn(t)
 		caller := t.TempDir()
@@ -314,6 +319,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("packages that do not load", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		writeFile(t, filepath.Join(filepath.Dir(tr.features), "broken.go"), "package features\n\nfunc Broken( {\n")
 		code, out, errOut := run(t, tr.root, env, bash, tr.withScript(t))
@@ -328,6 +334,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("PLEGVET_BIN not a program", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		code, _, errOut := run(t, tr.root, []string{"PLEGVET_BIN=" + tr.features}, bash, tr.withScript(t))
 		if code != 1 || !strings.Contains(errOut, "PLEGVET_BIN="+tr.features+" is not an executable file") {
@@ -336,6 +343,7 @@ func TestVerifyScript(t *testing.T) {
 	})
 
 	t.Run("no go command", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		// A PATH with what the script needs but go.
 		dir := t.TempDir()
@@ -406,6 +414,7 @@ func readLog(t *testing.T, log string) map[string]string {
 // TestVerifyScriptInstalls runs the script without PLEGVET_BIN: it installs
 // plegvet with `go install` into a temporary GOBIN, here a fake go command.
 func TestVerifyScriptInstalls(t *testing.T) {
+	t.Parallel()
 	bash := needBash(t)
 	for _, tc := range []struct {
 		name    string
@@ -416,6 +425,7 @@ func TestVerifyScriptInstalls(t *testing.T) {
 		{name: "PLEGVET_VERSION", env: []string{"PLEGVET_VERSION=v9.8.7"}, version: "v9.8.7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tr := newTree(t)
 			line := tr.alphaOn(t)
 			fake, log := fakeGo(t, 0)
@@ -455,6 +465,7 @@ func TestVerifyScriptInstalls(t *testing.T) {
 	}
 
 	t.Run("install fails", func(t *testing.T) {
+		t.Parallel()
 		tr := newTree(t)
 		fake, _ := fakeGo(t, 1)
 		tmp := t.TempDir()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/plegvet/plegvet/gclplugin"
+	"github.com/plegvet/plegvet/internal/golangcilintbuild"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
@@ -185,6 +185,7 @@ func runStep(t *testing.T, bash string, j job, st step, dir string, env ...strin
 // TestWorkflowSteps runs the workflow's own run: steps here: the install
 // step with a fake go command, the plegvet step on look-alike trees.
 func TestWorkflowSteps(t *testing.T) {
+	t.Parallel()
 	bash := needBash(t)
 	_, s := readWorkflow(t)
 	if s.install < 0 || s.plegvet < 0 {
@@ -192,6 +193,7 @@ func TestWorkflowSteps(t *testing.T) {
 	}
 
 	t.Run("install", func(t *testing.T) {
+		t.Parallel()
 		st := s.job.Steps[s.install]
 		if st.WorkingDirectory != "${{ runner.temp }}" {
 			t.Errorf("install step working-directory: %q, want ${{ runner.temp }} (outside the tree)", st.WorkingDirectory)
@@ -259,6 +261,7 @@ func TestWorkflowSteps(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tr := newTree(t)
 			want := ""
 			if tc.change != nil {
@@ -370,18 +373,13 @@ func TestGolangciSettings(t *testing.T) {
 }
 
 // TestGolangciLint runs a golangci-lint built with the plugin (the
-// tools/golangci-lint module) with golangci.yml as a tree's .golangci.yml.
+// tools/golangci-lint module, built once for this test and gclplugin's by
+// internal/golangcilintbuild) with golangci.yml as a tree's .golangci.yml.
 func TestGolangciLint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds golangci-lint (minutes on a cold cache); skipped with -short")
 	}
-	gcl := filepath.Join(t.TempDir(), "golangci-lint")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", gcl, ".")
-	cmd.Dir = filepath.Join("..", "..", "tools", "golangci-lint")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build in %s: %v\n%s", cmd.Dir, err, out)
-	}
+	gcl := golangcilintbuild.ForTest(t) // shared with gclplugin's test
 	cfg, err := os.ReadFile(golangciFile)
 	if err != nil {
 		t.Fatal(err)
