@@ -30,6 +30,7 @@ import (
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
@@ -266,7 +267,7 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 	if len(found.Maps) == 0 {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, FeaturesPackage, a.unreadIn(FeaturesPackage))
 	}
-	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: a.pos.diagnostics(out.Diagnostics)}
+	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}
 	// The staging modules' go.mod files are read only when a gate's file
 	// lies in one: pkg/features' gates are the tree's own module's.
 	var staging map[string]string
@@ -275,15 +276,15 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 		if overwritten(e, found.Entries) {
 			continue
 		}
-		file := a.pos.pos(e.Entry).File
+		file := srcpos.Of(a.res.Fset, e.Entry).File
 		if staging == nil && strings.HasPrefix(file, "staging/src/") {
 			staging, _ = a.tree.StagingModules()
 		}
-		registrations[e.Name] = append(registrations[e.Name], a.pos.registration(e, a.tree.ModuleOf(file, staging), a.tree.Module+"/"+FeaturesPackage))
+		registrations[e.Name] = append(registrations[e.Name], registration(a.res.Fset, e, a.tree.ModuleOf(file, staging), a.tree.Module+"/"+FeaturesPackage))
 	}
 	for _, fg := range found.Gates {
-		g := a.pos.gate(fg)
-		g.File = a.pos.pos(fg.Entry).File
+		g := gate(a.res.Fset, fg)
+		g.File = g.Entry.File
 		if staging == nil && strings.HasPrefix(g.File, "staging/src/") {
 			staging, _ = a.tree.StagingModules()
 		}
@@ -304,15 +305,15 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 // constants key some of pkg/features' entries (and the pleg package).
 func isFeaturePackage(importPath string) bool { return suite.FromSource(importPath) }
 
-func (p positioner) gate(g *featuregates.Gate) Gate {
+func gate(fset *token.FileSet, g *featuregates.Gate) Gate {
 	jg := Gate{
-		Name: g.Name, Decl: p.optPos(g.Decl), Entry: p.pos(g.Entry), Map: g.Map, Format: string(g.Format),
+		Name: g.Name, Decl: srcpos.At(fset, g.Decl), Entry: srcpos.Of(fset, g.Entry), Map: g.Map, Format: string(g.Format),
 		Specs: []Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned,
 	}
 	for _, s := range g.Specs {
 		jg.Specs = append(jg.Specs, Spec{
 			Version: s.Version, Default: s.Default, PreRelease: string(s.PreRelease), LockToDefault: s.LockToDefault,
-			MinCompatibilityVersion: s.MinCompatibilityVersion, Pos: p.pos(s.Pos), Unresolved: s.Unresolved,
+			MinCompatibilityVersion: s.MinCompatibilityVersion, Pos: srcpos.Of(fset, s.Pos), Unresolved: s.Unresolved,
 		})
 	}
 	if g.Const != nil && g.Const.Name() != g.Name {
@@ -468,7 +469,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
 	}
-	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: isFeaturePackage, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }}, paths...)
+	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: isFeaturePackage, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }, TreeRelativeNames: true}, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +487,6 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	if err != nil {
 		return nil, err
 	}
-	pos := positioner{fset: res.Fset, tree: t}
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: []Diagnostic{}}
 	maps := 0
 	byName := map[string]int{}
@@ -500,17 +500,17 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 			return nil, fmt.Errorf("%s: %s: %w", src.Dir, pkg.PkgPath, out.Err)
 		}
 		found := out.Result.(*featuregate.Result).Declared
-		rep.Diagnostics = append(rep.Diagnostics, pos.diagnostics(withoutLocalReads(out.Diagnostics, found))...)
+		rep.Diagnostics = append(rep.Diagnostics, diagnostics(res.Fset, withoutLocalReads(out.Diagnostics, found))...)
 		maps += len(found.Maps)
 		for _, e := range found.Entries {
 			if overwritten(e, found.Entries) {
 				continue // replaced in its map before the map is registered
 			}
-			registrations[e.Name] = append(registrations[e.Name], pos.registration(e, t.ModuleOf(pos.pos(e.Entry).File, staging), pkg.PkgPath))
+			registrations[e.Name] = append(registrations[e.Name], registration(res.Fset, e, t.ModuleOf(srcpos.Of(res.Fset, e.Entry).File, staging), pkg.PkgPath))
 		}
 		for _, fg := range found.Gates {
-			g := pos.gate(fg)
-			g.File = pos.pos(fg.Entry).File
+			g := gate(res.Fset, fg)
+			g.File = g.Entry.File
 			g.Module = t.ModuleOf(g.File, staging)
 			g.Package = pkg.PkgPath
 			g.Listed = fg.Listed()
@@ -554,8 +554,8 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 }
 
 // registration is entry e of a feature map of package pkg, in module.
-func (p positioner) registration(e *featuregates.Gate, module, pkg string) Registration {
-	g := p.gate(e)
+func registration(fset *token.FileSet, e *featuregates.Gate, module, pkg string) Registration {
+	g := gate(fset, e)
 	return Registration{
 		Module: module, Package: pkg, File: g.Entry.File, Map: g.Map, Format: g.Format,
 		Entry: g.Entry, Specs: g.Specs, Unresolved: g.Unresolved, Assigned: g.Assigned, Local: !e.PackageLevel(),
@@ -564,7 +564,7 @@ func (p positioner) registration(e *featuregates.Gate, module, pkg string) Regis
 
 // sortedRegistrations sorts registrations by file and position.
 func sortedRegistrations(regs []Registration) []Registration {
-	sort.SliceStable(regs, func(i, j int) bool { return regs[i].Entry.before(regs[j].Entry) })
+	sort.SliceStable(regs, func(i, j int) bool { return regs[i].Entry.Before(regs[j].Entry) })
 	return regs
 }
 
@@ -577,17 +577,6 @@ func overwritten(e *featuregates.Gate, entries []*featuregates.Gate) bool {
 		}
 	}
 	return false
-}
-
-// before orders positions by file, line and column.
-func (p Pos) before(q Pos) bool {
-	if p.File != q.File {
-		return p.File < q.File
-	}
-	if p.Line != q.Line {
-		return p.Line < q.Line
-	}
-	return p.Column < q.Column
 }
 
 // RegistrationConflict is a gate that two feature map entries register

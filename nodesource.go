@@ -60,8 +60,8 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 	// What the gate being on means is the release's design, read from its
 	// code: an event source, a relist trigger, or unknown.
 	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
-		if e := a.pos.eventedPLEG(out.Result.(*pleg.Result).Evented); e != nil {
-			s.role, s.roleWhy, s.onStreamFailure = e.Role, e.Why, e.OnStreamFailure.Action
+		if e := out.Result.(*pleg.Result).Evented; e != nil {
+			s.role, s.roleWhy, s.onStreamFailure = string(e.Role), e.Why, e.OnStreamFailure.Action
 			s.forced, s.forcedWhy = forcedRelists(e)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Report is plegvet's answer for one tree: which PLEG a kubelet runs, on
@@ -75,22 +76,13 @@ type Missing struct {
 	Why  string `json:"why"`
 }
 
-// SyncLoop is the select that consumes PLEG events beside periodic ticks.
-type SyncLoop struct {
-	Func        string `json:"func"`
-	Pos         Pos    `json:"pos"`
-	PLEGCase    Pos    `json:"plegCase"`
-	PLEGChannel string `json:"plegChannel"`
-	Ticks       []Tick `json:"ticks"`
-}
-
-// Tick is a periodic case of the sync loop.
-type Tick struct {
-	Channel string `json:"channel"`
-	Case    Pos    `json:"case"`
-	Period  *Value `json:"period"`
-	Ticker  *Pos   `json:"ticker"`
-}
+// The sync loop's answer is the pleg analyzer's own.
+type (
+	// SyncLoop is the select that consumes PLEG events beside periodic ticks.
+	SyncLoop = plegperiods.SyncLoop
+	// Tick is a periodic case of the sync loop.
+	Tick = plegperiods.Tick
+)
 
 // Inspect answers for one tree: it loads pkg/features, pkg/kubelet/pleg
 // and pkg/kubelet once, runs every analyzer, reads the CRI api.proto, and
@@ -119,7 +111,7 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 		return nil, err
 	}
 	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
-	relist := rep.addRelist(a, len(rel) == 3)
+	rep.addRelist(a, len(rel) == 3)
 	rep.addFeatureGate(gates, src.KubernetesVersion)
 	if err := rep.addStream(t, a, proto, len(rel) >= 2); err != nil {
 		return nil, err
@@ -127,7 +119,7 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 	sortDiagnostics(rep.Diagnostics)
 	rep.Source.noteUnfollowed(rep.Diagnostics)
 	rep.DefaultPLEG = rep.defaultPLEG()
-	rep.Summary = summarize(rep, relist)
+	rep.Summary = summarize(rep)
 	return rep, nil
 }
 
@@ -149,29 +141,27 @@ func (r *Report) missing(part, format string, args ...any) {
 }
 
 // addRelist fills the relist, the evented PLEG and the sync loop when the
-// tree has both the pleg and the kubelet packages (hasPLEG), and returns
-// the relist modes summarize argues from (nil without them).
-func (r *Report) addRelist(a *analysed, hasPLEG bool) *plegperiods.Relist {
+// tree has both the pleg and the kubelet packages (hasPLEG).
+func (r *Report) addRelist(a *analysed, hasPLEG bool) {
 	if !hasPLEG {
 		r.missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
-		return nil
+		return
 	}
 	periods, err := a.periods()
 	if err != nil {
 		r.missing("relist", "%v", err)
-		return nil
+		return
 	}
 	r.Relist = &periods.Relist
 	r.Diagnostics = append(r.Diagnostics, periods.Diagnostics...)
 	out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
 	res := out.Result.(*pleg.Result)
-	r.EventedPLEG = a.pos.eventedPLEG(res.Evented)
+	r.EventedPLEG = res.Evented
 	if len(res.SyncLoops) > 0 {
-		r.SyncLoop = a.pos.syncLoop(res.SyncLoops[0])
+		r.SyncLoop = &res.SyncLoops[0]
 	} else {
 		r.missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
 	}
-	return res.Relist
 }
 
 // addFeatureGate fills the feature gate the relist tests (the evented
@@ -278,17 +268,9 @@ func (r *Report) defaultPLEG() string {
 	return "generic"
 }
 
-func (p positioner) syncLoop(l plegperiods.SyncLoop) *SyncLoop {
-	out := &SyncLoop{Func: l.Func, Pos: p.pos(l.FuncPos), PLEGCase: p.pos(l.PLEGCase), PLEGChannel: l.PLEGChan, Ticks: []Tick{}}
-	for _, t := range l.Ticks {
-		out.Ticks = append(out.Ticks, Tick{Channel: t.Param, Case: p.pos(t.Case), Period: p.value(t.Period), Ticker: p.optPos(t.Ticker)})
-	}
-	return out
-}
-
 // summarize states why relist stays, from the facts found: worded by what
 // the tree does, never by what a document says it should.
-func summarize(r *Report, relist *plegperiods.Relist) string {
+func summarize(r *Report) string {
 	var b strings.Builder
 	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if r.Relist == nil {
@@ -328,9 +310,9 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 	say("With %s%s on, the evented PLEG reads the runtime's GetContainerEvents stream", g, stage)
 	switch {
 	case e != nil && e.UpdatesPodCache != nil && e.EmitsLifecycleEvents != nil:
-		say(", writes the pod cache (%s) and sends pod lifecycle events (%s)", at(e.UpdatesPodCache), at(e.EmitsLifecycleEvents))
+		say(", writes the pod cache (%s) and sends pod lifecycle events (%s)", srcpos.Line(e.UpdatesPodCache), srcpos.Line(e.EmitsLifecycleEvents))
 	case e != nil && e.EmitsLifecycleEvents != nil:
-		say(" and sends pod lifecycle events (%s)", at(e.EmitsLifecycleEvents))
+		say(" and sends pod lifecycle events (%s)", srcpos.Line(e.EmitsLifecycleEvents))
 	}
 	say(". ")
 	ratio := r.Relist.Ratio
@@ -347,9 +329,9 @@ func summarize(r *Report, relist *plegperiods.Relist) string {
 		say("The generic PLEG keeps relisting beside it, every %s (the gate-off period is %s). ", valueWords(on.Period), offPeriod)
 	}
 	if f := forced; f != nil {
-		say("Each time its stream call (%s) returns an error, the evented PLEG runs %s at once (%s); that relist writes the pod cache (%s)", at(&f.Stream), f.Relist, at(&f.Pos), at(&f.UpdatesPodCache))
+		say("Each time its stream call (%s) returns an error, the evented PLEG runs %s at once (%s); that relist writes the pod cache (%s)", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))
 		if f.EmitsLifecycleEvents != nil {
-			say(" and sends pod lifecycle events (%s)", at(f.EmitsLifecycleEvents))
+			say(" and sends pod lifecycle events (%s)", srcpos.Line(f.EmitsLifecycleEvents))
 		}
 		say(". ")
 	} else if on.Period != nil && e != nil {
@@ -395,7 +377,7 @@ func summarizeNonSource(say func(string, ...any), r *Report, g, stage, offPeriod
 	if len(req.EventTypes) > 0 && req.EventTypes[0] != "all" {
 		types = strings.Join(req.EventTypes, ", ") + " only"
 	}
-	say("With %s%s on, this tree's evented PLEG does not report container changes itself: it watches the runtime's GetContainerEvents stream and, for %s, asks the generic PLEG to relist (%s)", g, stage, types, at(&req.Pos))
+	say("With %s%s on, this tree's evented PLEG does not report container changes itself: it watches the runtime's GetContainerEvents stream and, for %s, asks the generic PLEG to relist (%s)", g, stage, types, srcpos.Line(&req.Pos))
 	if req.Gate != nil {
 		say(", a request the generic PLEG honours only with %s on", *req.Gate)
 	}
@@ -407,7 +389,7 @@ func summarizeNonSource(say func(string, ...any), r *Report, g, stage, offPeriod
 		say("It relists every %s with the gate on (%s with it off). ", valueWords(on.Period), offPeriod)
 	}
 	if f := e.RelistOnStreamError; f != nil {
-		say("Each time its stream call (%s) returns an error, it runs %s at once (%s), which writes the pod cache (%s). ", at(&f.Stream), f.Relist, at(&f.Pos), at(&f.UpdatesPodCache))
+		say("Each time its stream call (%s) returns an error, it runs %s at once (%s), which writes the pod cache (%s). ", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))
 	}
 	switch f := e.OnStreamFailure; {
 	case f.Action == "stop-watching" && f.After != nil && f.After.Value != nil:

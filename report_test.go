@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 func val(v string) *Value { return &Value{Value: v} }
@@ -91,7 +93,7 @@ func TestSummarize(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := summarize(&Report{Relist: tc.relist, EventedPLEG: tc.evented, SyncLoop: tc.sync}, nil)
+			got := summarize(&Report{Relist: tc.relist, EventedPLEG: tc.evented, SyncLoop: tc.sync})
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("summary lacks %q:\n%s", w, got)
@@ -137,8 +139,8 @@ func TestInspectLookAlike(t *testing.T) {
 	// The relist the evented PLEG forces when its stream call fails
 	// (evented.go:38-40), and what that relist writes (generic.go).
 	f := rep.EventedPLEG.RelistOnStreamError
-	if f == nil || f.Relist != "GenericPLEG.Relist" || at(&f.Pos) != "pkg/kubelet/pleg/evented.go:40" || at(&f.Stream) != "pkg/kubelet/pleg/evented.go:38" ||
-		at(&f.RelistDecl) != "pkg/kubelet/pleg/generic.go:32" || at(&f.UpdatesPodCache) != "pkg/kubelet/pleg/generic.go:48" || at(f.EmitsLifecycleEvents) != "pkg/kubelet/pleg/generic.go:49" {
+	if f == nil || f.Relist != "GenericPLEG.Relist" || srcpos.Line(&f.Pos) != "pkg/kubelet/pleg/evented.go:40" || srcpos.Line(&f.Stream) != "pkg/kubelet/pleg/evented.go:38" ||
+		srcpos.Line(&f.RelistDecl) != "pkg/kubelet/pleg/generic.go:32" || srcpos.Line(&f.UpdatesPodCache) != "pkg/kubelet/pleg/generic.go:48" || srcpos.Line(f.EmitsLifecycleEvents) != "pkg/kubelet/pleg/generic.go:49" {
 		t.Errorf("relist on a stream error: %+v", f)
 	}
 	for _, w := range []string{

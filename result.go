@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // SchemaVersion is the version of the JSON form of every result. It
@@ -18,11 +18,7 @@ import (
 const SchemaVersion = 1
 
 // Pos is a position in the tree: File relative to the checkout root.
-type Pos struct {
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
-}
+type Pos = srcpos.Pos
 
 // Source says what was analysed and how it was loaded.
 type Source struct {
@@ -101,42 +97,22 @@ type Related struct {
 	Pos     Pos    `json:"pos"`
 }
 
-// positioner turns token positions into tree positions.
-type positioner struct {
-	fset *token.FileSet
-	tree *tree.Tree
-}
-
-func (p positioner) pos(tp token.Pos) Pos {
-	if !tp.IsValid() {
-		return Pos{}
-	}
-	pp := p.fset.Position(tp)
-	return Pos{File: p.tree.Rel(pp.Filename), Line: pp.Line, Column: pp.Column}
-}
-
-func (p positioner) optPos(tp token.Pos) *Pos {
-	if !tp.IsValid() {
-		return nil
-	}
-	pos := p.pos(tp)
-	return &pos
-}
-
-func (p positioner) diagnostics(ds []analysis.Diagnostic) []Diagnostic {
+// diagnostics resolves an analyzer's diagnostics in a file set whose
+// files are named relative to the tree (srcload.Imports.TreeRelativeNames).
+func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
 	out := make([]Diagnostic, 0, len(ds))
 	for _, d := range ds {
-		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: p.pos(d.Pos), Related: []Related{}}
+		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: srcpos.Of(fset, d.Pos), Related: []Related{}}
 		if d.End.IsValid() && d.End != d.Pos {
-			jd.End = p.optPos(d.End)
+			jd.End = srcpos.At(fset, d.End)
 		}
 		for _, r := range d.Related {
-			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: p.pos(r.Pos)})
+			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: srcpos.Of(fset, r.Pos)})
 		}
 		for _, f := range d.SuggestedFixes {
 			fix := Fix{Message: f.Message, Edits: []Edit{}}
 			for _, e := range f.TextEdits {
-				fix.Edits = append(fix.Edits, Edit{Pos: p.pos(e.Pos), End: p.pos(e.End), NewText: string(e.NewText)})
+				fix.Edits = append(fix.Edits, Edit{Pos: srcpos.Of(fset, e.Pos), End: srcpos.Of(fset, e.End), NewText: string(e.NewText)})
 			}
 			jd.Fixes = append(jd.Fixes, fix)
 		}

@@ -50,7 +50,7 @@ func TestEventedRoleOnReleases(t *testing.T) {
 			if e == nil {
 				t.Fatal("no eventedPLEG")
 			}
-			if e.Role != tc.role || e.OnStreamFailure.Action != tc.action || e.Why == "" {
+			if string(e.Role) != tc.role || e.OnStreamFailure.Action != tc.action || e.Why == "" {
 				t.Errorf("role %q, on stream failure %q, why %q; want %q, %q", e.Role, e.OnStreamFailure.Action, e.Why, tc.role, tc.action)
 			}
 			dir := moduleDir(t, "k8s.io/kubernetes@"+tc.version)

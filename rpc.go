@@ -3,7 +3,6 @@ package plegvet
 import (
 	"context"
 	"fmt"
-	"go/token"
 	"os"
 	"path/filepath"
 
@@ -30,19 +29,13 @@ type RPCReport struct {
 	file *criproto.File
 }
 
-// RPC is GetContainerEvents and what surrounds it.
+// RPC is GetContainerEvents and what surrounds it: the rpc as the proto
+// declares it, its messages' fields and event types, and its Go calls.
 type RPC struct {
-	Service         string       `json:"service"`
-	Name            string       `json:"name"`
-	Request         string       `json:"request"`
-	Response        string       `json:"response"`
-	ClientStreaming bool         `json:"clientStreaming"`
-	ServerStreaming bool         `json:"serverStreaming"`
-	Pos             Pos          `json:"pos"`
-	Comment         string       `json:"comment"`
-	RequestFields   []ProtoField `json:"requestFields"`
-	ResponseFields  []ProtoField `json:"responseFields"`
-	EventTypes      []EventType  `json:"eventTypes"`
+	criproto.RPC
+	RequestFields  []ProtoField `json:"requestFields"`
+	ResponseFields []ProtoField `json:"responseFields"`
+	EventTypes     []EventType  `json:"eventTypes"`
 	// GoCalls are the calls of the CRI client's GetContainerEvents in the
 	// evented PLEG.
 	GoCalls []Pos `json:"goCalls"`
@@ -50,20 +43,12 @@ type RPC struct {
 	GoClient *GoClient `json:"goClient"`
 }
 
-// ProtoField is a field of a message.
-type ProtoField struct {
-	Name     string `json:"name"`
-	Number   int    `json:"number"`
-	Type     string `json:"type"`
-	Repeated bool   `json:"repeated"`
-	Pos      Pos    `json:"pos"`
-}
-
-// EventType is a value of ContainerEventType.
-type EventType struct {
-	Name   string `json:"name"`
-	Number int    `json:"number"`
-}
+type (
+	// ProtoField is a field of a message.
+	ProtoField = criproto.Field
+	// EventType is a value of ContainerEventType.
+	EventType = criproto.EnumValue
+)
 
 // GoClient is how the Go method hands over the stream.
 type GoClient struct {
@@ -148,7 +133,7 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	}
 	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
 	if ev, ok := pf.FindEvents(); ok {
-		rep.RPC = positioner{fset: token.NewFileSet(), tree: t}.rpc(ev)
+		rep.RPC = rpcOf(ev)
 	}
 	return rep, nil
 }
@@ -171,7 +156,7 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 			calls[i].Method = w
 		}
 	}
-	rep.Diagnostics = a.pos.joinStream(rep, rep.file, calls)
+	rep.Diagnostics = joinStream(rep, rep.file, calls)
 	return nil
 }
 
@@ -187,39 +172,28 @@ func absPath(p string) string {
 	return p
 }
 
-func (p positioner) rpc(ev criproto.Events) *RPC {
-	r := &RPC{
-		Service: ev.RPC.Service, Name: ev.RPC.Name, Request: ev.RPC.Request, Response: ev.RPC.Response,
-		ClientStreaming: ev.RPC.ClientStreaming, ServerStreaming: ev.RPC.ServerStreaming,
-		Pos: p.position(ev.RPC.Pos), Comment: ev.RPC.Comment,
-		RequestFields: p.fields(ev.Request), ResponseFields: p.fields(ev.Response),
-		EventTypes: []EventType{}, GoCalls: []Pos{},
+func rpcOf(ev criproto.Events) *RPC {
+	return &RPC{
+		RPC: ev.RPC, RequestFields: protoFields(ev.Request), ResponseFields: protoFields(ev.Response),
+		EventTypes: append([]EventType{}, ev.EventTypes...), GoCalls: []Pos{},
 	}
-	for _, e := range ev.EventTypes {
-		r.EventTypes = append(r.EventTypes, EventType{Name: e.Name, Number: e.Number})
-	}
-	return r
 }
 
-func (p positioner) fields(m *criproto.Message) []ProtoField {
-	out := []ProtoField{}
+func protoFields(m *criproto.Message) []ProtoField {
 	if m == nil {
-		return out
+		return []ProtoField{}
 	}
-	for _, f := range m.Fields {
-		out = append(out, ProtoField{Name: f.Name, Number: f.Number, Type: f.Type, Repeated: f.Repeated, Pos: p.position(f.Pos)})
-	}
-	return out
+	return append([]ProtoField{}, m.Fields...)
 }
 
 // joinStream links the Go calls to the proto and checks they agree; this
 // is the seam where what no analysis pass can read (the .proto) meets what
 // the analyzers found.
-func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
+func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
 	ds := []Diagnostic{}
-	protoPos := Pos{File: rep.Proto, Line: 1, Column: 1}
+	protoStart := Pos{File: rep.Proto, Line: 1, Column: 1}
 	for i, c := range calls {
-		at := p.position(c.Pos)
+		at := c.Pos
 		if rep.RPC != nil {
 			rep.RPC.GoCalls = append(rep.RPC.GoCalls, at)
 			if i == 0 {
@@ -234,12 +208,12 @@ func (p positioner) joinStream(rep *RPCReport, pf *criproto.File, calls []plegpe
 		case rep.RPC == nil:
 			d := Diagnostic{Category: string(suite.RPCMissing), Pos: at,
 				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
-				Related: []Related{{Message: "the CRI api.proto read", Pos: protoPos}}}
+				Related: []Related{{Message: "the CRI api.proto read", Pos: protoStart}}}
 			// Named like it, but not what the kubelet calls: mentioned, not used.
 			if others := pf.Elsewhere(); len(others) > 0 {
 				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
 				for _, o := range others {
-					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: p.position(o.Pos)})
+					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: o.Pos})
 				}
 			}
 			ds = append(ds, d)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/token"
 	"path/filepath"
 	"strings"
 
@@ -53,31 +52,15 @@ type RuntimeReport struct {
 	Servers []RuntimeServer `json:"servers"`
 }
 
-// RuntimeServer is one implementation of GetContainerEvents.
-type RuntimeServer struct {
-	// Method is the method as its source declares it, qualified by its
-	// package's directory: pkg/cri/server.(*criService).GetContainerEvents.
-	Method string `json:"method"`
-	Pos    Pos    `json:"pos"`
-	// Shape: "sends", "unimplemented", "inherited-unimplemented",
-	// "ends-at-once", "no-method" (the registered type has none: then the
-	// k8s.io/cri-api the module requires decides) or "unknown".
-	Shape         string `json:"shape"`
-	StreamsEvents *bool  `json:"streamsEvents"`
-	// Evidence is the Send call or the return that decided; null when
-	// the declaration is all there is.
-	Evidence *Pos          `json:"evidence"`
-	Why      string        `json:"why"`
-	Via      []RuntimeStep `json:"via"`
-}
-
-// RuntimeStep is one link from a registration to the method: the
-// registration, a wrapper that hands the stream on, a promotion through
-// an embedded field.
-type RuntimeStep struct {
-	Pos  *Pos   `json:"pos"`
-	What string `json:"what"`
-}
+// The runtime's servers are runtimestream's own.
+type (
+	// RuntimeServer is one implementation of GetContainerEvents.
+	RuntimeServer = runtimestream.Server
+	// RuntimeStep is one link from a registration to the method: the
+	// registration, a wrapper that hands the stream on, a promotion
+	// through an embedded field.
+	RuntimeStep = runtimestream.Step
+)
 
 // KnownRuntimes are the runtimes RuntimeStreams fetches: their names as
 // runtimes report them.
@@ -217,25 +200,10 @@ func versionWords(version, module string, m runtimestream.Reported) string {
 func (rep *RuntimeReport) fill(res *runtimestream.Result, dir, taken string) {
 	rep.CRIAPI = res.CRIAPI
 	rep.Source = Source{Dir: dir, Load: Load{Mode: "source", Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: res.Problems, Unfollowed: []string{}}}
-	for _, s := range res.Servers {
-		rs := RuntimeServer{Method: s.Method, Pos: runtimePos(s.Pos), Shape: string(s.Shape), StreamsEvents: s.Shape.Streams(), Why: s.Why, Via: []RuntimeStep{}}
-		if s.Evidence.IsValid() {
-			p := runtimePos(s.Evidence)
-			rs.Evidence = &p
-		}
-		for _, v := range s.Via {
-			step := RuntimeStep{What: v.What}
-			if v.Pos.IsValid() {
-				p := runtimePos(v.Pos)
-				step.Pos = &p
-			}
-			rs.Via = append(rs.Via, step)
-		}
-		rep.Servers = append(rep.Servers, rs)
-	}
+	rep.Servers = append(rep.Servers, res.Servers...)
 	rep.StreamsEvents = res.Streams
 	if res.Streams != nil {
-		p := runtimePos(res.VerdictPos())
+		p := res.VerdictPos()
 		rep.Pos = &p
 	}
 	why := res.Why
@@ -250,8 +218,4 @@ func (rep *RuntimeReport) fill(res *runtimestream.Result, dir, taken string) {
 		why = taken + ": " + why
 	}
 	rep.Why = why
-}
-
-func runtimePos(p token.Position) Pos {
-	return Pos{File: p.Filename, Line: p.Line, Column: p.Column}
 }

@@ -99,7 +99,7 @@ func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool
 	}
 	// The analyzers read no function body of an import they do not read
 	// (the CRI API's generated code, say): declarations suffice.
-	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: also, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }}, paths...)
+	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: also, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }, TreeRelativeNames: true}, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,6 @@ type analysed struct {
 	src  Source
 	res  *srcload.Result
 	outs map[*analysis.Analyzer]map[string]*analysisrun.Outcome
-	pos  positioner
 }
 
 // analyse loads the packages (relative to the tree's module) and runs
@@ -134,7 +133,7 @@ func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bo
 	if err != nil {
 		return nil, err
 	}
-	return &analysed{tree: t, src: src, res: res, outs: outs, pos: positioner{fset: res.Fset, tree: t}}, nil
+	return &analysed{tree: t, src: src, res: res, outs: outs}, nil
 }
 
 // outcome is what an analyzer produced for a package (relative path).

@@ -3,7 +3,6 @@ package criproto
 import (
 	"bytes"
 	"fmt"
-	"go/token"
 	"io"
 	"regexp"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"text/scanner"
 
 	"github.com/emicklei/proto"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // The names plegvet looks for.
@@ -28,56 +29,58 @@ const EventsFullName = CRIPackage + "." + RuntimeService + "." + EventsRPC
 
 // RPC is one rpc of a service.
 type RPC struct {
-	Package           string // the file's package
-	Service, Name     string
-	Request, Response string
-	ClientStreaming   bool
-	ServerStreaming   bool
-	Pos               token.Position
-	Comment           string // the leading comment, without //
+	Package         string     `json:"-"` // the file's package
+	Service         string     `json:"service"`
+	Name            string     `json:"name"`
+	Request         string     `json:"request"`
+	Response        string     `json:"response"`
+	ClientStreaming bool       `json:"clientStreaming"`
+	ServerStreaming bool       `json:"serverStreaming"`
+	Pos             srcpos.Pos `json:"pos"`
+	Comment         string     `json:"comment"` // the leading comment, without //
 }
 
 // Field is one field of a message.
 type Field struct {
-	Name     string
-	Number   int
-	Type     string // as written: "string", "repeated ContainerStatus" is Type "ContainerStatus" with Repeated
-	Repeated bool
-	Pos      token.Position
+	Name     string     `json:"name"`
+	Number   int        `json:"number"`
+	Type     string     `json:"type"` // as written: "string", "repeated ContainerStatus" is Type "ContainerStatus" with Repeated
+	Repeated bool       `json:"repeated"`
+	Pos      srcpos.Pos `json:"pos"`
 }
 
 // Message is a message and its fields.
 type Message struct {
 	Name   string
 	Fields []Field
-	Pos    token.Position
+	Pos    srcpos.Pos
 }
 
 // EnumValue is one value of an enum.
 type EnumValue struct {
-	Name   string
-	Number int
-	Pos    token.Position
+	Name   string     `json:"name"`
+	Number int        `json:"number"`
+	Pos    srcpos.Pos `json:"-"`
 }
 
 // Enum is an enum and its values.
 type Enum struct {
 	Name   string
 	Values []EnumValue
-	Pos    token.Position
+	Pos    srcpos.Pos
 }
 
 // Service is a service's name and position.
 type Service struct {
 	Name string
-	Pos  token.Position
+	Pos  srcpos.Pos
 }
 
 // File is what Parse read.
 type File struct {
 	Path       string
 	Package    string
-	PackagePos token.Position
+	PackagePos srcpos.Pos
 	Imports    []string
 	Services   []Service // in the order declared
 	RPCs       []RPC     // of every service, in the order declared
@@ -114,13 +117,13 @@ func Parse(name string, src []byte) (f *File, err error) {
 	}
 	f = &File{Path: name, Messages: map[string]*Message{}, Enums: map[string]*Enum{}}
 	var redecl error // the first redeclaration, which protoc refuses
-	redeclared := func(at token.Position, what string, first token.Position) {
+	redeclared := func(at srcpos.Pos, what string, first srcpos.Pos) {
 		if redecl == nil {
 			redecl = fmt.Errorf("%s: %s redeclared (first declared at %s); protoc refuses the file", at, what, first)
 		}
 	}
-	services := map[string]token.Position{}
-	rpcs := map[[2]string]token.Position{}
+	services := map[string]srcpos.Pos{}
+	rpcs := map[[2]string]srcpos.Pos{}
 	proto.Walk(def,
 		proto.WithPackage(func(pk *proto.Package) {
 			at := position(pk.Position)
@@ -198,8 +201,8 @@ func Parse(name string, src []byte) (f *File, err error) {
 	return f, nil
 }
 
-func position(p scanner.Position) token.Position {
-	return token.Position{Filename: p.Filename, Line: p.Line, Column: p.Column}
+func position(p scanner.Position) srcpos.Pos {
+	return srcpos.Pos{File: p.Filename, Line: p.Line, Column: p.Column}
 }
 
 func comment(c *proto.Comment) string {

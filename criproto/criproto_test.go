@@ -75,7 +75,7 @@ func summary(f *File, err error) string {
 	}
 	return fmt.Sprintf("%s(%s%s) returns (%s%s) at %s:%d:%d comment=%q request=%s response=%s events=[%s]",
 		r.FullName(), stream(r.ClientStreaming), r.Request, stream(r.ServerStreaming), r.Response,
-		r.Pos.Filename, r.Pos.Line, r.Pos.Column, r.Comment, fields(ev.Request), fields(ev.Response), strings.Join(evs, " "))
+		r.Pos.File, r.Pos.Line, r.Pos.Column, r.Comment, fields(ev.Request), fields(ev.Response), strings.Join(evs, " "))
 }
 
 func TestParseEdgeCases(t *testing.T) {

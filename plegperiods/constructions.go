@@ -56,8 +56,8 @@ type Condition struct {
 
 // Constructions finds the calls of PLEG constructors in a package. ctor
 // tells which functions are constructors (from the pleg package's facts).
-func Constructions(files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
-	res := newResolver(files, info)
+func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
+	res := newResolver(fset, files, info)
 	gates := newGateReader(files, info)
 	var out []*Construction
 	for _, f := range files {
@@ -187,7 +187,7 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt, info
 			return r.value(kv.Value), lit
 		}
 	}
-	return &Value{Unresolved: fmt.Sprintf("%s is not set in %s: it is zero", p.Field, types.ExprString(lit.Type)), Pos: lit.Pos(), Int: 0}, lit
+	return &Value{Unresolved: fmt.Sprintf("%s is not set in %s: it is zero", p.Field, types.ExprString(lit.Type)), Pos: lit.Pos()}, lit
 }
 
 // follow finds the composite literal an argument holds: written in place,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Kind says which PLEG a constructor builds.
@@ -34,17 +35,22 @@ var none = ParamRef{Index: -1}
 
 // Constructor is a function of the pleg package that builds a PLEG.
 type Constructor struct {
-	Func *types.Func
+	Func   *types.Func
+	Struct string // the struct it builds
+	// StreamCalls are the calls that read the container event stream
+	// (GetContainerEvents) in the struct's methods.
+	StreamCalls []StreamCall
+	// EventLoop is what an evented PLEG's event loop does; nil for a
+	// generic PLEG.
+	EventLoop *EventLoop
 	Shape
 }
 
-// Shape is what a constructor does with its parameters: the part of a
-// Constructor that crosses packages (as an analysis fact), so positions
-// are file positions.
+// Shape is what the packages that call a constructor need to read their
+// calls: which parameter feeds what, and what the PLEG it builds does. It
+// crosses packages (as an analysis fact), so its positions are resolved.
 type Shape struct {
-	Name   string // the function's name
-	Kind   Kind
-	Struct string // the struct it builds
+	Kind Kind
 
 	// Period feeds the relist loop; Threshold the health check.
 	Period, Threshold ParamRef
@@ -62,19 +68,16 @@ type Shape struct {
 	// restores nothing.
 	Fallback ParamRef
 
-	Loop     token.Position // where the relist loop consumes the period
-	LoopCall string         // how: "wait.Until", "Reset", ...
-	// StreamCalls are the calls that read the container event stream
-	// (GetContainerEvents) in the struct's methods.
-	StreamCalls []StreamCall
-	// EventLoop is what an evented PLEG's event loop does (its role);
-	// nil for a generic PLEG.
-	EventLoop *EventLoop
+	Loop     srcpos.Pos // where the relist loop consumes the period
+	LoopCall string     // how: "wait.Until", "Reset", ...
+	// Evented is what an evented PLEG's event loop does, its role and
+	// the positions it rests on (EventLoop's); nil for a generic PLEG.
+	Evented *EventedRole
 }
 
 // StreamCall is a call of the CRI client's GetContainerEvents.
 type StreamCall struct {
-	Pos token.Position
+	Pos srcpos.Pos
 	// Method is the method called, as go/types prints it; "" when its
 	// type is not known (its package was not loaded).
 	Method string
@@ -288,7 +291,7 @@ func isInt(t types.Type) bool {
 // a relist loop (generic) or read the container event stream (evented).
 func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*Constructor {
 	methods := methodsOf(files, info)
-	res := newResolver(files, info)
+	res := newResolver(fset, files, info)
 	// The relist-duration type is whatever struct the generic PLEG's
 	// period field has (pleg.RelistDuration); found by the first pass.
 	usages := map[*types.TypeName]*usage{}
@@ -337,7 +340,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			if u == nil {
 				continue
 			}
-			c := &Constructor{Func: fn, Shape: Shape{Name: fn.Name(), Struct: tn.Name(), Period: none, Threshold: none, Retries: none, Fallback: none}}
+			c := &Constructor{Func: fn, Struct: tn.Name(), Shape: Shape{Period: none, Threshold: none, Retries: none, Fallback: none}}
 			switch {
 			case u.hasLoop:
 				c.Kind = Generic
@@ -350,12 +353,11 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			fields := fieldParams(info, lit, params)
 			if u.hasLoop {
 				c.Period = ref(fields, u.loop)
-				c.Loop, c.LoopCall = fset.Position(u.loopPos), u.loopCall
+				c.Loop, c.LoopCall = srcpos.Of(fset, u.loopPos), u.loopCall
 			}
 			if u.hasThreshold {
 				if u.thresholdConst != nil {
 					c.ThresholdConst = res.value(u.thresholdExpr)
-					c.ThresholdConst.DeclPosition = fset.Position(c.ThresholdConst.Decl)
 				} else {
 					c.Threshold = ref(fields, u.threshold)
 				}
@@ -367,7 +369,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 				c.Fallback = ref(fields, u.fallback)
 			}
 			for _, st := range u.streams {
-				call := StreamCall{Pos: fset.Position(st.pos), Shape: streamShape(st.fn)}
+				call := StreamCall{Pos: srcpos.Of(fset, st.pos), Shape: streamShape(st.fn)}
 				if st.fn != nil {
 					call.Method = types.ObjectString(st.fn, nil)
 				}

@@ -13,12 +13,18 @@
 // feature-gate conditions each call runs under. Modes joins them into the
 // two modes a kubelet can run in, gate off and gate on.
 //
-// The evented PLEG's role is read the same way (EventLoop, on the
-// evented constructor's Shape): from what the methods reachable from its
-// Start do, whether it sends pod lifecycle events (event-source, v1.26 to
-// v1.36), only asks the generic PLEG to relist (relist-trigger, v1.37),
-// or neither (unknown, with why); EventedRoleOf joins it with the
-// kubelet's construction and the PLEG health checks it registers.
+// The evented PLEG's role is read the same way (EventLoop, whose
+// EventedRole the evented constructor's Shape carries): from what the
+// methods reachable from its Start do, whether it sends pod lifecycle
+// events (event-source, v1.26 to v1.36), only asks the generic PLEG to
+// relist (relist-trigger, v1.37), or neither (unknown, with why);
+// EventedRoleOf joins it with the kubelet's construction and the PLEG
+// health check it registers.
+//
+// The types are the answers': each carries its positions resolved
+// (srcpos.Pos) and its JSON form, and the plegvet package prints them
+// as they are. What only the analysis of the package read needs (syntax,
+// token positions) is kept beside them, out of the JSON.
 //
 // Nothing is found by the names of variables or constants: constructors
 // are known by what their bodies do, calls by the function they call,

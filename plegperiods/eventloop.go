@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/ast/astutil"
 
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Role is what an evented PLEG is for, read from what its event loop does.
@@ -28,8 +29,6 @@ const (
 	RelistTrigger Role = "relist-trigger"
 	// RoleUnknown: it does neither, or it could not be read; a Why says.
 	RoleUnknown Role = "unknown"
-	// RoleNone: the package builds no evented PLEG.
-	RoleNone Role = "none"
 )
 
 // What the evented PLEG does once its stream has failed as often as its
@@ -51,8 +50,8 @@ const AllEventTypes = "all"
 // EventLoop is what an evented PLEG's methods do, read from the methods
 // reachable from its Start: method calls and method values on the
 // evented PLEG, functions of the package, go statements and function
-// literals, to a bounded depth. It crosses packages inside a
-// ConstructorFact, so positions are file positions.
+// literals, to a bounded depth. Its EventedRole, the part the kubelet's
+// answer is made of, crosses packages inside a ConstructorFact.
 type EventLoop struct {
 	// Reached are the functions read, in the order reached
 	// ("EventedPLEG.Start", "EventedPLEG.watchEventsChannel", ...);
@@ -63,24 +62,20 @@ type EventLoop struct {
 	// interface's (or the generic PLEG's) Watch-like method returns. ""
 	// when none was found.
 	EventType string
-	// EmitsLifecycleEvents is the first send of a lifecycle event on a
-	// channel; the zero Position when there is none.
-	EmitsLifecycleEvents token.Position
-	// UpdatesPodCache is the first call of Set on the pod cache: a value
-	// of the type whose Set the generic PLEG calls on its own field, or
-	// of a type Cache of a package .../pkg/kubelet/container.
-	UpdatesPodCache token.Position
-	// RequestsRelist is the first call asking the generic PLEG to relist
-	// (a method of the generic PLEG, called directly or through an
-	// interface it implements, that enqueues a request on a channel of
-	// its own that another of its methods receives from); nil when none.
-	RequestsRelist *RelistRequest
-	// OnStreamFailure is what it does after the last allowed failure.
-	OnStreamFailure StreamFailure
-	// RelistOnStreamError is the first call, in a branch run when a
-	// stream call returns an error, that makes the generic PLEG relist at
-	// once; nil when there is none.
-	RelistOnStreamError *ForcedRelist
+	// EventedRole holds what the loop does: Role and Why, and the
+	// positions they rest on. EmitsLifecycleEvents is its first send of a
+	// lifecycle event on a channel; UpdatesPodCache its first call of Set
+	// on the pod cache (a value of the type whose Set the generic PLEG
+	// calls on its own field, or of a type Cache of a package
+	// .../pkg/kubelet/container); RequestsRelist its first call asking
+	// the generic PLEG to relist (a method of the generic PLEG, called
+	// directly or through an interface it implements, that enqueues a
+	// request on a channel of its own that another of its methods
+	// receives from); RelistOnStreamError the first call, in a branch run
+	// when a stream call returns an error, that makes the generic PLEG
+	// relist at once. The kubelet's side (Constructed, HealthCheck,
+	// OnStreamFailure.After) is left empty.
+	EventedRole
 }
 
 // ForcedRelist is a call of the evented PLEG that runs the generic PLEG's
@@ -92,30 +87,30 @@ type EventLoop struct {
 // own calls, before it returns, write the pod cache. A method that only
 // enqueues a request (RelistRequest) is not one.
 type ForcedRelist struct {
-	Pos token.Position // the call in the stream-error branch
+	Pos srcpos.Pos `json:"pos"` // the call in the stream-error branch
 	// Stream is the stream call whose error the branch tests.
-	Stream token.Position
-	// Callee is the generic PLEG's relist, as "GenericPLEG.Relist";
-	// CalleePos its declaration.
-	Callee    string
-	CalleePos token.Position
+	Stream srcpos.Pos `json:"stream"`
+	// Relist is the generic PLEG's relist, as "GenericPLEG.Relist";
+	// RelistDecl its declaration.
+	Relist     string     `json:"relist"`
+	RelistDecl srcpos.Pos `json:"relistDecl"`
 	// UpdatesPodCache is the relist's first write to the pod cache, and
-	// EmitsLifecycleEvents its first send of a pod lifecycle event (the
-	// zero Position when it sends none), reached from Callee through
-	// calls of the generic PLEG's methods and the package's functions,
-	// not through go statements or function literals.
-	UpdatesPodCache      token.Position
-	EmitsLifecycleEvents token.Position
+	// EmitsLifecycleEvents its first send of a pod lifecycle event (nil
+	// when it sends none), reached from Relist through calls of the
+	// generic PLEG's methods and the package's functions, not through go
+	// statements or function literals.
+	UpdatesPodCache      srcpos.Pos  `json:"updatesPodCache"`
+	EmitsLifecycleEvents *srcpos.Pos `json:"emitsLifecycleEvents"`
 }
 
 // RelistRequest is the evented PLEG's call asking the generic PLEG for a
 // relist.
 type RelistRequest struct {
-	Pos token.Position // the call
+	Pos srcpos.Pos `json:"pos"` // the call
 	// Callee is the generic PLEG's method that enqueues the request,
 	// as "GenericPLEG.RequestRelist"; CalleePos its declaration.
-	Callee    string
-	CalleePos token.Position
+	Callee    string     `json:"-"`
+	CalleePos srcpos.Pos `json:"-"`
 	// EventTypes are the container event types (values of a type named
 	// ContainerEventType, by their constants' names without the
 	// "ContainerEventType_" prefix) that reach the call, read from the
@@ -123,19 +118,19 @@ type RelistRequest struct {
 	// if ... { continue } before it, an if or a switch case around it.
 	// [AllEventTypes] when no such test guards it; an empty list when the
 	// tests let no type through.
-	EventTypes []string
+	EventTypes []string `json:"eventTypes"`
 	// Guard is a test of the event type that guards the call (its own
-	// first, else one around a call leading to it); the zero Position
-	// when unguarded.
-	Guard token.Position
+	// first, else one around a call leading to it); the zero Pos when
+	// unguarded.
+	Guard srcpos.Pos `json:"-"`
 	// Gate is the feature gate the callee tests before it enqueues (an
 	// early "if !Enabled(gate) { return }"), "!NAME" when it enqueues
-	// only with the gate off, "" when it tests none. GatePos is the test.
-	Gate    string
-	GatePos token.Position
+	// only with the gate off, nil when it tests none. GatePos is the test.
+	Gate    *string    `json:"gate"`
+	GatePos srcpos.Pos `json:"-"`
 	// GateUnresolved says why a test before the enqueue that may be a
 	// gate test could not be followed; "" otherwise.
-	GateUnresolved string
+	GateUnresolved string `json:"-"`
 }
 
 // StreamFailure is what the evented PLEG does once its failed-stream
@@ -143,20 +138,21 @@ type RelistRequest struct {
 // runs then (or, after a loop running while retries remain, what follows
 // the loop).
 type StreamFailure struct {
-	Action string // RestoreGenericRelist, StopWatching or FailureUnknown
+	// After is how many failed streams it tolerates first: the kubelet's
+	// construction's value.
+	After  *RetryCount `json:"after"`
+	Action string      `json:"action"` // RestoreGenericRelist, StopWatching or FailureUnknown
 	// Pos is the call handing over the relist duration, or the return
 	// (or break), or the function's closing brace when it just ends.
-	Pos  token.Position
-	Test token.Position // the if (or loop) comparing the count with the retries
-	Why  string         // set when Action is FailureUnknown
+	Pos  *srcpos.Pos `json:"pos"`
+	Test srcpos.Pos  `json:"-"` // the if (or loop) comparing the count with the retries
+	Why  string      `json:"-"` // set when Action is FailureUnknown
 }
 
-// Role is the evented PLEG's role, and why when it is unknown.
-func (l *EventLoop) Role() (Role, string) {
+// role is the evented PLEG's role, and why when it is unknown.
+func (l *EventLoop) role() (Role, string) {
 	switch {
-	case l == nil:
-		return RoleUnknown, "the evented PLEG's methods were not read"
-	case l.EmitsLifecycleEvents.IsValid():
+	case l.EmitsLifecycleEvents != nil:
 		return EventSource, ""
 	case l.RequestsRelist != nil:
 		return RelistTrigger, ""
@@ -503,12 +499,12 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SendStmt:
-				if !l.EmitsLifecycleEvents.IsValid() && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
-					l.EmitsLifecycleEvents = r.fset.Position(n.Pos())
+				if l.EmitsLifecycleEvents == nil && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					l.EmitsLifecycleEvents = srcpos.At(r.fset, n.Pos())
 				}
 			case *ast.CallExpr:
-				if !l.UpdatesPodCache.IsValid() && r.cacheSet(n) {
-					l.UpdatesPodCache = r.fset.Position(n.Pos())
+				if l.UpdatesPodCache == nil && r.cacheSet(n) {
+					l.UpdatesPodCache = srcpos.At(r.fset, n.Pos())
 				}
 				if request == nil {
 					if callee := r.relistCallee(n); callee != nil {
@@ -561,6 +557,7 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 	default:
 		l.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: fmt.Sprintf("no if reached from Start compares a count with the retries field %s", u.retries.field)}
 	}
+	l.Role, l.Why = l.role()
 	return l
 }
 
@@ -592,7 +589,7 @@ func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName
 			}
 			syncCalls(branch, func(call *ast.CallExpr) bool {
 				if m := r.relistOf(call, evented, 0); m != nil {
-					found = &ForcedRelist{Pos: r.fset.Position(call.Pos()), Stream: r.fset.Position(stream), Callee: funcName(m), CalleePos: r.fset.Position(m.Pos())}
+					found = &ForcedRelist{Pos: srcpos.Of(r.fset, call.Pos()), Stream: srcpos.Of(r.fset, stream), Relist: funcName(m), RelistDecl: srcpos.Of(r.fset, m.Pos())}
 					found.UpdatesPodCache, found.EmitsLifecycleEvents = r.relistEffects(m)
 				}
 				return found == nil
@@ -775,7 +772,7 @@ func (r *loopReader) relistOf(call *ast.CallExpr, evented *types.TypeName, depth
 // of a pod lifecycle event that fn makes before it returns: in its body
 // and in the generic PLEG's methods and the package's functions it calls,
 // in source order, not in go statements or function literals.
-func (r *loopReader) relistEffects(fn *types.Func) (cache, emits token.Position) {
+func (r *loopReader) relistEffects(fn *types.Func) (cache srcpos.Pos, emits *srcpos.Pos) {
 	seen := map[*types.Func]bool{}
 	var visit func(fn *types.Func, depth int)
 	visit = func(fn *types.Func, depth int) {
@@ -789,12 +786,12 @@ func (r *loopReader) relistEffects(fn *types.Func) (cache, emits token.Position)
 			case *ast.GoStmt, *ast.FuncLit:
 				return false
 			case *ast.SendStmt:
-				if !emits.IsValid() && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
-					emits = r.fset.Position(n.Pos())
+				if emits == nil && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					emits = srcpos.At(r.fset, n.Pos())
 				}
 			case *ast.CallExpr:
 				if !cache.IsValid() && r.cacheSet(n) {
-					cache = r.fset.Position(n.Pos())
+					cache = srcpos.Of(r.fset, n.Pos())
 				}
 				if f := astobj.Func(r.info, n); f != nil {
 					f = f.Origin()
@@ -841,7 +838,7 @@ func (r *loopReader) retriesTest(recv types.Object, cond ast.Expr, retries field
 // of the loop (stop), else unknown. at is the test; spent the statements
 // run when the retries are spent; end says they run to the function's end.
 func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *StreamFailure {
-	f := &StreamFailure{Test: r.fset.Position(at)}
+	f := &StreamFailure{Test: srcpos.Of(r.fset, at)}
 	if r.relistType != nil {
 		for _, st := range spent {
 			ast.Inspect(st, func(n ast.Node) bool {
@@ -851,7 +848,7 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 				}
 				for _, a := range call.Args {
 					if namedOf(r.info.TypeOf(a)) == r.relistType {
-						f.Action, f.Pos = RestoreGenericRelist, r.fset.Position(call.Pos())
+						f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, call.Pos())
 						return false
 					}
 				}
@@ -863,11 +860,11 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		return f
 	}
 	if s := stops(&ast.BlockStmt{List: spent}); s != nil {
-		f.Action, f.Pos = StopWatching, r.fset.Position(s.Pos())
+		f.Action, f.Pos = StopWatching, srcpos.At(r.fset, s.Pos())
 		return f
 	}
 	if end.IsValid() {
-		f.Action, f.Pos = StopWatching, r.fset.Position(end)
+		f.Action, f.Pos = StopWatching, srcpos.At(r.fset, end)
 		return f
 	}
 	f.Action = FailureUnknown
@@ -1011,15 +1008,15 @@ func (r *loopReader) reaching(w *walk, fn *types.Func) reachSet {
 // Start), and the gate its callee tests.
 func (r *loopReader) request(w *walk, s *site) *RelistRequest {
 	callee := s.callee
-	req := &RelistRequest{Pos: r.fset.Position(s.at.Pos()), Callee: funcName(callee), CalleePos: r.fset.Position(callee.Pos())}
+	req := &RelistRequest{Pos: srcpos.Of(r.fset, s.at.Pos()), Callee: funcName(callee), CalleePos: srcpos.Of(r.fset, callee.Pos())}
 	set, guard := r.guards(r.fileOf[s.fd], s.at)
 	up := r.reaching(w, s.fn)
-	req.EventTypes = intersect(set, up.set).names()
+	req.EventTypes = append([]string{}, intersect(set, up.set).names()...) // [] rather than null in JSON
 	if !guard.IsValid() {
 		guard = up.guard
 	}
 	if guard.IsValid() {
-		req.Guard = r.fset.Position(guard)
+		req.Guard = srcpos.Of(r.fset, guard)
 	}
 	// The gate: the tests before the callee's enqueue.
 	cd := r.decls[callee]
@@ -1040,10 +1037,11 @@ func (r *loopReader) request(w *walk, s *site) *RelistRequest {
 	conds, unf := r.gates.conditions(path, false)
 	if len(conds) > 0 {
 		c := conds[0]
-		req.Gate, req.GatePos = c.Gate, r.fset.Position(c.If)
+		gate := c.Gate
 		if !c.On {
-			req.Gate = "!" + c.Gate
+			gate = "!" + c.Gate
 		}
+		req.Gate, req.GatePos = &gate, srcpos.Of(r.fset, c.If)
 	} else if len(unf) > 0 {
 		req.GateUnresolved = unf[0].String()
 	}
@@ -1354,5 +1352,6 @@ func readEventLoops(fset *token.FileSet, files []*ast.File, info *types.Info, ou
 			r = newLoopReader(fset, files, info, generic, relistType, out)
 		}
 		c.EventLoop = r.read(structOf[c], usages[structOf[c]])
+		c.Evented = &c.EventLoop.EventedRole
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/plegvet/plegvet/internal/fixturetypes"
 	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // loopPrelude is a fork's pleg package without the evented PLEG's Start:
@@ -126,18 +127,18 @@ func eventLoop(t *testing.T, prelude, src string, stub bool) (*plegperiods.Event
 // loopSummary is "role=relist-trigger emits=- cache=- relist=4[STOPPED]:RelistOnDemand failure=stop-watching@6",
 // lines counted from the case's first line.
 func loopSummary(l *plegperiods.EventLoop, offset int) string {
-	line := func(p token.Position) string {
-		if !p.IsValid() {
+	line := func(p *srcpos.Pos) string {
+		if p == nil {
 			return "-"
 		}
 		return fmt.Sprint(p.Line - offset)
 	}
-	role, why := l.Role()
+	role, why := l.Role, l.Why
 	s := fmt.Sprintf("role=%s emits=%s cache=%s", role, line(l.EmitsLifecycleEvents), line(l.UpdatesPodCache))
 	if q := l.RequestsRelist; q != nil {
-		s += fmt.Sprintf(" relist=%s%v", line(q.Pos), q.EventTypes)
-		if q.Gate != "" {
-			s += ":" + q.Gate
+		s += fmt.Sprintf(" relist=%s%v", line(&q.Pos), q.EventTypes)
+		if q.Gate != nil {
+			s += ":" + *q.Gate
 		}
 		if q.GateUnresolved != "" {
 			s += ":?" + q.GateUnresolved
@@ -147,7 +148,7 @@ func loopSummary(l *plegperiods.EventLoop, offset int) string {
 	}
 	f := l.OnStreamFailure
 	s += " failure=" + f.Action
-	if f.Pos.IsValid() {
+	if f.Pos != nil {
 		s += "@" + line(f.Pos)
 	}
 	if f.Why != "" {
@@ -392,13 +393,13 @@ func relistSummary(l *plegperiods.EventLoop, offset, relistLine int) string {
 	if f == nil {
 		return "relist=-"
 	}
-	rel := func(p token.Position) string {
-		if !p.IsValid() {
+	rel := func(p *srcpos.Pos) string {
+		if p == nil {
 			return "-"
 		}
 		return fmt.Sprintf("%+d", p.Line-relistLine)
 	}
-	return fmt.Sprintf("relist=%d stream=%d callee=%s decl=%s cache=%s emits=%s", f.Pos.Line-offset, f.Stream.Line-offset, f.Callee, rel(f.CalleePos), rel(f.UpdatesPodCache), rel(f.EmitsLifecycleEvents))
+	return fmt.Sprintf("relist=%d stream=%d callee=%s decl=%s cache=%s emits=%s", f.Pos.Line-offset, f.Stream.Line-offset, f.Relist, rel(&f.RelistDecl), rel(&f.UpdatesPodCache), rel(f.EmitsLifecycleEvents))
 }
 
 // The relist forced on a stream error: a call, in the branch run when a

@@ -9,17 +9,22 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // UnfollowedTest is a condition on the path to a construction that may
 // decide it but could not be followed to feature-gate tests: a field set
 // from several values, a parameter, a call into another package.
 type UnfollowedTest struct {
-	If    token.Pos // the if statement (or early return)
-	Test  ast.Expr  // the condition, or the part of it, as written at If
-	Expr  string    // Test printed
-	Holds bool      // the truth of Test the construction needs
-	Why   string    // why it could not be followed
+	// Test is If, and Evented the evented PLEG construction it decides,
+	// both resolved for Relist.GateUnresolved.
+	Test       srcpos.Pos  `json:"test"`
+	Expr       string      `json:"expr"`  // Cond printed: kl.streamEvents
+	Holds      bool        `json:"holds"` // the truth of Cond the construction needs
+	Evented    *srcpos.Pos `json:"evented"`
+	Unresolved string      `json:"unresolved"` // why it could not be followed
+	If         token.Pos   `json:"-"`          // the if statement (or early return)
+	Cond       ast.Expr    `json:"-"`          // the condition, or the part of it, as written at If
 	// plausible: shaped like a gate test (a name, a field, a bool call,
 	// their negation), not a comparison.
 	plausible bool
@@ -440,7 +445,7 @@ func isBool(t types.Type) bool {
 // or bool call (or its negation), never a compound test.
 func collect(t *test, holds bool, at token.Pos, evented, early bool, conds *[]Condition, unf *[]UnfollowedTest) {
 	record := func(why string, plausible bool) {
-		*unf = append(*unf, UnfollowedTest{If: at, Test: t.via, Expr: types.ExprString(t.via), Holds: holds, Why: why, plausible: plausible})
+		*unf = append(*unf, UnfollowedTest{If: at, Cond: t.via, Expr: types.ExprString(t.via), Holds: holds, Unresolved: why, plausible: plausible})
 	}
 	switch {
 	case t.gate != nil:
@@ -519,5 +524,5 @@ func (u UnfollowedTest) String() string {
 	if !u.Holds {
 		need = "must not hold"
 	}
-	return strings.Join([]string{u.Expr, " (", need, "): ", u.Why}, "")
+	return strings.Join([]string{u.Expr, " (", need, "): ", u.Unresolved}, "")
 }

@@ -4,56 +4,103 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
-// Mode is what runs in one state of the gate.
+// Mode is what runs with the gate off: the generic relist.
 type Mode struct {
+	// Period and Threshold are the generic relist's; Call is its
+	// construction. All three are null when no generic PLEG runs.
+	Period    *Value      `json:"period"`
+	Threshold *Value      `json:"threshold"`
+	Call      *srcpos.Pos `json:"call"`
+	// Loop is where the relist loop consumes the period, and how.
+	Loop     *srcpos.Pos `json:"loop"`
+	LoopCall string      `json:"loopCall"`
 	// Generic is the generic PLEG construction that runs in this mode;
 	// nil when none does.
-	Generic *Construction
-	// Evented is the evented PLEG construction (gate on only).
-	Evented *Construction
-	// Period and Threshold are the generic relist's.
-	Period, Threshold *Value
-	// Fallback and FallbackThreshold are what the evented PLEG restores
-	// after the stream fails for good; nil when it restores nothing.
-	Fallback, FallbackThreshold *Value
-	// Retries is how many failed streams the evented PLEG tolerates.
-	Retries *Value
+	Generic *Construction `json:"-"`
+}
+
+// GateOnMode is what runs with the gate on: the generic relist, and the
+// evented PLEG beside it.
+type GateOnMode struct {
+	Mode
+	// Evented is the evented PLEG's construction; Fallback the period it
+	// restores on the generic PLEG after the stream fails for good (null:
+	// none); MaxStreamRetries how many failed streams it tolerates first.
+	Evented          *srcpos.Pos `json:"evented"`
+	Fallback         *Value      `json:"fallback"`
+	MaxStreamRetries *RetryCount `json:"maxStreamRetries"`
+	// EventedCall is the evented PLEG construction, FallbackThreshold the
+	// threshold it restores with Fallback, Retries MaxStreamRetries'
+	// value.
+	EventedCall       *Construction `json:"-"`
+	FallbackThreshold *Value        `json:"-"`
+	Retries           *Value        `json:"-"`
 }
 
 // Relist is the two modes of a tree's kubelet.
 type Relist struct {
-	// Gate is the feature gate that decides whether the evented PLEG is
-	// built ("" when the tree builds none).
-	Gate      string
-	GateConst *types.Const
-	GateIf    token.Pos     // the if (or early return) that decides it
-	GateTest  *ast.CallExpr // the Enabled(...) call
-	GateVia   ast.Expr      // what the if tests: GateTest, or the variable, field or call followed to it
-	// GateUnresolved is set, with Gate "", when the evented PLEG is built
-	// but the test deciding it could not be followed: which PLEG runs is
-	// unknown. Off is then what runs when that test has the other value.
-	GateUnresolved *UnfollowedTest
-	Off            Mode
-	// On is nil when there is no such gate (or it is unresolved).
-	On *Mode
+	// Gate is the feature gate deciding the evented PLEG, with the test
+	// that decides it; nil when the tree builds no evented PLEG.
+	Gate *RelistGate `json:"gate"`
+	// GateUnresolved is set (gate, gateOn and ratio null) when the tree
+	// builds an evented PLEG under a test plegvet could not follow to a
+	// feature gate: which PLEG runs is unknown. gateOff is then what runs
+	// when that test has the other value.
+	GateUnresolved *UnfollowedTest `json:"gateUnresolved"`
+	// GateOff is what runs with the gate off (or always, without a gate).
+	GateOff *Mode `json:"gateOff"`
+	// GateOn is nil when the tree has no such gate.
+	GateOn *GateOnMode `json:"gateOn"`
+	// Ratio is the gate-on period over the gate-off period; nil when
+	// either is missing or unresolved.
+	Ratio *float64 `json:"ratio"`
+
+	// GateConst is the gate's constant, GateIf the if (or early return)
+	// deciding it, GateTest the Enabled(...) call, GateVia what the if
+	// tests: GateTest, or the variable, field or call followed to it.
+	GateConst *types.Const  `json:"-"`
+	GateIf    token.Pos     `json:"-"`
+	GateTest  *ast.CallExpr `json:"-"`
+	GateVia   ast.Expr      `json:"-"`
 	// Constructions are all constructions found, in source order.
-	Constructions []*Construction
+	Constructions []*Construction `json:"-"`
 }
 
-// Ratio is the gate-on generic relist period over the gate-off one; ok is
-// false when there is no gate or either period is unresolved or zero.
-func (r *Relist) Ratio() (float64, bool) {
-	if r.On == nil || !r.On.Period.Resolved() || !r.Off.Period.Resolved() || r.Off.Period.Int <= 0 {
-		return 0, false
+// RelistGate names the gate and where it is tested.
+type RelistGate struct {
+	Name string     `json:"name"`
+	Test srcpos.Pos `json:"test"`
+	// PreRelease and Default are the gate's newest spec, from the
+	// featuregate analyzer's facts; null when the spec was not found.
+	PreRelease *string `json:"preRelease"`
+	Default    *bool   `json:"default"`
+}
+
+// gateName is the deciding gate's name; "" without one.
+func (r *Relist) gateName() string {
+	if r.Gate == nil {
+		return ""
 	}
-	return float64(r.On.Period.Int) / float64(r.Off.Period.Int), true
+	return r.Gate.Name
+}
+
+// ratio is the gate-on generic relist period over the gate-off one; nil
+// when there is no gate or either period is unresolved or zero.
+func (r *Relist) ratio() *float64 {
+	if r.GateOn == nil || !r.GateOn.Period.Resolved() || !r.GateOff.Period.Resolved() || r.GateOff.Period.Int() <= 0 {
+		return nil
+	}
+	ratio := float64(r.GateOn.Period.Int()) / float64(r.GateOff.Period.Int())
+	return &ratio
 }
 
 // Modes joins a package's constructions into the gate-off and gate-on
 // modes. The gate is the one whose test guards the evented PLEG.
-func Modes(cs []*Construction) *Relist {
+func Modes(fset *token.FileSet, cs []*Construction) *Relist {
 	r := &Relist{Constructions: cs}
 	// The deciding gate is one the evented PLEG needs on. When it needs
 	// several, prefer the one that also decides a generic construction,
@@ -82,7 +129,7 @@ func Modes(cs []*Construction) *Relist {
 		}
 	}
 	if chosen == nil {
-		r.GateUnresolved = unresolvedGate(cs)
+		r.GateUnresolved = unresolvedGate(fset, cs)
 	}
 	if chosen == nil && r.GateUnresolved == nil {
 		// No evented PLEG was found (its constructor may sit in a file that
@@ -102,12 +149,13 @@ func Modes(cs []*Construction) *Relist {
 		}
 	}
 	if chosen != nil {
-		r.Gate, r.GateConst, r.GateIf, r.GateTest, r.GateVia = chosen.Gate, chosen.Const, chosen.If, chosen.Test, chosen.Via
+		r.Gate = &RelistGate{Name: chosen.Gate, Test: srcpos.Of(fset, chosen.If)}
+		r.GateConst, r.GateIf, r.GateTest, r.GateVia = chosen.Const, chosen.If, chosen.Test, chosen.Via
 	}
-	r.Off = r.mode(false)
-	if r.Gate != "" {
-		on := r.mode(true)
-		r.On = &on
+	r.GateOff = &r.mode(fset, false).Mode
+	if r.Gate != nil {
+		r.GateOn = r.mode(fset, true)
+		r.Ratio = r.ratio()
 	}
 	return r
 }
@@ -115,12 +163,12 @@ func Modes(cs []*Construction) *Relist {
 // unresolvedGate picks, among the unfollowed tests of the first evented
 // construction that has any, the one most likely to be the gate: shaped
 // like a gate test, also deciding a generic construction, outermost.
-func unresolvedGate(cs []*Construction) *UnfollowedTest {
+func unresolvedGate(fset *token.FileSet, cs []*Construction) *UnfollowedTest {
 	decidesGeneric := map[ast.Expr]bool{}
 	for _, c := range cs {
 		if c.Ctor.Kind == Generic {
 			for _, u := range c.Unfollowed {
-				decidesGeneric[u.Test] = true
+				decidesGeneric[u.Cond] = true
 			}
 		}
 	}
@@ -129,7 +177,7 @@ func unresolvedGate(cs []*Construction) *UnfollowedTest {
 		if u.plausible {
 			s += 2
 		}
-		if decidesGeneric[u.Test] {
+		if decidesGeneric[u.Cond] {
 			s++
 		}
 		return s
@@ -145,6 +193,7 @@ func unresolvedGate(cs []*Construction) *UnfollowedTest {
 			}
 		}
 		u := *best
+		u.Test, u.Evented = srcpos.Of(fset, u.If), srcpos.At(fset, c.Call.Pos())
 		return &u
 	}
 	return nil
@@ -156,31 +205,36 @@ func (r *Relist) runs(c *Construction, on bool) bool {
 		// Off: the unresolved test does not have the value that builds
 		// the evented PLEG.
 		for _, v := range c.Unfollowed {
-			if v.Test == u.Test && v.Holds == u.Holds && !on {
+			if v.Cond == u.Cond && v.Holds == u.Holds && !on {
 				return false
 			}
 		}
 		return true
 	}
 	for _, cond := range c.Conditions {
-		if cond.Gate == r.Gate && cond.On != on {
+		if cond.Gate == r.gateName() && cond.On != on {
 			return false
 		}
 	}
 	return true
 }
 
-func (r *Relist) mode(on bool) Mode {
-	var m Mode
+func (r *Relist) mode(fset *token.FileSet, on bool) *GateOnMode {
+	m := &GateOnMode{}
 	for _, c := range r.Constructions {
-		if (r.Gate != "" || r.GateUnresolved != nil) && !r.runs(c, on) {
+		if (r.Gate != nil || r.GateUnresolved != nil) && !r.runs(c, on) {
 			continue
 		}
 		switch {
 		case c.Ctor.Kind == Generic && m.Generic == nil:
-			m.Generic, m.Period, m.Threshold = c, c.Period, c.Threshold
-		case c.Ctor.Kind == Evented && on && m.Evented == nil:
-			m.Evented, m.Fallback, m.FallbackThreshold, m.Retries = c, c.Fallback, c.FallbackThreshold, c.Retries
+			m.Generic, m.Period, m.Threshold, m.Call = c, c.Period, c.Threshold, srcpos.At(fset, c.Call.Pos())
+			if c.Ctor.LoopCall != "" {
+				loop := c.Ctor.Loop
+				m.Loop, m.LoopCall = &loop, c.Ctor.LoopCall
+			}
+		case c.Ctor.Kind == Evented && on && m.EventedCall == nil:
+			m.EventedCall, m.Evented = c, srcpos.At(fset, c.Call.Pos())
+			m.Fallback, m.FallbackThreshold, m.Retries, m.MaxStreamRetries = c.Fallback, c.FallbackThreshold, c.Retries, c.Retries.Count()
 		}
 	}
 	return m

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plegvet/plegvet/internal/fixturetypes"
 	"github.com/plegvet/plegvet/plegperiods"
@@ -35,7 +34,7 @@ func constructions(t *testing.T, src string) []*plegperiods.Construction {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plegperiods.Constructions([]*ast.File{f}, kinfo, func(fn *types.Func) *plegperiods.Shape { return ctors[fn] })
+	return plegperiods.Constructions(fset, []*ast.File{f}, kinfo, func(fn *types.Func) *plegperiods.Shape { return ctors[fn] })
 }
 
 const header = `package kubelet
@@ -64,10 +63,7 @@ func summary(c *plegperiods.Construction) string {
 		if !v.Resolved() {
 			return "?"
 		}
-		if v.Duration {
-			return time.Duration(v.Int).String()
-		}
-		return strings.TrimSuffix(time.Duration(v.Int).String(), "ns")
+		return v.Value
 	}
 	if c.Ctor.Kind == plegperiods.Generic {
 		s += " " + d(c.Period) + "/" + d(c.Threshold)
@@ -362,7 +358,8 @@ func TestModesUnresolved(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := plegperiods.Modes(constructions(t, header+tc.body))
+			// Positions are not asked for: an empty file set resolves none.
+			r := plegperiods.Modes(token.NewFileSet(), constructions(t, header+tc.body))
 			var got string
 			switch u := r.GateUnresolved; {
 			case u != nil:
@@ -371,12 +368,12 @@ func TestModesUnresolved(t *testing.T) {
 					state = "does not hold"
 				}
 				got = "unresolved " + u.Expr + " " + state
-			case r.Gate != "":
-				got = "gate " + r.Gate
+			case r.Gate != nil:
+				got = "gate " + r.Gate.Name
 			default:
 				got = "no gate"
 			}
-			got += ", off " + time.Duration(r.Off.Period.Int).String()
+			got += ", off " + r.GateOff.Period.Value
 			if got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}

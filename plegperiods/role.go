@@ -9,47 +9,51 @@ import (
 	"sort"
 
 	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
-// EventedRole is the evented PLEG a kubelet package builds and what it is
-// for: the pleg package's side (its event loop, from the constructor's
-// shape) joined with the kubelet's (the construction, the health checks
-// it registers). Positions in the kubelet package are token.Pos; those
-// read in the pleg package are file positions.
+// EventedRole is what a tree's evented PLEG does, read from its code:
+// its role is an extracted fact, not a release number's assumption. The
+// pleg package's side (its event loop, see EventLoop) is joined with the
+// kubelet's (the construction, the health check it registers).
 type EventedRole struct {
-	// Constructed says the package builds an evented PLEG; Construction
-	// is the call (the gate-on mode's when there is one).
-	Constructed  bool
-	Construction *Construction
-	// Role is what the evented PLEG is for; Why says why it is
-	// RoleUnknown or RoleNone.
-	Role Role
-	Why  string
-	// EmitsLifecycleEvents, UpdatesPodCache, RequestsRelist,
-	// OnStreamFailure and RelistOnStreamError are the event loop's (see
-	// EventLoop).
-	EmitsLifecycleEvents token.Position
-	UpdatesPodCache      token.Position
-	RequestsRelist       *RelistRequest
-	OnStreamFailure      StreamFailure
-	RelistOnStreamError  *ForcedRelist
-	// Retries is how many failed streams the evented PLEG tolerates
-	// before OnStreamFailure: the construction's value.
-	Retries *Value
-	// Loop is the whole reading of the event loop.
-	Loop *EventLoop
-	// HealthChecks are the PLEG health checks the package registers,
-	// in source order.
-	HealthChecks []HealthCheck
+	// Constructed is the evented PLEG's construction in pkg/kubelet.
+	Constructed srcpos.Pos `json:"constructed"`
+	// Role is "event-source" (it emits pod lifecycle events), "relist-
+	// trigger" (it only asks another PLEG to relist) or "unknown" (the
+	// code matches neither; Why says what was found).
+	Role Role `json:"role"`
+	// EmitsLifecycleEvents is the send of a pod lifecycle event on a
+	// channel; UpdatesPodCache the write to the pod cache. Null when absent.
+	EmitsLifecycleEvents *srcpos.Pos `json:"emitsLifecycleEvents"`
+	UpdatesPodCache      *srcpos.Pos `json:"updatesPodCache"`
+	// RequestsRelist is the call asking another PLEG to relist; null when
+	// there is none.
+	RequestsRelist *RelistRequest `json:"requestsRelist"`
+	// HealthCheck is the health check pkg/kubelet registers on the evented
+	// PLEG; null when none is.
+	HealthCheck *HealthCheck `json:"healthCheck"`
+	// OnStreamFailure is what it does after the last allowed stream failure.
+	OnStreamFailure StreamFailure `json:"onStreamFailure"`
+	Why             string        `json:"why"`
+	// RelistOnStreamError is its call making the generic PLEG relist at
+	// once when a stream call returns an error; null when there is none.
+	RelistOnStreamError *ForcedRelist `json:"relistOnStreamError"`
 }
 
-// HealthCheck is a call registering a PLEG's health check: by its shape,
-// a call passing a string constant (the check's name) and a method value
-// of a PLEG with the signature func() (bool, error)
-// (runtimeState.addHealthCheck("EventedPLEG", klet.eventedPleg.Healthy)).
+// HealthCheck is a health check registered on a PLEG.
 type HealthCheck struct {
-	Name string
-	Pos  token.Pos // the call
+	Name string     `json:"name"`
+	Pos  srcpos.Pos `json:"pos"` // the call
+}
+
+// HealthCheckCall is a call registering a PLEG's health check: by its
+// shape, a call passing a string constant (the check's name) and a method
+// value of a PLEG with the signature func() (bool, error)
+// (runtimeState.addHealthCheck("EventedPLEG", klet.eventedPleg.Healthy)).
+type HealthCheckCall struct {
+	HealthCheck
 	// Of is the kind of PLEG whose method is registered: the kind of the
 	// construction assigned to the receiver's variable or field; "" when
 	// the receiver holds a PLEG no construction of the package assigns.
@@ -60,48 +64,44 @@ type HealthCheck struct {
 	Conditions []Condition
 }
 
-// HealthCheck returns the evented PLEG's health check, nil when none is
-// registered.
-func (r *EventedRole) HealthCheck() *HealthCheck {
-	for i := range r.HealthChecks {
-		if r.HealthChecks[i].Of == Evented {
-			return &r.HealthChecks[i]
-		}
-	}
-	return nil
-}
-
-// EventedRoleOf joins a kubelet package's evented construction (from relist)
-// with its constructor's event loop, and finds the PLEG health checks
-// the package registers.
-func EventedRoleOf(files []*ast.File, info *types.Info, relist *Relist) *EventedRole {
-	r := &EventedRole{Role: RoleNone, Why: "the package builds no evented PLEG"}
+// EventedRoleOf joins a kubelet package's evented construction (from
+// relist) with its constructor's event loop and the health check
+// registered on it (one of calls); nil when the package builds
+// no evented PLEG.
+func EventedRoleOf(fset *token.FileSet, relist *Relist, calls []HealthCheckCall) *EventedRole {
 	if relist == nil {
-		return r
+		return nil
 	}
 	var c *Construction
-	if relist.On != nil && relist.On.Evented != nil {
-		c = relist.On.Evented
+	if relist.GateOn != nil && relist.GateOn.EventedCall != nil {
+		c = relist.GateOn.EventedCall
 	}
 	for _, con := range relist.Constructions {
 		if c == nil && con.Ctor.Kind == Evented {
 			c = con
 		}
 	}
-	r.HealthChecks = HealthChecks(files, info, relist.Constructions)
 	if c == nil {
-		return r
+		return nil
 	}
-	r.Constructed, r.Construction, r.Retries = true, c, c.Retries
-	l := c.Ctor.EventLoop
-	r.Loop = l
-	r.Role, r.Why = l.Role()
-	if l != nil {
-		r.EmitsLifecycleEvents, r.UpdatesPodCache = l.EmitsLifecycleEvents, l.UpdatesPodCache
-		r.RequestsRelist, r.OnStreamFailure = l.RequestsRelist, l.OnStreamFailure
-		r.RelistOnStreamError = l.RelistOnStreamError
-	} else {
-		r.OnStreamFailure = StreamFailure{Action: FailureUnknown, Why: r.Why}
+	why := "the evented PLEG's methods were not read"
+	r := &EventedRole{Role: RoleUnknown, Why: why, OnStreamFailure: StreamFailure{Action: FailureUnknown, Why: why}}
+	if c.Ctor.Evented != nil {
+		r = new(EventedRole)
+		*r = *c.Ctor.Evented
+	}
+	r.Constructed, r.OnStreamFailure.After = srcpos.Of(fset, c.Call.Pos()), c.Retries.Count()
+	for i := range calls {
+		if calls[i].Of == Evented && r.HealthCheck == nil {
+			r.HealthCheck = &calls[i].HealthCheck
+		}
+	}
+	switch {
+	case r.Why != "":
+	case r.Role == EventSource:
+		r.Why = "its event loop sends pod lifecycle events on the kubelet's channel (" + srcpos.Line(r.EmitsLifecycleEvents) + ")"
+	case r.Role == RelistTrigger:
+		r.Why = "its event loop only requests relists of another PLEG (" + srcpos.Line(&r.RequestsRelist.Pos) + "), and emits no pod lifecycle event"
 	}
 	return r
 }
@@ -109,7 +109,7 @@ func EventedRoleOf(files []*ast.File, info *types.Info, relist *Relist) *Evented
 // HealthChecks finds the calls registering a PLEG's health check, and
 // whose: the receiver of the method value is matched with the variable
 // or field a construction is assigned to.
-func HealthChecks(files []*ast.File, info *types.Info, cs []*Construction) []HealthCheck {
+func HealthChecks(fset *token.FileSet, files []*ast.File, info *types.Info, cs []*Construction) []HealthCheckCall {
 	held := map[types.Object]Kind{}
 	plegPkgs := map[*types.Package]bool{}
 	for _, c := range cs {
@@ -125,7 +125,7 @@ func HealthChecks(files []*ast.File, info *types.Info, cs []*Construction) []Hea
 		}
 	}
 	gates := newGateReader(files, info)
-	var out []HealthCheck
+	var out []HealthCheckCall
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -162,14 +162,14 @@ func HealthChecks(files []*ast.File, info *types.Info, cs []*Construction) []Hea
 					return true // not a PLEG's method
 				}
 			}
-			hc := HealthCheck{Name: name, Pos: call.Pos(), Of: kind, Receiver: types.ExprString(recv)}
+			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind, Receiver: types.ExprString(recv)}
 			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
 			hc.Conditions, _ = gates.conditions(path, false)
 			out = append(out, hc)
 			return true
 		})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos.Before(out[j].Pos) })
 	return out
 }
 
@@ -207,8 +207,8 @@ func (r *EventedRole) String() string {
 // String is "GenericPLEG.RequestRelist for [CONTAINER_STOPPED_EVENT] gated PLEGOnDemandRelist".
 func (q *RelistRequest) String() string {
 	s := fmt.Sprintf("%s for %v", q.Callee, q.EventTypes)
-	if q.Gate != "" {
-		s += " gated " + q.Gate
+	if q.Gate != nil {
+		s += " gated " + *q.Gate
 	}
 	return s
 }

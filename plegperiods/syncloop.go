@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // SyncLoop is the kubelet's loop that consumes PLEG events: a select with
@@ -16,21 +17,21 @@ import (
 // relist makes inside the PLEG: events drive reaction, ticks guarantee
 // convergence.
 type SyncLoop struct {
-	Func     string    // the function holding the select
-	FuncPos  token.Pos // its declaration
-	PLEGCase token.Pos // the case receiving PLEG events
-	PLEGChan string    // the channel (parameter) it receives from
-	Ticks    []Tick
+	Func        string     `json:"func"`        // the function holding the select
+	Pos         srcpos.Pos `json:"pos"`         // its declaration
+	PLEGCase    srcpos.Pos `json:"plegCase"`    // the case receiving PLEG events
+	PLEGChannel string     `json:"plegChannel"` // the channel (parameter) it receives from
+	Ticks       []Tick     `json:"ticks"`
 }
 
 // Tick is a case of the loop's select that receives from a time channel.
 type Tick struct {
-	Param string    // the parameter it receives from (syncCh)
-	Case  token.Pos // the case
+	Channel string     `json:"channel"` // the parameter it receives from (syncCh)
+	Case    srcpos.Pos `json:"case"`
 	// Period is the period of the ticker whose channel the loop's caller
 	// passes; nil when the caller was not found.
-	Period *Value
-	Ticker token.Pos // the time.NewTicker call
+	Period *Value      `json:"period"`
+	Ticker *srcpos.Pos `json:"ticker"` // the time.NewTicker call
 }
 
 // isPLEGEvent reports whether t is (a pointer to) the pleg package's
@@ -62,8 +63,8 @@ func chanElem(t types.Type) types.Type {
 // SyncLoops finds the functions of a package whose select receives PLEG
 // events, with their tick cases and, through their callers, the tickers'
 // periods.
-func SyncLoops(files []*ast.File, info *types.Info) []SyncLoop {
-	res := newResolver(files, info)
+func SyncLoops(fset *token.FileSet, files []*ast.File, info *types.Info) []SyncLoop {
+	res := newResolver(fset, files, info)
 	var out []SyncLoop
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -78,7 +79,7 @@ func SyncLoops(files []*ast.File, info *types.Info) []SyncLoop {
 				if !ok {
 					return true
 				}
-				loop := SyncLoop{Func: fd.Name.Name, FuncPos: fd.Name.Pos()}
+				loop := SyncLoop{Func: fd.Name.Name, Pos: srcpos.Of(fset, fd.Name.Pos()), Ticks: []Tick{}}
 				var ticks []struct {
 					tick  Tick
 					index int
@@ -96,9 +97,9 @@ func SyncLoops(files []*ast.File, info *types.Info) []SyncLoop {
 					id, _ := ast.Unparen(ch).(*ast.Ident)
 					switch {
 					case elem != nil && isPLEGEvent(elem) && !loop.PLEGCase.IsValid():
-						loop.PLEGCase = cc.Pos()
+						loop.PLEGCase = srcpos.Of(fset, cc.Pos())
 						if id != nil {
-							loop.PLEGChan = id.Name
+							loop.PLEGChannel = id.Name
 						}
 					case elem != nil && isTime(elem) && id != nil:
 						i, isParam := params[info.Uses[id]]
@@ -108,7 +109,7 @@ func SyncLoops(files []*ast.File, info *types.Info) []SyncLoop {
 						ticks = append(ticks, struct {
 							tick  Tick
 							index int
-						}{Tick{Param: id.Name, Case: cc.Pos()}, i})
+						}{Tick{Channel: id.Name, Case: srcpos.Of(fset, cc.Pos())}, i})
 					}
 				}
 				if !loop.PLEGCase.IsValid() {
@@ -125,7 +126,7 @@ func SyncLoops(files []*ast.File, info *types.Info) []SyncLoop {
 			})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].FuncPos < out[j].FuncPos })
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.Before(out[j].Pos) })
 	return out
 }
 
@@ -147,9 +148,9 @@ func receivedFrom(comm ast.Stmt) ast.Expr {
 
 // tickerPeriod finds a call of fn and follows its argument at index (a
 // ticker's C) to the time.NewTicker call that made the ticker.
-func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.Func, index int) (*Value, token.Pos) {
+func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.Func, index int) (*Value, *srcpos.Pos) {
 	var period *Value
-	var at token.Pos
+	var at *srcpos.Pos
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if period != nil {
@@ -182,7 +183,7 @@ func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.F
 					return true
 				}
 				if pkg, name := calleeName(info, init); pkg == "time" && name == "NewTicker" {
-					period, at = r.value(init.Args[0]), init.Pos()
+					period, at = r.value(init.Args[0]), srcpos.At(r.fset, init.Pos())
 				}
 				return false
 			})

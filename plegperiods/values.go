@@ -6,36 +6,60 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"time"
 
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
-// Value is a relist duration (or a retry count) resolved to a constant.
+// Value is a relist duration (or a retry count) resolved to a constant,
+// or why it could not be.
 type Value struct {
-	// Int is the constant: nanoseconds for a duration.
-	Int int64
-	// Duration says Int is a time.Duration.
-	Duration bool
+	// Value is the duration as time.Duration prints it ("5m0s"), or a
+	// count in decimal for a constant that is not typed as a duration.
+	Value string `json:"value,omitempty"`
 	// Const is the name of the constant it came from; "" for a literal.
-	Const string
+	Const string `json:"const,omitempty"`
 	// Expr is the constant's expression as written (time.Second * 300),
 	// or the argument itself when it is not a named constant.
-	Expr string
+	Expr string `json:"expr,omitempty"`
 	// Decl is the constant's declaration (or the literal's position).
-	Decl token.Pos
-	// DeclPosition is Decl as a file position, for constants of another
-	// package whose token.Pos means nothing here.
-	DeclPosition token.Position
-	// Pos is where the value is written at the construction.
-	Pos token.Pos
+	Decl *srcpos.Pos `json:"decl,omitempty"`
 	// Unresolved says why the value is not a compile-time constant; the
 	// other fields are then empty.
-	Unresolved string
+	Unresolved string `json:"unresolved,omitempty"`
+	// Pos is where the value is written at the construction, for the
+	// diagnostics of the package read; declPos is Decl there.
+	Pos     token.Pos `json:"-"`
+	declPos token.Pos
 }
 
+// DeclPos is where v's constant is declared, as a token.Pos of the
+// package read; NoPos for a value carried by a fact from another.
+func (v *Value) DeclPos() token.Pos { return v.declPos }
+
 // Resolved reports whether v holds a constant.
-func (v *Value) Resolved() bool { return v != nil && v.Unresolved == "" }
+func (v *Value) Resolved() bool { return v != nil && v.Unresolved == "" && v.Value != "" }
+
+// Duration returns the value as a time.Duration, read from Value (so a
+// value decoded from JSON answers the same); ok is false when unresolved.
+func (v *Value) Duration() (time.Duration, bool) {
+	if !v.Resolved() {
+		return 0, false
+	}
+	if d, err := time.ParseDuration(v.Value); err == nil {
+		return d, true
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	return time.Duration(n), err == nil
+}
+
+// Int is the constant: nanoseconds for a duration; 0 when unresolved.
+func (v *Value) Int() int64 {
+	d, _ := v.Duration()
+	return int64(d)
+}
 
 // String is "5m0s (eventedPlegRelistPeriod)", or the reason it is unresolved.
 func (v *Value) String() string {
@@ -44,27 +68,44 @@ func (v *Value) String() string {
 		return "none"
 	case v.Unresolved != "":
 		return "unresolved: " + v.Unresolved
+	case v.Const != "":
+		return v.Value + " (" + v.Const + ")"
 	}
-	s := fmt.Sprint(v.Int)
-	if v.Duration {
-		s = time.Duration(v.Int).String()
+	return v.Value
+}
+
+// RetryCount is a count (the evented PLEG's stream retries) as answers
+// print it: the Value of a count, as a number.
+type RetryCount struct {
+	Value      *int64      `json:"value"`
+	Const      string      `json:"const,omitempty"`
+	Decl       *srcpos.Pos `json:"decl,omitempty"`
+	Unresolved string      `json:"unresolved,omitempty"`
+}
+
+// Count is v read as a count; nil for nil.
+func (v *Value) Count() *RetryCount {
+	if v == nil {
+		return nil
 	}
-	if v.Const != "" {
-		s += " (" + v.Const + ")"
+	if !v.Resolved() {
+		return &RetryCount{Unresolved: v.Unresolved}
 	}
-	return s
+	n := v.Int()
+	return &RetryCount{Value: &n, Const: v.Const, Decl: v.Decl}
 }
 
 // resolver resolves expressions of one package to constants.
 type resolver struct {
+	fset *token.FileSet
 	info *types.Info
 	// constExpr maps the package's constants to the expressions they are
 	// declared with.
 	constExpr map[*types.Const]ast.Expr
 }
 
-func newResolver(files []*ast.File, info *types.Info) *resolver {
-	r := &resolver{info: info, constExpr: map[*types.Const]ast.Expr{}}
+func newResolver(fset *token.FileSet, files []*ast.File, info *types.Info) *resolver {
+	r := &resolver{fset: fset, info: info, constExpr: map[*types.Const]ast.Expr{}}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -103,16 +144,20 @@ func (r *resolver) value(e ast.Expr) *Value {
 		v.Unresolved = fmt.Sprintf("%s overflows int64", types.ExprString(e))
 		return v
 	}
-	v.Int, v.Duration = n, isDuration(tv.Type)
-	v.Expr, v.Decl = types.ExprString(e), e.Pos()
+	v.Value = strconv.FormatInt(n, 10)
+	if isDuration(tv.Type) {
+		v.Value = time.Duration(n).String()
+	}
+	v.Expr, v.declPos = types.ExprString(e), e.Pos()
 	// time.Second is a unit, not a setting: the value is then the
 	// expression as written where it is used.
 	if c := astobj.Const(r.info, e); c != nil && !isTimeUnit(c) {
-		v.Const, v.Decl = c.Name(), c.Pos()
+		v.Const, v.declPos = c.Name(), c.Pos()
 		if def, ok := r.constExpr[c]; ok {
 			v.Expr = types.ExprString(def)
 		}
 	}
+	v.Decl = srcpos.At(r.fset, v.declPos)
 	return v
 }
 

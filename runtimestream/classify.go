@@ -126,7 +126,7 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 			continue
 		}
 		out := r.classify(sub, h.arg, depth+1)
-		step := Step{r.position(h.call.Pos()), fmt.Sprintf("the stream is handed to %s", exprString(h.call.Fun))}
+		step := r.step(h.call.Pos(), fmt.Sprintf("the stream is handed to %s", exprString(h.call.Fun)))
 		out.via = append([]Step{step}, out.via...)
 		if out.target == nil {
 			out.why = fmt.Sprintf("hands the stream to %s (%s), which %s", exprString(h.call.Fun), at(h.call.Pos()), out.why)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // reader follows the loaded packages from registrations to the methods
@@ -302,19 +303,24 @@ func concrete(t types.Type) bool {
 	return true
 }
 
-func (r *reader) position(p token.Pos) token.Position {
+func (r *reader) position(p token.Pos) srcpos.Pos {
+	pos := srcpos.Of(r.fset, p)
+	pos.File = r.tree.Rel(pos.File)
+	return pos
+}
+
+// step is a link at p (nil when p is not valid).
+func (r *reader) step(p token.Pos, what string) Step {
 	if !p.IsValid() {
-		return token.Position{}
+		return Step{What: what}
 	}
-	pp := r.fset.Position(p)
-	pp.Filename = r.tree.Rel(pp.Filename)
-	pp.Offset = 0
-	return pp
+	pos := r.position(p)
+	return Step{Pos: &pos, What: what}
 }
 
 func (r *reader) at(p token.Pos) string {
 	pp := r.position(p)
-	return fmt.Sprintf("%s:%d", pp.Filename, pp.Line)
+	return fmt.Sprintf("%s:%d", pp.File, pp.Line)
 }
 
 // run follows every registration; without one, every implementation
@@ -322,7 +328,7 @@ func (r *reader) at(p token.Pos) string {
 func (r *reader) run() {
 	for i, reg := range r.registered {
 		call := r.regCalls[i]
-		via := []Step{{r.position(call.Pos()), fmt.Sprintf("registered with %s", types.ExprString(call.Fun))}}
+		via := []Step{r.step(call.Pos(), fmt.Sprintf("registered with %s", types.ExprString(call.Fun)))}
 		r.fromValue(valueSrc{reg.e, reg.pkg, -1}, nil, via, map[any]bool{}, "the value registered")
 	}
 	if len(r.registered) > 0 {
@@ -599,7 +605,7 @@ func (r *reader) promotion(t types.Type, index []int, fn *types.Func) Step {
 		names = append(names, f.Name())
 		cur = f.Type()
 	}
-	return Step{r.position(first), fmt.Sprintf("%s's %s is promoted from its embedded field %s", r.typeName(t), methodName, strings.Join(names, "."))}
+	return r.step(first, fmt.Sprintf("%s's %s is promoted from its embedded field %s", r.typeName(t), methodName, strings.Join(names, ".")))
 }
 
 // embeddedField is the last field on a promotion path.
@@ -676,7 +682,7 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 					}, via)
 					return
 				case sel != nil && pkg != nil && isPkgSel(pkg.TypesInfo, sel, CRIAPIPackage, serverInterface):
-					r.fromField(f, ctx, appendStep(via, Step{r.position(expr.Pos()), fmt.Sprintf("%s's %s is promoted from its embedded %s field: whatever the field holds serves the rpc", r.typeName(t), methodName, exprString(expr))}), seen)
+					r.fromField(f, ctx, appendStep(via, r.step(expr.Pos(), fmt.Sprintf("%s's %s is promoted from its embedded %s field: whatever the field holds serves the rpc", r.typeName(t), methodName, exprString(expr)))), seen)
 					return
 				case expr != nil:
 					stubbed = append(stubbed, exprString(expr))
@@ -723,11 +729,11 @@ func (r *reader) fromMethod(fi *funcInfo, ctx *callCtx, via []Step, seen map[any
 	out := r.classified(fi)
 	via = append(append([]Step(nil), via...), out.via...)
 	if out.target != nil {
-		via = appendStep(via, Step{r.position(out.call.Pos()), fmt.Sprintf("%s hands the stream to %s", r.methodName(fi), exprString(out.call.Fun))})
+		via = appendStep(via, r.step(out.call.Pos(), fmt.Sprintf("%s hands the stream to %s", r.methodName(fi), exprString(out.call.Fun))))
 		r.fromValue(*out.target, ctx, via, seen, "the receiver "+exprString(out.target.e))
 		return
 	}
-	r.add(Server{Method: r.methodName(fi), Pos: r.position(fi.decl.Pos()), Shape: out.shape, Evidence: r.position(out.evidence), Why: r.methodName(fi) + " " + out.why}, via)
+	r.add(Server{Method: r.methodName(fi), Pos: r.position(fi.decl.Pos()), Shape: out.shape, Evidence: r.step(out.evidence, "").Pos, Why: r.methodName(fi) + " " + out.why}, via)
 }
 
 // classified is classify of a GetContainerEvents method, once.
@@ -741,8 +747,8 @@ func (r *reader) classified(fi *funcInfo) outcome {
 }
 
 func (r *reader) add(s Server, via []Step) {
-	s.Via = append([]Step{}, via...)
-	key := fmt.Sprintf("%s:%d:%d", s.Pos.Filename, s.Pos.Line, s.Pos.Column)
+	s.Via, s.StreamsEvents = append([]Step{}, via...), s.Shape.Streams()
+	key := s.Pos.String()
 	if _, ok := r.byPos[key]; ok {
 		return
 	}

@@ -49,7 +49,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("no why")
 		}
 		for _, s := range res.Servers {
-			if s.Why == "" || s.Method == "" || s.Pos.Filename == "" {
+			if s.Why == "" || s.Method == "" || s.Pos.File == "" {
 				t.Fatalf("server without method, position or why: %+v", s)
 			}
 		}

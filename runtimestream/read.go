@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Shape is how a GetContainerEvents implementation answers the rpc.
@@ -57,10 +57,10 @@ func ptr[T any](v T) *T { return &v }
 
 // Step is one link from a registration to the method that decides: a
 // registration, a wrapper handing the stream on, a method promoted from
-// an embedded field, a value plegvet could not follow.
+// an embedded field, a value plegvet could not follow (no Pos).
 type Step struct {
-	Pos  token.Position // Filename relative to the module root
-	What string
+	Pos  *srcpos.Pos `json:"pos"` // File relative to the module root
+	What string      `json:"what"`
 }
 
 // Server is one implementation of GetContainerEvents reached.
@@ -68,17 +68,22 @@ type Server struct {
 	// Method is the method as its source declares it, qualified by its
 	// package's directory: pkg/cri/server.(*criService).GetContainerEvents.
 	// For an inherited method, the type and the embedded field.
-	Method string
+	Method string `json:"method"`
 	// Pos is the method's declaration, or the embedded field.
-	Pos   token.Position
-	Shape Shape
+	Pos srcpos.Pos `json:"pos"`
+	// Shape: "sends", "unimplemented", "inherited-unimplemented",
+	// "ends-at-once", "no-method" (the registered type has none: then the
+	// k8s.io/cri-api the module requires decides) or "unknown";
+	// StreamsEvents is what it means (Shape.Streams).
+	Shape         Shape `json:"shape"`
+	StreamsEvents *bool `json:"streamsEvents"`
 	// Evidence is what decided: the Send call, the return of
-	// Unimplemented; zero when the declaration is all there is.
-	Evidence token.Position
+	// Unimplemented; null when the declaration is all there is.
+	Evidence *srcpos.Pos `json:"evidence"`
 	// Why says it in words.
-	Why string
+	Why string `json:"why"`
 	// Via are the links that led to it, the registration first.
-	Via []Step
+	Via []Step `json:"via"`
 }
 
 // Result is what Read found in a module.
@@ -118,14 +123,14 @@ func (r *Result) Decides() *Server {
 // VerdictPos is where the verdict is decided: the first server's
 // declaration, or, when the CRI API the module requires lacks the rpc
 // (CheckAPI), the requirement in go.mod; zero without a verdict.
-func (r *Result) VerdictPos() token.Position {
+func (r *Result) VerdictPos() srcpos.Pos {
 	switch {
 	case r.Streams == nil:
-		return token.Position{}
+		return srcpos.Pos{}
 	case len(r.Servers) > 0 && r.Servers[0].Shape != Missing:
 		return r.Servers[0].Pos
 	}
-	return token.Position{Filename: "go.mod", Line: r.CRIAPILine, Column: 1}
+	return srcpos.Pos{File: "go.mod", Line: r.CRIAPILine, Column: 1}
 }
 
 // CheckAPI completes the answer for a module in which no server was

@@ -83,7 +83,7 @@ func TestShapes(t *testing.T) {
 				if string(d.Shape) != fields[1] {
 					t.Errorf("shape %s, want %s (%s)", d.Shape, fields[1], d.Why)
 				}
-				if p := fmt.Sprintf("%s:%d", d.Pos.Filename, d.Pos.Line); p != fields[2] {
+				if p := fmt.Sprintf("%s:%d", d.Pos.File, d.Pos.Line); p != fields[2] {
 					t.Errorf("decided at %s, want %s", p, fields[2])
 				}
 				if !strings.HasPrefix(d.Why, d.Method+" ") && d.Shape != Inherited && d.Shape != Missing {
@@ -94,7 +94,7 @@ func TestShapes(t *testing.T) {
 				d := res.Decides()
 				var steps []string
 				for _, s := range d.Via {
-					steps = append(steps, fmt.Sprintf("%s:%d", s.Pos.Filename, s.Pos.Line))
+					steps = append(steps, fmt.Sprintf("%s:%d", s.Pos.File, s.Pos.Line))
 				}
 				for _, w := range strings.Fields(via) {
 					if !contains(steps, w) {
@@ -105,7 +105,7 @@ func TestShapes(t *testing.T) {
 			if servers, ok := directive(comment, "servers"); ok {
 				var got []string
 				for _, s := range res.Servers {
-					got = append(got, fmt.Sprintf("%s:%d %s", s.Pos.Filename, s.Pos.Line, s.Shape))
+					got = append(got, fmt.Sprintf("%s:%d %s", s.Pos.File, s.Pos.Line, s.Shape))
 				}
 				if g := strings.Join(got, ", "); g != servers {
 					t.Errorf("servers %s, want %s", g, servers)
@@ -113,7 +113,7 @@ func TestShapes(t *testing.T) {
 			}
 			if t.Failed() {
 				for _, s := range res.Servers {
-					t.Logf("server %s at %s:%d: %s (%s); via %v", s.Method, s.Pos.Filename, s.Pos.Line, s.Shape, s.Why, s.Via)
+					t.Logf("server %s at %s:%d: %s (%s); via %v", s.Method, s.Pos.File, s.Pos.Line, s.Shape, s.Why, s.Via)
 				}
 			}
 		})

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"time"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -68,8 +67,8 @@ func IsPlegPackage(importPath string) bool {
 	return strings.HasSuffix(importPath, packageSuffix) || importPath == strings.TrimPrefix(packageSuffix, "/")
 }
 
-// ConstructorFact is exported on a PLEG constructor: what it does with
-// its parameters.
+// ConstructorFact is exported on a PLEG constructor: what the packages
+// that call it need to read their calls (plegperiods.Shape).
 type ConstructorFact struct {
 	plegperiods.Shape
 }
@@ -103,19 +102,18 @@ func (f *ConstructorFact) String() string {
 	if f.LoopCall != "" {
 		parts = append(parts, "loop "+f.LoopCall)
 	}
-	if l := f.EventLoop; l != nil {
-		role, _ := l.Role()
-		parts = append(parts, "role "+string(role))
-		if l.EmitsLifecycleEvents.IsValid() {
+	if e := f.Evented; e != nil {
+		parts = append(parts, "role "+string(e.Role))
+		if e.EmitsLifecycleEvents != nil {
 			parts = append(parts, "emits events")
 		}
-		if l.UpdatesPodCache.IsValid() {
+		if e.UpdatesPodCache != nil {
 			parts = append(parts, "updates pod cache")
 		}
-		if q := l.RequestsRelist; q != nil {
+		if q := e.RequestsRelist; q != nil {
 			parts = append(parts, "requests relist "+q.String())
 		}
-		parts = append(parts, "on stream failure "+l.OnStreamFailure.Action)
+		parts = append(parts, "on stream failure "+e.OnStreamFailure.Action)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -131,10 +129,12 @@ type Result struct {
 	Gate *gatefacts.GateFact
 	// SyncLoops are the loops that consume PLEG events in the package.
 	SyncLoops []plegperiods.SyncLoop
-	// Evented is the evented PLEG the package builds and its role, with
-	// the PLEG health checks the package registers; nil in a package
-	// that calls no PLEG constructor.
+	// Evented is the evented PLEG the package builds and its role; nil
+	// when it builds none.
 	Evented *plegperiods.EventedRole
+	// HealthChecks are the PLEG health checks the package registers, in
+	// source order.
+	HealthChecks []plegperiods.HealthCheckCall
 }
 
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
@@ -149,8 +149,8 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	if !importsPleg(pass.Pkg) {
 		return res, nil // no PLEG can be built here
 	}
-	res.SyncLoops = plegperiods.SyncLoops(pass.Files, pass.TypesInfo)
-	cs := plegperiods.Constructions(pass.Files, pass.TypesInfo, func(fn *types.Func) *plegperiods.Shape {
+	res.SyncLoops = plegperiods.SyncLoops(pass.Fset, pass.Files, pass.TypesInfo)
+	cs := plegperiods.Constructions(pass.Fset, pass.Files, pass.TypesInfo, func(fn *types.Func) *plegperiods.Shape {
 		var f ConstructorFact
 		if fn.Pkg() != nil && IsPlegPackage(fn.Pkg().Path()) && pass.ImportObjectFact(fn, &f) {
 			return &f.Shape
@@ -160,10 +160,16 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	if len(cs) == 0 {
 		return res, nil
 	}
-	res.Relist = plegperiods.Modes(cs)
-	res.Evented = plegperiods.EventedRoleOf(pass.Files, pass.TypesInfo, res.Relist)
+	res.Relist = plegperiods.Modes(pass.Fset, cs)
+	res.HealthChecks = plegperiods.HealthChecks(pass.Fset, pass.Files, pass.TypesInfo, cs)
+	res.Evented = plegperiods.EventedRoleOf(pass.Fset, res.Relist, res.HealthChecks)
 	gates := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
 	res.Gate = gates.Gate(res.Relist.GateConst)
+	if g := res.Relist.Gate; g != nil && res.Gate != nil && len(res.Gate.Specs) > 0 {
+		newest := res.Gate.Specs[len(res.Gate.Specs)-1]
+		stage, def := string(newest.PreRelease), newest.Default
+		g.PreRelease, g.Default = &stage, &def
+	}
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
 }
@@ -177,26 +183,11 @@ func importsPleg(pkg *types.Package) bool {
 	return false
 }
 
-func dur(v *plegperiods.Value) string {
-	if v.Duration {
-		return time.Duration(v.Int).String()
-	}
-	return fmt.Sprint(v.Int)
-}
-
-// named is "5m0s (eventedPlegRelistPeriod)".
-func named(v *plegperiods.Value) string {
-	if v.Const != "" {
-		return dur(v) + " (" + v.Const + ")"
-	}
-	return dur(v)
-}
-
 func constRelated(v *plegperiods.Value, what string) []reporting.Related {
-	if !v.Resolved() || !v.Decl.IsValid() || v.Const == "" {
+	if !v.Resolved() || !v.DeclPos().IsValid() || v.Const == "" {
 		return nil
 	}
-	return []reporting.Related{{Pos: v.Decl, Message: fmt.Sprintf("%s %s = %s", what, v.Const, v.Expr)}}
+	return []reporting.Related{{Pos: v.DeclPos(), Message: fmt.Sprintf("%s %s = %s", what, v.Const, v.Expr)}}
 }
 
 func callRelated(c *plegperiods.Construction, what string) []reporting.Related {
@@ -225,7 +216,7 @@ func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 	if u := r.GateUnresolved; u != nil {
 		gateUnresolved(pass, r, u)
 	}
-	if r.On == nil {
+	if r.GateOn == nil {
 		return
 	}
 	ifPos, ifEnd := r.GateIf, r.GateIf
@@ -235,40 +226,40 @@ func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 	case r.GateTest != nil:
 		ifEnd = r.GateTest.End()
 	}
-	on, off := r.On, r.Off
+	on, off, gate := r.GateOn, r.GateOff, r.Gate.Name
 	switch {
 	case on.Generic == nil:
 		reporting.Report(pass, reporting.Finding{
 			Pos: ifPos, End: ifEnd, Check: SafetyNetGone,
-			Message: fmt.Sprintf("with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", r.Gate),
-			Related: callRelated(on.Evented, "the evented PLEG built when the gate is on"),
+			Message: fmt.Sprintf("with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", gate),
+			Related: callRelated(on.EventedCall, "the evented PLEG built when the gate is on"),
 		})
-	case on.Period.Resolved() && on.Period.Int <= 0:
+	case on.Period.Resolved() && on.Period.Int() <= 0:
 		reporting.Report(pass, reporting.Finding{
 			Pos: on.Period.Pos, End: on.Period.Pos, Check: SafetyNetGone,
-			Message: fmt.Sprintf("with %s on, the generic relist period is %s: the safety-net relist never runs", r.Gate, named(on.Period)),
+			Message: fmt.Sprintf("with %s on, the generic relist period is %s: the safety-net relist never runs", gate, on.Period.String()),
 			Related: append(constRelated(on.Period, "period"), callRelated(on.Generic, "the generic PLEG built when the gate is on")...),
 		})
 	}
-	if on.Evented != nil && on.Generic != nil && off.Period.Resolved() {
+	if on.EventedCall != nil && on.Generic != nil && off.Period.Resolved() {
 		remaining, how := on.Fallback, "the period the evented PLEG restores"
 		if on.Fallback == nil {
 			remaining, how = on.Period, "the safety-net period (the evented PLEG restores no faster relist)"
 		}
-		if remaining.Resolved() && remaining.Int > off.Period.Int {
+		if remaining.Resolved() && remaining.Int() > off.Period.Int() {
 			rel := append(constRelated(remaining, "remaining period"), constRelated(off.Period, "gate-off period")...)
 			rel = append(rel, callRelated(off.Generic, "the gate-off generic PLEG")...)
 			reporting.Report(pass, reporting.Finding{
-				Pos: on.Evented.Call.Pos(), End: on.Evented.Call.End(), Check: FallbackSlower,
-				Message: fmt.Sprintf("with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", r.Gate, named(remaining), how, named(off.Period)),
+				Pos: on.EventedCall.Call.Pos(), End: on.EventedCall.Call.End(), Check: FallbackSlower,
+				Message: fmt.Sprintf("with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", gate, remaining.String(), how, off.Period.String()),
 				Related: rel,
 			})
 		}
 	}
 	if cfg.Note {
-		msg := fmt.Sprintf("%s (%s)", r.Gate, stage(res.Gate))
-		if ratio, ok := r.Ratio(); ok {
-			msg += fmt.Sprintf(": generic relist %s -> %s when on (x%s)", dur(off.Period), dur(on.Period), ratioText(ratio))
+		msg := fmt.Sprintf("%s (%s)", gate, stage(res.Gate))
+		if r.Ratio != nil {
+			msg += fmt.Sprintf(": generic relist %s -> %s when on (x%s)", off.Period.Value, on.Period.Value, ratioText(*r.Ratio))
 		}
 		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Check: GateNote, Message: msg})
 	}
@@ -280,7 +271,7 @@ func gateUnresolved(pass *analysis.Pass, r *plegperiods.Relist, u *plegperiods.U
 	var evented *plegperiods.Construction
 	for _, c := range r.Constructions {
 		for _, v := range c.Unfollowed {
-			if c.Ctor.Kind == plegperiods.Evented && v.Test == u.Test && evented == nil {
+			if c.Ctor.Kind == plegperiods.Evented && v.Cond == u.Cond && evented == nil {
 				evented = c
 			}
 		}
@@ -295,12 +286,12 @@ func gateUnresolved(pass *analysis.Pass, r *plegperiods.Relist, u *plegperiods.U
 		need = " (it is built when the test is false)"
 	}
 	end := u.If
-	if u.Test != nil {
-		end = u.Test.End()
+	if u.Cond != nil {
+		end = u.Cond.End()
 	}
 	reporting.Report(pass, reporting.Finding{
 		Pos: u.If, End: end, Check: GateTestUnresolved,
-		Message: fmt.Sprintf("the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Why, need),
+		Message: fmt.Sprintf("the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Unresolved, need),
 		Related: callRelated(evented, "the evented PLEG built under "+u.Expr),
 	})
 }
@@ -313,7 +304,7 @@ func ratioText(r float64) string {
 }
 
 func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, threshold *plegperiods.Value, what string) {
-	if !period.Resolved() || !threshold.Resolved() || threshold.Int > period.Int {
+	if !period.Resolved() || !threshold.Resolved() || threshold.Int() > period.Int() {
 		return
 	}
 	pos, end := c.Call.Pos(), c.Call.End()
@@ -323,7 +314,7 @@ func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, th
 	rel := append(constRelated(period, "period"), constRelated(threshold, "threshold")...)
 	reporting.Report(pass, reporting.Finding{
 		Pos: pos, End: end, Check: ThresholdNotAbovePeriod,
-		Message: fmt.Sprintf("%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, named(threshold), named(period)),
+		Message: fmt.Sprintf("%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, threshold.String(), period.String()),
 		Related: rel,
 	})
 }

@@ -139,7 +139,7 @@ func durationOf(v *plegperiods.Value) string {
 		}
 		return "unresolved"
 	}
-	return time.Duration(v.Int).String()
+	return v.Value
 }
 
 // modes summarises a package's two modes: "off=1s/3m0s on=5m0s/10m0s fallback=1s retries=5".
@@ -147,18 +147,18 @@ func modes(r *plegperiods.Relist) string {
 	if r == nil {
 		return "no PLEG"
 	}
-	s := "off=" + durationOf(r.Off.Period) + "/" + durationOf(r.Off.Threshold)
+	s := "off=" + durationOf(r.GateOff.Period) + "/" + durationOf(r.GateOff.Threshold)
 	if u := r.GateUnresolved; u != nil {
 		return s + " gate unresolved: " + u.Expr
 	}
-	if r.On == nil {
+	if r.GateOn == nil {
 		return s + " no gate"
 	}
-	s += " gate=" + r.Gate + " on=" + durationOf(r.On.Period) + "/" + durationOf(r.On.Threshold)
-	s += " fallback=" + durationOf(r.On.Fallback)
-	if r.On.Retries.Resolved() {
-		s += " retries=" + strings.TrimSuffix(time.Duration(r.On.Retries.Int).String(), "ns")
-	} else if r.On.Retries != nil {
+	s += " gate=" + r.Gate.Name + " on=" + durationOf(r.GateOn.Period) + "/" + durationOf(r.GateOn.Threshold)
+	s += " fallback=" + durationOf(r.GateOn.Fallback)
+	if r.GateOn.Retries.Resolved() {
+		s += " retries=" + r.GateOn.Retries.Value
+	} else if r.GateOn.Retries != nil {
 		s += " retries=unresolved"
 	}
 	return s
@@ -270,9 +270,9 @@ func TestUnresolvedReasons(t *testing.T) {
 		v    *plegperiods.Value
 		want string
 	}{
-		{r.On.Period, "cfg.RelistPeriod is a field, set at run time"},
-		{r.On.Fallback, "cfg.RelistPeriod * 100 is not a compile-time constant"},
-		{r.On.Retries, "retries() is computed by a call"},
+		{r.GateOn.Period, "cfg.RelistPeriod is a field, set at run time"},
+		{r.GateOn.Fallback, "cfg.RelistPeriod * 100 is not a compile-time constant"},
+		{r.GateOn.Retries, "retries() is computed by a call"},
 	} {
 		if !strings.Contains(c.v.Unresolved, c.want) {
 			t.Errorf("unresolved = %q, want it to say %q", c.v.Unresolved, c.want)
@@ -310,14 +310,14 @@ func TestGateUnresolved(t *testing.T) {
 	if u == nil {
 		t.Fatal("no unresolved gate")
 	}
-	if !u.Holds || !strings.Contains(u.Why, "parameter of NewMainKubelet") {
+	if !u.Holds || !strings.Contains(u.Unresolved, "parameter of NewMainKubelet") {
 		t.Errorf("unresolved gate %s", u)
 	}
-	if res.Relist.Gate != "" || res.Relist.On != nil {
-		t.Errorf("gate %q, on %v: want none when unresolved", res.Relist.Gate, res.Relist.On)
+	if res.Relist.Gate != nil || res.Relist.GateOn != nil {
+		t.Errorf("gate %v, on %v: want none when unresolved", res.Relist.Gate, res.Relist.GateOn)
 	}
-	if res.Relist.Off.Generic == nil || res.Relist.Off.Period.Int != int64(time.Second) {
-		t.Errorf("off mode %+v, want the generic PLEG of the else path", res.Relist.Off)
+	if res.Relist.GateOff.Generic == nil || res.Relist.GateOff.Period.Int() != int64(time.Second) {
+		t.Errorf("off mode %+v, want the generic PLEG of the else path", res.Relist.GateOff)
 	}
 	var diags []string
 	for _, d := range results[0].Diagnostics {
@@ -359,9 +359,7 @@ func TestEventedRole(t *testing.T) {
 			continue
 		}
 		seen++
-		e := r.Action.Result.(*pleg.Result).Evented
-		fset := r.Action.Package.Fset
-		got := rowOf(e, func(hc plegperiods.HealthCheck) string { return fmt.Sprint(fset.Position(hc.Pos).Line) }).String()
+		got := rowOf(r.Action.Result.(*pleg.Result)).String()
 		if got != w {
 			t.Errorf("%s:\n got %s\nwant %s", r.Action.Package.PkgPath, got, w)
 		}
@@ -379,26 +377,26 @@ func TestEventedRoleDetails(t *testing.T) {
 		e := r.Action.Result.(*pleg.Result).Evented
 		switch r.Action.Package.PkgPath {
 		case "kubeletforks/unknownrole/pkg/kubelet":
-			if !e.Constructed || !strings.Contains(e.Why, "sends no *pleg.PodLifecycleEvent and asks the generic PLEG for no relist") {
+			if !e.Constructed.IsValid() || !strings.Contains(e.Why, "sends no *pleg.PodLifecycleEvent and asks the generic PLEG for no relist") {
 				t.Errorf("unknown role: why %q", e.Why)
 			}
-			if e.Retries == nil || e.Retries.Int != 4 {
-				t.Errorf("retries %v, want 4", e.Retries)
+			if after := e.OnStreamFailure.After; after == nil || after.Value == nil || *after.Value != 4 {
+				t.Errorf("retries %+v, want 4", after)
 			}
 		case "kubeletforks/relisttrigger/pkg/kubelet":
 			q := e.RequestsRelist
-			if q == nil || q.Callee != "GenericPLEG.RequestRelist" || filepath.Base(q.GatePos.Filename) != "generic.go" || q.Guard.Line != 41 {
+			if q == nil || q.Callee != "GenericPLEG.RequestRelist" || filepath.Base(q.GatePos.File) != "generic.go" || q.Guard.Line != 41 {
 				t.Errorf("relist request %+v", q)
 			}
-			if e.HealthCheck() != nil {
-				t.Errorf("an evented health check %+v, want none", e.HealthCheck())
+			if e.HealthCheck != nil {
+				t.Errorf("an evented health check %+v, want none", e.HealthCheck)
 			}
 		}
 	}
 }
 
-// Facts cross packages gob-encoded (go vet): the evented PLEG's event
-// loop must survive the trip.
+// Facts cross packages gob-encoded (go vet): what the evented PLEG's
+// event loop does must survive the trip.
 func TestConstructorFactGob(t *testing.T) {
 	t.Parallel()
 	results := fixture.run(t, "kubeletforks/relisttrigger/pkg/kubelet/pleg", "k8s.io/kubernetes/pkg/kubelet/pleg")
@@ -414,10 +412,10 @@ func TestConstructorFactGob(t *testing.T) {
 			if err := gob.NewDecoder(&buf).Decode(out); err != nil {
 				t.Fatal(err)
 			}
-			if out.String() != in.String() || !reflect.DeepEqual(out.EventLoop, in.EventLoop) {
-				t.Errorf("%s: after gob\n%+v\nwant\n%+v", c.Name, out.EventLoop, in.EventLoop)
+			if out.String() != in.String() || !reflect.DeepEqual(out.Evented, in.Evented) {
+				t.Errorf("%s: after gob\n%+v\nwant\n%+v", c.Func.Name(), out.Evented, in.Evented)
 			}
-			if in.EventLoop != nil {
+			if in.Evented != nil {
 				loops++
 			}
 		}

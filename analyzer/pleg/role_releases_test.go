@@ -3,7 +3,6 @@ package pleg_test
 import (
 	"context"
 	"fmt"
-	"go/token"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
-	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // roleRow is what one tree's evented PLEG does, on one line.
@@ -28,37 +27,42 @@ func (r roleRow) String() string {
 	return fmt.Sprintf("role=%s emits=%s cache=%s relist=%s health=%s failure=%s", r.role, r.emits, r.cache, r.relist, r.health, r.failure)
 }
 
-func at(p token.Position) string {
-	if !p.IsValid() {
+func at(p *srcpos.Pos) string {
+	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.File), p.Line)
 }
 
-// rowOf summarises an EventedRole; healthPos turns a kubelet position
-// into file:line.
-func rowOf(e *plegperiods.EventedRole, line func(hc plegperiods.HealthCheck) string) roleRow {
+// rowOf summarises a kubelet package's evented PLEG and the health checks
+// it registers.
+func rowOf(res *pleg.Result) roleRow {
+	var hs []string
+	for _, hc := range res.HealthChecks {
+		hs = append(hs, fmt.Sprintf("%s(%s)@%d", hc.Name, hc.Of, hc.Pos.Line))
+	}
+	e := res.Evented
 	if e == nil {
-		return roleRow{role: "nil"}
+		return roleRow{role: "none", emits: "-", cache: "-", relist: "-", health: strings.Join(hs, ",")}
 	}
 	r := roleRow{
-		role:  string(e.Role),
-		emits: at(e.EmitsLifecycleEvents),
-		cache: at(e.UpdatesPodCache),
+		role:   string(e.Role),
+		emits:  at(e.EmitsLifecycleEvents),
+		cache:  at(e.UpdatesPodCache),
+		health: strings.Join(hs, ","),
 	}
 	r.relist = "-"
 	if q := e.RequestsRelist; q != nil {
-		r.relist = fmt.Sprintf("%s:%d %v gate=%s", filepath.Base(q.Pos.Filename), q.Pos.Line, q.EventTypes, q.Gate)
+		gate := ""
+		if q.Gate != nil {
+			gate = *q.Gate
+		}
+		r.relist = fmt.Sprintf("%s %v gate=%s", at(&q.Pos), q.EventTypes, gate)
 	}
-	var hs []string
-	for _, hc := range e.HealthChecks {
-		hs = append(hs, fmt.Sprintf("%s(%s)@%s", hc.Name, hc.Of, line(hc)))
-	}
-	r.health = strings.Join(hs, ",")
 	f := e.OnStreamFailure
 	r.failure = f.Action
-	if f.Pos.IsValid() {
-		r.failure += fmt.Sprintf("@%s:%d", filepath.Base(f.Pos.Filename), f.Pos.Line)
+	if f.Pos != nil {
+		r.failure += "@" + at(f.Pos)
 	}
 	if f.Why != "" {
 		r.failure += " (" + f.Why + ")"
@@ -98,10 +102,8 @@ func TestRoleFromSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, loaded := analyseTree(t, tr)
-	got := rowOf(res.Evented, func(hc plegperiods.HealthCheck) string {
-		return fmt.Sprint(loaded.Fset.Position(hc.Pos).Line)
-	}).String()
+	res, _ := analyseTree(t, tr)
+	got := rowOf(res).String()
 	want := "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health=PLEG(generic)@59,EventedPLEG(evented)@61 failure=restore-generic-relist@evented.go:34"
 	if got != want {
 		t.Errorf("look-alike checkout:\n got %s\nwant %s", got, want)
@@ -139,10 +141,8 @@ func TestRoleReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, loaded := analyseTree(t, tr)
-			row := rowOf(res.Evented, func(hc plegperiods.HealthCheck) string {
-				return fmt.Sprint(loaded.Fset.Position(hc.Pos).Line)
-			})
+			res, _ := analyseTree(t, tr)
+			row := rowOf(res)
 			t.Logf("%s %s", tc.version, row)
 			if got := row.String(); got != tc.want {
 				t.Errorf("\n got %s\nwant %s", got, tc.want)

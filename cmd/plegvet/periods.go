@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -26,13 +27,6 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return answer("periods", stdout, stderr, src.json, rep, func(w io.Writer) error { return writePeriodsTable(w, rep) }, rep.Source)
 }
 
-func at(p *plegvet.Pos) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%s:%d", p.File, p.Line)
-}
-
 func valueText(v *plegvet.Value) string {
 	switch {
 	case v == nil:
@@ -40,9 +34,9 @@ func valueText(v *plegvet.Value) string {
 	case v.Unresolved != "":
 		return "unresolved: " + v.Unresolved
 	case v.Const != "":
-		return fmt.Sprintf("%s = %s (%s)", v.Value, v.Const, at(v.Decl))
+		return fmt.Sprintf("%s = %s (%s)", v.Value, v.Const, srcpos.Line(v.Decl))
 	}
-	return fmt.Sprintf("%s (%s)", v.Value, at(v.Decl))
+	return fmt.Sprintf("%s (%s)", v.Value, srcpos.Line(v.Decl))
 }
 
 func retriesText(r *plegvet.RetryCount) string {
@@ -52,16 +46,16 @@ func retriesText(r *plegvet.RetryCount) string {
 	case r.Unresolved != "":
 		return "unresolved: " + r.Unresolved
 	case r.Const != "":
-		return fmt.Sprintf("%d = %s (%s)", *r.Value, r.Const, at(r.Decl))
+		return fmt.Sprintf("%d = %s (%s)", *r.Value, r.Const, srcpos.Line(r.Decl))
 	}
-	return fmt.Sprintf("%d (%s)", *r.Value, at(r.Decl))
+	return fmt.Sprintf("%d (%s)", *r.Value, srcpos.Line(r.Decl))
 }
 
 func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 	r := rep.Relist
 	if u := r.GateUnresolved; r.Gate == nil && u != nil {
 		fmt.Fprintf(w, "%s builds an evented PLEG (%s) under %s (%s:%d), a test plegvet could not follow to a feature gate: %s.\nWhich PLEG runs is unknown; the column is what runs when that test is %t.\n\n",
-			rep.Source.Dir, at(u.Evented), u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds)
+			rep.Source.Dir, srcpos.Line(u.Evented), u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds)
 	} else if r.Gate == nil {
 		fmt.Fprintf(w, "%s builds no evented PLEG: one generic PLEG relists, whatever the gates say.\n\n", rep.Source.Dir)
 	} else {
@@ -98,18 +92,18 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 	} else {
 		row("", "GATE OFF", "GATE ON")
 	}
-	row("generic PLEG", at(off.Call), at(on.Call))
+	row("generic PLEG", srcpos.Line(off.Call), srcpos.Line(on.Call))
 	row("relist period", valueText(off.Period), valueText(on.Period))
 	row("health threshold", valueText(off.Threshold), valueText(on.Threshold))
 	loop := func(m *plegvet.Mode) string {
 		if m.Loop == nil {
 			return "-"
 		}
-		return m.LoopCall + " at " + at(m.Loop)
+		return m.LoopCall + " at " + srcpos.Line(m.Loop)
 	}
 	row("relist loop", loop(off), loop(&on.Mode))
 	if r.Gate != nil {
-		row("evented PLEG", "-", at(on.Evented))
+		row("evented PLEG", "-", srcpos.Line(on.Evented))
 		fallback := valueText(on.Fallback)
 		if on.Evented != nil && on.Fallback == nil {
 			fallback = "none: the evented PLEG restores no period"

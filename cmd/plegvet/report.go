@@ -13,6 +13,7 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -139,7 +140,7 @@ func writeTimeline(w io.Writer, rows []*plegvet.Report) error {
 		}
 		role := "-"
 		if r.EventedPLEG != nil {
-			role = r.EventedPLEG.Role
+			role = string(r.EventedPLEG.Role)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v, gateWords(r), r.DefaultPLEG, role, off, on, ratio, fallback, rpc)
 	}
@@ -248,7 +249,7 @@ func dependencyRows(row rowFunc, deps []plegvet.GateDependency) {
 				spec += ", locked"
 			}
 		}
-		row(label, fmt.Sprintf("%s: %s (%s)", d.Name, spec, at(d.Decl)))
+		row(label, fmt.Sprintf("%s: %s (%s)", d.Name, spec, srcpos.Line(d.Decl)))
 	}
 }
 
@@ -301,26 +302,26 @@ func eventedRows(row rowFunc, e *plegvet.EventedPLEG) {
 		return
 	}
 	row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why))
-	row("", "built at "+at(&e.Constructed))
+	row("", "built at "+srcpos.Line(&e.Constructed))
 	if e.UpdatesPodCache != nil {
-		row("", "writes the pod cache at "+at(e.UpdatesPodCache))
+		row("", "writes the pod cache at "+srcpos.Line(e.UpdatesPodCache))
 	}
 	if q := e.RequestsRelist; q != nil {
 		gate := "ungated"
 		if q.Gate != nil {
 			gate = "gated by " + *q.Gate
 		}
-		row("", fmt.Sprintf("requests relists at %s for %s (%s)", at(&q.Pos), strings.Join(q.EventTypes, ", "), gate))
+		row("", fmt.Sprintf("requests relists at %s for %s (%s)", srcpos.Line(&q.Pos), strings.Join(q.EventTypes, ", "), gate))
 	}
 	if h := e.HealthCheck; h != nil {
-		row("", fmt.Sprintf("health check %q registered at %s", h.Name, at(&h.Pos)))
+		row("", fmt.Sprintf("health check %q registered at %s", h.Name, srcpos.Line(&h.Pos)))
 	} else {
 		row("", "no health check of its own")
 	}
 	if f := e.RelistOnStreamError; f != nil {
-		row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, at(&f.Pos)))
+		row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, srcpos.Line(&f.Pos)))
 	}
-	row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, at(e.OnStreamFailure.Pos)))
+	row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, srcpos.Line(e.OnStreamFailure.Pos)))
 }
 
 // rpcRows says the CRI event stream rpc, where it is declared and called.

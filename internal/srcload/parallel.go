@@ -12,6 +12,7 @@ import (
 // source is a file read and about to be parsed.
 type source struct {
 	filename string
+	name     string // the file's name in the file set
 	src      []byte
 }
 
@@ -44,14 +45,14 @@ func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 				// A file with no lines moves the set's next base to bases[i].
 				fset.AddFile("", -1, bases[i]-2)
 			}
-			f, err := parser.ParseFile(fset, s.filename, s.src, mode)
+			f, err := parser.ParseFile(fset, s.name, s.src, mode)
 			out[i], sets[i] = parsed{f, err}, fset
 			return nil
 		})
 	}
 	g.Wait()
 	for i := range sources {
-		if tf := sets[i].File(token.Pos(bases[i])); tf != nil && tf.Name() == sources[i].filename {
+		if tf := sets[i].File(token.Pos(bases[i])); tf != nil && tf.Name() == sources[i].name {
 			l.fset.AddExistingFiles(tf)
 		}
 	}

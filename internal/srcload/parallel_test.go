@@ -9,11 +9,11 @@ import (
 // Parsing on every CPU gives the positions a parse in order gives.
 func TestParseAllPositionsAsInOrder(t *testing.T) {
 	sources := []source{
-		{"a.go", []byte("package p\n\nvar A = 1\n")},
-		{"empty.go", nil},
-		{"b.go", []byte("package p\n\nfunc B() {\n\treturn\n}\n")},
-		{"broken.go", []byte("package p\n\nvar = \n")},
-		{"c.go", []byte("package p\n\ntype C struct{ X int }\n")},
+		{"a.go", "a.go", []byte("package p\n\nvar A = 1\n")},
+		{"empty.go", "empty.go", nil},
+		{"b.go", "b.go", []byte("package p\n\nfunc B() {\n\treturn\n}\n")},
+		{"broken.go", "broken.go", []byte("package p\n\nvar = \n")},
+		{"c.go", "c.go", []byte("package p\n\ntype C struct{ X int }\n")},
 	}
 	for _, before := range []int{0, 1, 4096} {
 		inOrder := token.NewFileSet()

@@ -87,6 +87,7 @@ type loader struct {
 	sels      map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
 	also      func(importPath string) bool
 	declsOnly func(importPath string) bool
+	relNames  bool // files are named relative to the tree in fset
 	requested map[string]bool
 	tree      *tree.Tree
 	fset      *token.FileSet
@@ -138,6 +139,10 @@ type Imports struct {
 	// package such as the CRI API's cost more than the rest of a load.
 	// Requested packages are always checked whole.
 	DeclarationsOnly func(importPath string) bool
+	// TreeRelativeNames names the files in the result's FileSet as
+	// tree.Rel does (relative to the checkout root), so the positions an
+	// analyzer resolves from it are those an answer prints.
+	TreeRelativeNames bool
 }
 
 // LoadImports is LoadWith with the imports' handling spelled out.
@@ -155,6 +160,7 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		cutNames:  map[string]map[string]bool{},
 		also:      imports.FromSource,
 		declsOnly: imports.DeclarationsOnly,
+		relNames:  imports.TreeRelativeNames,
 		tree:      t,
 		fset:      token.NewFileSet(),
 		want:      map[string]bool{},
@@ -271,7 +277,11 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 			continue
 		}
-		sources = append(sources, source{filename, src})
+		fsetName := filename
+		if l.relNames {
+			fsetName = l.tree.Rel(filename)
+		}
+		sources = append(sources, source{filename, fsetName, src})
 	}
 	// Comments are kept for the packages whose syntax the analyzers read;
 	// a declarations-only import's (the CRI API's generated field docs)

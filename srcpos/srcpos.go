@@ -1,0 +1,64 @@
+// Package srcpos is the position every extracted fact carries: resolved
+// to a file, line and column when it is read, so that it keeps its
+// meaning in another analysis unit, in an answer and in its JSON, where
+// a token.Pos means nothing without the file set that made it.
+package srcpos
+
+import (
+	"fmt"
+	"go/token"
+)
+
+// Pos is a position in a file: File as the file set names it (plegvet's
+// loader names a tree's files relative to the checkout root).
+type Pos struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// Of resolves p; the zero Pos when p is not valid.
+func Of(fset *token.FileSet, p token.Pos) Pos {
+	if !p.IsValid() {
+		return Pos{}
+	}
+	tp := fset.Position(p)
+	return Pos{File: tp.Filename, Line: tp.Line, Column: tp.Column}
+}
+
+// At resolves p for a position that may be absent: nil when p is not
+// valid.
+func At(fset *token.FileSet, p token.Pos) *Pos {
+	if !p.IsValid() {
+		return nil
+	}
+	pos := Of(fset, p)
+	return &pos
+}
+
+// String is "FILE:LINE:COLUMN", as token.Position prints.
+func (p Pos) String() string {
+	return token.Position{Filename: p.File, Line: p.Line, Column: p.Column}.String()
+}
+
+// IsValid reports whether p names a line.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Before orders positions by file, line and column.
+func (p Pos) Before(q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Column < q.Column
+}
+
+// Line is "FILE:LINE", the short form answers cite; "-" for nil.
+func Line(p *Pos) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
