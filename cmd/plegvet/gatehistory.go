@@ -35,6 +35,17 @@ func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bo
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}
+	return historyProblems(stderr, rep, len(names) > 0)
+}
+
+// historyProblems says, under the history, what was not read: a release
+// that failed, files that did not load, and the staging modules the
+// proxy did not serve, but those only where they could matter: for the
+// whole list, or where a gate asked for by name is found in no module
+// read (a range of a dozen releases would otherwise repeat each missing
+// sample module, whatever was asked). The exit code follows the same
+// rule, so a range and a list of the same releases exit alike.
+func historyProblems(stderr io.Writer, rep *plegvet.GateHistoryReport, named bool) int {
 	code := exitOK
 	for i, r := range rep.Releases {
 		if r.Error != "" {
@@ -45,25 +56,24 @@ func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bo
 		if problems(stderr, "gates: "+r.KubernetesVersion, r.Source) != exitOK {
 			code = exitFailure
 		}
-		for _, u := range r.Unfetched {
-			fmt.Fprintf(stderr, "plegvet gates: %s: %s\n", r.KubernetesVersion, errorLine(u))
-		}
 		if len(r.Unfetched) == 0 {
 			continue
 		}
-		if len(names) == 0 {
-			code = exitFailure // every gate was asked for: the release's are not all read
-		}
-		// A gate asked for and found nowhere in the release may be in a
-		// module not fetched.
+		var absent []string // gates asked for that no module read declares
 		for _, g := range rep.Gates {
-			if len(names) == 0 {
-				break
+			if named && !g.Releases[i].Exists {
+				absent = append(absent, g.Name)
 			}
-			if !g.Releases[i].Exists {
-				fmt.Fprintf(stderr, "plegvet gates: %s: %s is in no module read, but %s not fetched (above)\n", r.KubernetesVersion, g.Name, plural(len(r.Unfetched), "staging module"))
-				code = exitFailure
-			}
+		}
+		if named && len(absent) == 0 {
+			continue // every gate asked for was found: the modules not fetched change nothing
+		}
+		for _, u := range r.Unfetched {
+			fmt.Fprintf(stderr, "plegvet gates: %s: %s\n", r.KubernetesVersion, errorLine(u))
+		}
+		code = exitFailure
+		for _, name := range absent {
+			fmt.Fprintf(stderr, "plegvet gates: %s: %s is in no module read, but %s not fetched (above)\n", r.KubernetesVersion, name, plural(len(r.Unfetched), "staging module"))
 		}
 	}
 	return code

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet"
 )
 
 // checkGolden compares got with testdata/gatehistory/name; UPDATE_GOLDEN=1
@@ -133,5 +135,45 @@ func TestGatesHistoryErrors(t *testing.T) {
 	code = runGatesHistory(ctx, "v1.30.0..v1.2.0", []string{"EventedPLEG"}, false, &stdout, &stderr)
 	if code != exitFailure || stdout.Len() > 0 || !strings.HasPrefix(stderr.String(), "plegvet gates: -k8s ") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("bad range: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// The modules a release did not fetch are named where they could hold a
+// gate asked for (it is found in no module read), or for the whole list;
+// not where every gate asked for was found. The exit code follows them.
+func TestHistoryProblemsOnlyWhereTheyMatter(t *testing.T) {
+	missing := []string{"staging/src/k8s.io/sample-apiserver: not fetched"}
+	rep := &plegvet.GateHistoryReport{
+		Gates: []plegvet.GateTimeline{{Name: "EventedPLEG", Releases: []plegvet.GateAtRelease{
+			{KubernetesVersion: "v1.30.0", Exists: true},
+			{KubernetesVersion: "v1.31.0", Exists: false},
+		}}},
+		Releases: []plegvet.ReleaseRead{
+			{KubernetesVersion: "v1.30.0", Unfetched: missing},
+			{KubernetesVersion: "v1.31.0"},
+		},
+	}
+	for _, c := range []struct {
+		what  string
+		named bool
+		want  string
+		code  int
+	}{
+		{"found wherever modules are missing", true, "", exitOK},
+		{"the whole list", false, "plegvet gates: v1.30.0: staging/src/k8s.io/sample-apiserver: not fetched\n", exitFailure},
+	} {
+		var stderr bytes.Buffer
+		if code := historyProblems(&stderr, rep, c.named); code != c.code || stderr.String() != c.want {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.what, code, stderr.String(), c.code, c.want)
+		}
+	}
+	// Absent where a module is missing: both lines, exit 1.
+	rep.Gates[0].Releases[0].Exists = false
+	var stderr bytes.Buffer
+	code := historyProblems(&stderr, rep, true)
+	want := "plegvet gates: v1.30.0: staging/src/k8s.io/sample-apiserver: not fetched\n" +
+		"plegvet gates: v1.30.0: EventedPLEG is in no module read, but 1 staging module not fetched (above)\n"
+	if code != exitFailure || stderr.String() != want {
+		t.Errorf("absent: exit %d, stderr %q; want 1, %q", code, stderr.String(), want)
 	}
 }
