@@ -62,7 +62,10 @@ PY
 		;;
 	mdrow)
 		sed -i 's/^| EventedPLEG |  |  | 1\.26– |/| EventedPLEG | :ballot_box_with_check:\&nbsp;1.26+ |  | 1.26– |/' "$CHECKOUT/$mdlist"
-		cmp -s "$CHECKOUT/$mdlist" "$work/list.md" && { echo "mdrow: no EventedPLEG row changed" >&2; exit 1; }
+		if cmp -s "$CHECKOUT/$mdlist" "$work/list.md"; then
+			echo "mdrow: no EventedPLEG row changed" >&2
+			exit 1
+		fi
 		;;
 	esac
 }
