@@ -11,7 +11,9 @@
 #
 # The checkout comes from ../shared/tools/k8s-checkout.sh (v1.37.2 by
 # default). Upstream's script `go run`s two programs; it runs once on the
-# clean tree first to warm the build cache, and every time is warm. Each
+# clean tree first to warm the build cache, and every time is warm: wall
+# seconds, and CPU seconds (user+sys, children included), averaged over
+# ROUNDS (default 3). Each
 # mutant is undone from a copy before the next. Run from the repository's
 # root:
 #
@@ -70,27 +72,31 @@ PY
 	esac
 }
 
-# now prints a clock in nanoseconds; elapsed the seconds since $1.
-now() { date +%s%N; }
-elapsed() { echo "scale=2; ($(now) - $1) / 1000000000" | bc; }
+# timed CMD...: runs CMD under /usr/bin/time; the wall and CPU (user+sys)
+# seconds land in $work/t.
+timed() { /usr/bin/time -f "%e %U %S" -o "$work/t" "$@"; }
+add() { echo "$1 + $2" | bc; }
 
 echo "warming upstream's build (not timed)"
 (cd "$CHECKOUT" && bash hack/verify-featuregates.sh >/dev/null 2>&1) || true
 
-printf '%-8s %-10s %-10s %9s %9s\n' case upstream plegvet up_s plegvet_s
+printf '%-8s %-10s %-10s %9s %9s %9s %9s\n' case upstream plegvet up_wall pv_wall up_cpu pv_cpu
 for c in clean stale removed mdrow; do
 	restore
 	mutate $c
-	up_t=0; pv_t=0
+	uw=0; pw=0; uc=0; pc=0
 	for r in $(seq "$ROUNDS"); do
-		t=$(now); set +e; (cd "$CHECKOUT" && bash hack/verify-featuregates.sh >"$work/up.out" 2>&1); up=$?; set -e
-		up_t=$(echo "$up_t + $(elapsed "$t")" | bc)
-		t=$(now); set +e; (cd "$CHECKOUT" && "$work/plegvet" gates -C . -verify >"$work/pv.out" 2>&1); pv=$?; set -e
-		pv_t=$(echo "$pv_t + $(elapsed "$t")" | bc)
+		set +e
+		(cd "$CHECKOUT" && timed bash hack/verify-featuregates.sh >"$work/up.out" 2>&1); up=$?
+		read -r w u s <"$work/t"; uw=$(add "$uw" "$w"); uc=$(add "$uc" "$(add "$u" "$s")")
+		(cd "$CHECKOUT" && timed "$work/plegvet" gates -C . -verify >"$work/pv.out" 2>&1); pv=$?
+		read -r w u s <"$work/t"; pw=$(add "$pw" "$w"); pc=$(add "$pc" "$(add "$u" "$s")")
+		set -e
 	done
 	upv=pass; [ $up -eq 0 ] || upv="fail($up)"
 	pvv=pass; [ $pv -eq 0 ] || pvv="fail($pv)"
-	printf '%-8s %-10s %-10s %9s %9s\n' $c "$upv" "$pvv" "$(echo "scale=2; $up_t / $ROUNDS" | bc)" "$(echo "scale=2; $pv_t / $ROUNDS" | bc)"
-	sed 's/^/    upstream: /' "$work/up.out" | grep -v '^    upstream: go: downloading' | tail -3
+	avg() { echo "scale=2; $1 / $ROUNDS" | bc; }
+	printf '%-8s %-10s %-10s %9s %9s %9s %9s\n' $c "$upv" "$pvv" "$(avg "$uw")" "$(avg "$pw")" "$(avg "$uc")" "$(avg "$pc")"
+	grep -v '^go: downloading\|^found ' "$work/up.out" | sed 's/^/    upstream: /' | cut -c1-220 | tail -3
 	sed 's/^/    plegvet:  /' "$work/pv.out" | cut -c1-220 | tail -3
 done
