@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # bench/verify-featuregates.sh: plegvet gates -verify against Kubernetes'
 # own hack/verify-featuregates.sh on one real checkout, on the clean tree
 # and on three mutants, each verdict and each time side by side:
@@ -88,9 +88,11 @@ for c in clean stale removed mdrow; do
 	for r in $(seq "$ROUNDS"); do
 		set +e
 		(cd "$CHECKOUT" && timed bash hack/verify-featuregates.sh >"$work/up.out" 2>&1); up=$?
-		read -r w u s <"$work/t"; uw=$(add "$uw" "$w"); uc=$(add "$uc" "$(add "$u" "$s")")
+		read -r w u s < <(tail -n 1 "$work/t") # a failed command's line comes first
+		uw=$(add "$uw" "$w"); uc=$(add "$uc" "$(add "$u" "$s")")
 		(cd "$CHECKOUT" && timed "$work/plegvet" gates -C . -verify >"$work/pv.out" 2>&1); pv=$?
-		read -r w u s <"$work/t"; pw=$(add "$pw" "$w"); pc=$(add "$pc" "$(add "$u" "$s")")
+		read -r w u s < <(tail -n 1 "$work/t") # a failed command's line comes first
+		pw=$(add "$pw" "$w"); pc=$(add "$pc" "$(add "$u" "$s")")
 		set -e
 	done
 	upv=pass; [ $up -eq 0 ] || upv="fail($up)"
