@@ -34,8 +34,8 @@ const (
 // laid out like a Kubernetes checkout with a gate and a PLEG wiring that
 // break plegvet's rules. The first build compiles golangci-lint and its
 // linters: minutes on two cores, with a cold build cache. The binary is
-// shared with docs/ci's test through internal/golangcilintbuild's cache:
-// built once for the content of its inputs, whichever test asks first.
+// shared with docs/ci's test through internal/golangcilintbuild: built by
+// whichever test asks first, a no-op for the other while it is up to date.
 func TestGolangciLint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds golangci-lint (minutes on a cold cache); skipped with -short")

@@ -1,33 +1,31 @@
 // Package golangcilintbuild builds, for the tests that run it, the
 // golangci-lint of tools/golangci-lint (golangci-lint v2 with plegvet's
-// module plugin compiled in) once for a given content of its inputs.
+// module plugin compiled in), once however many test processes ask.
 //
 // gclplugin's tests and docs/ci's each need that binary, and `go test
 // ./...` runs them as concurrent processes: each building its own, they
 // compiled golangci-lint and its linters twice at once (about 14 minutes
-// each on two cores with a cold build cache). Here the binary goes into a
-// cache directory that outlives the test run, under a key hashed from its
-// inputs (see Key), and a file lock makes a second process wait for the
-// first one's build and take its result. A later run with the same inputs
-// builds nothing.
+// each on two cores with a cold build cache). Here every process runs
+// `go build -o` to one path, in a directory that outlives the test run,
+// under a file lock. The go command skips the link when the file's build
+// ID says it is up to date with its inputs, so a process that waited for
+// another's build builds nothing, nor does a later run with the same
+// inputs: the go command, not this package, decides what is stale. Each
+// test runs a link to the binary taken under the lock (see builder.build).
 //
-// The cache is $PLEGVET_GOLANGCI_LINT_CACHE, else plegvet-golangci-lint
-// under the user's cache directory. Entries not used for an hour are
-// removed when a new one is built.
+// The directory is $PLEGVET_GOLANGCI_LINT_CACHE, else plegvet-golangci-lint
+// under the user's cache directory.
 package golangcilintbuild
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,15 +42,8 @@ const module = "github.com/plegvet/plegvet"
 // toolDir is the golangci-lint module, relative to the repository root.
 const toolDir = "tools/golangci-lint"
 
-// binName is the binary's name inside its cache entry.
+// binName is the binary's name in the cache directory and in a test's.
 const binName = "golangci-lint"
-
-// keyVersion is part of every key: changing how this package builds, or
-// what it hashes, changes it.
-const keyVersion = "golangcilintbuild 1"
-
-// unused is how long an entry may go unused before a new build removes it.
-const unused = time.Hour
 
 // goEnv is the environment of the go commands this package runs: the
 // settings the tests always built golangci-lint with.
@@ -60,10 +51,10 @@ func goEnv() []string {
 	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 }
 
-// Dir returns the cache directory: $PLEGVET_GOLANGCI_LINT_CACHE, else
+// cacheDir returns $PLEGVET_GOLANGCI_LINT_CACHE, else
 // plegvet-golangci-lint under the user's cache directory, else under the
 // temporary directory.
-func Dir() string {
+func cacheDir() string {
 	if d := os.Getenv(Env); d != "" {
 		return d
 	}
@@ -73,9 +64,9 @@ func Dir() string {
 	return filepath.Join(os.TempDir(), "plegvet-golangci-lint-"+strconv.Itoa(os.Getuid()))
 }
 
-// RepoRoot returns the plegvet repository holding the working directory:
+// repoRoot returns the plegvet repository holding the working directory:
 // the nearest directory upwards whose go.mod declares plegvet's module.
-func RepoRoot() (string, error) {
+func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -93,31 +84,13 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// Build returns the path of a golangci-lint built from root's
-// tools/golangci-lint, from the cache when an entry has the key of root's
-// inputs, else built into it. Concurrent callers with one key, in this
-// process or in others, build once: the others wait for that build and
-// take its result. logf, if not nil, says which happened.
-func Build(ctx context.Context, root string, logf func(format string, args ...any)) (string, error) {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	key, err := Key(ctx, root)
-	if err != nil {
-		return "", err
-	}
-	c := cache{dir: Dir(), logf: logf, build: func(ctx context.Context, bin string) error {
-		return goBuild(ctx, filepath.Join(root, filepath.FromSlash(toolDir)), bin)
-	}}
-	return c.get(ctx, key)
-}
-
-// ForTest is Build for a test: the repository is the one holding the
-// test's package, the build stops 30 seconds before the test's deadline,
-// and an error fails the test.
+// ForTest builds golangci-lint from the repository holding the test's
+// package and returns the path of the test's own link to it (or copy),
+// in the test's temporary directory. The build stops 30 seconds before
+// the test's deadline, and an error fails the test.
 func ForTest(t *testing.T) string {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +101,15 @@ func ForTest(t *testing.T) string {
 		defer cancel()
 	}
 	start := time.Now()
-	bin, err := Build(ctx, root, t.Logf)
+	b := builder{
+		dir:  filepath.Join(root, filepath.FromSlash(toolDir)),
+		bin:  filepath.Join(cacheDir(), binName),
+		logf: t.Logf,
+	}
+	bin := filepath.Join(t.TempDir(), binName)
+	_, err = b.build(ctx, bin)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("building golangci-lint from %s did not finish before the test's deadline (%v so far); a cold build takes minutes: rerun with -timeout 30m", filepath.Join(root, toolDir), time.Since(start).Round(time.Second))
+		t.Fatalf("building golangci-lint from %s did not finish before the test's deadline (%v so far); a cold build takes minutes: rerun with -timeout 30m", b.dir, time.Since(start).Round(time.Second))
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -138,319 +117,84 @@ func ForTest(t *testing.T) string {
 	return bin
 }
 
-// goBuild builds the golangci-lint module in dir into bin.
-func goBuild(ctx context.Context, dir, bin string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = goEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build in %s: %w\n%s", dir, err, out)
-	}
-	return nil
+// A builder builds the main package of a module into a binary that
+// processes share.
+type builder struct {
+	dir  string // the package's directory, where go build runs
+	bin  string // the shared binary; bin+".lock" is its lock
+	logf func(format string, args ...any)
 }
 
-// Key hashes what the binary is built from: the go command's settings
-// that change its output (toolchain, target, cgo), and the files of
-// root that go into it, which Inputs lists. The modules golangci-lint
-// needs are pinned by tools/golangci-lint's go.sum, one of those files.
-func Key(ctx context.Context, root string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH",
-		"GOAMD64", "GOARM64", "GO386", "GOARM", "CGO_ENABLED", "GOEXPERIMENT", "CC",
-		"CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS")
-	cmd.Dir = filepath.Join(root, filepath.FromSlash(toolDir))
-	cmd.Env = goEnv()
-	goenv, err := cmd.Output()
-	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-		return "", fmt.Errorf("go env in %s: %w\n%s", cmd.Dir, err, ee.Stderr)
-	} else if err != nil {
-		return "", fmt.Errorf("go env in %s: %w", cmd.Dir, err)
+// build runs `go build -o b.bin` under b's lock, then, still holding it,
+// links or copies b.bin to dst, and reports whether go build rewrote
+// b.bin. The caller runs dst, not b.bin: go build replaces b.bin by a
+// rename, or by removing it and writing a new file, and in the latter
+// case a process starting b.bin during another's rebuild could find it
+// missing or half written. A link made under the lock keeps the file
+// that was built, as go build never writes into the old one.
+func (b builder) build(ctx context.Context, dst string) (rebuilt bool, err error) {
+	if err := os.MkdirAll(filepath.Dir(b.bin), 0o755); err != nil {
+		return false, fmt.Errorf("golangci-lint cache: %w", err)
 	}
-	return keyOf(goenv, root)
-}
-
-// keyOf hashes the go command's settings goenv with the inputs of root.
-func keyOf(goenv []byte, root string) (string, error) {
-	files, err := Inputs(root)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n", keyVersion, goenv)
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
-		if err != nil {
-			return "", err
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(h, "%q %x\n", f, sum)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
-}
-
-// Inputs returns the files of root that a build of tools/golangci-lint
-// may read, slash-separated and sorted: in every directory of plegvet's
-// module and of tools/golangci-lint that holds a non-test Go file, the
-// files but test files and names starting with "." or "_" (go.mod, go.sum
-// and the sources among them), with what its //go:embed lines name.
-// Directories the go command skips are skipped: testdata, names starting
-// with "." or "_", and other modules nested in the repository.
-//
-// It takes more than a build reads (every such file, whatever its build
-// constraints): a file too many costs a rebuild, a file missed a stale
-// binary.
-func Inputs(root string) ([]string, error) {
-	set := map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if rel != "." {
-			name := d.Name()
-			if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-				return filepath.SkipDir
-			}
-			if rel != toolDir {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir // another module
-				}
-			}
-		}
-		return addPackageDir(set, root, rel)
+	start := time.Now()
+	unlock, err := lock(ctx, b.bin+".lock", func() {
+		b.logf("golangci-lint: waiting for another process's build of %s", b.bin)
 	})
 	if err != nil {
-		return nil, err
+		return false, fmt.Errorf("golangci-lint cache: lock %s: %w", b.bin, err)
 	}
-	files := make([]string, 0, len(set))
-	for f := range set {
-		files = append(files, f)
+	defer unlock()
+	waited := time.Since(start)
+	start = time.Now()
+
+	before := buildID(ctx, b.bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", b.bin, ".")
+	cmd.Dir = b.dir
+	cmd.Env = goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return false, fmt.Errorf("go build in %s: %w\n%s", b.dir, err, out)
 	}
-	slices.Sort(files)
-	return files, nil
+	after := buildID(ctx, b.bin)
+	rebuilt = after == "" || after != before
+	took := time.Since(start).Round(time.Millisecond)
+	if rebuilt {
+		b.logf("golangci-lint: built %s in %v (waited %v for the lock)", b.bin, took, waited.Round(time.Millisecond))
+	} else {
+		b.logf("golangci-lint: %s up to date (waited %v for the lock, go build took %v)", b.bin, waited.Round(time.Millisecond), took)
+	}
+	if err := linkOrCopy(b.bin, dst); err != nil {
+		return false, fmt.Errorf("golangci-lint cache: %w", err)
+	}
+	return rebuilt, nil
 }
 
-// addPackageDir adds the files of the directory rel (slash-separated,
-// relative to root) to set when it holds a non-test Go file.
-func addPackageDir(set map[string]bool, root, rel string) error {
-	dir := filepath.Join(root, filepath.FromSlash(rel))
-	entries, err := os.ReadDir(dir)
+// buildID returns the build ID of the binary at path, the one go build
+// compares to decide whether to rewrite it, or "" if it has none.
+func buildID(ctx context.Context, path string) string {
+	out, err := exec.CommandContext(ctx, "go", "tool", "buildid", path).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// linkOrCopy makes dst a hard link to src, or a copy where it cannot.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
-	var files, goFiles []string
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		files = append(files, name)
-		if strings.HasSuffix(name, ".go") {
-			goFiles = append(goFiles, name)
-		}
-	}
-	if len(goFiles) == 0 {
-		return nil
-	}
-	for _, f := range files {
-		set[join(rel, f)] = true
-	}
-	for _, f := range goFiles {
-		src, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return err
-		}
-		for _, pattern := range embedPatterns(src) {
-			if err := addEmbedded(set, root, rel, pattern); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// embedPatterns returns the patterns of a Go file's //go:embed lines,
-// unquoted. It reads lines, not syntax: a line in a string or a comment
-// block that looks like one only adds files.
-func embedPatterns(src []byte) []string {
-	var out []string
-	for line := range strings.Lines(string(src)) {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:embed")
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
-			continue
-		}
-		for _, f := range embedFields(rest) {
-			out = append(out, strings.TrimPrefix(f, "all:"))
-		}
-	}
-	return out
-}
-
-// embedFields splits a //go:embed line's patterns as the go command
-// does: by spaces, a "double-quoted" or `back-quoted` one whole.
-func embedFields(s string) []string {
-	var out []string
-	for {
-		s = strings.TrimLeft(s, " \t")
-		if s == "" {
-			return out
-		}
-		end := strings.IndexAny(s, " \t")
-		if q := s[0]; q == '"' || q == '`' {
-			end = -1
-			for i := 1; i < len(s); i++ {
-				if q == '"' && s[i] == '\\' {
-					i++
-				} else if s[i] == q {
-					end = i + 1
-					break
-				}
-			}
-		}
-		if end < 0 {
-			end = len(s)
-		}
-		f := s[:end]
-		if u, err := strconv.Unquote(f); err == nil {
-			f = u
-		}
-		out = append(out, f)
-		s = s[end:]
-	}
-}
-
-// addEmbedded adds the files a //go:embed pattern of the directory rel
-// matches, whole trees for directories.
-func addEmbedded(set map[string]bool, root, rel, pattern string) error {
-	dir := filepath.Join(root, filepath.FromSlash(rel))
-	matches, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
 	if err != nil {
-		return nil // a bad pattern fails the build, not the key
+		return err
 	}
-	for _, m := range matches {
-		err := filepath.WalkDir(m, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			r, err := filepath.Rel(root, path)
-			if err != nil {
-				return err
-			}
-			set[filepath.ToSlash(r)] = true
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
 	}
-	return nil
-}
-
-func join(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
-}
-
-// A cache holds built binaries, one directory per key.
-type cache struct {
-	dir   string
-	logf  func(format string, args ...any)
-	build func(ctx context.Context, bin string) error // writes the binary to bin
-}
-
-// get returns the binary of key, built by c.build unless the cache has
-// it; a build of key elsewhere is waited for.
-func (c cache) get(ctx context.Context, key string) (string, error) {
-	entry := filepath.Join(c.dir, key)
-	bin := filepath.Join(entry, binName)
-	if c.have(entry, bin) {
-		c.logf("golangci-lint: %s, built earlier", bin)
-		return bin, nil
-	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return "", fmt.Errorf("golangci-lint cache: %w", err)
-	}
-	start := time.Now()
-	unlock, err := lock(ctx, filepath.Join(c.dir, key+".lock"), func() {
-		c.logf("golangci-lint: waiting for another process's build of %s", entry)
-	})
-	if err != nil {
-		return "", fmt.Errorf("golangci-lint cache: lock %s: %w", key, err)
-	}
-	defer unlock()
-	if c.have(entry, bin) {
-		c.logf("golangci-lint: %s, built by another process (waited %v)", bin, time.Since(start).Round(time.Millisecond))
-		return bin, nil
-	}
-	tmp, err := os.MkdirTemp(c.dir, key+".tmp-")
-	if err != nil {
-		return "", fmt.Errorf("golangci-lint cache: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := c.build(ctx, filepath.Join(tmp, binName)); err != nil {
-		return "", err
-	}
-	// Under the lock nobody else writes entry; a directory without the
-	// binary is what an older version of this package might leave.
-	if err := os.RemoveAll(entry); err != nil {
-		return "", fmt.Errorf("golangci-lint cache: %w", err)
-	}
-	if err := os.Rename(tmp, entry); err != nil {
-		return "", fmt.Errorf("golangci-lint cache: %w", err)
-	}
-	c.logf("golangci-lint: built %s in %v", bin, time.Since(start).Round(time.Second))
-	c.prune(key)
-	return bin, nil
-}
-
-// have reports whether entry holds its binary, and marks it used.
-func (c cache) have(entry, bin string) bool {
-	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	now := time.Now()
-	_ = os.Chtimes(entry, now, now)
-	return true
-}
-
-// prune removes the entries other than key's not used for an hour, and
-// what killed builds left behind. It keeps what it cannot remove.
-func (c cache) prune(key string) {
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, key) {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil || time.Since(fi.ModTime()) < unused {
-			continue
-		}
-		path := filepath.Join(c.dir, name)
-		if k, ok := strings.CutSuffix(name, ".lock"); ok {
-			// Only when no build holds it, and its entry is gone.
-			if _, err := os.Stat(filepath.Join(c.dir, k)); err == nil {
-				continue
-			}
-			if unlock, ok := tryLock(path); ok {
-				os.Remove(path)
-				unlock()
-			}
-			continue
-		}
-		if e.IsDir() {
-			os.RemoveAll(path)
-		}
-	}
+	return out.Close()
 }

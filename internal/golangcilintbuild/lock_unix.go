@@ -48,19 +48,3 @@ func lock(ctx context.Context, path string, waiting func()) (unlock func(), err 
 		}
 	}
 }
-
-// tryLock takes the lock of path if nobody holds it, without waiting.
-func tryLock(path string) (unlock func(), ok bool) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return nil, false
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, false
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, true
-}
