@@ -134,11 +134,13 @@ func readMarkdownList(t *tree.Tree) (*featurelist.MarkdownGenerator, string) {
 	return &g, ""
 }
 
-// parsePackage parses the non-test Go files of a package of the tree.
+// parsePackage parses the non-test Go files of a package of the tree;
+// none for a package the tree does not hold (klog, say), whose maps, if
+// any, no feature list of the tree reads.
 func parsePackage(t *tree.Tree, importPath string) ([]*ast.File, error) {
 	dir := t.PackageDir(importPath)
 	if dir == "" {
-		return nil, fmt.Errorf("%s: not in the tree", importPath)
+		return nil, nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -60,8 +60,8 @@ const (
 
 // MarkdownGenerator is what the tree's Markdown generator was read to be.
 type MarkdownGenerator struct {
-	// Imports are the packages it imports for their registrations: the
-	// gates it lists are those their init functions register.
+	// Imports are the packages it imports (the standard library aside):
+	// the gates it lists are those their init functions register.
 	Imports []string `json:"imports"`
 	// Skipped are the names it leaves out (AllAlpha, AllBeta).
 	Skipped []string `json:"skipped"`
@@ -101,13 +101,14 @@ func ReadMarkdownGenerator(name string, src []byte, scriptName string, script []
 	}
 	var g MarkdownGenerator
 	for _, im := range f.Imports {
-		p, err := strconv.Unquote(im.Path.Value)
-		if err == nil && strings.Contains(p, ".") && strings.HasSuffix(p, "/features") {
+		// The standard library registers no gates; every other import
+		// may, in its init.
+		if p, err := strconv.Unquote(im.Path.Value); err == nil && strings.Contains(strings.Split(p, "/")[0], ".") {
 			g.Imports = append(g.Imports, p)
 		}
 	}
 	if len(g.Imports) == 0 {
-		return MarkdownGenerator{}, &Error{File: name, Msg: "want imports of the features packages whose gates it lists"}
+		return MarkdownGenerator{}, &Error{File: name, Msg: "want imports of the packages whose registered gates it lists"}
 	}
 	if lit, ok := topLevelValues(f)["skipFeatures"].(*ast.CompositeLit); ok {
 		for _, e := range lit.Elts {

@@ -123,7 +123,11 @@ func AddVersionedFeaturesToExistingFeatureGates(r interface{ AddVersioned(any) e
 `,
 	}
 	parse := func(p string) ([]*ast.File, error) {
-		f, err := goparser.ParseFile(token.NewFileSet(), p+".go", sources[p], 0)
+		src, ok := sources[p]
+		if !ok {
+			return nil, nil // outside the tree (runtime here)
+		}
+		f, err := goparser.ParseFile(token.NewFileSet(), p+".go", src, 0)
 		return []*ast.File{f}, err
 	}
 	got, err := RegisteredMaps([]string{"k8s.io/kubernetes/pkg/features"}, parse)
