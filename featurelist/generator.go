@@ -6,8 +6,9 @@ import (
 	"go/constant"
 	goparser "go/parser"
 	"go/token"
-	"strconv"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/kubeversion"
 )
 
 // The files that decide what Kubernetes' own verifier checks, relative
@@ -195,26 +196,12 @@ func versionCall(e ast.Expr) (string, bool) {
 	return "", false
 }
 
-// majorMinor reads "1.37" (a patch, "1.37.0", is allowed and dropped, as
-// the tool's version.MustParse and AddMinor compare by minor).
+// majorMinor reads "1.37" ("1.37.0" too: the tool's versions compare by
+// minor).
 func majorMinor(s string) (major, minor int, ok bool) {
-	var rest string
-	var err error
-	a, b, found := strings.Cut(s, ".")
-	if !found {
+	v, ok := kubeversion.Parse(s)
+	if !ok || v.Pre != "" || strings.HasPrefix(strings.TrimSpace(s), "v") {
 		return 0, 0, false
 	}
-	if major, err = strconv.Atoi(a); err != nil || major < 0 {
-		return 0, 0, false
-	}
-	b, rest, _ = strings.Cut(b, ".")
-	if minor, err = strconv.Atoi(b); err != nil || minor < 0 {
-		return 0, 0, false
-	}
-	if rest != "" {
-		if p, err := strconv.Atoi(rest); err != nil || p < 0 {
-			return 0, 0, false
-		}
-	}
-	return major, minor, true
+	return int(v.Major), int(v.Minor), true
 }
