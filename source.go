@@ -56,7 +56,9 @@ type FetchOptions struct {
 }
 
 // DefaultFetchTimeout is the limit of a run of the go command when
-// FetchOptions.Timeout is zero: a cold download of k8s.io/kubernetes
+// FetchOptions.Timeout is zero, for a run that downloads one module (30 s
+// more for each further one, as a release's staging modules come in one
+// run): a cold download of k8s.io/kubernetes
 // (about 20 MB zipped) takes seconds to a minute or two, and a proxy that
 // accepts the connection and never answers is given up on in bounded
 // time. With GOPROXY=direct the go command clones the repository instead;

@@ -11,7 +11,7 @@ import (
 // fetches Kubernetes releases (internal/release: "go mod download -json"
 // outside any module, stopped with ctx; GOPROXY, GOFLAGS and GOMODCACHE
 // apply), and returns the module's directory. timeout bounds the run of
-// the go command: zero means 5 minutes (plegvet.DefaultFetchTimeout), less
+// the go command: zero means 5 minutes (plegvet.DefaultFetchTimeout) and 30 s per further module, less
 // than zero no limit but ctx. A version the proxy does not serve is an
 // error that wraps release.ErrProxyRefused.
 func Fetch(ctx context.Context, module, version string, timeout time.Duration) (string, error) {

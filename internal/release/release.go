@@ -208,7 +208,7 @@ func (f Fetcher) DownloadSome(ctx context.Context, modules ...string) ([]Module,
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
-	outJSON, errOut, runErr := f.runGo(ctx, what, neutral, args...)
+	outJSON, errOut, runErr := f.runGoFor(ctx, len(modules), what, neutral, args...)
 	if isStopped(runErr) {
 		return nil, nil, runErr
 	}

@@ -36,7 +36,9 @@ type Fetcher struct {
 	started func(pid int)
 }
 
-// DefaultFetchTimeout is the limit of a Fetcher whose Timeout is zero. A
+// DefaultFetchTimeout is the limit of a Fetcher whose Timeout is zero,
+// for a run of the go command that downloads one module, and 30 s more
+// for each further module the run downloads. A
 // cold download of k8s.io/kubernetes is a zip of about 20 MB (134 MB
 // unpacked): seconds from proxy.golang.org on a good link, a minute or
 // two on a slow one; 5 minutes leaves room for that and for a slow proxy,
@@ -45,10 +47,18 @@ type Fetcher struct {
 // repository instead; raise the limit for that.
 const DefaultFetchTimeout = 5 * time.Minute
 
-// limit is the bound of each run of the go command; less than zero: none.
-func (f Fetcher) limit() time.Duration {
+// perExtraModule is what the default limit grows by for each module after
+// the first that one go command downloads: a release's staging modules
+// (28 for v1.30) come in one run, and cold, on a busy machine, took more
+// than 5 minutes together (measured on a cold CI run on 2 cores).
+const perExtraModule = 30 * time.Second
+
+// limit is the bound of a run of the go command that downloads modules
+// (at least one); less than zero: none. A Timeout set by the user holds
+// as set.
+func (f Fetcher) limit(modules int) time.Duration {
 	if f.Timeout == 0 {
-		return DefaultFetchTimeout
+		return DefaultFetchTimeout + time.Duration(max(modules-1, 0))*perExtraModule
 	}
 	return f.Timeout
 }
@@ -64,7 +74,12 @@ const stopGrace = 5 * time.Second
 // error is one line starting with what and wrapping ctx.Err(); otherwise
 // err is the go command's own (nil, *exec.ExitError, *exec.Error).
 func (f Fetcher) runGo(ctx context.Context, what, dir string, args ...string) (stdout, stderr []byte, err error) {
-	limit := f.limit()
+	return f.runGoFor(ctx, 1, what, dir, args...)
+}
+
+// runGoFor is runGo for a run that downloads the given number of modules.
+func (f Fetcher) runGoFor(ctx context.Context, modules int, what, dir string, args ...string) (stdout, stderr []byte, err error) {
+	limit := f.limit(modules)
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if limit > 0 {
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errFetchTimeout)
