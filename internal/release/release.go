@@ -37,7 +37,7 @@ var (
 	ErrRangeTooWide = errors.New("the range spans too many minors")
 	// ErrNoSuchRelease: a release after the newest the module proxy
 	// serves (v1.99.0). It is also ErrProxyRefused.
-	ErrNoSuchRelease = noSuchRelease{}
+	ErrNoSuchRelease = errors.New("no such Kubernetes release")
 	// ErrProxyRefused: the go command, through the module proxy (GOPROXY),
 	// did not serve a version asked for; the error's text is the go
 	// command's own, which says why (an unknown revision, lookup disabled,
@@ -47,10 +47,12 @@ var (
 
 // noSuchRelease is a refusal the proxy made because the release does not
 // exist yet: errors.Is finds both ErrNoSuchRelease and ErrProxyRefused.
-type noSuchRelease struct{}
+type noSuchRelease string
 
-func (noSuchRelease) Error() string        { return "no such Kubernetes release" }
-func (noSuchRelease) Is(target error) bool { return target == ErrProxyRefused }
+func (e noSuchRelease) Error() string { return string(e) }
+func (noSuchRelease) Is(target error) bool {
+	return target == ErrNoSuchRelease || target == ErrProxyRefused
+}
 
 // refusal is the go command's message for a version it did not serve.
 type refusal string
@@ -118,8 +120,8 @@ func (f Fetcher) unserved(ctx context.Context, v string, refused error) error {
 		return refused
 	}
 	if semver.Compare(v, newest) > 0 {
-		return fmt.Errorf("%s@%s: %w: the newest the module proxy serves is %s",
-			tree.KubernetesModule, v, ErrNoSuchRelease, newest)
+		return noSuchRelease(fmt.Sprintf("%s@%s: %v: the newest the module proxy serves is %s",
+			tree.KubernetesModule, v, ErrNoSuchRelease, newest))
 	}
 	return fmt.Errorf("%w (the newest release the module proxy serves is %s)", refused, newest)
 }
