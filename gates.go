@@ -14,11 +14,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
@@ -360,13 +362,11 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 	}
 	// In module order: the problems found on the way come out in it.
 	sort.Slice(roots[1:], func(i, j int) bool { return roots[1+i].importPath < roots[1+j].importPath })
-	ctxt := build.Default
-	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
 	found := map[string]bool{}
 	var problems []string
-	// Files whose imports could not be read, by package: named unless the
-	// package is loaded anyway (the loader then names them).
-	unread := map[string][]string{}
+	// The walk lists the files; reading them (tens of thousands in a
+	// checkout) is most of the time, and runs in parallel after it.
+	var files []goFile
 	for _, r := range roots {
 		err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -392,46 +392,37 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 			if rel != "." {
 				ip += "/" + filepath.ToSlash(rel)
 			}
-			if found[ip] {
-				return nil
-			}
 			if ip == featuregates.ClientGoPath {
 				found[ip] = true // the API's copy declares gates of its own
 				return nil
 			}
-			src, err := inputfile.Read(p)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", t.Rel(p), err))
-				return nil
-			}
-			if !bytes.Contains(src, []byte(featuregates.APIPath+`"`)) {
-				return nil
-			}
-			ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
-			ok, err := ctxt.MatchFile(filepath.Dir(p), name)
-			if err != nil {
-				// Its package may not be loaded (this file may be the one
-				// that imports the API): it is named here.
-				unread[ip] = append(unread[ip], fmt.Sprintf("%s: build constraints: %s", t.Rel(p), inputfile.OneLine(err.Error())))
-				return nil
-			}
-			if !ok {
-				return nil // not part of the package on linux/amd64
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), p, src, parser.ImportsOnly)
-			if err != nil {
-				unread[ip] = append(unread[ip], fmt.Sprintf("%s: its imports do not parse: %s", t.Rel(p), inputfile.OneLine(err.Error())))
-				return nil
-			}
-			for _, im := range f.Imports {
-				if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPI(types.NewPackage(v, "")) {
-					found[ip] = true
-				}
-			}
+			files = append(files, goFile{path: p, importPath: ip})
 			return nil
 		})
 		if err != nil {
 			return nil, nil, err
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(4 * runtime.GOMAXPROCS(0)) // reads wait on the disk more than on the CPU
+	for i := range files {
+		g.Go(func() error {
+			files[i].read(t)
+			return nil
+		})
+	}
+	_ = g.Wait() // each file's outcome is in files[i]
+	// Files whose imports could not be read, by package: named unless the
+	// package is loaded anyway (the loader then names them).
+	unread := map[string][]string{}
+	for _, f := range files {
+		switch {
+		case f.problem != "":
+			problems = append(problems, f.problem)
+		case f.unread != "":
+			unread[f.importPath] = append(unread[f.importPath], f.unread)
+		case f.importsAPI:
+			found[f.importPath] = true
 		}
 	}
 	var out []string
@@ -452,6 +443,52 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 		problems = append(problems, unread[p]...)
 	}
 	return out, problems, nil
+}
+
+// goFile is a Go file of a package that may declare feature maps, and
+// what reading it found.
+type goFile struct {
+	path, importPath string
+	// importsAPI: it imports the feature-gate API on linux/amd64.
+	importsAPI bool
+	// problem: it could not be read; unread: its build constraints or
+	// imports could not be (named unless its package is loaded anyway).
+	problem, unread string
+}
+
+// read reads the file and says whether it imports the feature-gate API.
+func (f *goFile) read(t *tree.Tree) {
+	src, err := inputfile.Read(f.path)
+	if err != nil {
+		f.problem = fmt.Sprintf("%s: %v", t.Rel(f.path), err)
+		return
+	}
+	if !bytes.Contains(src, []byte(featuregates.APIPath+`"`)) {
+		return
+	}
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+	ok, err := ctxt.MatchFile(filepath.Dir(f.path), filepath.Base(f.path))
+	if err != nil {
+		// Its package may not be loaded (this file may be the one that
+		// imports the API): it is named then.
+		f.unread = fmt.Sprintf("%s: build constraints: %s", t.Rel(f.path), inputfile.OneLine(err.Error()))
+		return
+	}
+	if !ok {
+		return // not part of the package on linux/amd64
+	}
+	parsed, err := parser.ParseFile(token.NewFileSet(), f.path, src, parser.ImportsOnly)
+	if err != nil {
+		f.unread = fmt.Sprintf("%s: its imports do not parse: %s", t.Rel(f.path), inputfile.OneLine(err.Error()))
+		return
+	}
+	for _, im := range parsed.Imports {
+		if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPI(types.NewPackage(v, "")) {
+			f.importsAPI = true
+		}
+	}
 }
 
 // allGates loads the tree's feature map packages, runs the featuregate
