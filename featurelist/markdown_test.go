@@ -139,6 +139,11 @@ func AddVersionedFeaturesToExistingFeatureGates(r interface{ AddVersioned(any) e
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("RegisteredMaps = %v, %v; want %v", got, err, want)
 	}
+	// A registration in another shape is named, not dropped.
+	sources["k8s.io/kubernetes/pkg/features"] = strings.Replace(sources["k8s.io/kubernetes/pkg/features"], "AddVersioned(kubeGates)", "AddVersioned(all[0])", 1)
+	if _, err := RegisteredMaps([]string{"k8s.io/kubernetes/pkg/features"}, parse); err == nil || !strings.Contains(err.Error(), "k8s.io/kubernetes/pkg/features registers feature gates at init with AddVersioned(...), whose argument is not a map variable or a call returning one: not followed") {
+		t.Errorf("an indexed map: %v", err)
+	}
 }
 
 // FuzzReadMarkdownGenerator: any generator and script give a result or

@@ -25,9 +25,9 @@ type ParsePackage func(importPath string) ([]*ast.File, error)
 // Add on a map of the package, and a call of another package's function
 // (zpages' AddFeatureGates, client-go's
 // AddVersionedFeaturesToExistingFeatureGates) that makes such a call on a
-// map of its own. Anything else registering gates is not followed and
-// the map it registers is not found: the rows are then checked against
-// the tree's own list, which names what is missing.
+// map of its own. An AddVersioned call with another argument is an error
+// naming it (the list would lack its gates); other ways of registering
+// (a loop, a helper two calls deep) are not seen.
 func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
 	var out []MapRef
 	seen := map[MapRef]bool{}
@@ -58,6 +58,10 @@ func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
 					if ref, ok := registration(p, call); ok {
 						add(ref)
 						return true
+					}
+					if err := unfollowed(p, call); err != nil {
+						inner = err
+						return false
 					}
 					sel, ok := call.Fun.(*ast.SelectorExpr)
 					if !ok {
@@ -100,16 +104,18 @@ func registeredBy(pkg, fn string, parse ParsePackage) ([]MapRef, error) {
 				continue
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok {
+				if call, ok := n.(*ast.CallExpr); ok && err == nil {
 					if ref, ok := registration(pkg, call); ok {
 						out = append(out, ref)
+					} else {
+						err = unfollowed(pkg, call)
 					}
 				}
-				return true
+				return err == nil
 			})
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // registration reads X.AddVersioned(m) or X.Add(m), m a map variable of
@@ -128,6 +134,18 @@ func registration(pkg string, call *ast.CallExpr) (MapRef, bool) {
 		}
 	}
 	return MapRef{}, false
+}
+
+// unfollowed names a registration that registration does not read: an
+// AddVersioned call (a name only the feature-gate API uses, unlike Add)
+// whose argument is neither a map variable nor a call of a function
+// returning one; its gates would be left out of the list without a word.
+func unfollowed(pkg string, call *ast.CallExpr) error {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "AddVersioned" {
+		return nil
+	}
+	return fmt.Errorf("%s registers feature gates at init with %s(...), whose argument is not a map variable or a call returning one: not followed", pkg, sel.Sel.Name)
 }
 
 // importNames maps each name a file gives an import to its path (the
