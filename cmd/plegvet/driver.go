@@ -92,6 +92,9 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 // exitFindings is the default exit status of a run with findings.
@@ -314,15 +317,17 @@ func report(r *run, o *driverOptions, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printText is the checker's PrintText, made safe for a terminal: every
-// message folded onto one line of bounded length (in place: the text is
-// the last use of the diagnostics), then every control character but
-// newline and tab escaped, file names and -c's source lines included.
+// printText is the checker's PrintText, made safe for a terminal and
+// named: every message folded onto one line of bounded length and ended
+// with its check's name, [featuregate/alpha-default-on], the name an
+// exemption or a SARIF rule uses (in place: the text is the last use of
+// the diagnostics); then every control character but newline and tab
+// escaped, file names and -c's source lines included.
 func printText(w io.Writer, g *checker.Graph, contextLines int) error {
 	for act := range g.All() {
 		for i := range act.Diagnostics {
 			d := &act.Diagnostics[i]
-			d.Message = errorLine(d.Message)
+			d.Message = errorLine(d.Message) + " [" + checkName(act.Analyzer, d.Category) + "]"
 			for j := range d.Related {
 				d.Related[j].Message = errorLine(d.Related[j].Message)
 			}
@@ -334,6 +339,28 @@ func printText(w io.Writer, g *checker.Graph, contextLines int) error {
 	}
 	_, err := io.WriteString(w, escapeControls(buf.String(), true))
 	return err
+}
+
+// checkName is a finding's check as the suite's rules name it,
+// GROUP/CHECK; the analyzer's name for a category no group lists.
+func checkName(a *analysis.Analyzer, category string) string {
+	if g, _, ok := suite.Rule(category); ok {
+		return g.Name + "/" + category
+	}
+	if category == "" {
+		return a.Name
+	}
+	return a.Name + "/" + category
+}
+
+// writeFinding prints a subcommand's finding as the linter prints one:
+// FILE:LINE:COL: message [GROUP/CHECK].
+func writeFinding(w io.Writer, d plegvet.Diagnostic) {
+	name := d.Category
+	if g, _, ok := suite.Rule(d.Category); ok {
+		name = g.Name + "/" + d.Category
+	}
+	fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, errorLine(d.Message), name)
 }
 
 // dropFixable leaves the root findings that have no fix: with -diff, the

@@ -9,6 +9,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/plegvet/plegvet/internal/suite"
 )
 
 func TestEscapeControls(t *testing.T) {
@@ -70,8 +72,10 @@ func TestEscapingWriterTrimsLineEnds(t *testing.T) {
 
 // The driver's text output goes through the checker's printer: a message,
 // a related message or a file name carrying control characters or line
-// breaks still prints as one escaped line each.
+// breaks still prints as one escaped line each, a finding ended with its
+// check's name (the analyzer's, for a category the suite does not list).
 func TestPrintTextEscapes(t *testing.T) {
+	rule := suite.Rules()[0]
 	fset := token.NewFileSet()
 	f := fset.AddFile("evil\x1b[2J.go", -1, 100)
 	f.SetLines([]int{0, 50})
@@ -83,14 +87,19 @@ func TestPrintTextEscapes(t *testing.T) {
 			Pos:     f.Pos(3),
 			Message: "gate \x1b]0;owned\a\nsecond line",
 			Related: []analysis.RelatedInformation{{Pos: f.Pos(60), Message: "see\r\nhere"}},
+		}, {
+			Pos:      f.Pos(70),
+			Message:  "listed",
+			Category: string(rule.Check),
 		}},
 	}
 	var out bytes.Buffer
 	if err := printText(&out, &checker.Graph{Roots: []*checker.Action{act}}, -1); err != nil {
 		t.Fatal(err)
 	}
-	want := `evil\x1b[2J.go:1:4: gate \x1b]0;owned\a\nsecond line` + "\n" +
-		`evil\x1b[2J.go:2:11: ` + "\t" + `see\r\nhere` + "\n"
+	want := `evil\x1b[2J.go:1:4: gate \x1b]0;owned\a\nsecond line [a]` + "\n" +
+		`evil\x1b[2J.go:2:11: ` + "\t" + `see\r\nhere` + "\n" +
+		`evil\x1b[2J.go:2:21: listed [` + rule.ID + `]` + "\n"
 	if out.String() != want {
 		t.Errorf("printed\n%q\nwant\n%q", out.String(), want)
 	}

@@ -149,7 +149,7 @@ func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string,
 	} else {
 		err = writeText(stdout, func(w io.Writer) error {
 			for _, d := range ds {
-				fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+				writeFinding(w, d)
 			}
 			return nil
 		})
@@ -235,7 +235,7 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 	}
 	fmt.Fprintln(w, ")")
 	for _, d := range rep.Diagnostics {
-		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+		writeFinding(w, d)
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func updateList(stderr io.Writer, rep *plegvet.GatesReport, files []listFile, ds
 	refused := 0
 	for _, d := range ds {
 		if d.Category == string(suite.RemovedTooEarly) {
-			fmt.Fprintf(stderr, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, errorLine(d.Message), d.Category)
+			writeFinding(stderr, d)
 			refused++
 		}
 	}

@@ -123,7 +123,7 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		fmt.Fprintln(w, "\nratio gate on / gate off: unknown (a period is missing or unresolved)")
 	}
 	for _, d := range rep.Diagnostics {
-		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+		writeFinding(w, d)
 	}
 	return nil
 }

@@ -192,7 +192,7 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 	}
 	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", wrap(r.Summary, 76))
 	for _, d := range r.Diagnostics {
-		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+		writeFinding(w, d)
 	}
 	return nil
 }

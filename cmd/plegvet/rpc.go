@@ -99,7 +99,7 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 		}
 	}
 	for _, d := range rep.Diagnostics {
-		fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message, d.Category)
+		writeFinding(w, d)
 	}
 	return nil
 }
