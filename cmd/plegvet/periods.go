@@ -52,6 +52,7 @@ func retriesText(r *plegvet.RetryCount) string {
 }
 
 func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
+	writeSourceHeader(w, "periods", rep.Source, "")
 	r := rep.Relist
 	if u := r.GateUnresolved; r.Gate == nil && u != nil {
 		fmt.Fprintf(w, "%s builds an evented PLEG (%s) under %s (%s:%d), a test plegvet could not follow to a feature gate: %s.\nWhich PLEG runs is unknown; the column is what runs when that test is %t.\n\n",

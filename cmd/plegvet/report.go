@@ -163,11 +163,22 @@ func trimRatio(f float64) string {
 	return fmt.Sprintf("%.3g", f)
 }
 
+// writeSourceHeader names what a subcommand analysed, and how, as its
+// first line: the checkout or module@version (the release), else the
+// proto read alone.
+func writeSourceHeader(w io.Writer, cmd string, src plegvet.Source, proto string) {
+	if src.Dir == "" {
+		fmt.Fprintf(w, "plegvet %s: %s (%s)\n\n", cmd, proto, src.Load.Mode)
+		return
+	}
+	fmt.Fprintf(w, "plegvet %s: %s (loaded from %s, %s stubbed)\n\n", cmd, src.Dir, src.Load.Mode, plural(src.Load.Stubbed, "import"))
+}
+
 // writeReport prints one report: short, aligned, then the argument. Each
 // part of the report has its rows written by one function below, in the
 // order they are printed; a new fact gets its rows in the part it belongs to.
 func writeReport(w io.Writer, r *plegvet.Report) error {
-	fmt.Fprintf(w, "plegvet report: %s (loaded from %s, %s stubbed)\n\n", r.Source.Dir, r.Source.Load.Mode, plural(r.Source.Load.Stubbed, "import"))
+	writeSourceHeader(w, "report", r.Source, "")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) {
 		for i, line := range wrapCell(v, 2*cellWidth) {

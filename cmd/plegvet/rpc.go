@@ -31,6 +31,7 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
+	writeSourceHeader(w, "rpc", rep.Source, rep.Proto)
 	r := rep.RPC
 	if r == nil {
 		fmt.Fprintf(w, "%s declares no GetContainerEvents rpc: there is no event stream for an evented PLEG.\n", rep.Proto)
