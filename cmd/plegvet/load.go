@@ -30,7 +30,7 @@ func load(o *driverOptions, stderr io.Writer) (r *run, code int) {
 		}
 	}
 	if o.dbg('v') {
-		fmt.Fprintf(stderr, "plegvet: %s loader: %d root packages analysed\n", r.loader, len(r.graph.Roots)/max(1, len(o.analyzers)))
+		fmt.Fprintf(stderr, "plegvet: %s loader: %s analysed\n", r.loader, plural(len(r.graph.Roots)/max(1, len(o.analyzers)), "root package"))
 	}
 	return r, -1
 }
