@@ -186,9 +186,9 @@ func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, releas
 
 // specText describes the gate's spec in force (s, when ok), or why there
 // is none.
-func specText(rep *GatesReport, g *Gate, name string, s Spec, ok bool) string {
+func specText(src Source, g *Gate, name string, s Spec, ok bool) string {
 	if g == nil {
-		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, rep.Source.Dir, name)
+		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, src.Dir, name)
 	}
 	if !ok {
 		first := "none"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -14,28 +15,58 @@ import (
 // gate's specs, the relist periods, and what the evented PLEG does. It
 // holds what was read, not the loaded tree, and decides for any number of
 // nodes; its methods are safe for concurrent use.
+//
+// It is JSON-ready: plegvet's index of releases (NodeIndexReleases) holds
+// one per release, encoded, and a NodeSource decoded decides as the one
+// encoded.
 type NodeSource struct {
-	// Source is the tree read, as NodeReport.Source says it.
-	Source Source
-	gates  *GatesReport
-	relist Relist
-	// role, roleWhy and onStreamFailure are the evented PLEG's design
-	// ("" when the tree builds none, or its role could not be read);
-	// forced says it relists the generic PLEG itself, forcedWhy on what
-	// evidence.
-	role, roleWhy, onStreamFailure string
-	forced                         bool
-	forcedWhy                      string
+	// Source is the tree read, as NodeReport.Source says it; its From
+	// says whether the answer came from plegvet's index or the source.
+	Source Source `json:"source"`
+	// Gate is the gate the kubelet tests to build the evented PLEG (the
+	// relist answer's gate, EventedPLEG when it tests none), with its spec
+	// history; nil when the tree declares no such gate.
+	Gate *Gate `json:"gate"`
+	// Relist is the relist answer, as Inspect's.
+	Relist Relist `json:"relist"`
+	// Evented is the evented PLEG's design; nil when the tree builds none
+	// or its role could not be read.
+	Evented *NodeEvented `json:"evented,omitempty"`
+}
+
+// NodeEvented is what the evented PLEG does, read from its code.
+type NodeEvented struct {
+	// Role is its design (an event source, a relist trigger, unknown),
+	// Why on what evidence.
+	Role string `json:"role"`
+	Why  string `json:"why"`
+	// OnStreamFailure is what it does after giving the stream up.
+	OnStreamFailure string `json:"onStreamFailure,omitempty"`
+	// ForcedRelists says that it relists the generic PLEG itself when a
+	// stream call fails, ForcedRelistsWhy on what evidence.
+	ForcedRelists    bool   `json:"forcedRelists,omitempty"`
+	ForcedRelistsWhy string `json:"forcedRelistsWhy,omitempty"`
 }
 
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
 // as nodeverdict.Release gives it): the tree opts names, or, when opts
-// names none (Dir and Kubernetes empty), the release itself, fetched with
-// the go command.
+// names none (Dir and Kubernetes empty), the release: its answer in
+// plegvet's index (NodeIndexReleases) unless opts.SkipIndex, or else its
+// source fetched with the go command. A release the index lacks, with no
+// go command on PATH, is an error wrapping ErrNoGoCommand.
 func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSource, error) {
 	if opts.Dir == "" && opts.Kubernetes == "" {
 		if release == "" {
 			return nil, errors.New("no source: want a release, or Options naming a tree")
+		}
+		if !opts.SkipIndex && opts.Proto == "" {
+			s, err := indexedNodeSource(release)
+			if s != nil || err != nil {
+				return s, err
+			}
+		}
+		if _, err := exec.LookPath("go"); err != nil {
+			return nil, notIndexed(release)
 		}
 		opts.Kubernetes = release
 	}
@@ -56,16 +87,31 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 	if err != nil {
 		return nil, err
 	}
-	s := &NodeSource{Source: periods.Source, gates: gates, relist: periods.Relist}
+	s := &NodeSource{Source: periods.Source, Relist: periods.Relist}
+	s.Source.From = FromSource
+	s.Gate = gates.Gate(s.gateName())
 	// What the gate being on means is the release's design, read from its
 	// code: an event source, a relist trigger, or unknown.
 	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
-		if e := out.Result.(*pleg.Result).Evented; e != nil {
-			s.role, s.roleWhy, s.onStreamFailure = string(e.Role), e.Why, e.OnStreamFailure.Action
-			s.forced, s.forcedWhy = forcedRelists(e)
+		if e := out.Result.(*pleg.Result).Evented; e != nil && e.Role != "" {
+			s.Evented = &NodeEvented{Role: string(e.Role), Why: e.Why, OnStreamFailure: e.OnStreamFailure.Action}
+			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
 		}
 	}
 	return s, nil
+}
+
+// gateName is the gate the kubelet tests: a fork may call it otherwise.
+func (s *NodeSource) gateName() string {
+	if s.built() {
+		return s.Relist.Gate.Name
+	}
+	return EventedPLEGGate
+}
+
+// built says that the tree builds an evented PLEG under a gate.
+func (s *NodeSource) built() bool {
+	return s.Relist.Gate != nil && s.Relist.GateOn != nil
 }
 
 // forcedRelists says whether the evented PLEG relists the generic PLEG
@@ -130,15 +176,14 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 			unknown += "; the source read is the checkout " + s.Source.Dir + ", whose newest spec of the gate is read"
 		}
 	}
-	r := s.relist
-	ng := NodeGate{Name: EventedPLEGGate, KubeletVersion: kubelet, Built: r.Gate != nil && r.GateOn != nil}
+	r := s.Relist
+	ng := NodeGate{Name: s.gateName(), KubeletVersion: kubelet, Built: s.built()}
 	if ng.Built {
-		ng.Name = r.Gate.Name // a fork may call it otherwise
 		test := r.Gate.Test
 		ng.Test = &test
 	}
 	ng.Value, ng.Explicit = c.Config.Gate(ng.Name)
-	gate := s.gates.Gate(ng.Name)
+	gate := s.Gate
 	var spec Spec
 	found := false
 	switch {
@@ -160,15 +205,15 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 	in := nodeverdict.Input{
 		Gate: nodeverdict.GateState{
 			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, Explicit: ng.Explicit, Value: ng.Value,
-			Built: ng.Built, Spec: specText(s.gates, gate, ng.Name, spec, found), Test: testText(r),
+			Built: ng.Built, Spec: specText(s.Source, gate, ng.Name, spec, found), Test: testText(r),
 		},
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
 		Runtime: c.Runtime,
 	}
-	if s.role != "" {
-		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = s.role, s.roleWhy, s.onStreamFailure
-		in.Periods.ForcedRelists, in.Periods.ForcedRelistsWhy = s.forced, s.forcedWhy
+	if e := s.Evented; e != nil {
+		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure
+		in.Periods.ForcedRelists, in.Periods.ForcedRelistsWhy = e.ForcedRelists, e.ForcedRelistsWhy
 	}
 	if found {
 		def := spec.Default

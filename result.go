@@ -26,8 +26,21 @@ type Source struct {
 	// fetched release.
 	Dir               string `json:"dir"`
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
-	Load              Load   `json:"load"`
+	// From says where a node verdict's source answer came from: FromIndex
+	// or FromSource. Empty in the other answers, always read from source.
+	From string `json:"from,omitempty"`
+	Load Load   `json:"load"`
 }
+
+// Where a node verdict's source answer came from (Source.From).
+const (
+	// FromIndex: plegvet's index of releases, computed from each
+	// release's source by plegvet itself when it was built.
+	FromIndex = "index"
+	// FromSource: the source, read for this answer (or kept from such a
+	// read in the answer cache).
+	FromSource = "source"
+)
 
 // Load says how packages were type-checked.
 type Load struct {

@@ -39,6 +39,9 @@ type Options struct {
 	CacheDir string
 	// Fetch says how the go command fetches a released version.
 	Fetch FetchOptions
+	// SkipIndex reads a node's source (LoadNodeSource, Node) from the
+	// release itself even when plegvet's index holds it.
+	SkipIndex bool
 }
 
 // FetchOptions say how the go command that fetches released source (or
@@ -53,6 +56,13 @@ type FetchOptions struct {
 	// but the context's. The command line sets it from
 	// PLEGVET_FETCH_TIMEOUT.
 	Timeout time.Duration
+	// Progress, when set, is told as each run of the go command that
+	// downloads modules begins, with what it fetches ("fetching
+	// k8s.io/kubernetes@v1.36.1, k8s.io/cri-api@v0.36.1"); the func it
+	// returns is called as the run ends. Runs may overlap (a timeline
+	// fetches releases at once). A module already in the module cache
+	// makes a run of a few tens of milliseconds.
+	Progress func(what string) (done func())
 }
 
 // DefaultFetchTimeout is the limit of a run of the go command when
@@ -66,7 +76,9 @@ type FetchOptions struct {
 const DefaultFetchTimeout = release.DefaultFetchTimeout
 
 // fetcher is the release fetcher these options describe.
-func (o FetchOptions) fetcher() release.Fetcher { return release.Fetcher{Timeout: o.Timeout} }
+func (o FetchOptions) fetcher() release.Fetcher {
+	return release.Fetcher{Timeout: o.Timeout, Progress: o.Progress}
+}
 
 // open resolves the options to a tree and the Source that describes it.
 func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, error) {

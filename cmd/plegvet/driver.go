@@ -291,7 +291,7 @@ func report(r *run, o *driverOptions, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.sarif != "" {
-		if err := writeSARIF(o.sarif, r.graph); err != nil {
+		if err := writeSARIF(o.sarif, r.graph, r.failed); err != nil {
 			fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 			failed = true
 		}

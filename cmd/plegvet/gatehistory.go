@@ -19,7 +19,7 @@ import (
 // and on stderr), and the exit code is 1.
 func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bool, stdout, stderr io.Writer) int {
 	progress := releaseProgress(stderr)
-	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions()}, names...)
+	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

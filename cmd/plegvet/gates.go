@@ -65,7 +65,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFailure
 		}
 	}
-	rep, err := plegvet.Gates(ctx, src.options(), names...)
+	rep, err := plegvet.Gates(ctx, src.options(stderr), names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

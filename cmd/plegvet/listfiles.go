@@ -31,7 +31,7 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 		fmt.Fprintln(stderr, "plegvet gates: -verify and -update read and write a checkout's own files: give -C DIR, and no -k8s, -yaml or gate names")
 		return exitUsage
 	}
-	rep, err := plegvet.Gates(ctx, src.options())
+	rep, err := plegvet.Gates(ctx, src.options(stderr))
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

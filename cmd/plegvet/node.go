@@ -24,6 +24,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
+	useIndex := fs.Bool("index", true, "take the source's answer for a release from plegvet's index when it holds it (-index=false reads the release's source with the go command)")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		if code == exitOK {
 			fmt.Fprint(stdout, nodeExitHelp)
@@ -34,7 +35,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "plegvet node: -configz FILE and -metrics FILE are required (see plegvet node -h)")
 		return exitUsage
 	}
-	opts.Options = src.options()
+	opts.Options = src.options(stderr)
+	opts.SkipIndex = !*useIndex
 	// Without -C or -k8s, the source is the kubelet's own release, not
 	// the current directory.
 	dirSet := flagSet(fs, "C")
@@ -109,7 +111,10 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	if kubelet == "" {
 		kubelet = "unknown"
 	}
-	if rep.Source.Dir != "" {
+	switch {
+	case rep.Source.Dir != "" && rep.Source.From == plegvet.FromIndex:
+		kubelet += " (source " + rep.Source.Dir + ", from plegvet's index)"
+	case rep.Source.Dir != "":
 		kubelet += " (source " + rep.Source.Dir + ")"
 	}
 	line("kubelet", kubelet)

@@ -20,7 +20,7 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	rep, err := plegvet.Periods(ctx, src.options())
+	rep, err := plegvet.Periods(ctx, src.options(stderr))
 	if err != nil {
 		return fail(stderr, "periods", err)
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -28,14 +30,14 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if strings.ContainsAny(src.k8s, ",") || strings.Contains(src.k8s, "..") {
 		return runTimeline(ctx, src, stdout, stderr)
 	}
-	opts := src.options()
+	opts := src.options(stderr)
 	opts.Proto = *proto
 	rep, err := plegvet.Inspect(ctx, opts)
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
 	if *sarifFile != "" {
-		if err := writeSARIFFile(*sarifFile, rep.Diagnostics); err != nil {
+		if err := writeSARIFFile(*sarifFile, opts, rep.Source, rep.Diagnostics); err != nil {
 			return fail(stderr, "report", err)
 		}
 	}
@@ -44,12 +46,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
-	versions, err := plegvet.Releases(ctx, src.k8s, fetchOptions())
+	versions, err := plegvet.Releases(ctx, src.k8s, fetchOptions(stderr))
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
 	progress := releaseProgress(stderr)
-	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions()})
+	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)})
 	if src.json {
 		err = writeJSON(stdout, rows)
 	} else {
@@ -392,12 +394,22 @@ func wrap(s string, width int) string {
 	return b.String()
 }
 
-func writeSARIFFile(name string, ds []plegvet.Diagnostic) error {
+// writeSARIFFile writes a subcommand's findings as SARIF: paths relative to
+// the checkout read, or to none on disk for a fetched release; the
+// invocation successful when the tree was read whole.
+func writeSARIFFile(name string, opts plegvet.Options, src plegvet.Source, ds []plegvet.Diagnostic) error {
+	run := sarif.Run{Version: version(), Rules: suite.Rules(), Results: sarifResults(ds), Successful: len(src.Load.Problems) == 0 && len(src.Load.Unfollowed) == 0}
+	run.Notifications = append(append(run.Notifications, src.Load.Problems...), src.Load.Unfollowed...)
+	if opts.Kubernetes == "" && opts.Proto == "" {
+		if abs, err := filepath.Abs(cmp.Or(opts.Dir, ".")); err == nil {
+			run.Root = abs
+		}
+	}
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	if err := sarif.Write(f, version(), suite.Rules(), sarifResults(ds)); err != nil {
+	if err := sarif.Write(f, run); err != nil {
 		f.Close()
 		return fmt.Errorf("writing %s: %w", name, err)
 	}

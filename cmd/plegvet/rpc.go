@@ -18,7 +18,7 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	opts := src.options()
+	opts := src.options(stderr)
 	opts.Proto = *proto
 	if *proto != "" && !flagSet(fs, "C") {
 		opts.Dir = "" // -proto alone: no tree

@@ -33,11 +33,11 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if len(rest) == 1 {
 			name = rest[0]
 		}
-		rep, err = plegvet.RuntimeStreamsDir(ctx, name, *dir, fetchOptions())
+		rep, err = plegvet.RuntimeStreamsDir(ctx, name, *dir, fetchOptions(stderr))
 	case len(rest) == 1 && strings.Contains(rest[0], "://"):
-		rep, err = plegvet.RuntimeStreams(ctx, "", rest[0], fetchOptions())
+		rep, err = plegvet.RuntimeStreams(ctx, "", rest[0], fetchOptions(stderr))
 	case len(rest) == 2:
-		rep, err = plegvet.RuntimeStreams(ctx, rest[0], rest[1], fetchOptions())
+		rep, err = plegvet.RuntimeStreams(ctx, rest[0], rest[1], fetchOptions(stderr))
 	case len(rest) > 2:
 		return usageErr(fmt.Sprintf("unexpected argument %q; want NAME VERSION", rest[2]))
 	default:

@@ -16,21 +16,29 @@ import (
 // flags print. Paths are relative to the working directory (the
 // checkout's root, in CI); findings come in the order of the text output
 // (the checker's), sorted by position within each analyzer's package. An
-// analyzer that failed on a package contributes nothing (its error is in
-// the text or JSON output).
-func writeSARIF(file string, g *checker.Graph) error {
+// analyzer that failed on a package contributes nothing: its error is a
+// notification of the invocation, which is then not successful, as it is
+// when a package did not load (loadFailed).
+func writeSARIF(file string, g *checker.Graph, loadFailed bool) error {
 	wd, _ := os.Getwd()
-	var all []sarif.Result
+	run := sarif.Run{Version: version(), Rules: suite.Rules(), Root: wd, Successful: !loadFailed}
+	if loadFailed {
+		run.Notifications = append(run.Notifications, "packages did not load: the text or JSON output says which; their findings are missing")
+	}
 	for act := range g.All() {
-		if act.IsRoot && act.Err == nil {
-			all = append(all, sarif.Results(act.Package.Fset, wd, act.Diagnostics)...)
+		switch {
+		case act.Err != nil:
+			run.Successful = false
+			run.Notifications = append(run.Notifications, fmt.Sprintf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err))
+		case act.IsRoot:
+			run.Results = append(run.Results, sarif.Results(act.Package.Fset, wd, act.Diagnostics)...)
 		}
 	}
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	if err := sarif.Write(f, version(), suite.Rules(), all); err != nil {
+	if err := sarif.Write(f, run); err != nil {
 		f.Close()
 		return fmt.Errorf("writing %s: %w", file, err)
 	}

@@ -93,8 +93,10 @@ func parseFetchOptions() (plegvet.FetchOptions, error) {
 }
 
 // fetchOptions are the options of every fetch: PLEGVET_FETCH_TIMEOUT,
-// which runSubcommand checked before the subcommand ran.
-func fetchOptions() plegvet.FetchOptions {
+// which runSubcommand checked before the subcommand ran, and progress on
+// stderr.
+func fetchOptions(stderr io.Writer) plegvet.FetchOptions {
 	o, _ := parseFetchOptions()
+	o.Progress = plegvet.FetchProgress(stderr, isTerminal(stderr))
 	return o
 }

@@ -27,8 +27,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
 	}
 }
 
-func (s *sourceFlags) options() plegvet.Options {
-	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions()}
+func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
+	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}
 }
 
 // parse parses a subcommand's flags, also where they follow its arguments

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -210,6 +211,10 @@ func (f Fetcher) DownloadSome(ctx context.Context, modules ...string) ([]Module,
 	}
 	defer os.RemoveAll(neutral)
 	args := append([]string{"mod", "download", "-json"}, modules...)
+	if f.Progress != nil {
+		done := f.Progress(what)
+		defer done()
+	}
 	outJSON, errOut, runErr := f.runGoFor(ctx, len(modules), what, neutral, args...)
 	if isStopped(runErr) {
 		return nil, nil, runErr
@@ -445,16 +450,38 @@ const maxPatchProbe = 31
 
 // newestPatch finds the newest patch of v1.<minor> the proxy serves, not
 // after maxPatch; "" when it serves none and the go command said nothing
-// of why. The proxy's version list may be partial and a proxy may serve
+// of why.
+func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
+	served, err := f.patches(ctx, minor, maxPatch)
+	if len(served) == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("v1.%d.%d", minor, slices.Max(served)), nil
+}
+
+// Patches lists the patches of v1.<minor> the proxy serves, in order:
+// none, without an error, when it serves none and the go command said
+// nothing of why.
+func (f Fetcher) Patches(ctx context.Context, minor uint) ([]uint, error) {
+	served, err := f.patches(ctx, minor, maxPatchProbe)
+	if len(served) == 0 {
+		return nil, err
+	}
+	slices.Sort(served)
+	return served, nil
+}
+
+// patches finds the patches of v1.<minor> the proxy serves, not after
+// maxPatch. The proxy's version list may be partial and a proxy may serve
 // some patches and not others, so every patch is asked for by name, a few
 // per go command, the commands at once. A failed command is an answer
 // (those patches are not served) unless every command failed or one was
-// stopped.
-func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
+// stopped; the error then says why.
+func (f Fetcher) patches(ctx context.Context, minor, maxPatch uint) ([]uint, error) {
 	maxPatch = min(maxPatch, maxPatchProbe)
 	const chunk = 8
 	var mu sync.Mutex
-	best := -1
+	var found []uint
 	var firstErr error
 	var g errgroup.Group
 	for start := uint(0); start <= maxPatch; start += chunk {
@@ -474,19 +501,17 @@ func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string,
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
-			for _, p := range served {
-				best = max(best, int(p))
-			}
+			found = append(found, served...)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return "", err
+		return nil, err
 	}
-	if best < 0 {
-		return "", firstErr // every chunk failed: say why
+	if len(found) == 0 {
+		return nil, firstErr // every chunk failed: say why
 	}
-	return fmt.Sprintf("v1.%d.%d", minor, best), nil
+	return found, nil
 }
 
 // servedPatches asks the go command, in one run, which of the patches of

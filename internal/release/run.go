@@ -31,6 +31,12 @@ type Fetcher struct {
 	// The command line sets it from PLEGVET_FETCH_TIMEOUT.
 	Timeout time.Duration
 
+	// Progress, when set, is told as each run of the go command that
+	// downloads modules begins, with what it fetches
+	// ("fetching k8s.io/kubernetes@v1.36.1, k8s.io/cri-api@v0.36.1");
+	// the func it returns is called as the run ends. Runs may overlap.
+	Progress func(what string) (done func())
+
 	// started, when set (by the package's tests), is told the pid of each
 	// go command run.
 	started func(pid int)

@@ -8,12 +8,21 @@
 package sarif
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"io"
+	"net/url"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	model "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/inputfile"
 )
 
 // SchemaURI is the SARIF 2.1.0 schema the log declares.
@@ -22,7 +31,7 @@ const SchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 const (
 	toolName = "plegvet"
 	toolURI  = "https://github.com/plegvet/plegvet"
-	srcRoot  = "SRCROOT" // paths are relative to the tree's root
+	srcRoot  = "%SRCROOT%" // paths are relative to the tree's root
 )
 
 // Pos is a position in the tree: File relative to its root, with /; Line
@@ -60,26 +69,55 @@ type Edit struct {
 	NewText  string
 }
 
-// Write writes results as one SARIF log: every rule (its doc entry's text
-// as help, its URL, its severity as the level of its results), each result
-// with its region, related locations and fixes. A result's rule is the
-// first of rules named after its check; a check no rule names gets a rule
-// of its own, named after it.
-func Write(w io.Writer, version string, rules []check.Rule, results []Result) error {
+// Run is what one SARIF log says of a run of plegvet.
+type Run struct {
+	// Version is plegvet's version (the tool's).
+	Version string
+	// Rules are every check (the suite's); Results the findings.
+	Rules   []check.Rule
+	Results []Result
+	// Root is the absolute directory the results' files are relative to:
+	// the value of %SRCROOT% in originalUriBaseIds, and where each
+	// result's line is read for its fingerprint. "" leaves %SRCROOT%
+	// unresolved (a path that exists nowhere on disk, as a fetched
+	// release's checkout paths) and fingerprints a result by its message.
+	Root string
+	// Successful says that the run read everything it was asked to:
+	// invocations[0].executionSuccessful. Notifications say what it did
+	// not (a package that did not load, an analyzer that failed).
+	Successful    bool
+	Notifications []string
+}
+
+// FingerprintKey is the partialFingerprints key of each result: a hash of
+// its rule, its file and the text of its line (trimmed), and of how many
+// results of that rule on that same text come before it in the file, so
+// that an alert keeps its identity when lines above it move.
+const FingerprintKey = "plegvet/v1"
+
+// Write writes a run as one SARIF log, as GitHub code scanning reads it:
+// every rule with its doc entry's text as help, its URL, and its
+// severity as its default level (and each result's level); each result
+// with its region, related locations, fixes and fingerprint; paths
+// relative to %SRCROOT%; one invocation. A result's rule is the first of
+// rules named after its check; a check no rule names gets a rule of its
+// own, named after it. Properties left at their defaults are not written
+// (no empty arrays, no -1).
+func Write(w io.Writer, r Run) error {
 	type rule struct {
 		id, name, text, uri string
 		severity            check.Severity
 	}
 	var rs []rule
 	ids := map[string]string{} // check -> rule ID
-	for _, r := range rules {
+	for _, r := range r.Rules {
 		rs = append(rs, rule{r.ID, string(r.Check), r.Text, r.URL, r.Severity})
 		if _, seen := ids[string(r.Check)]; !seen {
 			ids[string(r.Check)] = r.ID
 		}
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].id < rs[j].id })
-	for _, res := range results {
+	for _, res := range r.Results {
 		if _, seen := ids[res.Check]; !seen {
 			ids[res.Check] = res.Check
 			rs = append(rs, rule{res.Check, res.Check, res.Check, "", check.Warning})
@@ -87,43 +125,169 @@ func Write(w io.Writer, version string, rules []check.Rule, results []Result) er
 	}
 
 	run := model.NewRunWithInformationURI(toolName, toolURI)
-	run.Tool.Driver.Version = &version
+	run.Tool.Driver.Version = &r.Version
 	index := map[string]int{}
-	for i, r := range rs {
-		index[r.id] = i
-		rd := model.NewRule(r.id).
-			WithName(r.name).
-			WithShortDescription(text(firstSentence(r.text))).
-			WithFullDescription(text(r.text)).
-			WithHelp(text(r.text))
-		if r.uri != "" {
-			rd.WithHelpURI(r.uri)
+	for i, rl := range rs {
+		index[rl.id] = i
+		rd := model.NewRule(rl.id).
+			WithName(rl.name).
+			WithShortDescription(text(firstSentence(rl.text))).
+			WithFullDescription(text(rl.text)).
+			WithHelp(text(rl.text).WithMarkdown(helpMarkdown(rl.text, rl.uri))).
+			WithDefaultConfiguration(model.NewReportingConfiguration().WithLevel(level(rl.severity)))
+		if rl.uri != "" {
+			rd.WithHelpURI(rl.uri)
 		}
 		run.Tool.Driver.AddRule(rd)
 	}
-	for _, d := range results {
+	lines := lineReader{root: r.Root}
+	seen := map[string]int{}
+	for _, d := range r.Results {
 		id := ids[d.Check]
 		res := model.NewRuleResult(id).
 			WithRuleIndex(index[id]).
 			WithLevel(level(rs[index[id]].severity)).
 			WithMessage(model.NewTextMessage(d.Message)).
 			AddLocation(location(d.Pos, d.End, ""))
-		for i, r := range d.Related {
-			res.AddRelatedLocation(location(r.Pos, nil, r.Message).WithID(i + 1))
+		res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(id, d, lines.line(d.Pos), seen)}
+		for i, rel := range d.Related {
+			res.AddRelatedLocation(location(rel.Pos, nil, rel.Message).WithID(i + 1))
 		}
 		for _, f := range d.Fixes {
 			res.AddFixe(fix(f))
 		}
 		run.AddResult(res)
 	}
+	if r.Root != "" {
+		dir := filepath.ToSlash(r.Root)
+		if !strings.HasPrefix(dir, "/") {
+			dir = "/" + dir // C:/src: file:///C:/src/
+		}
+		root := (&url.URL{Scheme: "file", Path: strings.TrimSuffix(dir, "/") + "/"}).String()
+		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(root)}
+	}
+	inv := model.NewInvocation().WithExecutionSuccessful(r.Successful)
+	for _, n := range r.Notifications {
+		inv.AddToolExecutionNotification(model.NewNotification().WithLevel(model.LevelError).WithMessage(model.NewTextMessage(n)))
+	}
+	run.AddInvocation(inv)
 	log := model.NewReport()
 	log.Schema = SchemaURI
 	log.AddRun(run)
-	if err := log.PrettyWrite(w); err != nil {
+	return writePruned(w, log)
+}
+
+// writePruned writes the log indented, without the properties go-sarif's
+// constructors set to their schema defaults: empty arrays, and -1 (an
+// index, offset, rank or id not given).
+func writePruned(w io.Writer, log *model.Report) error {
+	raw, err := json.Marshal(log)
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(prune(v), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
 	return err
+}
+
+// prune drops, from every object, the members whose value is an empty
+// array, an empty object or -1; but a run's results, which say "none
+// found" when empty (absent, they would say "not known").
+func prune(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, m := range v {
+			m = prune(m)
+			v[k] = m
+			if k == "results" {
+				continue
+			}
+			switch m := m.(type) {
+			case []any:
+				if len(m) == 0 {
+					delete(v, k)
+				}
+			case map[string]any:
+				if len(m) == 0 {
+					delete(v, k)
+				}
+			case json.Number:
+				if m == "-1" {
+					delete(v, k)
+				}
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = prune(v[i])
+		}
+	}
+	return v
+}
+
+// helpMarkdown is a rule's help as code scanning shows it: its doc entry,
+// and a link to its group's documentation.
+func helpMarkdown(text, uri string) string {
+	if uri == "" {
+		return text
+	}
+	return text + "\n\nSee [the check's documentation](" + uri + ")."
+}
+
+// fingerprint identifies a result across commits: its rule, file and line
+// text (its message when the line cannot be read), and its place among the
+// results of that rule on the same text in the same file.
+func fingerprint(rule string, d Result, line string, seen map[string]int) string {
+	what := line
+	if what == "" {
+		what = "message:" + d.Message
+	}
+	key := rule + "\x00" + d.Pos.File + "\x00" + what
+	n := seen[key]
+	seen[key]++
+	sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:16])
+}
+
+// lineReader reads the lines of the files under root, each file once.
+type lineReader struct {
+	root  string
+	files map[string][]string
+}
+
+// maxFingerprintFile bounds the files read for fingerprints: a larger one
+// is fingerprinted by message.
+const maxFingerprintFile = 8 << 20
+
+// line is the text of p's line, trimmed; "" when it cannot be read.
+func (l *lineReader) line(p Pos) string {
+	if l.root == "" || p.File == "" || p.Line <= 0 {
+		return ""
+	}
+	if l.files == nil {
+		l.files = map[string][]string{}
+	}
+	lines, ok := l.files[p.File]
+	if !ok {
+		data, err := inputfile.ReadLimit(filepath.Join(l.root, filepath.FromSlash(p.File)), maxFingerprintFile)
+		if err == nil {
+			lines = strings.Split(string(data), "\n")
+		}
+		l.files[p.File] = lines
+	}
+	if p.Line > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[p.Line-1])
 }
 
 // level is a severity's SARIF level: a warning unless the rule says note.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +40,9 @@ var again = map[featuregate.Feature]featuregate.VersionedSpecs{
 }
 `
 
-func diagnostics(t *testing.T) []plegvet.Diagnostic {
+func diagnostics(t *testing.T) (root string, ds []plegvet.Diagnostic) {
 	t.Helper()
-	root := t.TempDir()
+	root = t.TempDir()
 	for name, content := range map[string]string{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/f.go": features} {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -58,7 +59,7 @@ func diagnostics(t *testing.T) []plegvet.Diagnostic {
 	if len(rep.Diagnostics) != 2 {
 		t.Fatalf("diagnostics = %+v", rep.Diagnostics)
 	}
-	return rep.Diagnostics
+	return root, rep.Diagnostics
 }
 
 // results are the library's diagnostics as SARIF results, as the command
@@ -87,23 +88,25 @@ func results(ds []plegvet.Diagnostic) []sarif.Result {
 }
 
 // The SARIF log validates against the 2.1.0 schema and carries rules,
-// regions, related locations and fixes.
+// regions, related locations and fixes, and what GitHub code scanning
+// reads: %SRCROOT% and its value, an invocation that says whether it
+// succeeded, a fingerprint per result, each rule's help, URL and level;
+// and no property left at a default (no empty array, no -1).
 func TestWriteSARIF(t *testing.T) {
+	root, ds := diagnostics(t)
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", suite.Rules(), results(diagnostics(t))); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Results: results(ds), Root: root, Successful: true}); err != nil {
 		t.Fatal(err)
 	}
-	// The model: go-sarif reads it back, and its own validation (of what
-	// its model writes back) agrees.
-	log, err := sarifv210.FromBytes(buf.Bytes(), sarifv210.WithStrictValidation())
+	// The model: go-sarif reads it back. (Its own validation cannot
+	// judge a file without default properties: its model writes each
+	// array it read as absent back as null.)
+	log, err := sarifv210.FromBytes(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 {
 		t.Fatalf("go-sarif read %d runs", len(log.Runs))
-	}
-	if err := log.Validate(); err != nil {
-		t.Fatal(err)
 	}
 	// The schema: our own bytes against the SARIF 2.1.0 JSON schema that
 	// go-sarif embeds (read from its source in the module cache).
@@ -118,22 +121,28 @@ func TestWriteSARIF(t *testing.T) {
 		Schema  string `json:"$schema"`
 		Version string `json:"version"`
 		Runs    []struct {
+			OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
+			Invocations        []struct {
+				ExecutionSuccessful *bool `json:"executionSuccessful"`
+			}
 			Tool struct {
 				Driver struct {
 					Name  string
 					Rules []struct {
-						ID      string `json:"id"`
-						Name    string `json:"name"`
-						HelpURI string `json:"helpUri"`
-						Help    struct{ Text string }
+						ID                   string `json:"id"`
+						Name                 string `json:"name"`
+						HelpURI              string `json:"helpUri"`
+						Help                 struct{ Text, Markdown string }
+						DefaultConfiguration struct{ Level string }
 					}
 				}
 			}
 			Results []struct {
-				RuleID    string
-				RuleIndex int
-				Level     string
-				Locations []struct {
+				RuleID              string
+				RuleIndex           int
+				Level               string
+				PartialFingerprints map[string]string
+				Locations           []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct{ URI, URIBaseID string }
 						Region           struct{ StartLine, StartColumn, EndLine, EndColumn int }
@@ -160,12 +169,36 @@ func TestWriteSARIF(t *testing.T) {
 		t.Errorf("log header: %s %s %s", raw.Schema, raw.Version, raw.Runs[0].Tool.Driver.Name)
 	}
 	run := raw.Runs[0]
+	if got, want := run.OriginalURIBaseIDs["%SRCROOT%"].URI, "file://"+filepath.ToSlash(root)+"/"; got != want {
+		t.Errorf("%%SRCROOT%% is %q, want %q", got, want)
+	}
+	if len(run.Invocations) != 1 || run.Invocations[0].ExecutionSuccessful == nil || !*run.Invocations[0].ExecutionSuccessful {
+		t.Errorf("invocations %+v: want one, successful", run.Invocations)
+	}
 	ids := map[string]int{}
 	for i, r := range run.Tool.Driver.Rules {
 		ids[r.ID] = i
 		if r.Help.Text == "" || !strings.HasPrefix(r.HelpURI, "https://") || !strings.HasSuffix(r.ID, "/"+r.Name) {
 			t.Errorf("rule %s (%s) lacks help or a URL", r.ID, r.Name)
 		}
+		if !strings.Contains(r.Help.Markdown, "("+r.HelpURI+")") || r.DefaultConfiguration.Level == "" {
+			t.Errorf("rule %s: help.markdown %q links no %s, or no default level (%q)", r.ID, r.Help.Markdown, r.HelpURI, r.DefaultConfiguration.Level)
+		}
+	}
+	fingerprints := map[string]bool{}
+	for _, r := range run.Results {
+		fp := r.PartialFingerprints[sarif.FingerprintKey]
+		if fp == "" || fingerprints[fp] {
+			t.Errorf("result of %s: fingerprint %q, empty or another result's", r.RuleID, fp)
+		}
+		fingerprints[fp] = true
+	}
+	var doc any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if where := defaults(doc, "$"); len(where) > 0 {
+		t.Errorf("properties left at their defaults: %v", where)
 	}
 	for _, want := range []string{"featuregate/alpha-default-on", "featuregate/dependency-lock", "pleg/safety-net-gone", "pleg/gate-note", "rpc/rpc-missing"} {
 		if _, ok := ids[want]; !ok {
@@ -181,7 +214,7 @@ func TestWriteSARIF(t *testing.T) {
 	}
 	alpha := run.Results[byRule["featuregate/alpha-default-on"]]
 	loc := alpha.Locations[0].PhysicalLocation
-	if loc.ArtifactLocation.URI != "pkg/features/f.go" || loc.ArtifactLocation.URIBaseID != "SRCROOT" || loc.Region.StartLine != 9 || loc.Region.EndColumn <= loc.Region.StartColumn {
+	if loc.ArtifactLocation.URI != "pkg/features/f.go" || loc.ArtifactLocation.URIBaseID != "%SRCROOT%" || loc.Region.StartLine != 9 || loc.Region.EndColumn <= loc.Region.StartColumn {
 		t.Errorf("alpha-default-on at %+v", loc)
 	}
 	if len(alpha.Fixes) != 1 || alpha.Fixes[0].ArtifactChanges[0].Replacements[0].InsertedContent.Text != "false" {
@@ -196,7 +229,7 @@ func TestWriteSARIF(t *testing.T) {
 // group's URL, and every rule is a check of the suite.
 func TestRulesAreTheSuitesChecks(t *testing.T) {
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", suite.Rules(), nil); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules()}); err != nil {
 		t.Fatal(err)
 	}
 	log, err := sarifv210.FromBytes(buf.Bytes())
@@ -227,7 +260,7 @@ func TestRulesAreTheSuitesChecks(t *testing.T) {
 func TestUnknownCategory(t *testing.T) {
 	var buf bytes.Buffer
 	ds := []sarif.Result{{Check: "new-check", Message: "m", Pos: sarif.Pos{File: "a.go", Line: 1, Column: 1}}}
-	if err := sarif.Write(&buf, "test", suite.Rules(), ds); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Results: ds}); err != nil {
 		t.Fatal(err)
 	}
 	log, err := sarifv210.FromBytes(buf.Bytes())
@@ -246,7 +279,7 @@ func TestLevelIsTheRulesSeverity(t *testing.T) {
 	rules := []check.Rule{{ID: "g/informs", Doc: check.Doc{Check: "informs", Text: "informs.", Severity: check.Note}}}
 	ds := []sarif.Result{{Check: "informs", Message: "m"}, {Check: "new-check", Message: "m"}}
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", rules, ds); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: rules, Results: ds}); err != nil {
 		t.Fatal(err)
 	}
 	log, err := sarifv210.FromBytes(buf.Bytes())
@@ -259,6 +292,93 @@ func TestLevelIsTheRulesSeverity(t *testing.T) {
 	}
 	if want := []string{"g/informs=note", "new-check=warning"}; !slices.Equal(got, want) {
 		t.Errorf("levels %v, want %v", got, want)
+	}
+}
+
+// defaults lists where doc holds an empty array (but a run's results), an
+// empty object or -1: what a SARIF reader takes as "not given".
+func defaults(doc any, at string) []string {
+	var out []string
+	switch v := doc.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			out = append(out, at)
+		}
+		for k, m := range v {
+			if a, ok := m.([]any); ok && len(a) == 0 && k != "results" {
+				out = append(out, at+"."+k)
+			}
+			out = append(out, defaults(m, at+"."+k)...)
+		}
+	case []any:
+		for i, m := range v {
+			out = append(out, defaults(m, fmt.Sprintf("%s[%d]", at, i))...)
+		}
+	case float64:
+		if v == -1 {
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+// A run that did not read everything says so: not successful, with why.
+func TestInvocationNotSuccessful(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Notifications: []string{"pkg/x: did not load"}}); err != nil {
+		t.Fatal(err)
+	}
+	log, err := sarifv210.FromBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations
+	if len(inv) != 1 || inv[0].ExecutionSuccessful == nil || *inv[0].ExecutionSuccessful || len(inv[0].ToolExecutionNotifications) != 1 || *inv[0].ToolExecutionNotifications[0].Message.Text != "pkg/x: did not load" {
+		t.Errorf("invocations %+v: want one, not successful, saying why", inv)
+	}
+	if log.Runs[0].OriginalUriBaseIds != nil || log.Runs[0].Results == nil {
+		t.Errorf("no root: want no %%SRCROOT%% value, and results [] (none found), got %v, %v", log.Runs[0].OriginalUriBaseIds, log.Runs[0].Results)
+	}
+}
+
+// A finding keeps its fingerprint when lines are added above it, and
+// two findings of one rule on identical lines have different ones.
+func TestFingerprintsFollowLines(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n\nvar a = 1 // same\nvar a = 1 // same\n"
+	write := func(content string) {
+		if err := os.WriteFile(filepath.Join(root, "f.go"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prints := func(lines ...int) []string {
+		var rs []sarif.Result
+		for _, l := range lines {
+			rs = append(rs, sarif.Result{Check: "c", Message: "m", Pos: sarif.Pos{File: "f.go", Line: l, Column: 1}})
+		}
+		var buf bytes.Buffer
+		if err := sarif.Write(&buf, sarif.Run{Rules: suite.Rules(), Results: rs, Root: root}); err != nil {
+			t.Fatal(err)
+		}
+		log, err := sarifv210.FromBytes(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range log.Runs[0].Results {
+			out = append(out, r.PartialFingerprints[sarif.FingerprintKey])
+		}
+		return out
+	}
+	write(src)
+	before := prints(3, 4)
+	write("// a comment\n// and another\n" + src)
+	after := prints(5, 6)
+	if before[0] == before[1] || !slices.Equal(before, after) {
+		t.Errorf("fingerprints %v, then with two lines above %v: want two, the same", before, after)
+	}
+	if moved := prints(4, 4); moved[0] == before[0] {
+		t.Errorf("a finding on another line kept the fingerprint %s", moved[0])
 	}
 }
 

@@ -133,7 +133,7 @@ func TestChecksConstantsDocsAndRules(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, "test", suite.Rules(), nil); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules()}); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

@@ -45,7 +45,11 @@ For each node (every node when none is named), it reads status.nodeInfo,
 and the kubelet's /configz and /metrics through the API server
 (/api/v1/nodes/NODE/proxy/...), and decides as plegvet node does: the
 EventedPLEG gate's default is read from the source of the node's kubelet
-release, fetched once per release with the go command.
+release: plegvet's index, built into this binary, holds that answer for
+every release from v1.25.0 to the newest when it was built (no go command
+needed); a release it lacks is fetched once with the go command, and
+without one its rows say why. The SOURCE column (and source.from in -o
+json) says which.
 
 The user needs get and list on nodes, and get on nodes/proxy.
 
@@ -73,12 +77,14 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		qps                                    float32
 		burst                                  int
 		skipRuntime                            bool
+		useIndex                               bool
 	)
 	fs.StringVarP(&selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
 	fs.StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
 	fs.StringVar(&sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
 	fs.StringVar(&sourceDir, "source-dir", "", "read the gate and the periods from this Kubernetes checkout for every node")
 	fs.BoolVar(&skipRuntime, "skip-runtime-source", false, "do not fetch each runtime version's source to read whether it can stream container events")
+	fs.BoolVar(&useIndex, "index", true, "take each release's source answer from plegvet's index when it holds it (--index=false reads the release's source with the go command)")
 	fs.IntVar(&concurrency, "concurrency", DefaultConcurrency, "how many nodes to read at once")
 	fs.Float32Var(&qps, "qps", 50, "the client's requests per second to the API server (client-go's rate limiter)")
 	fs.IntVar(&burst, "burst", 100, "the client's burst of requests above --qps")
@@ -132,8 +138,11 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 
 	opts := Options{
 		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout,
-		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir},
+		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir, SkipIndex: !useIndex},
 	}
+	// A release fetched with the go command says so once it is slow, as
+	// a whole line: the node progress owns a terminal's last line.
+	opts.Source.Fetch.Progress = plegvet.FetchProgress(streams.ErrOut, false)
 	if hooks != nil {
 		opts.LoadSource, opts.JudgeRuntime = hooks.LoadSource, hooks.JudgeRuntime
 	}
@@ -294,6 +303,9 @@ func tableRow(r *Result) row {
 		rw.streams = fmt.Sprintf("%s ok/%s err", count(s), count(e))
 	}
 	rw.source = rep.Source.Dir
+	if rep.Source.From == plegvet.FromIndex {
+		rw.source += " (index)"
+	}
 	return rw
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
@@ -17,20 +18,25 @@ import (
 func main() {
 	n := flag.Int("nodes", 100, "how many nodes to serve")
 	kubeconfig := flag.String("kubeconfig", "kubeconfig", "where to write the kubeconfig")
-	version := flag.String("kubelet-version", "v1.36.1", "the nodes' kubelet version")
+	version := flag.String("kubelet-version", "v1.36.1", "the nodes' kubelet version; a comma-separated list gives node i the i-th modulo its length")
 	others := flag.Int("families", 300, "metric families each kubelet serves besides the PLEG's")
 	flag.Parse()
 	off := false
-	body := fakecluster.Kubelet{Version: *version, Gate: &off, Relists: 3600, Interval: 1.02, Others: *others}.Body()
+	versions := strings.Split(*version, ",")
+	bodies := make([]string, len(versions))
+	for i, v := range versions {
+		bodies[i] = fakecluster.Kubelet{Version: v, Gate: &off, Relists: 3600, Interval: 1.02, Others: *others}.Body()
+	}
 	c := &fakecluster.Cluster{N: *n, NodeAt: func(i int) fakecluster.Node {
-		return fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: *version, RuntimeVersion: "containerd://2.0.4", Metrics: body}
+		v := i % len(versions)
+		return fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: versions[v], RuntimeVersion: "containerd://2.0.4", Metrics: bodies[v]}
 	}}
 	srv, err := fakecluster.Start(c, "127.0.0.1:0", *kubeconfig)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakecluster:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("serving %d nodes at %s; metrics body %d bytes\n", *n, srv.URL, len(body))
+	fmt.Printf("serving %d nodes at %s; metrics body %d bytes\n", *n, srv.URL, len(bodies[0]))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
