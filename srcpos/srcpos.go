@@ -7,6 +7,7 @@ package srcpos
 import (
 	"fmt"
 	"go/token"
+	"strings"
 )
 
 // Pos is a position in a file: File as the file set names it (plegvet's
@@ -36,9 +37,24 @@ func At(fset *token.FileSet, p token.Pos) *Pos {
 	return &pos
 }
 
-// String is "FILE:LINE:COLUMN", as token.Position prints.
+// String is "FILE:LINE:COLUMN", as token.Position prints; for a file
+// named by its web address, "URL#LLINE", which a browser opens at the line.
 func (p Pos) String() string {
+	if u, ok := p.url(); ok {
+		return u
+	}
 	return token.Position{Filename: p.File, Line: p.Line, Column: p.Column}.String()
+}
+
+// url is "URL#LLINE" for a file named by its web address.
+func (p Pos) url() (string, bool) {
+	if !strings.HasPrefix(p.File, "https://") && !strings.HasPrefix(p.File, "http://") {
+		return "", false
+	}
+	if p.Line <= 0 {
+		return p.File, true
+	}
+	return fmt.Sprintf("%s#L%d", p.File, p.Line), true
 }
 
 // IsValid reports whether p names a line.
@@ -55,10 +71,14 @@ func (p Pos) Before(q Pos) bool {
 	return p.Column < q.Column
 }
 
-// Line is "FILE:LINE", the short form answers cite; "-" for nil.
+// Line is "FILE:LINE", the short form answers cite ("URL#LLINE" for a
+// file named by its web address); "-" for nil.
 func Line(p *Pos) string {
 	if p == nil {
 		return "-"
+	}
+	if u, ok := p.url(); ok {
+		return u
 	}
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
 }

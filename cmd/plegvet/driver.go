@@ -360,7 +360,7 @@ func writeFinding(w io.Writer, d plegvet.Diagnostic) {
 	if g, _, ok := suite.Rule(d.Category); ok {
 		name = g.Name + "/" + d.Category
 	}
-	fmt.Fprintf(w, "%s:%d:%d: %s [%s]\n", d.Pos.File, d.Pos.Line, d.Pos.Column, errorLine(d.Message), name)
+	fmt.Fprintf(w, "%s: %s [%s]\n", d.Pos, errorLine(d.Message), name)
 }
 
 // dropFixable leaves the root findings that have no fix: with -diff, the

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // runGatesHistory answers plegvet gates -k8s with a range or a comma list
@@ -99,7 +100,7 @@ func writeGateHistory(w io.Writer, rep *plegvet.GateHistoryReport) error {
 					}
 				}
 				if r.Pos != nil {
-					at = fmt.Sprintf("%s:%d", r.Pos.File, r.Pos.Line)
+					at = srcpos.Line(r.Pos)
 				}
 				newest := r.Newest
 				if newest == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -71,6 +72,13 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if *check != "" {
 		return checkList(stdout, stderr, rep, *check, list, src)
+	}
+	if !src.yaml && !*markdown {
+		// The table and JSON name files as -positions says; the lists
+		// are the repository's files, as its own tools write them.
+		if err := src.relocate(rep, rep.Source); err != nil {
+			return fail(stderr, "gates", err)
+		}
 	}
 	switch {
 	case src.json:
@@ -214,7 +222,7 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 		if g.Decl != nil {
 			at = *g.Decl
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s:%d\n", g.Name, stage, def, locked, since, at.File, at.Line)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, stage, def, locked, since, srcpos.Line(&at))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

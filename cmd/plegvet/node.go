@@ -51,6 +51,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "node", err)
 	}
+	if err := src.relocate(rep, rep.Source); err != nil {
+		return fail(stderr, "node", err)
+	}
 	code := answer("node", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeNodeReport(w, rep) }, rep.Source)
 	if code == exitOK && rep.Verdict == nodeverdict.Inconsistent {
 		// A script tells an answer whose evidence disagrees from a clean

@@ -24,6 +24,9 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "periods", err)
 	}
+	if err := src.relocate(rep, rep.Source); err != nil {
+		return fail(stderr, "periods", err)
+	}
 	return answer("periods", stdout, stderr, src.json, rep, func(w io.Writer) error { return writePeriodsTable(w, rep) }, rep.Source)
 }
 
@@ -64,7 +67,7 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 		if r.Gate.PreRelease != nil && r.Gate.Default != nil {
 			spec = fmt.Sprintf("%s, default %t", *r.Gate.PreRelease, *r.Gate.Default)
 		}
-		fmt.Fprintf(w, "%s (%s) decides the PLEG at %s:%d\n\n", r.Gate.Name, spec, r.Gate.Test.File, r.Gate.Test.Line)
+		fmt.Fprintf(w, "%s (%s) decides the PLEG at %s\n\n", r.Gate.Name, spec, srcpos.Line(&r.Gate.Test))
 	}
 	off, on := r.GateOff, r.GateOn
 	if on == nil {

@@ -36,6 +36,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
+	if err := src.relocate(rep, rep.Source); err != nil {
+		return fail(stderr, "report", err)
+	}
 	if *sarifFile != "" {
 		if err := writeSARIFFile(*sarifFile, opts, rep.Source, rep.Diagnostics); err != nil {
 			return fail(stderr, "report", err)
@@ -52,6 +55,11 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 	}
 	progress := releaseProgress(stderr)
 	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)})
+	for _, r := range rows {
+		if err := src.relocate(r, r.Source); err != nil {
+			return fail(stderr, "report", err)
+		}
+	}
 	if src.json {
 		err = writeJSON(stdout, rows)
 	} else {
@@ -223,7 +231,7 @@ func gateRows(row rowFunc, g *plegvet.FeatureGate) {
 	}
 	decl := "-"
 	if g.Decl != nil {
-		decl = fmt.Sprintf("%s:%d", g.Decl.File, g.Decl.Line)
+		decl = srcpos.Line(g.Decl)
 	}
 	s, ok := g.Newest()
 	if g.Effective != nil {
@@ -237,7 +245,7 @@ func gateRows(row rowFunc, g *plegvet.FeatureGate) {
 			why = "no spec was found"
 		}
 		row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, why))
-		row("", fmt.Sprintf("constant %s, entry %s:%d", decl, g.Entry.File, g.Entry.Line))
+		row("", fmt.Sprintf("constant %s, entry %s", decl, srcpos.Line(&g.Entry)))
 		return
 	}
 	since := g.Specs[0].Version
@@ -245,7 +253,7 @@ func gateRows(row rowFunc, g *plegvet.FeatureGate) {
 		since = "unversioned"
 	}
 	row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
-	row("", fmt.Sprintf("constant %s, spec %s:%d", decl, s.Pos.File, s.Pos.Line))
+	row("", fmt.Sprintf("constant %s, spec %s", decl, srcpos.Line(&s.Pos)))
 }
 
 // dependencyRows says each gate the feature gate depends on, a row each.
@@ -347,9 +355,9 @@ func rpcRows(row rowFunc, rpc *plegvet.RPC) {
 		stream = "stream "
 	}
 	row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream, rpc.Response))
-	row("", fmt.Sprintf("declared %s:%d", rpc.Pos.File, rpc.Pos.Line))
+	row("", fmt.Sprintf("declared %s", srcpos.Line(&rpc.Pos)))
 	for _, c := range rpc.GoCalls {
-		row("", fmt.Sprintf("called at %s:%d", c.File, c.Line))
+		row("", fmt.Sprintf("called at %s", srcpos.Line(&c)))
 	}
 }
 
@@ -358,7 +366,7 @@ func syncLoopRows(row rowFunc, sl *plegvet.SyncLoop) {
 	if sl == nil {
 		return
 	}
-	row("Sync loop", fmt.Sprintf("%s at %s:%d: PLEG events at line %d", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line))
+	row("Sync loop", fmt.Sprintf("%s at %s: PLEG events at line %d", sl.Func, srcpos.Line(&sl.Pos), sl.PLEGCase.Line))
 	for _, t := range sl.Ticks {
 		row("", fmt.Sprintf("tick %s every %s (case at line %d)", t.Channel, valueText(t.Period), t.Case.Line))
 	}

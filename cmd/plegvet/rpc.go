@@ -27,6 +27,9 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "rpc", err)
 	}
+	if err := src.relocate(rep, rep.Source); err != nil {
+		return fail(stderr, "rpc", err)
+	}
 	return answer("rpc", stdout, stderr, src.json, rep, func(w io.Writer) error { return writeRPC(w, rep) }, rep.Source)
 }
 
@@ -43,7 +46,7 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 			return ""
 		}
 		fmt.Fprintf(w, "rpc %s.%s(%s%s) returns (%s%s)\n", r.Service, r.Name, stream(r.ClientStreaming), r.Request, stream(r.ServerStreaming), r.Response)
-		fmt.Fprintf(w, "  declared at %s:%d:%d\n", r.Pos.File, r.Pos.Line, r.Pos.Column)
+		fmt.Fprintf(w, "  declared at %s\n", r.Pos)
 		if r.Comment != "" {
 			fmt.Fprintf(w, "  // %s\n", strings.ReplaceAll(r.Comment, "\n", "\n  // "))
 		}
@@ -81,7 +84,7 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 			fmt.Fprintln(w, "No evented PLEG in the tree calls it.")
 		}
 		for _, c := range r.GoCalls {
-			fmt.Fprintf(w, "called by the evented PLEG at %s:%d:%d\n", c.File, c.Line, c.Column)
+			fmt.Fprintf(w, "called by the evented PLEG at %s\n", c)
 		}
 		if g := r.GoClient; g != nil {
 			method := g.Method

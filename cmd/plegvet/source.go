@@ -16,12 +16,25 @@ import (
 type sourceFlags struct {
 	k8s, dir   string
 	json, yaml bool
+	positions  positionsFlag
+}
+
+// positionsFlag is -positions, checked as it is parsed.
+type positionsFlag struct{ p plegvet.Positions }
+
+func (f *positionsFlag) String() string { return string(f.p) }
+
+func (f *positionsFlag) Set(s string) error {
+	p, err := plegvet.ParsePositions(s)
+	f.p = p
+	return err
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
 	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes release (v1.36.1), fetched with the go command, instead of a checkout")
 	fs.StringVar(&s.dir, "C", ".", "the root of the Kubernetes checkout to analyse")
 	fs.BoolVar(&s.json, "json", false, "print JSON")
+	fs.Var(&s.positions, "positions", "how files are named: relative (as in a checkout), module (the file on disk: the checkout's, or the module cache's for -k8s), url (the file at the release's tag in the kubernetes repository, for -k8s); default url for -k8s, relative for a checkout")
 	if withYAML {
 		fs.BoolVar(&s.yaml, "yaml", false, "print the gates as the tree's feature-list tool writes versioned_feature_list.yaml (hack/update-featuregates.sh's bytes)")
 	}
@@ -29,6 +42,15 @@ func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
 
 func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
 	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}
+}
+
+// relocate names the files of an answer's positions as -positions says,
+// for the source it was read from.
+func (s *sourceFlags) relocate(answer any, src plegvet.Source) error {
+	if err := plegvet.RelocatePositions(answer, src, s.positions.p); err != nil {
+		return fmt.Errorf("-%w", err)
+	}
+	return nil
 }
 
 // parse parses a subcommand's flags, also where they follow its arguments

@@ -159,11 +159,7 @@ func Write(w io.Writer, r Run) error {
 		run.AddResult(res)
 	}
 	if r.Root != "" {
-		dir := filepath.ToSlash(r.Root)
-		if !strings.HasPrefix(dir, "/") {
-			dir = "/" + dir // C:/src: file:///C:/src/
-		}
-		root := (&url.URL{Scheme: "file", Path: strings.TrimSuffix(dir, "/") + "/"}).String()
+		root := fileURI(r.Root, true)
 		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(root)}
 	}
 	inv := model.NewInvocation().WithExecutionSuccessful(r.Successful)
@@ -302,8 +298,29 @@ func text(s string) *model.MultiformatMessageString {
 	return model.NewMultiformatMessageString().WithText(s)
 }
 
+// artifact locates a file: a name relative to the tree's root under
+// %SRCROOT%; a web address, or a file on disk named absolutely (as
+// -positions=url and module name them), as an absolute URI.
 func artifact(file string) *model.ArtifactLocation {
+	switch {
+	case strings.Contains(file, "://"):
+		return model.NewArtifactLocation().WithURI(file)
+	case filepath.IsAbs(file):
+		return model.NewArtifactLocation().WithURI(fileURI(file, false))
+	}
 	return model.NewArtifactLocation().WithURI(file).WithURIBaseID(srcRoot)
+}
+
+// fileURI is the file: URI of an absolute path (a directory's ends with /).
+func fileURI(p string, dir bool) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/src: file:///C:/src
+	}
+	if dir {
+		p = strings.TrimSuffix(p, "/") + "/"
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // region is nil for an unknown position; without a known end, it ends
