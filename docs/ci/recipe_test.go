@@ -144,7 +144,7 @@ func (tr tree) alphaOn(t *testing.T) int {
 
 // alphaFinding is how the standalone plegvet reports alphaOn's finding.
 func alphaFinding(line int) string {
-	return fmt.Sprintf("pkg/features/kube_features.go:%d:3: feature gate EventedPLEG is Alpha but on by default at 1.26; Alpha gates must default to false", line)
+	return fmt.Sprintf("pkg/features/kube_features.go:%d:3: feature gate EventedPLEG is Alpha but on by default at 1.26; Alpha gates must default to false [featuregate/alpha-default-on]", line)
 }
 
 // withScript copies the script into the tree as hack/verify-plegvet.sh

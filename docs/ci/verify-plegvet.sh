@@ -113,7 +113,7 @@ case "${res}" in
   3)
     {
       echo
-      echo "plegvet reported the findings above (FILE:LINE:COL: message): a feature gate that"
+      echo "plegvet reported the findings above (FILE:LINE:COL: message [CHECK]): a feature gate that"
       echo "breaks component-base's rules or Kubernetes' policy (an Alpha gate on by default),"
       echo "or a PLEG wiring that loses the relist safety net."
       echo "Rerun this check with \"${invocation[*]}\". To see more, from ${KUBE_ROOT}:"
