@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/plegvet/plegvet v0.0.0
 	github.com/spf13/pflag v1.0.10
+	golang.org/x/mod v0.42.0
 	golang.org/x/sync v0.25.0
 	golang.org/x/term v0.48.0
 	k8s.io/api v0.37.2
@@ -59,7 +60,6 @@ require (
 	github.com/xlab/treeprint v1.2.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
