@@ -125,12 +125,12 @@ func notIndexed(release string) error {
 	if index, err := nodeIndex(); err == nil && index[release].Unserved != "" {
 		why = "the module proxy refused its source when the index was made: " + index[release].Unserved
 	}
-	return fmt.Errorf("%s is not in plegvet's index (%s), and there is no go command on PATH to fetch its source: %w", release, why, ErrNoGoCommand)
+	return fmt.Errorf("%s is not in plegvet's index (%s), and its source cannot be fetched: %w", release, why, ErrNoGoCommand)
 }
 
 // ErrNoGoCommand is wrapped by the error of a release that plegvet would
 // have to fetch when no go command is on PATH.
-var ErrNoGoCommand = errors.New("no go command")
+var ErrNoGoCommand = errors.New("no go command on PATH")
 
 // NodeIndexOptions say how UpdateNodeIndex runs.
 type NodeIndexOptions struct {

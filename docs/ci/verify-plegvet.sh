@@ -30,7 +30,9 @@ set -o pipefail
 KUBE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")"/.. && pwd -P)"
 
 # The plegvet release this script runs. Bump it on purpose: a newer plegvet
-# may know checks an older one did not.
+# may know checks an older one did not. v0.1.0 is the first tag, still to
+# come: until it exists, set PLEGVET_BIN to a plegvet built from a clone
+# (git clone https://github.com/plegvet/plegvet && go install ./cmd/plegvet).
 PLEGVET_VERSION="${PLEGVET_VERSION:-v0.1.0}"
 PLEGVET_MODULE="github.com/plegvet/plegvet"
 

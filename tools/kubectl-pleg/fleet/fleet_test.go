@@ -556,3 +556,36 @@ func TestUnstampedKubelet(t *testing.T) {
 		t.Errorf("runtime %v: the CRI version cannot be inferred from an unknown kubelet version", rt)
 	}
 }
+
+// Installed by krew, with no go command: a kubelet release in plegvet's
+// index is answered from it, and its row says so; one the index lacks is
+// a row saying why, and the run exits 1; nothing is guessed.
+func TestWithoutGoCommand(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	held := plegvet.NodeIndexReleases()
+	indexed, older := held[len(held)-1], "v1.24.17"
+	off := false
+	kc := start(t, &fakecluster.Cluster{Nodes: []fakecluster.Node{
+		{Name: "indexed-1", KubeletVersion: indexed, RuntimeVersion: "containerd://2.0.4",
+			Metrics: fakecluster.Kubelet{Version: indexed, Gate: &off, Relists: 900, Interval: 1.02, Others: 10}.Body()},
+		{Name: "older-1", KubeletVersion: older, RuntimeVersion: "containerd://2.0.4",
+			Metrics: fakecluster.Kubelet{Version: older, Gate: &off, Relists: 900, Interval: 1.02, Others: 10}.Body()},
+	}})
+	code, stdout, stderr := runMain(t, nil, "--kubeconfig", kc, "--skip-runtime-source", "-o", "json")
+	if code != exitFail {
+		t.Errorf("exit %d, want %d (a node could not be read)\n%s", code, exitFail, stderr)
+	}
+	rows := byNode(t, stdout)
+	src, _ := rows["indexed-1"]["source"].(map[string]any)
+	if rows["indexed-1"]["verdict"] != "generic" || src["from"] != plegvet.FromIndex {
+		t.Errorf("indexed-1: verdict %v, source %v; want generic, from the index", rows["indexed-1"]["verdict"], src)
+	}
+	why, _ := rows["older-1"]["error"].(string)
+	if !strings.Contains(why, older+" is not in plegvet's index") || !strings.Contains(why, "no go command on PATH") {
+		t.Errorf("older-1: error %q, want why it cannot be read", why)
+	}
+	_, table, _ := runMain(t, nil, "--kubeconfig", kc, "--skip-runtime-source", "-o", "wide")
+	if !strings.Contains(table, "k8s.io/kubernetes@"+indexed+" (index)") {
+		t.Errorf("the table does not say the answer came from the index:\n%s", table)
+	}
+}
