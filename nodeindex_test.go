@@ -224,3 +224,29 @@ func TestNodeIndexCoversServed(t *testing.T) {
 		}
 	}
 }
+
+// readNodeIndex reads a file go generate may be pointed at (-o): whatever
+// it holds, an index or one error naming a line, never a panic; what it
+// reads, written back, reads the same.
+func FuzzReadNodeIndex(f *testing.F) {
+	f.Add(nodeIndexFile[:bytes.IndexByte(nodeIndexFile, '\n')+1])
+	f.Add([]byte(`{"release":"v1.27.14","unserved":"refused"}` + "\n"))
+	f.Add([]byte("{\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		index, err := readNodeIndex(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "nodeindex.jsonl:") {
+				t.Errorf("error names no line: %v", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := writeNodeIndex(&buf, index); err != nil {
+			t.Fatal(err)
+		}
+		again, err := readNodeIndex(buf.Bytes())
+		if err != nil || len(again) != len(index) {
+			t.Errorf("written back: %d entries, %v; read %d", len(again), err, len(index))
+		}
+	})
+}
