@@ -18,13 +18,23 @@ import (
 // releases where it changed; -json prints the plegvet.GateHistoryReport. A
 // release that cannot be read is a row with its error (under the table,
 // and on stderr), and the exit code is 1.
-func runGatesHistory(ctx context.Context, k8s string, names []string, jsonOut bool, stdout, stderr io.Writer) int {
+func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdout, stderr io.Writer) int {
 	progress := releaseProgress(stderr)
-	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
+	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: src.k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}
-	if jsonOut {
+	// Each row's position is in its own release.
+	for _, g := range rep.Gates {
+		for i := range g.Releases {
+			r := &g.Releases[i]
+			rel := plegvet.Source{Dir: "k8s.io/kubernetes@" + r.KubernetesVersion, KubernetesVersion: r.KubernetesVersion}
+			if err := src.relocate(r, rel); err != nil {
+				return fail(stderr, "gates", err)
+			}
+		}
+	}
+	if src.json {
 		// "->" in the phrases of changes reads as written, not \u003e.
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -51,7 +51,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintln(stderr, "plegvet gates: -yaml and -check read one release; a range or list of releases prints a gate history")
 			return exitUsage
 		}
-		return runGatesHistory(ctx, src.k8s, names, src.json, stdout, stderr)
+		return runGatesHistory(ctx, src, names, stdout, stderr)
 	}
 	var list []featurelist.Gate
 	if *check != "" {
