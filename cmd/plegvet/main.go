@@ -76,6 +76,7 @@ var subcommands = []subcommand{
 	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
 	{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
 	{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
+	{"lsp", "lsp: a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
 	{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
 }
 

@@ -1,0 +1,345 @@
+// Package lsp is plegvet's language server: plegvet's findings in an
+// editor, where gopls shows its own, as the files are edited. It speaks
+// the Language Server Protocol over a stream (stdio for plegvet lsp):
+// open, change, save and close of documents, watched-file changes,
+// diagnostics with their check's name, severity, documentation link and
+// related positions, and quick fixes from the checks' suggested fixes.
+//
+// Unsaved buffers are analysed as they are (go/packages overlays). Each
+// change re-checks the packages of every open document, so an edit to a
+// gate's spec in pkg/features changes the findings shown for an open
+// pkg/kubelet file, which reads it through facts.
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/plegvet/plegvet/internal/lspprotocol"
+)
+
+// Options say what the server checks.
+type Options struct {
+	// Analyzers are run on the packages of the open documents.
+	Analyzers []*analysis.Analyzer
+	// Rule finds a check's group name, severity and documentation by its
+	// category; ok false for a category it does not know.
+	Rule func(category string) (id, severity, href string, ok bool)
+}
+
+// Serve answers one client on in and out until it exits or disconnects,
+// or ctx ends. A client that disconnects without shutdown is no error.
+func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) error {
+	s := &server{opts: opts, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream := jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, jsonrpc2.VSCodeObjectCodec{})
+	s.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.work(ctx)
+	}()
+	select {
+	case <-s.conn.DisconnectNotify():
+	case <-ctx.Done():
+		s.conn.Close()
+	}
+	cancel()
+	<-done
+	return nil
+}
+
+// readWriteCloser joins a client's two pipes.
+type readWriteCloser struct {
+	io.Reader
+	io.WriteCloser
+}
+
+type server struct {
+	opts Options
+	conn *jsonrpc2.Conn
+
+	mu       sync.Mutex
+	root     string               // the workspace's directory
+	docs     map[string]*document // open documents, by absolute path
+	shown    map[string][]shown   // what was last published, by path
+	shutdown bool
+
+	dirty chan struct{} // a change to analyse; holds one at most
+}
+
+// document is an open buffer.
+type document struct {
+	uri     string
+	version int
+	text    string
+}
+
+// shown is a published diagnostic and the fixes a code action offers.
+type shown struct {
+	diag  lspprotocol.Diagnostic
+	fixes []lspprotocol.CodeAction
+}
+
+// changed asks the worker to analyse again, once for any number of
+// changes that come while it works.
+func (s *server) changed() {
+	select {
+	case s.dirty <- struct{}{}:
+	default:
+	}
+}
+
+func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		// A bug in a request's handling is that request's error, not the
+		// end of the editor's session.
+		if r := recover(); r != nil {
+			s.log(ctx, lspprotocol.MessageError, fmt.Sprintf("plegvet lsp: %s: %v\n%s", req.Method, r, debug.Stack()))
+			result, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprint(r)}
+		}
+	}()
+	switch req.Method {
+	case "initialize":
+		var p lspprotocol.InitializeParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
+		}
+		s.mu.Lock()
+		s.root = rootDir(p)
+		s.mu.Unlock()
+		return lspprotocol.InitializeResult{
+			Capabilities: lspprotocol.ServerCapabilities{
+				PositionEncoding:   "utf-16",
+				TextDocumentSync:   lspprotocol.TextDocumentSyncOptions{OpenClose: true, Change: lspprotocol.SyncFull, Save: lspprotocol.SaveOptions{}},
+				CodeActionProvider: lspprotocol.CodeActionOptions{CodeActionKinds: []string{lspprotocol.CodeActionQuickFix}},
+			},
+			ServerInfo: lspprotocol.ServerInfo{Name: "plegvet"},
+		}, nil
+	case "textDocument/didOpen":
+		var p lspprotocol.DidOpenTextDocumentParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
+		}
+		if path, ok := filePath(p.TextDocument.URI); ok {
+			s.mu.Lock()
+			s.docs[path] = &document{uri: p.TextDocument.URI, version: p.TextDocument.Version, text: p.TextDocument.Text}
+			s.mu.Unlock()
+			s.changed()
+		}
+	case "textDocument/didChange":
+		var p lspprotocol.DidChangeTextDocumentParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
+		}
+		path, ok := filePath(p.TextDocument.URI)
+		if !ok {
+			return nil, nil
+		}
+		s.mu.Lock()
+		d := s.docs[path]
+		if d != nil {
+			for _, c := range p.ContentChanges {
+				d.text = apply(d.text, c)
+			}
+			d.version = p.TextDocument.Version
+		}
+		s.mu.Unlock()
+		s.changed()
+	case "textDocument/didSave", "workspace/didChangeWatchedFiles":
+		s.changed()
+	case "textDocument/didClose":
+		var p lspprotocol.DidCloseTextDocumentParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
+		}
+		if path, ok := filePath(p.TextDocument.URI); ok {
+			s.mu.Lock()
+			delete(s.docs, path)
+			s.mu.Unlock()
+			s.changed()
+		}
+	case "textDocument/codeAction":
+		var p lspprotocol.CodeActionParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
+		}
+		return s.codeActions(p), nil
+	case "shutdown":
+		s.mu.Lock()
+		s.shutdown = true
+		s.mu.Unlock()
+		return nil, nil
+	case "exit":
+		go conn.Close() // after this notification's handling returns
+	case "initialized", "$/setTrace", "$/cancelRequest":
+	default:
+		if !req.Notif {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: req.Method + " is not supported"}
+		}
+	}
+	return nil, nil
+}
+
+func invalid(err error) error {
+	return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+}
+
+// log says something to the user through the client's log.
+func (s *server) log(ctx context.Context, kind int, msg string) {
+	_ = s.conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: kind, Message: msg})
+}
+
+// rootDir is the workspace's directory: the root URI, the first
+// workspace folder, or the server's working directory.
+func rootDir(p lspprotocol.InitializeParams) string {
+	for _, u := range append([]string{p.RootURI}, folders(p.WorkspaceFolders)...) {
+		if dir, ok := filePath(u); ok {
+			return dir
+		}
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func folders(fs []lspprotocol.WorkspaceFolder) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.URI)
+	}
+	return out
+}
+
+// filePath is the absolute path a file: URI names.
+func filePath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return "", false
+	}
+	p := u.Path
+	if len(p) > 2 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // /C:/src on Windows
+	}
+	return filepath.Clean(filepath.FromSlash(p)), true
+}
+
+// fileURI is the file: URI of an absolute path.
+func fileURI(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// work analyses after each change until ctx ends, and publishes.
+func (s *server) work(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.dirty:
+		}
+		s.mu.Lock()
+		root := s.root
+		open := map[string]string{}
+		for path, d := range s.docs {
+			open[path] = d.text
+		}
+		s.mu.Unlock()
+		found, err := analyse(ctx, root, open, s.opts)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			// Diagnostics stay as they were; the log says why none came.
+			s.log(ctx, lspprotocol.MessageError, "plegvet lsp: "+err.Error())
+			continue
+		}
+		s.publish(ctx, found)
+	}
+}
+
+// publish sends each file's diagnostics: every file with findings, and
+// every file that had some or is open, cleared with [] where none are left.
+func (s *server) publish(ctx context.Context, found map[string][]shown) {
+	s.mu.Lock()
+	paths := map[string]bool{}
+	for p := range found {
+		paths[p] = true
+	}
+	for p := range s.shown {
+		paths[p] = true
+	}
+	for p := range s.docs {
+		paths[p] = true
+	}
+	type out struct {
+		params lspprotocol.PublishDiagnosticsParams
+	}
+	var sends []out
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	for _, p := range sorted {
+		diags := []lspprotocol.Diagnostic{} // never null: [] clears
+		for _, sh := range found[p] {
+			diags = append(diags, sh.diag)
+		}
+		params := lspprotocol.PublishDiagnosticsParams{URI: fileURI(p), Diagnostics: diags}
+		if d := s.docs[p]; d != nil {
+			params.URI = d.uri
+			v := d.version
+			params.Version = &v
+		}
+		sends = append(sends, out{params})
+	}
+	s.shown = found
+	s.mu.Unlock()
+	for _, o := range sends {
+		if err := s.conn.Notify(ctx, "textDocument/publishDiagnostics", o.params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+			return
+		}
+	}
+}
+
+// codeActions are the quick fixes of the findings shown in the range.
+func (s *server) codeActions(p lspprotocol.CodeActionParams) []lspprotocol.CodeAction {
+	out := []lspprotocol.CodeAction{}
+	path, ok := filePath(p.TextDocument.URI)
+	if !ok {
+		return out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sh := range s.shown[path] {
+		if !overlaps(sh.diag.Range, p.Range) {
+			continue
+		}
+		out = append(out, sh.fixes...)
+	}
+	return out
+}
+
+func overlaps(a, b lspprotocol.Range) bool {
+	return !before(a.End, b.Start) && !before(b.End, a.Start)
+}
+
+func before(a, b lspprotocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}

@@ -1,0 +1,232 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"golang.org/x/tools/txtar"
+
+	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/suite"
+)
+
+// writeTree writes testdata/tree.txtar into a new directory.
+func writeTree(t *testing.T) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "tree.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// client is a test's end of the protocol: it sends as an editor does and
+// keeps what the server publishes.
+type client struct {
+	t     *testing.T
+	conn  *jsonrpc2.Conn
+	diags chan lspprotocol.PublishDiagnosticsParams
+	logs  chan string
+	done  chan struct{}
+}
+
+func rule(category string) (string, string, string, bool) {
+	g, doc, ok := suite.Rule(category)
+	if !ok {
+		return "", "", "", false
+	}
+	return g.Name + "/" + category, string(doc.Severity), g.URL, true
+}
+
+func start(t *testing.T, root string) *client {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		if err := Serve(context.Background(), serverIn, serverOut, Options{Analyzers: suite.Defaults(), Rule: rule}); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		serverOut.Close()
+	}()
+	stream := jsonrpc2.NewBufferedStream(readWriteCloser{clientIn, clientOut}, jsonrpc2.VSCodeObjectCodec{})
+	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		switch req.Method {
+		case "textDocument/publishDiagnostics":
+			var p lspprotocol.PublishDiagnosticsParams
+			if err := json.Unmarshal(*req.Params, &p); err != nil {
+				t.Errorf("publishDiagnostics: %v", err)
+			}
+			if p.Diagnostics == nil {
+				t.Errorf("publishDiagnostics for %s: diagnostics null, want []", p.URI)
+			}
+			c.diags <- p
+		case "window/logMessage":
+			var p lspprotocol.LogMessageParams
+			_ = json.Unmarshal(*req.Params, &p)
+			c.logs <- p.Message
+		}
+		return nil, nil
+	}))
+	t.Cleanup(func() { c.conn.Close(); clientOut.Close() })
+	var res lspprotocol.InitializeResult
+	c.call("initialize", lspprotocol.InitializeParams{RootURI: fileURI(root)}, &res)
+	if res.Capabilities.TextDocumentSync.Change != lspprotocol.SyncFull || res.Capabilities.PositionEncoding != "utf-16" {
+		t.Fatalf("capabilities %+v", res.Capabilities)
+	}
+	c.notify("initialized", struct{}{})
+	return c
+}
+
+func (c *client) call(method string, params, result any) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.conn.Call(ctx, method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// next waits for the diagnostics published for uri that satisfy ok.
+func (c *client) next(uri string, ok func([]lspprotocol.Diagnostic) bool) []lspprotocol.Diagnostic {
+	c.t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case p := <-c.diags:
+			if p.URI == uri && ok(p.Diagnostics) {
+				return p.Diagnostics
+			}
+		case m := <-c.logs:
+			c.t.Logf("server log: %s", m)
+		case <-deadline:
+			c.t.Fatalf("no diagnostics as wanted for %s", uri)
+		}
+	}
+}
+
+// An editor's session on the look-alike: open a features file, see the
+// Alpha gate's finding with its check, severity, link and range; take its
+// quick fix; see it gone; type something that does not parse and see
+// that, the server still serving; close; shut down and exit.
+func TestSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages with the go command")
+	}
+	root := writeTree(t)
+	file := filepath.Join(root, "pkg", "features", "features.go")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := fileURI(file)
+	c := start(t, root)
+	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: uri, LanguageID: "go", Version: 1, Text: string(text)}})
+	diags := c.next(uri, func(ds []lspprotocol.Diagnostic) bool { return len(ds) > 0 })
+	d := diags[0]
+	if d.Code != "featuregate/alpha-default-on" || d.Source != "plegvet" || d.Severity != lspprotocol.SeverityWarning || d.CodeDescription == nil || !strings.HasPrefix(d.CodeDescription.Href, "https://") {
+		t.Errorf("diagnostic %+v: want featuregate/alpha-default-on, a warning from plegvet with its documentation", d)
+	}
+	lines := strings.Split(string(text), "\n")
+	if want := (lspprotocol.Position{Line: 10, Character: 2}); d.Range.Start != want || !strings.Contains(lines[d.Range.Start.Line], "Default: true") {
+		t.Errorf("range starts at %+v, want %+v", d.Range.Start, want)
+	}
+
+	var actions []lspprotocol.CodeAction
+	c.call("textDocument/codeAction", lspprotocol.CodeActionParams{TextDocument: lspprotocol.TextDocumentIdentifier{URI: uri}, Range: d.Range, Context: lspprotocol.CodeActionContext{Diagnostics: diags}}, &actions)
+	if len(actions) == 0 || actions[0].Kind != lspprotocol.CodeActionQuickFix || actions[0].Edit == nil || len(actions[0].Edit.Changes[uri]) == 0 {
+		t.Fatalf("code actions %+v: want a quick fix editing %s", actions, uri)
+	}
+	fixed := string(text)
+	for _, e := range actions[0].Edit.Changes[uri] {
+		fixed = apply(fixed, lspprotocol.TextDocumentContentChangeEvent{Range: &e.Range, Text: e.NewText})
+	}
+	if !strings.Contains(fixed, "Default: false, PreRelease: featuregate.Alpha") {
+		t.Fatalf("the fix gives:\n%s", fixed)
+	}
+	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: uri, Version: 5}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: fixed}}})
+	c.next(uri, func(ds []lspprotocol.Diagnostic) bool { return len(ds) == 0 })
+
+	broken := strings.Replace(fixed, "const Eager", "const Eager =", 1)
+	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: uri, Version: 6}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: broken}}})
+	bad := c.next(uri, func(ds []lspprotocol.Diagnostic) bool { return len(ds) > 0 })
+	if bad[0].Severity != lspprotocol.SeverityError {
+		t.Errorf("a file that does not parse: %+v, want an error", bad[0])
+	}
+	// The file on disk is as it was: the server reads the buffer.
+	if now, _ := os.ReadFile(file); string(now) != string(text) {
+		t.Error("the server wrote the file")
+	}
+
+	c.notify("textDocument/didClose", lspprotocol.DidCloseTextDocumentParams{TextDocument: lspprotocol.TextDocumentIdentifier{URI: uri}})
+	c.call("shutdown", nil, nil)
+	c.notify("exit", nil)
+	select {
+	case <-c.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not exit")
+	}
+}
+
+// A client that goes away without shutting down ends the session without
+// an error; an unknown request gets MethodNotFound and the server serves on.
+func TestDisconnect(t *testing.T) {
+	c := start(t, t.TempDir())
+	err := c.conn.Call(context.Background(), "textDocument/hover", struct{}{}, nil)
+	var rpcErr *jsonrpc2.Error
+	if !asRPCError(err, &rpcErr) || rpcErr.Code != jsonrpc2.CodeMethodNotFound {
+		t.Errorf("hover: %v, want MethodNotFound", err)
+	}
+	c.conn.Close()
+	select {
+	case <-c.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not end when its client went away")
+	}
+}
+
+func asRPCError(err error, target **jsonrpc2.Error) bool {
+	e, ok := err.(*jsonrpc2.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// Positions: byte columns to UTF-16 and back, past characters of two
+// units; edits applied at UTF-16 positions.
+func TestUTF16(t *testing.T) {
+	l := lineSource{open: map[string]string{"f.go": "a\n𝔾é = 1\n"}, read: map[string][]string{}}
+	if got := l.position("f.go", 2, len("𝔾é")+1); got != (lspprotocol.Position{Line: 1, Character: 3}) {
+		t.Errorf("position %+v, want line 1 character 3", got)
+	}
+	r := lspprotocol.Range{Start: lspprotocol.Position{Line: 1, Character: 3}, End: lspprotocol.Position{Line: 1, Character: 5}}
+	if got := apply("a\n𝔾é = 1\n", lspprotocol.TextDocumentContentChangeEvent{Range: &r, Text: ":="}); got != "a\n𝔾é:= 1\n" {
+		t.Errorf("apply: %q", got)
+	}
+}
