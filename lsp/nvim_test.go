@@ -1,0 +1,109 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// neovim finds nvim, installing Debian's package when the test runs as
+// root on a machine with apt-get (as CI does); otherwise it skips, saying
+// why.
+func neovim(t *testing.T) string {
+	t.Helper()
+	if nvim, err := exec.LookPath("nvim"); err == nil {
+		return nvim
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("no nvim on PATH, and not root to install Debian's neovim")
+	}
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		t.Skip("no nvim on PATH, and no apt-get to install it")
+	}
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "neovim"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatal("Debian's neovim installed no nvim")
+	}
+	return nvim
+}
+
+// A real editor, neovim run headless, drives plegvet lsp through a
+// session on the look-alike: diagnostics with the check's name, a quick
+// fix applied to the buffer and the diagnostics gone, an unsaved edit that
+// does not parse reported as an error, the server stopped cleanly. The
+// file on disk is never written.
+func TestNeovim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds plegvet and runs neovim")
+	}
+	nvim := neovim(t)
+	bin := filepath.Join(t.TempDir(), "plegvet")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/plegvet").CombinedOutput(); err != nil {
+		t.Fatalf("building plegvet: %v\n%s", err, out)
+	}
+	root := writeTree(t)
+	file := filepath.Join(root, "pkg", "features", "features.go")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver, err := filepath.Abs(filepath.Join("testdata", "drive.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(t.TempDir(), "out.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+driver)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "LSP_CMD="+bin, "LSP_ROOT="+root, "LSP_FILE="+file, "LSP_OUT="+result)
+	cmd.WaitDelay = 5 * time.Second
+	stderr, runErr := cmd.CombinedOutput()
+	data, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatalf("nvim wrote no result (%v): %v\n%s", runErr, err, stderr)
+	}
+	type diag struct {
+		Lnum, Col, Severity int
+		Code, Source        string
+		Message             string
+	}
+	var got struct {
+		Steps    []string
+		Error    string
+		Opened   []diag
+		Fixed    []string
+		Broken   []diag
+		Modified bool
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if runErr != nil || got.Error != "" {
+		t.Fatalf("nvim: %v; the session stopped after %v: %s\n%s", runErr, got.Steps, got.Error, stderr)
+	}
+	if d := got.Opened[0]; d.Code != "featuregate/alpha-default-on" || d.Source != "plegvet" || d.Lnum != 10 {
+		t.Errorf("opened: %+v, want featuregate/alpha-default-on from plegvet on line 11", d)
+	}
+	if !strings.Contains(strings.Join(got.Fixed, "\n"), "Default: false, PreRelease: featuregate.Alpha") {
+		t.Errorf("the quick fix gave:\n%s", strings.Join(got.Fixed, "\n"))
+	}
+	if !got.Modified || len(got.Broken) == 0 {
+		t.Errorf("broken: %+v, modified %t: want an error for the unsaved edit", got.Broken, got.Modified)
+	}
+	if now, _ := os.ReadFile(file); string(now) != string(orig) {
+		t.Error("the file on disk changed: the server must read the buffer, not write the file")
+	}
+}
