@@ -57,12 +57,17 @@ func rule(category string) (string, string, string, bool) {
 
 func start(t *testing.T, root string) *client {
 	t.Helper()
+	return startWith(t, root, Options{Analyzers: suite.Defaults(), Rule: rule})
+}
+
+func startWith(t *testing.T, root string, opts Options) *client {
+	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		if err := Serve(context.Background(), serverIn, serverOut, Options{Analyzers: suite.Defaults(), Rule: rule}); err != nil {
+		if err := Serve(context.Background(), serverIn, serverOut, opts); err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 		serverOut.Close()
