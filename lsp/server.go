@@ -108,7 +108,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		// A bug in a request's handling is that request's error, not the
 		// end of the editor's session.
 		if r := recover(); r != nil {
-			s.log(ctx, lspprotocol.MessageError, fmt.Sprintf("plegvet lsp: %s: %v\n%s", req.Method, r, debug.Stack()))
+			_ = conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: lspprotocol.MessageError, Message: fmt.Sprintf("plegvet lsp: %s: %v\n%s", req.Method, r, debug.Stack())})
 			result, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprint(r)}
 		}
 	}()
@@ -198,7 +198,8 @@ func invalid(err error) error {
 	return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 }
 
-// log says something to the user through the client's log.
+// log says something to the user through the client's log (from the
+// worker, which starts once conn is set).
 func (s *server) log(ctx context.Context, kind int, msg string) {
 	_ = s.conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: kind, Message: msg})
 }
