@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plegvet/plegvet/internal/lspprotocol"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -111,4 +112,49 @@ func TestDependentsFollowAnEdit(t *testing.T) {
 	edited := strings.Replace(featuresText, before, `{Version: version.MustParse("1.26"), Default: true, PreRelease: featuregate.Beta}`, 1)
 	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(features), Version: 2}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: edited}}})
 	c.next(fileURI(kubelet), note("EventedPLEG (Beta, default true)"))
+}
+
+// A change on disk to a file that is not open, told by the client's file
+// watcher (which the server registers), changes the open files' findings.
+func TestWatchedFileChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages with the go command")
+	}
+	root := lookAlikeModule(t)
+	features := filepath.Join(root, "pkg", "features", "kube_features.go")
+	kubelet := filepath.Join(root, "pkg", "kubelet", "kubelet.go")
+	cfg := suite.DefaultConfig()
+	cfg.Pleg.Note = true
+	c := startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule})
+	select {
+	case r := <-c.regs:
+		if len(r.Registrations) != 1 || r.Registrations[0].Method != "workspace/didChangeWatchedFiles" {
+			t.Errorf("registrations %+v, want one of workspace/didChangeWatchedFiles", r)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the server registered no file watcher")
+	}
+	text, err := os.ReadFile(kubelet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(kubelet), LanguageID: "go", Version: 1, Text: string(text)}})
+	has := func(want string) func([]lspprotocol.Diagnostic) bool {
+		return func(ds []lspprotocol.Diagnostic) bool {
+			for _, d := range ds {
+				if strings.Contains(d.Message, want) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	c.next(fileURI(kubelet), has("EventedPLEG (Alpha, default false)"))
+	spec, err := os.ReadFile(features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, features, strings.Replace(string(spec), "Default: false, PreRelease: featuregate.Alpha}", "Default: true, PreRelease: featuregate.Beta}", 1))
+	c.notify("workspace/didChangeWatchedFiles", lspprotocol.DidChangeWatchedFilesParams{Changes: []lspprotocol.FileEvent{{URI: fileURI(features), Type: 2}}})
+	c.next(fileURI(kubelet), has("EventedPLEG (Beta, default true)"))
 }

@@ -74,6 +74,7 @@ type server struct {
 
 	mu       sync.Mutex
 	root     string               // the workspace's directory
+	watch    bool                 // the client watches files when asked
 	docs     map[string]*document // open documents, by absolute path
 	shown    map[string][]shown   // what was last published, by path
 	shutdown bool
@@ -120,6 +121,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		s.mu.Lock()
 		s.root = rootDir(p)
+		s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 		s.mu.Unlock()
 		return lspprotocol.InitializeResult{
 			Capabilities: lspprotocol.ServerCapabilities{
@@ -185,13 +187,37 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return nil, nil
 	case "exit":
 		go conn.Close() // after this notification's handling returns
-	case "initialized", "$/setTrace", "$/cancelRequest":
+	case "initialized":
+		s.mu.Lock()
+		watch := s.watch
+		s.mu.Unlock()
+		if watch {
+			// A request to the client waits for its answer, which this
+			// handler's connection reads only once the handler returns.
+			go s.registerWatchers(ctx, conn)
+		}
+	case "$/setTrace", "$/cancelRequest":
 	default:
 		if !req.Notif {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: req.Method + " is not supported"}
 		}
 	}
 	return nil, nil
+}
+
+// registerWatchers asks the client to tell of changes to the files that
+// decide findings in files that are not open: Go files and go.mod.
+func (s *server) registerWatchers(ctx context.Context, conn *jsonrpc2.Conn) {
+	params := lspprotocol.RegistrationParams{Registrations: []lspprotocol.Registration{{
+		ID:     "plegvet-watch",
+		Method: "workspace/didChangeWatchedFiles",
+		RegisterOptions: lspprotocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []lspprotocol.FileSystemWatcher{
+			{GlobPattern: "**/*.go"}, {GlobPattern: "**/go.mod"},
+		}},
+	}}}
+	if err := conn.Call(ctx, "client/registerCapability", params, nil); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		_ = conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: lspprotocol.MessageWarning, Message: "plegvet lsp: the client refused to watch files (" + err.Error() + "): a change on disk to a file that is not open is seen at the next edit"})
+	}
 }
 
 func invalid(err error) error {

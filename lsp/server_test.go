@@ -44,6 +44,7 @@ type client struct {
 	conn  *jsonrpc2.Conn
 	diags chan lspprotocol.PublishDiagnosticsParams
 	logs  chan string
+	regs  chan lspprotocol.RegistrationParams
 	done  chan struct{}
 }
 
@@ -64,7 +65,7 @@ func startWith(t *testing.T, root string, opts Options) *client {
 	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
-	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), done: make(chan struct{})}
+	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), regs: make(chan lspprotocol.RegistrationParams, 10), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		if err := Serve(context.Background(), serverIn, serverOut, opts); err != nil {
@@ -88,12 +89,18 @@ func startWith(t *testing.T, root string, opts Options) *client {
 			var p lspprotocol.LogMessageParams
 			_ = json.Unmarshal(*req.Params, &p)
 			c.logs <- p.Message
+		case "client/registerCapability":
+			var p lspprotocol.RegistrationParams
+			_ = json.Unmarshal(*req.Params, &p)
+			c.regs <- p
 		}
 		return nil, nil
 	}))
 	t.Cleanup(func() { c.conn.Close(); clientOut.Close() })
 	var res lspprotocol.InitializeResult
-	c.call("initialize", lspprotocol.InitializeParams{RootURI: fileURI(root)}, &res)
+	init := lspprotocol.InitializeParams{RootURI: fileURI(root)}
+	init.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration = true
+	c.call("initialize", init, &res)
 	if res.Capabilities.TextDocumentSync.Change != lspprotocol.SyncFull || res.Capabilities.PositionEncoding != "utf-16" {
 		t.Fatalf("capabilities %+v", res.Capabilities)
 	}
@@ -221,6 +228,29 @@ func asRPCError(err error, target **jsonrpc2.Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// A directory that is no Kubernetes tree, nor any module: its file is
+// analysed as the go command takes it (a package of its own), nothing is
+// found, and the server serves on; a file that does not parse there is
+// reported as an error.
+func TestNotATree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	root := t.TempDir()
+	file := filepath.Join(root, "x.go")
+	writeFile(t, file, "package x\n")
+	c := start(t, root)
+	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(file), LanguageID: "go", Version: 1, Text: "package x\n"}})
+	c.next(fileURI(file), func(ds []lspprotocol.Diagnostic) bool { return len(ds) == 0 })
+	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(file), Version: 2}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: "package x\n\nfunc {\n"}}})
+	c.next(fileURI(file), func(ds []lspprotocol.Diagnostic) bool { return len(ds) > 0 && ds[0].Severity == lspprotocol.SeverityError })
+	var actions []lspprotocol.CodeAction
+	c.call("textDocument/codeAction", lspprotocol.CodeActionParams{TextDocument: lspprotocol.TextDocumentIdentifier{URI: fileURI(file)}}, &actions)
+	if actions == nil || len(actions) != 0 {
+		t.Errorf("code actions %v, want []", actions)
+	}
 }
 
 // Positions: byte columns to UTF-16 and back, past characters of two

@@ -61,8 +61,38 @@ type PublishDiagnosticsParams struct {
 }
 
 type InitializeParams struct {
-	RootURI          string            `json:"rootUri"`
-	WorkspaceFolders []WorkspaceFolder `json:"workspaceFolders"`
+	RootURI          string             `json:"rootUri"`
+	WorkspaceFolders []WorkspaceFolder  `json:"workspaceFolders"`
+	Capabilities     ClientCapabilities `json:"capabilities"`
+}
+
+// ClientCapabilities: only what the server asks of the client.
+type ClientCapabilities struct {
+	Workspace struct {
+		DidChangeWatchedFiles struct {
+			DynamicRegistration bool `json:"dynamicRegistration"`
+		} `json:"didChangeWatchedFiles"`
+	} `json:"workspace"`
+}
+
+// RegistrationParams asks the client to send a notification it does not
+// send unasked (client/registerCapability).
+type RegistrationParams struct {
+	Registrations []Registration `json:"registrations"`
+}
+
+type Registration struct {
+	ID              string `json:"id"`
+	Method          string `json:"method"`
+	RegisterOptions any    `json:"registerOptions,omitempty"`
+}
+
+type DidChangeWatchedFilesRegistrationOptions struct {
+	Watchers []FileSystemWatcher `json:"watchers"`
+}
+
+type FileSystemWatcher struct {
+	GlobPattern string `json:"globPattern"`
 }
 
 type WorkspaceFolder struct {
