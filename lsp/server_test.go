@@ -245,7 +245,9 @@ func TestNotATree(t *testing.T) {
 	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(file), LanguageID: "go", Version: 1, Text: "package x\n"}})
 	c.next(fileURI(file), func(ds []lspprotocol.Diagnostic) bool { return len(ds) == 0 })
 	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(file), Version: 2}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: "package x\n\nfunc {\n"}}})
-	c.next(fileURI(file), func(ds []lspprotocol.Diagnostic) bool { return len(ds) > 0 && ds[0].Severity == lspprotocol.SeverityError })
+	c.next(fileURI(file), func(ds []lspprotocol.Diagnostic) bool {
+		return len(ds) > 0 && ds[0].Severity == lspprotocol.SeverityError
+	})
 	var actions []lspprotocol.CodeAction
 	c.call("textDocument/codeAction", lspprotocol.CodeActionParams{TextDocument: lspprotocol.TextDocumentIdentifier{URI: fileURI(file)}}, &actions)
 	if actions == nil || len(actions) != 0 {
