@@ -11,12 +11,14 @@
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
 //	plegvet runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]
-//	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]
+//	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
+//	plegvet lsp                              (a language server on stdin and stdout, for editors)
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //	go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   (apply the fixes)
 //
-// Subcommands print a readable table, or JSON with -json. Without a
+// Subcommands print a readable table, or JSON with -json; -positions
+// (relative, module, url) says how files are named. Without a
 // subcommand, plegvet runs its analyzers like any go/analysis driver.
 //
 // Exit codes of the subcommands: 0 the answer was printed, 1 an input
