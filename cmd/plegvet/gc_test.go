@@ -16,6 +16,7 @@ func TestLoadsOneTree(t *testing.T) {
 		{"report -k8s=v1.30.14,v1.36.1", false},
 		{"gates EventedPLEG --k8s v1.26.0,v1.27.0", false},
 		{"./pkg/...", false},
+		{"lsp", false},
 		{"-json ./pkg/...", false},
 		{"", false},
 	} {

@@ -108,9 +108,10 @@ func tuneGC(args []string) {
 }
 
 // loadsOneTree reports whether the command line runs a subcommand on one
-// tree: not the analysis driver, not -k8s with a list or a range.
+// tree: not the analysis driver, not -k8s with a list or a range, not the
+// language server (a long-lived process that loads again at each edit).
 func loadsOneTree(args []string) bool {
-	if len(args) == 0 {
+	if len(args) == 0 || args[0] == "lsp" {
 		return false
 	}
 	sub := false
