@@ -134,7 +134,8 @@ var ErrNoGoCommand = errors.New("no go command on PATH")
 
 // NodeIndexOptions say how UpdateNodeIndex runs.
 type NodeIndexOptions struct {
-	// File is the index to update; its entries are kept unless All.
+	// File is the index to update; its answers are kept unless All (a
+	// release the proxy refused before is asked for again).
 	File string
 	// All computes every release again; otherwise only those File lacks.
 	All bool
@@ -167,8 +168,8 @@ func UpdateNodeIndex(ctx context.Context, opts NodeIndexOptions) error {
 	}
 	var failed error
 	for _, r := range releases {
-		if _, ok := kept[r]; ok && !opts.All {
-			continue
+		if e, ok := kept[r]; ok && e.Unserved == "" && !opts.All {
+			continue // kept; a release the proxy refused is asked for again
 		}
 		line, err := nodeIndexLine(ctx, r, opts.Fetch)
 		switch {
