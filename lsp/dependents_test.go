@@ -68,6 +68,30 @@ func writeFile(t *testing.T, p, content string) {
 	}
 }
 
+// noteSession serves the look-alike module with the pleg analyzer's
+// gate-note on (it names the gate's stage and default, read through
+// facts), and returns its pkg/features and pkg/kubelet files.
+func noteSession(t *testing.T) (c *client, features, kubelet string) {
+	t.Helper()
+	root := lookAlikeModule(t)
+	cfg := suite.DefaultConfig()
+	cfg.Pleg.Note = true
+	c = startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule})
+	return c, filepath.Join(root, "pkg", "features", "kube_features.go"), filepath.Join(root, "pkg", "kubelet", "kubelet.go")
+}
+
+// note matches diagnostics holding a gate-note that says want.
+func note(want string) func([]lspprotocol.Diagnostic) bool {
+	return func(ds []lspprotocol.Diagnostic) bool {
+		for _, d := range ds {
+			if d.Code == "pleg/gate-note" && strings.Contains(d.Message, want) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // An edit to a gate's spec in pkg/features, unsaved, changes what is
 // shown for the open pkg/kubelet file, which reads the spec through facts
 // (the pleg analyzer's gate-note, turned on here, names the gate's stage
@@ -76,12 +100,7 @@ func TestDependentsFollowAnEdit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads packages with the go command")
 	}
-	root := lookAlikeModule(t)
-	features := filepath.Join(root, "pkg", "features", "kube_features.go")
-	kubelet := filepath.Join(root, "pkg", "kubelet", "kubelet.go")
-	cfg := suite.DefaultConfig()
-	cfg.Pleg.Note = true
-	c := startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule})
+	c, features, kubelet := noteSession(t)
 	open := func(path string) string {
 		text, err := os.ReadFile(path)
 		if err != nil {
@@ -92,16 +111,6 @@ func TestDependentsFollowAnEdit(t *testing.T) {
 	}
 	featuresText := open(features)
 	open(kubelet)
-	note := func(want string) func([]lspprotocol.Diagnostic) bool {
-		return func(ds []lspprotocol.Diagnostic) bool {
-			for _, d := range ds {
-				if d.Code == "pleg/gate-note" && strings.Contains(d.Message, want) {
-					return true
-				}
-			}
-			return false
-		}
-	}
 	c.next(fileURI(kubelet), note("EventedPLEG (Alpha, default false)"))
 
 	// The spec, as the buffer now says, not as the file on disk does.
@@ -120,12 +129,7 @@ func TestWatchedFileChange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads packages with the go command")
 	}
-	root := lookAlikeModule(t)
-	features := filepath.Join(root, "pkg", "features", "kube_features.go")
-	kubelet := filepath.Join(root, "pkg", "kubelet", "kubelet.go")
-	cfg := suite.DefaultConfig()
-	cfg.Pleg.Note = true
-	c := startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule})
+	c, features, kubelet := noteSession(t)
 	select {
 	case r := <-c.regs:
 		if len(r.Registrations) != 1 || r.Registrations[0].Method != "workspace/didChangeWatchedFiles" {
@@ -139,22 +143,12 @@ func TestWatchedFileChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(kubelet), LanguageID: "go", Version: 1, Text: string(text)}})
-	has := func(want string) func([]lspprotocol.Diagnostic) bool {
-		return func(ds []lspprotocol.Diagnostic) bool {
-			for _, d := range ds {
-				if strings.Contains(d.Message, want) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	c.next(fileURI(kubelet), has("EventedPLEG (Alpha, default false)"))
+	c.next(fileURI(kubelet), note("EventedPLEG (Alpha, default false)"))
 	spec, err := os.ReadFile(features)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, features, strings.Replace(string(spec), "Default: false, PreRelease: featuregate.Alpha}", "Default: true, PreRelease: featuregate.Beta}", 1))
 	c.notify("workspace/didChangeWatchedFiles", lspprotocol.DidChangeWatchedFilesParams{Changes: []lspprotocol.FileEvent{{URI: fileURI(features), Type: 2}}})
-	c.next(fileURI(kubelet), has("EventedPLEG (Beta, default true)"))
+	c.next(fileURI(kubelet), note("EventedPLEG (Beta, default true)"))
 }
