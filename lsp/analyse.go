@@ -2,113 +2,167 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"go/parser"
+	"go/scanner"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
-	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/tree"
 )
 
+// analyser loads and checks the open files' packages, keeping between
+// edits what it parsed and type-checked (one srcload cache per module):
+// an edit re-parses the edited file and re-checks its package and, among
+// the loaded packages, those that import it. Only the worker uses it.
+type analyser struct {
+	opts   Options
+	caches map[string]*srcload.Cache // by module root
+}
+
 // analyse loads the packages of the open files (their text as open, not
-// as saved) with everything they import, runs the analyzers, and returns
-// the findings by file, and each package's load errors as findings too.
-func analyse(ctx context.Context, root string, open map[string]string, opts Options) (map[string][]shown, error) {
+// as saved) from the tree's source, as plegvet's lean driver does: the
+// imports the analyzers read facts or constants from are type-checked
+// from the tree, the rest stubbed, and nothing runs the go command. It
+// returns the findings by file, the files' problems (syntax errors) as
+// error findings too, and what to tell the user's log.
+func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[string][]shown, []string, error) {
 	found := map[string][]shown{}
-	if len(open) == 0 {
-		return found, nil
-	}
+	var logs []string
 	overlay := map[string][]byte{}
-	var patterns []string
+	byTree := map[string][]string{} // module root -> import paths of open packages
+	trees := map[string]*tree.Tree{}
+	lines := lineSource{open: open, read: map[string][]string{}}
 	for path, text := range open {
 		overlay[path] = []byte(text)
-		if strings.HasSuffix(path, ".go") {
-			patterns = append(patterns, "file="+path)
+	}
+	for _, path := range sortedKeys(open) {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		dir := filepath.Dir(path)
+		t, err := moduleOf(dir)
+		if err != nil {
+			// Outside any module: the file alone, for its syntax.
+			logs = append(logs, fmt.Sprintf("plegvet lsp: %v: only the syntax of %s is checked", err, path))
+			if sh, ok := syntaxError(path, open[path], &lines); ok {
+				found[path] = append(found[path], sh)
+			}
+			continue
+		}
+		imp, ok := t.ImportPath(dir)
+		if !ok {
+			continue
+		}
+		trees[t.Dir] = t
+		if !slices.Contains(byTree[t.Dir], imp) {
+			byTree[t.Dir] = append(byTree[t.Dir], imp)
 		}
 	}
-	if len(patterns) == 0 {
-		return found, nil
+	if a.caches == nil {
+		a.caches = map[string]*srcload.Cache{}
 	}
-	cfg := &packages.Config{
-		Mode:    packages.LoadAllSyntax | packages.NeedModule,
-		Context: ctx,
-		Dir:     root,
-		Overlay: overlay,
+	for dir := range a.caches {
+		if trees[dir] == nil {
+			delete(a.caches, dir) // no open file there any more
+		}
 	}
-	initial, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("loading the open files' packages in %s: %w", root, err)
-	}
-	lines := lineSource{open: open, read: map[string][]string{}}
-	for _, p := range initial {
-		for _, e := range p.Errors {
-			if path, sh, ok := loadError(e, &lines); ok {
-				found[path] = append(found[path], sh)
+	for _, dir := range sortedKeys(trees) {
+		cache := a.caches[dir]
+		if cache == nil {
+			cache = srcload.NewCache()
+			a.caches[dir] = cache
+		}
+		t := trees[dir]
+		res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: a.opts.FromSource, Overlay: overlay, LeaveOut: true, Cache: cache}, byTree[dir]...)
+		if err != nil {
+			return nil, logs, fmt.Errorf("loading the open files' packages in %s: %w", t.Dir, err)
+		}
+		for _, e := range res.LeftOut {
+			logs = append(logs, "plegvet lsp: "+e.Error())
+		}
+		for _, p := range res.Problems {
+			file := p.Pos.Filename
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(t.Dir, filepath.FromSlash(file))
+			}
+			pos := lines.position(file, p.Pos.Line, p.Pos.Column)
+			found[file] = append(found[file], shown{diag: lspprotocol.Diagnostic{
+				Range: lspprotocol.Range{Start: pos, End: pos}, Severity: lspprotocol.SeverityError, Source: "plegvet", Message: p.Msg,
+			}})
+		}
+		if len(res.Packages) == 0 {
+			continue
+		}
+		graph, err := checker.Analyze(a.opts.Analyzers, res.Packages, &checker.Options{})
+		if err != nil {
+			return nil, logs, err
+		}
+		for act := range graph.All() {
+			if !act.IsRoot {
+				continue
+			}
+			if act.Err != nil {
+				logs = append(logs, fmt.Sprintf("plegvet lsp: %s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err))
+				continue
+			}
+			for _, d := range act.Diagnostics {
+				path, sh, ok := finding(res.Fset, act.Analyzer, d, &lines, a.opts)
+				if ok {
+					found[path] = append(found[path], sh)
+				}
 			}
 		}
 	}
-	graph, err := checker.Analyze(opts.Analyzers, initial, &checker.Options{})
+	return found, logs, nil
+}
+
+// moduleOf is the module a directory's package belongs to: the nearest
+// go.mod's, except that a staging package belongs to its checkout (the
+// module whose staging/src holds it), whose other packages it imports.
+func moduleOf(dir string) (*tree.Tree, error) {
+	t, err := tree.OpenModule(dir)
 	if err != nil {
 		return nil, err
 	}
-	for act := range graph.All() {
-		if !act.IsRoot || act.Err != nil {
-			continue
-		}
-		fset := act.Package.Fset
-		for _, d := range act.Diagnostics {
-			path, sh, ok := finding(fset, act.Analyzer, d, &lines, opts)
-			if ok {
-				found[path] = append(found[path], sh)
-			}
+	staging := string(filepath.Separator) + filepath.Join("staging", "src") + string(filepath.Separator)
+	if i := strings.LastIndex(dir+string(filepath.Separator), staging); i > 0 {
+		if outer, err := tree.OpenModule(dir[:i]); err == nil && outer.Dir == dir[:i] {
+			return outer, nil
 		}
 	}
-	return found, nil
+	return t, nil
 }
 
-// loadError is a package's error as a finding at its position, when it
-// has one ("file:line:col: message", as go list and the type checker
-// give it).
-func loadError(e packages.Error, lines *lineSource) (string, shown, bool) {
-	file, line, col, ok := splitPos(e.Pos)
-	if !ok {
-		return "", shown{}, false
+// syntaxError is a file's first syntax error as an error finding.
+func syntaxError(path, text string, lines *lineSource) (shown, bool) {
+	_, err := parser.ParseFile(token.NewFileSet(), path, text, parser.SkipObjectResolution)
+	var list scanner.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return shown{}, false
 	}
-	pos := lines.position(file, line, col)
-	return file, shown{diag: lspprotocol.Diagnostic{
-		Range:    lspprotocol.Range{Start: pos, End: pos},
-		Severity: lspprotocol.SeverityError,
-		Source:   "plegvet",
-		Message:  e.Msg,
+	pos := lines.position(path, list[0].Pos.Line, list[0].Pos.Column)
+	return shown{diag: lspprotocol.Diagnostic{
+		Range: lspprotocol.Range{Start: pos, End: pos}, Severity: lspprotocol.SeverityError, Source: "plegvet", Message: "syntax error: " + list[0].Msg,
 	}}, true
 }
 
-// splitPos reads "file:line:col" or "file:line".
-func splitPos(s string) (string, int, int, bool) {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 {
-		return "", 0, 0, false
-	}
-	n := len(parts)
-	col := 1
-	if c, err := strconv.Atoi(parts[n-1]); err == nil && n >= 3 {
-		if l, err := strconv.Atoi(parts[n-2]); err == nil {
-			return strings.Join(parts[:n-2], ":"), l, c, true
-		}
-	}
-	l, err := strconv.Atoi(parts[n-1])
-	if err != nil {
-		return "", 0, 0, false
-	}
-	return strings.Join(parts[:n-1], ":"), l, col, true
+func sortedKeys[V any](m map[string]V) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
 
 // finding converts a diagnostic: its range in UTF-16 positions, its check

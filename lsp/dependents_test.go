@@ -76,7 +76,7 @@ func noteSession(t *testing.T) (c *client, features, kubelet string) {
 	root := lookAlikeModule(t)
 	cfg := suite.DefaultConfig()
 	cfg.Pleg.Note = true
-	c = startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule})
+	c = startWith(t, root, Options{Analyzers: suite.New(cfg), Rule: rule, FromSource: suite.FromSource})
 	return c, filepath.Join(root, "pkg", "features", "kube_features.go"), filepath.Join(root, "pkg", "kubelet", "kubelet.go")
 }
 
@@ -97,9 +97,6 @@ func note(want string) func([]lspprotocol.Diagnostic) bool {
 // (the pleg analyzer's gate-note, turned on here, names the gate's stage
 // and default).
 func TestDependentsFollowAnEdit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages with the go command")
-	}
 	c, features, kubelet := noteSession(t)
 	open := func(path string) string {
 		text, err := os.ReadFile(path)
@@ -126,9 +123,6 @@ func TestDependentsFollowAnEdit(t *testing.T) {
 // A change on disk to a file that is not open, told by the client's file
 // watcher (which the server registers), changes the open files' findings.
 func TestWatchedFileChange(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages with the go command")
-	}
 	c, features, kubelet := noteSession(t)
 	select {
 	case r := <-c.regs:

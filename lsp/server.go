@@ -5,10 +5,13 @@
 // diagnostics with their check's name, severity, documentation link and
 // related positions, and quick fixes from the checks' suggested fixes.
 //
-// Unsaved buffers are analysed as they are (go/packages overlays). Each
-// change re-checks the packages of every open document, so an edit to a
-// gate's spec in pkg/features changes the findings shown for an open
-// pkg/kubelet file, which reads it through facts.
+// Unsaved buffers are analysed as they are. Packages are loaded from the
+// tree's source as plegvet's lean driver loads them (internal/srcload:
+// no go command), and what was parsed and checked is kept between
+// changes: a change re-checks the changed package and, among the loaded
+// ones, those that import it, so an edit to a gate's spec in pkg/features
+// changes the findings shown for an open pkg/kubelet file, which reads
+// it through facts, and nothing else is checked again.
 package lsp
 
 import (
@@ -17,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -37,12 +39,16 @@ type Options struct {
 	// Rule finds a check's group name, severity and documentation by its
 	// category; ok false for a category it does not know.
 	Rule func(category string) (id, severity, href string, ok bool)
+	// FromSource picks the imports of the open packages that are
+	// type-checked from the tree's source (so that their facts and
+	// constants reach the open packages); the others are stubbed.
+	FromSource func(importPath string) bool
 }
 
 // Serve answers one client on in and out until it exits or disconnects,
 // or ctx ends. A client that disconnects without shutdown is no error.
 func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) error {
-	s := &server{opts: opts, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
+	s := &server{opts: opts, analyser: &analyser{opts: opts}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, jsonrpc2.VSCodeObjectCodec{})
@@ -69,11 +75,12 @@ type readWriteCloser struct {
 }
 
 type server struct {
-	opts Options
-	conn *jsonrpc2.Conn
+	opts     Options
+	conn     *jsonrpc2.Conn
+	analyser *analyser       // the worker's
+	logged   map[string]bool // the worker's: what it told the log
 
 	mu       sync.Mutex
-	root     string               // the workspace's directory
 	watch    bool                 // the client watches files when asked
 	docs     map[string]*document // open documents, by absolute path
 	shown    map[string][]shown   // what was last published, by path
@@ -120,7 +127,6 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			return nil, invalid(err)
 		}
 		s.mu.Lock()
-		s.root = rootDir(p)
 		s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 		s.mu.Unlock()
 		return lspprotocol.InitializeResult{
@@ -230,26 +236,6 @@ func (s *server) log(ctx context.Context, kind int, msg string) {
 	_ = s.conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: kind, Message: msg})
 }
 
-// rootDir is the workspace's directory: the root URI, the first
-// workspace folder, or the server's working directory.
-func rootDir(p lspprotocol.InitializeParams) string {
-	for _, u := range append([]string{p.RootURI}, folders(p.WorkspaceFolders)...) {
-		if dir, ok := filePath(u); ok {
-			return dir
-		}
-	}
-	wd, _ := os.Getwd()
-	return wd
-}
-
-func folders(fs []lspprotocol.WorkspaceFolder) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.URI)
-	}
-	return out
-}
-
 // filePath is the absolute path a file: URI names.
 func filePath(uri string) (string, bool) {
 	u, err := url.Parse(uri)
@@ -281,15 +267,20 @@ func (s *server) work(ctx context.Context) {
 		case <-s.dirty:
 		}
 		s.mu.Lock()
-		root := s.root
 		open := map[string]string{}
 		for path, d := range s.docs {
 			open[path] = d.text
 		}
 		s.mu.Unlock()
-		found, err := analyse(ctx, root, open, s.opts)
+		found, logs, err := s.analyser.analyse(ctx, open)
 		if ctx.Err() != nil {
 			return
+		}
+		for _, l := range logs {
+			if !s.logged[l] { // once a session: every edit would say it again
+				s.logged[l] = true
+				s.log(ctx, lspprotocol.MessageWarning, l)
+			}
 		}
 		if err != nil {
 			// Diagnostics stay as they were; the log says why none came.

@@ -58,7 +58,7 @@ func rule(category string) (string, string, string, bool) {
 
 func start(t *testing.T, root string) *client {
 	t.Helper()
-	return startWith(t, root, Options{Analyzers: suite.Defaults(), Rule: rule})
+	return startWith(t, root, Options{Analyzers: suite.Defaults(), Rule: rule, FromSource: suite.FromSource})
 }
 
 func startWith(t *testing.T, root string, opts Options) *client {
@@ -147,9 +147,6 @@ func (c *client) next(uri string, ok func([]lspprotocol.Diagnostic) bool) []lspp
 // quick fix; see it gone; type something that does not parse and see
 // that, the server still serving; close; shut down and exit.
 func TestSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages with the go command")
-	}
 	root := writeTree(t)
 	file := filepath.Join(root, "pkg", "features", "features.go")
 	text, err := os.ReadFile(file)
@@ -235,9 +232,6 @@ func asRPCError(err error, target **jsonrpc2.Error) bool {
 // found, and the server serves on; a file that does not parse there is
 // reported as an error.
 func TestNotATree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
 	root := t.TempDir()
 	file := filepath.Join(root, "x.go")
 	writeFile(t, file, "package x\n")

@@ -14,10 +14,16 @@ import (
 // editor starts plegvet lsp and shows its findings as files are edited.
 func runLSP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lsp", flag.ContinueOnError)
+	// The analyzers' own flags, named as for the checks (-pleg.note):
+	// an editor's command line sets them.
+	analyzers := suite.Defaults()
+	for _, a := range analyzers {
+		a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, a.Name+"."+f.Name, f.Usage) })
+	}
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	err := lsp.Serve(ctx, os.Stdin, os.Stdout, lsp.Options{Analyzers: suite.Defaults(), Rule: rule})
+	err := lsp.Serve(ctx, os.Stdin, os.Stdout, lsp.Options{Analyzers: analyzers, Rule: rule, FromSource: suite.FromSource})
 	if err != nil {
 		return fail(stderr, "lsp", err)
 	}

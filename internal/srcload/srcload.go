@@ -79,6 +79,10 @@ type Result struct {
 	// full: unreadable, not Go source, syntax errors, another package
 	// clause. Nothing is left out without one.
 	Problems []Problem
+	// LeftOut say why requested packages were left out of Packages
+	// (Imports.LeaveOut): the tree does not hold them, or none of their
+	// files could be loaded (their Problems say why).
+	LeftOut []error
 }
 
 type loader struct {
@@ -99,6 +103,8 @@ type loader struct {
 	stubbed   map[string]bool
 	tried     map[string]bool // imports parsed for also, usable or not
 	problems  []Problem
+	overlay   map[string][]byte
+	cache     *Cache
 }
 
 type parsedPkg struct {
@@ -143,11 +149,27 @@ type Imports struct {
 	// tree.Rel does (relative to the checkout root), so the positions an
 	// analyzer resolves from it are those an answer prints.
 	TreeRelativeNames bool
+	// Overlay holds the content of files as edited but not saved, by
+	// absolute file name: read instead of the disk's (a language
+	// server's open buffers). A name the directory lacks is added to it.
+	Overlay map[string][]byte
+	// LeaveOut leaves out a requested package that cannot be loaded (the
+	// result's LeftOut says why) instead of failing the load: a language
+	// server still checks the open files that load.
+	LeaveOut bool
+	// Cache, when set, keeps what a load parsed and type-checked for the
+	// next load with the same cache: a file whose content is unchanged
+	// is not parsed again, and a package whose files and imports are
+	// unchanged is not checked again. Loads sharing a cache share its
+	// FileSet and must not run at once.
+	Cache *Cache
 }
 
 // LoadImports is LoadWith with the imports' handling spelled out.
 func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths ...string) (*Result, error) {
-	res, cutTooMuch, err := loadImports(ctx, t, imports, true, importPaths)
+	// Cutting depends on what the importers select, which a cached
+	// importer does not say again: with a cache, nothing is cut.
+	res, cutTooMuch, err := loadImports(ctx, t, imports, imports.Cache == nil, importPaths)
 	if err == nil && cutTooMuch {
 		res, _, err = loadImports(ctx, t, imports, false, importPaths)
 	}
@@ -170,6 +192,11 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		modelled:  map[string]bool{},
 		stubbed:   map[string]bool{},
 		tried:     map[string]bool{},
+		overlay:   imports.Overlay,
+		cache:     imports.Cache,
+	}
+	if l.cache != nil {
+		l.fset, l.pkgs = l.cache.begin()
 	}
 	l.requested = map[string]bool{}
 	for _, p := range importPaths {
@@ -179,33 +206,54 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	res := &Result{Fset: l.fset}
+	var loadable []string
 	for _, p := range importPaths {
-		dir := t.PackageDir(p)
-		if dir == "" {
-			return nil, false, fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
+		err := l.parseRequested(ctx, p)
+		if err != nil && imports.LeaveOut && ctx.Err() == nil {
+			res.LeftOut = append(res.LeftOut, err)
+			delete(l.want, p)
+			continue
 		}
-		pp, err := l.parse(ctx, p, dir)
 		if err != nil {
 			return nil, false, err
 		}
-		l.problems = append(l.problems, pp.problems...)
-		if err := l.usable(pp); err != nil {
-			return nil, false, err
-		}
-		l.parsed[p] = pp
+		loadable = append(loadable, p)
 	}
-	res := &Result{Fset: l.fset}
-	for _, p := range importPaths {
+	for _, p := range loadable {
 		pkg, err := l.check(ctx, p, nil)
 		if err != nil {
 			return nil, false, err
 		}
 		res.Packages = append(res.Packages, pkg)
 	}
+	if l.cache != nil {
+		l.cache.end(l.checked)
+	}
 	res.Modelled = sortedKeys(l.modelled)
 	res.Stubbed = sortedKeys(l.stubbed)
 	res.Problems = l.problems
 	return res, l.cutTooMuch(), nil
+}
+
+// parseRequested parses a requested package: an error when the tree
+// does not hold it or none of its files can be loaded.
+func (l *loader) parseRequested(ctx context.Context, p string) error {
+	t := l.tree
+	dir := t.PackageDir(p)
+	if dir == "" {
+		return fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
+	}
+	pp, err := l.parse(ctx, p, dir)
+	if err != nil {
+		return err
+	}
+	l.problems = append(l.problems, pp.problems...)
+	if err := l.usable(pp); err != nil {
+		return err
+	}
+	l.parsed[p] = pp
+	return nil
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -225,7 +273,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
 	}
-	ents, err := os.ReadDir(dir)
+	entries, err := l.dirNames(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(rel), errCause(err))
 	}
@@ -236,6 +284,10 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	ctxt := build.Default
 	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
 	ctxt.OpenFile = func(path string) (io.ReadCloser, error) {
+		if text, ok := l.overlay[path]; ok {
+			src, readErr = text, nil
+			return io.NopCloser(bytes.NewReader(src)), nil
+		}
 		src, readErr = inputfile.Read(path)
 		if readErr != nil {
 			return nil, readErr
@@ -246,8 +298,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	var files []*ast.File
 	var names []string
 	var sources []source
-	for _, e := range ents {
-		name := e.Name()
+	for _, name := range entries {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
@@ -290,7 +341,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	if !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath) {
 		mode = parser.SkipObjectResolution
 	}
-	for i, r := range l.parseAll(sources, mode) {
+	for i, r := range l.parseCached(sources, mode) {
 		filename, f, err := sources[i].filename, r.file, r.err
 		if err != nil {
 			pp.problems = append(pp.problems, l.syntaxProblem(filename, err))
@@ -379,6 +430,13 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	stack = append(stack, importPath)
 	pp := l.parsed[importPath]
+	ignoreBodies := !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath)
+	if pkg, err := l.reuse(ctx, importPath, pp, ignoreBodies, stack); pkg != nil || err != nil {
+		if err == nil {
+			l.checked[importPath] = pkg
+		}
+		return pkg, err
+	}
 	pkg := &packages.Package{
 		ID:         importPath,
 		PkgPath:    importPath,
@@ -400,8 +458,9 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	pkg.CompiledGoFiles = pkg.GoFiles
 	pkg.Name = pp.name
 	var abortErr error
+	var answers []importAnswer
 	conf := types.Config{
-		IgnoreFuncBodies: !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath),
+		IgnoreFuncBodies: ignoreBodies,
 		FakeImportC:      true,
 		Sizes:            pkg.TypesSizes,
 		Error: func(err error) {
@@ -410,35 +469,13 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 			}
 		},
 		Importer: importerFunc(func(p string) (*types.Package, error) {
-			if !l.want[p] && !l.tried[p] && l.also != nil && l.also(p) && !isStd(p) {
-				l.tried[p] = true
-				if dir := l.tree.PackageDir(p); dir != "" {
-					pp, err := l.parse(ctx, p, dir)
-					if err != nil && ctx.Err() != nil {
-						abortErr = err
-						return nil, err
-					}
-					if err == nil {
-						// Its files are named even when none is usable
-						// and the import is stubbed instead.
-						l.problems = append(l.problems, pp.problems...)
-						if len(pp.files) > 0 {
-							l.parsed[p] = pp
-							l.want[p] = true
-						}
-					}
-				}
+			dep, err := l.importFor(ctx, p, stack, pkg)
+			if err != nil {
+				abortErr = err
+				return nil, err
 			}
-			if l.want[p] {
-				dep, err := l.check(ctx, p, stack)
-				if err != nil {
-					abortErr = err
-					return nil, err
-				}
-				pkg.Imports[p] = dep
-				return dep.Types, nil
-			}
-			return l.importOther(p), nil
+			answers = append(answers, importAnswer{p, dep})
+			return dep, nil
 		}),
 	}
 	files := pp.files
@@ -455,7 +492,43 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	pkg.IllTyped = len(pkg.TypeErrors) > 0
 	l.checked[importPath] = pkg
+	if l.cache != nil {
+		l.cache.checked[importPath] = &checkedPkg{pkg: pkg, files: pp.files, ignoreBodies: ignoreBodies, imports: answers}
+	}
 	return pkg, nil
+}
+
+// importFor answers an import of pkg, being checked: from the tree's
+// source when it is requested or picked by also, else a model or a stub.
+// stack is the chain of packages being checked, pkg's last.
+func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *packages.Package) (*types.Package, error) {
+	if !l.want[p] && !l.tried[p] && l.also != nil && l.also(p) && !isStd(p) {
+		l.tried[p] = true
+		if dir := l.tree.PackageDir(p); dir != "" {
+			pp, err := l.parse(ctx, p, dir)
+			if err != nil && ctx.Err() != nil {
+				return nil, err
+			}
+			if err == nil {
+				// Its files are named even when none is usable and the
+				// import is stubbed instead.
+				l.problems = append(l.problems, pp.problems...)
+				if len(pp.files) > 0 {
+					l.parsed[p] = pp
+					l.want[p] = true
+				}
+			}
+		}
+	}
+	if l.want[p] {
+		dep, err := l.check(ctx, p, stack)
+		if err != nil {
+			return nil, err
+		}
+		pkg.Imports[p] = dep
+		return dep.Types, nil
+	}
+	return l.importOther(p), nil
 }
 
 // majorityName is the package name most files declare; on a tie, the one
@@ -490,18 +563,21 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 // importOther answers an import that is not loaded from the tree: a model
 // of its API, or an empty stand-in.
 func (l *loader) importOther(p string) *types.Package {
+	model, isModel := models[p]
+	if isModel {
+		l.modelled[p] = true
+	} else {
+		l.stubbed[p] = true
+	}
 	if pkg, ok := l.pkgs[p]; ok {
 		return pkg
 	}
 	var pkg *types.Package
-	if model, ok := models[p]; ok {
+	if isModel {
 		pkg = l.checkModel(p, model)
-		l.modelled[p] = true
-	}
-	if pkg == nil {
+	} else {
 		pkg = types.NewPackage(p, guessName(p))
 		pkg.MarkComplete()
-		l.stubbed[p] = true
 	}
 	l.pkgs[p] = pkg
 	return pkg

@@ -129,6 +129,25 @@ func (t *Tree) PackageDir(importPath string) string {
 	return ""
 }
 
+// ImportPath is the import path of the package in dir, a directory of
+// the checkout: a staging or vendored package by its own path, any other
+// by the tree's module path. ok is false for a directory outside the tree.
+func (t *Tree) ImportPath(dir string) (path string, ok bool) {
+	rel, ok := within(t.Dir, dir)
+	if !ok {
+		return "", false
+	}
+	for _, base := range []string{"staging/src/", "vendor/"} {
+		if rest, found := strings.CutPrefix(rel, base); found && rest != "" {
+			return rest, true
+		}
+	}
+	if rel == "." {
+		return t.Module, true
+	}
+	return t.Module + "/" + rel, true
+}
+
 // ModuleDir returns the directory of a staging module (k8s.io/cri-api):
 // a fetched module, the checkout's staging copy, or its vendored copy.
 func (t *Tree) ModuleDir(module string) string {

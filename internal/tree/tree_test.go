@@ -79,6 +79,18 @@ func TestRelAndPackageDir(t *testing.T) {
 		if got := tr.PackageDir(path); got != want {
 			t.Errorf("PackageDir(%s) = %q, want %q", path, got, want)
 		}
+		// A package of the checkout is named back by its directory.
+		if want != "" && strings.HasPrefix(want, k) {
+			if got, ok := tr.ImportPath(want); !ok || got != path {
+				t.Errorf("ImportPath(%s) = %q, %v, want %q", want, got, ok, path)
+			}
+		}
+	}
+	if got, ok := tr.ImportPath(k); !ok || got != "k8s.io/kubernetes" {
+		t.Errorf("ImportPath(root) = %q, %v", got, ok)
+	}
+	if got, ok := tr.ImportPath(root); ok {
+		t.Errorf("ImportPath(outside) = %q, want none", got)
 	}
 	for abs, want := range map[string]string{
 		filepath.Join(k, "pkg", "features", "kube_features.go"):                 "pkg/features/kube_features.go",

@@ -1,0 +1,199 @@
+package srcload
+
+import (
+	"bytes"
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Cache keeps, from one load to the next, the files parsed and the
+// packages type-checked (Imports.Cache): what a language server needs to
+// answer an edit by re-checking the edited package and, among the loaded
+// ones, those that import it, and nothing else. Entries the last load did
+// not use are dropped, files from the FileSet too, so the cache holds one
+// load's worth however many loads it served.
+type Cache struct {
+	fset    *token.FileSet
+	pkgs    map[string]*types.Package // models and stubs: the same objects in every load
+	files   map[fileKey]*cachedFile
+	checked map[string]*checkedPkg
+	used    map[fileKey]bool // the files the running load read
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{fset: token.NewFileSet(), pkgs: map[string]*types.Package{}, files: map[fileKey]*cachedFile{}, checked: map[string]*checkedPkg{}}
+}
+
+// fileKey is a file as parsed: its name on disk, its name in the FileSet
+// and the parser's mode (with or without comments).
+type fileKey struct {
+	filename, name string
+	mode           parser.Mode
+}
+
+type cachedFile struct {
+	src []byte
+	parsed
+}
+
+// checkedPkg is a package as checked, with what its importer answered,
+// in the order asked: the package is still valid when its files are the
+// same and each import gets the same answer.
+type checkedPkg struct {
+	pkg          *packages.Package
+	files        []*ast.File
+	ignoreBodies bool
+	imports      []importAnswer
+}
+
+type importAnswer struct {
+	path string
+	pkg  *types.Package
+}
+
+// Stats say what the cache holds: for a test or a benchmark to see that
+// it does not grow with the number of loads.
+type Stats struct {
+	Files, Packages int
+	// FileSetFiles counts the FileSet's files, the built-in models'
+	// included.
+	FileSetFiles int
+}
+
+// Stats counts the cache's entries.
+func (c *Cache) Stats() Stats {
+	n := 0
+	for range c.fset.Iterate {
+		n++
+	}
+	return Stats{Files: len(c.files), Packages: len(c.checked), FileSetFiles: n}
+}
+
+func (c *Cache) begin() (*token.FileSet, map[string]*types.Package) {
+	c.used = map[fileKey]bool{}
+	return c.fset, c.pkgs
+}
+
+// end drops what the load that ends did not use.
+func (c *Cache) end(checked map[string]*packages.Package) {
+	for path, cp := range c.checked {
+		if checked[path] != cp.pkg {
+			delete(c.checked, path)
+		}
+	}
+	for k, f := range c.files {
+		if !c.used[k] {
+			c.drop(k, f)
+		}
+	}
+	c.used = nil
+}
+
+func (c *Cache) drop(k fileKey, f *cachedFile) {
+	if f.file != nil {
+		if tf := c.fset.File(f.file.FileStart); tf != nil {
+			c.fset.RemoveFile(tf)
+		}
+	}
+	delete(c.files, k)
+}
+
+// parseCached is parseAll, answering from the cache the files whose
+// content it has seen.
+func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
+	if l.cache == nil {
+		return l.parseAll(sources, mode)
+	}
+	out := make([]parsed, len(sources))
+	var fresh []source
+	var at []int
+	for i, s := range sources {
+		k := fileKey{s.filename, s.name, mode}
+		l.cache.used[k] = true
+		if f, ok := l.cache.files[k]; ok && bytes.Equal(f.src, s.src) {
+			out[i] = f.parsed
+			continue
+		}
+		fresh, at = append(fresh, s), append(at, i)
+	}
+	for j, p := range l.parseAll(fresh, mode) {
+		s := fresh[j]
+		k := fileKey{s.filename, s.name, mode}
+		if old, ok := l.cache.files[k]; ok {
+			l.cache.drop(k, old)
+		}
+		l.cache.files[k] = &cachedFile{src: s.src, parsed: p}
+		out[at[j]] = p
+	}
+	return out
+}
+
+// reuse returns the cached check of a package when it still holds: the
+// same files, checked alike, and every import answered as before (each
+// import is answered again, which checks a changed import first). It
+// returns nil, nil when the package must be checked again.
+func (l *loader) reuse(ctx context.Context, importPath string, pp *parsedPkg, ignoreBodies bool, stack []string) (*packages.Package, error) {
+	if l.cache == nil {
+		return nil, nil
+	}
+	cp, ok := l.cache.checked[importPath]
+	if !ok || cp.ignoreBodies != ignoreBodies || !slices.Equal(cp.files, pp.files) {
+		return nil, nil
+	}
+	scratch := &packages.Package{Imports: map[string]*packages.Package{}}
+	for _, a := range cp.imports {
+		dep, err := l.importFor(ctx, a.path, stack, scratch)
+		if err != nil {
+			return nil, err
+		}
+		if dep != a.pkg {
+			return nil, nil
+		}
+	}
+	return cp.pkg, nil
+}
+
+// dirNames are the names of a directory's entries, with the overlay's
+// files in it that the disk lacks, in order.
+func (l *loader) dirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !l.overlaid(dir) {
+		return nil, err
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, e := range ents {
+		names = append(names, e.Name())
+		seen[e.Name()] = true
+	}
+	for path := range l.overlay {
+		if d, name := splitPath(path); d == dir && !seen[name] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (l *loader) overlaid(dir string) bool {
+	for path := range l.overlay {
+		if d, _ := splitPath(path); d == dir {
+			return true
+		}
+	}
+	return false
+}
+
+func splitPath(path string) (dir, name string) {
+	return filepath.Dir(path), filepath.Base(path)
+}
