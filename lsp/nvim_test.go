@@ -11,32 +11,42 @@ import (
 	"time"
 )
 
-// neovim finds nvim, installing Debian's package when the test runs as
-// root on a machine with apt-get (as CI does); otherwise it skips, saying
-// why.
-func neovim(t *testing.T) string {
+// debianTool finds a program, installing Debian's packages for it when
+// the test runs as root on a machine with apt-get (as CI does); otherwise
+// it skips, saying why.
+func debianTool(t *testing.T, program string, packages ...string) string {
 	t.Helper()
-	if nvim, err := exec.LookPath("nvim"); err == nil {
-		return nvim
+	if path, err := exec.LookPath(program); err == nil {
+		return path
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("no nvim on PATH, and not root to install Debian's neovim")
+		t.Skipf("no %s on PATH, and not root to install Debian's %s", program, strings.Join(packages, " "))
 	}
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("no nvim on PATH, and no apt-get to install it")
+		t.Skipf("no %s on PATH, and no apt-get to install it", program)
 	}
-	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "neovim"}} {
+	for _, args := range [][]string{{"update"}, append([]string{"install", "-y", "--no-install-recommends"}, packages...)} {
 		cmd := exec.Command("apt-get", args...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	nvim, err := exec.LookPath("nvim")
+	path, err := exec.LookPath(program)
 	if err != nil {
-		t.Fatal("Debian's neovim installed no nvim")
+		t.Fatalf("Debian's %s installed no %s", strings.Join(packages, " "), program)
 	}
-	return nvim
+	return path
+}
+
+// plegvetBinary builds plegvet for an editor to start.
+func plegvetBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "plegvet")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/plegvet").CombinedOutput(); err != nil {
+		t.Fatalf("building plegvet: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // A real editor, neovim run headless, drives plegvet lsp through a
@@ -48,11 +58,8 @@ func TestNeovim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plegvet and runs neovim")
 	}
-	nvim := neovim(t)
-	bin := filepath.Join(t.TempDir(), "plegvet")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/plegvet").CombinedOutput(); err != nil {
-		t.Fatalf("building plegvet: %v\n%s", err, out)
-	}
+	nvim := debianTool(t, "nvim", "neovim")
+	bin := plegvetBinary(t)
 	root := writeTree(t)
 	file := filepath.Join(root, "pkg", "features", "features.go")
 	orig, err := os.ReadFile(file)
