@@ -12,18 +12,23 @@ import (
 )
 
 // debianTool finds a program, installing Debian's packages for it when
-// the test runs as root on a machine with apt-get (as CI does); otherwise
-// it skips, saying why.
-func debianTool(t *testing.T, program string, packages ...string) string {
+// it is missing or not usable (usable, when not nil, says) and the test
+// runs as root on a machine with apt-get (as CI does); otherwise it
+// skips, saying why.
+func debianTool(t *testing.T, program string, usable func(path string) bool, packages ...string) string {
 	t.Helper()
-	if path, err := exec.LookPath(program); err == nil {
+	ready := func() (string, bool) {
+		path, err := exec.LookPath(program)
+		return path, err == nil && (usable == nil || usable(path))
+	}
+	if path, ok := ready(); ok {
 		return path
 	}
 	if os.Geteuid() != 0 {
-		t.Skipf("no %s on PATH, and not root to install Debian's %s", program, strings.Join(packages, " "))
+		t.Skipf("no usable %s on PATH, and not root to install Debian's %s", program, strings.Join(packages, " "))
 	}
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skipf("no %s on PATH, and no apt-get to install it", program)
+		t.Skipf("no usable %s on PATH, and no apt-get to install it", program)
 	}
 	for _, args := range [][]string{{"update"}, append([]string{"install", "-y", "--no-install-recommends"}, packages...)} {
 		cmd := exec.Command("apt-get", args...)
@@ -32,9 +37,9 @@ func debianTool(t *testing.T, program string, packages ...string) string {
 			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	path, err := exec.LookPath(program)
-	if err != nil {
-		t.Fatalf("Debian's %s installed no %s", strings.Join(packages, " "), program)
+	path, ok := ready()
+	if !ok {
+		t.Fatalf("Debian's %s installed no usable %s", strings.Join(packages, " "), program)
 	}
 	return path
 }
@@ -58,7 +63,7 @@ func TestNeovim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plegvet and runs neovim")
 	}
-	nvim := debianTool(t, "nvim", "neovim")
+	nvim := debianTool(t, "nvim", nil, "neovim")
 	bin := plegvetBinary(t)
 	root := writeTree(t)
 	file := filepath.Join(root, "pkg", "features", "features.go")
