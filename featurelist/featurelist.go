@@ -46,8 +46,9 @@ func (e *Error) Error() string {
 
 // Parse reads a feature list in the format of Kubernetes'
 // versioned_feature_list.yaml (comments allowed). Anything else (another
-// shape, an unknown key, a value of the wrong kind, a gate listed twice)
-// is a *Error naming the line and what was expected there.
+// shape, an unknown key, a key given twice in one mapping, a value of the
+// wrong kind, a gate listed twice) is a *Error naming the line and what
+// was expected there.
 func Parse(name string, data []byte) ([]Gate, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -57,6 +58,9 @@ func Parse(name string, data []byte) ([]Gate, error) {
 		return []Gate{}, nil // an empty file lists no gate
 	}
 	p := parser{file: name}
+	if err := p.uniqueKeys(&doc); err != nil {
+		return nil, err
+	}
 	seq := doc.Content[0]
 	if seq.Kind != yaml.SequenceNode {
 		return nil, p.fail(seq, "want a list of gates (- name: ..., versionedSpecs: [...])")
@@ -109,6 +113,49 @@ func (p parser) fail(n *yaml.Node, format string, args ...any) error {
 		line = n.Line
 	}
 	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// uniqueKeys refuses a mapping, anywhere under n, that gives a key twice.
+// yaml.v3 checks keys only when it decodes into a map or a struct, not
+// into a yaml.Node, and the parser reads a mapping's pairs in order, so
+// the last value of a key would win unseen (default: true then false read
+// as false; a second name renaming the gate). Keys are compared as the
+// parser reads them, by their text whatever their style or tag; an alias
+// as a key stands for the key it names. Aliases are not followed: the
+// node they name is checked where it is written.
+func (p parser) uniqueKeys(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := p.uniqueKeys(c); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		first := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			key := k
+			if k.Kind == yaml.AliasNode && k.Alias != nil {
+				key = k.Alias
+			}
+			if key.Kind == yaml.ScalarNode {
+				if f, dup := first[key.Value]; dup {
+					return p.fail(k, "duplicate key %q (first at line %d)", key.Value, f.Line)
+				}
+				first[key.Value] = k
+			}
+			// A key that is a list or a mapping is left to the parser,
+			// which wants none.
+			if err := p.uniqueKeys(k); err != nil {
+				return err
+			}
+			if err := p.uniqueKeys(n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // gate reads a gate's name and finds its versionedSpecs, which the

@@ -76,6 +76,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("- name: X\n  versionedSpecs: []\n"))
 	f.Add([]byte("- name: [\n"))
 	f.Add([]byte("&a [*a]"))
+	f.Add([]byte("- name: X\n  name: Y\n  versionedSpecs: []\n"))
+	f.Add([]byte("- &n name: X\n  versionedSpecs: []\n  *n : Y\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		gates, err := Parse("f.yaml", data)
 		if err != nil {
@@ -101,4 +103,61 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A key given twice in one mapping is a format error naming both lines:
+// yaml.v3 decodes into a yaml.Node without checking keys, and the
+// parser would take the last value (default: true, then false, read as
+// false; a second name renaming the gate).
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	const spec = "    lockToDefault: false\n    preRelease: Beta\n    version: \"1.30\"\n"
+	for _, tc := range []struct{ name, list, want string }{
+		{"default twice in a spec",
+			"- name: X\n  versionedSpecs:\n  - default: true\n    default: false\n" + spec,
+			`l.yaml:4: duplicate key "default" (first at line 3)`},
+		{"name twice in a gate",
+			"- name: X\n  name: Y\n  versionedSpecs: []\n",
+			`l.yaml:2: duplicate key "name" (first at line 1)`},
+		{"version twice in a later spec",
+			"- name: X\n  versionedSpecs:\n  - default: false\n" + spec + "  - default: true\n" + spec + "    version: \"1.31\"\n",
+			`l.yaml:11: duplicate key "version" (first at line 10)`},
+		{"versionedSpecs twice in a later gate",
+			"- name: X\n  versionedSpecs: []\n- name: Y\n  versionedSpecs: []\n  versionedSpecs:\n  - default: false\n" + spec,
+			`l.yaml:5: duplicate key "versionedSpecs" (first at line 4)`},
+		{"a quoted key is the same key",
+			"- name: X\n  \"name\": Y\n  versionedSpecs: []\n",
+			`l.yaml:2: duplicate key "name" (first at line 1)`},
+		{"a tagged key is the same key",
+			"- name: X\n  versionedSpecs:\n  - default: true\n    !!str default: false\n" + spec,
+			`l.yaml:4: duplicate key "default" (first at line 3)`},
+		{"an alias of a key is that key",
+			"- &n name: X\n  versionedSpecs: []\n  *n : Y\n",
+			`l.yaml:3: duplicate key "name" (first at line 1)`},
+		{"a flow mapping",
+			"- {name: X, versionedSpecs: [], name: X}\n",
+			`l.yaml:1: duplicate key "name" (first at line 1)`},
+		{"a duplicate before another error",
+			"- name: X\n  name: X\n  stage: Beta\n",
+			`l.yaml:2: duplicate key "name" (first at line 1)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gates, err := Parse("l.yaml", []byte(tc.list))
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("gates %+v, error %v (%T); want an *Error %s", gates, err, err, tc.want)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("error %q; want %q", err, tc.want)
+			}
+		})
+	}
+	// Keys repeated in different mappings are no duplicates.
+	list := "- name: X\n  versionedSpecs:\n  - default: false\n" + spec + "  - default: true\n" + strings.Replace(spec, "1.30", "1.31", 1) + "- name: Y\n  versionedSpecs: []\n"
+	gates, err := Parse("l.yaml", []byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gates) != 2 || len(gates[0].Specs) != 2 || gates[0].Specs[1].Version != "1.31" || !gates[0].Specs[1].Default || gates[1].Name != "Y" {
+		t.Errorf("gates %+v", gates)
+	}
 }
