@@ -151,6 +151,9 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+	if code, ok := guardFixes(args, stderr); ok {
+		return code
+	}
 	multichecker.Main(analyzers...)
 	return exitOK // not reached: multichecker.Main exits
 }
