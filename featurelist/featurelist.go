@@ -219,7 +219,9 @@ func (p parser) spec(sn *yaml.Node, gate string) (Spec, error) {
 func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
 	switch k.Value {
 	case "default", "lockToDefault":
-		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+		// YAML 1.1's True and TRUE are booleans too, but the list is
+		// written lower-case, and a value read otherwise is misread.
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || (v.Value != "true" && v.Value != "false") {
 			return p.fail(v, "want %s of %s to be true or false", k.Value, gate)
 		}
 		b := v.Value == "true"

@@ -161,3 +161,16 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 		t.Errorf("gates %+v", gates)
 	}
 }
+
+// TestParseRefusesOtherBooleans: YAML 1.1 reads True and TRUE as
+// booleans, and the parser read any of them but "true" as false; the
+// list is written lower-case, so anything else is a format error.
+func TestParseRefusesOtherBooleans(t *testing.T) {
+	for _, v := range []string{"True", "TRUE", "False", "yes"} {
+		list := "- name: X\n  versionedSpecs:\n  - default: " + v + "\n    lockToDefault: false\n    preRelease: Beta\n    version: \"1.30\"\n"
+		gates, err := Parse("l.yaml", []byte(list))
+		if want := `l.yaml:3: want default of X to be true or false`; err == nil || err.Error() != want {
+			t.Errorf("default: %s: gates %+v, error %v; want %s", v, gates, err, want)
+		}
+	}
+}
