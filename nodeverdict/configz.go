@@ -28,6 +28,11 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A key said twice where the reader looks is refused before any value
+	// is read: encoding/json would keep the second silently.
+	if err := duplicateKey(name, data, configzLevels, "each key once, as in one kubelet's configz"); err != nil {
+		return nil, err
+	}
 	raw, ok := top["kubeletconfig"]
 	if !ok {
 		// A KubeletConfiguration file (kind, apiVersion) is the usual mistake.
@@ -59,6 +64,20 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 		cfg.FeatureGates[n] = b
 	}
 	return cfg, nil
+}
+
+// configzLevels says the objects ReadConfigz reads keys of: the top,
+// kubeletconfig, and kubeletconfig.featureGates.
+func configzLevels(path []string) bool {
+	switch len(path) {
+	case 0:
+		return true
+	case 1:
+		return path[0] == "kubeletconfig"
+	case 2:
+		return path[0] == "kubeletconfig" && path[1] == "featureGates"
+	}
+	return false
 }
 
 var plainKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)

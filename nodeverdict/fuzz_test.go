@@ -59,6 +59,9 @@ func FuzzReadConfigz(f *testing.F) {
 		`{"kubeletconfig": {"featureGates": {"EventedPLEG": "true"}}}`,
 		`{"kubeletconfig": {"featureGates": {"Evented\nPLEG": 0}}}`,
 		`{"kubeletconfig": {"featureGates": {"EventedPLEG": tr`,
+		// Keys said twice, where the reader looks and where it does not.
+		`{"kubeletconfig": {"featureGates": {"EventedPLEG": true, "Evented\u0050LEG": false}}}`,
+		`{"kubeletconfig": null, "kubeletconfig": {"x": {"y": 1, "y": [{"z": 2, "z": 3}]}}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -103,3 +103,85 @@ func shortValue(s string) string {
 	}
 	return fmt.Sprintf("%s... (%d bytes)", s[:max], len(s))
 }
+
+// duplicateKey finds, in data that json.Unmarshal accepted, the first key
+// said twice in one object, looking only in the objects at the paths
+// within says (the top object is the empty path): encoding/json keeps the
+// last of two values, so a file that says both would be read as saying
+// only the second. Its error names the file at the second key, the key's
+// path, and where the first one is; nil when there is no such key.
+func duplicateKey(name string, data []byte, within func(path []string) bool, want string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	s := &keyScan{name: name, data: data, dec: dec, within: within, want: want}
+	err := s.value(nil)
+	if ce, ok := err.(*CaptureError); ok {
+		return ce
+	}
+	// The data decoded once already; a token the scan cannot read is not
+	// a duplicate.
+	return nil
+}
+
+type keyScan struct {
+	name, want string
+	data       []byte
+	dec        *json.Decoder
+	within     func(path []string) bool
+}
+
+// next is the offset of the next token's first byte, past white space and
+// the comma or colon before it.
+func (s *keyScan) next() int64 {
+	at := s.dec.InputOffset()
+	for at < int64(len(s.data)) && strings.IndexByte(" \t\r\n,:", s.data[at]) >= 0 {
+		at++
+	}
+	return at
+}
+
+// value reads the next value, looking for duplicates in it if it is an
+// object at a path within says.
+func (s *keyScan) value(path []string) error {
+	if at := s.next(); !s.within(path) || at >= int64(len(s.data)) || s.data[at] != '{' {
+		var skip json.RawMessage
+		return s.dec.Decode(&skip)
+	}
+	if _, err := s.dec.Token(); err != nil { // {
+		return err
+	}
+	seen := map[string]int64{} // a key's offset, at its opening quote
+	for s.dec.More() {
+		at := s.next()
+		tok, err := s.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("key %v", tok)
+		}
+		keyPath := append(path[:len(path):len(path)], key)
+		if first, dup := seen[key]; dup {
+			line, col := lineCol(s.data, at)
+			fl, fc := lineCol(s.data, first)
+			return &CaptureError{File: s.name, Line: line, Col: col, Msg: fmt.Sprintf("%s a second time (first at %d:%d); want %s", jsonPath(keyPath), fl, fc, s.want)}
+		}
+		seen[key] = at
+		if err := s.value(keyPath); err != nil {
+			return err
+		}
+	}
+	_, err := s.dec.Token() // }
+	return err
+}
+
+// jsonPath prints a path of keys for an error message, a.b.c, quoting a
+// key that is not a plain name and cutting a long one.
+func jsonPath(path []string) string {
+	elems := make([]string, len(path))
+	for i, k := range path {
+		elems[i] = shortValue(gateKey(k))
+	}
+	return strings.Join(elems, ".")
+}
