@@ -34,7 +34,7 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 		return compute()
 	}
 	var kept T
-	if answercache.Get(opts.CacheDir, key, &kept) {
+	if answercache.Get(opts.CacheDir, key, &kept) && keptWhole(&kept, t) {
 		return &kept, nil
 	}
 	answer, err := compute()
@@ -51,6 +51,28 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 	// this one its answer.
 	_ = answercache.Put(opts.CacheDir, key, answer)
 	return answer, nil
+}
+
+// keptWhole reports whether a kept answer holds what a computed answer of
+// the tree always holds: an entry that decodes but says less (null, {},
+// a bare schema version) is computed again, not served.
+func keptWhole(answer any, t *tree.Tree) bool {
+	k, ok := answer.(interface{ whole(*tree.Tree) bool })
+	return !ok || k.whole(t)
+}
+
+func (r *Report) whole(t *tree.Tree) bool {
+	return r.SchemaVersion == SchemaVersion && r.Source.whole(t) && r.Error == "" &&
+		r.DefaultPLEG != "" && r.Summary != ""
+}
+
+func (r *GatesReport) whole(t *tree.Tree) bool {
+	return r.SchemaVersion == SchemaVersion && r.Source.whole(t) && len(r.Gates) > 0
+}
+
+// whole: the source a release's answer names, read from source.
+func (s Source) whole(t *tree.Tree) bool {
+	return s.Dir == t.Module+"@"+t.Version && s.KubernetesVersion == t.Version && s.Load.Mode != ""
 }
 
 func (r *Report) complete() bool { return r.Source.Load.complete() }

@@ -2,12 +2,14 @@ package plegvet
 
 import (
 	"bytes"
+	"strings"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -53,14 +55,15 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("cache holds %v; want one entry", entries)
 	}
-	// Mark the entry, to tell a read from a computation.
+	// Mark the entry, to tell a read from a computation: written as Put
+	// writes it (an entry edited by hand is a miss: its digest binds it).
+	key := strings.TrimSuffix(filepath.Base(entries[0]), ".json")
 	var marked Report
-	data, _ := os.ReadFile(entries[0])
-	if err := json.Unmarshal(data, &marked); err != nil {
-		t.Fatal(err)
+	if !answercache.Get(dir, key, &marked) {
+		t.Fatal("the entry is not readable")
 	}
 	marked.Summary = "from the cache"
-	if err := os.WriteFile(entries[0], mustJSON(t, marked), 0o644); err != nil {
+	if err := answercache.Put(dir, key, marked); err != nil {
 		t.Fatal(err)
 	}
 	second, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: dir})
@@ -90,9 +93,8 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 		t.Errorf("after a corrupt entry: %s", g)
 	}
 	var again Report
-	data, _ = os.ReadFile(entries[0])
-	if err := json.Unmarshal(data, &again); err != nil {
-		t.Errorf("the corrupt entry was not rewritten: %v", err)
+	if !answercache.Get(dir, key, &again) || !bytes.Equal(mustJSON(t, &again), want) {
+		t.Error("the corrupt entry was not rewritten")
 	}
 
 	// Gates: the whole list is kept, and names pick from it.
@@ -141,5 +143,39 @@ func TestIncompleteAnswersAreNotKept(t *testing.T) {
 	}
 	if calls != 2 || len(cacheEntries(t, dir)) != 0 {
 		t.Errorf("an answer with a load problem was kept: computed %d times, %d entries", calls, len(cacheEntries(t, dir)))
+	}
+}
+
+// An entry that decodes but says less than a computed answer always says
+// (null, {}, a bare schema version, another release's source), even one
+// stored as Put stores it, is computed again, not served.
+func TestEmptyEntriesAreComputedAgain(t *testing.T) {
+	dir := t.TempDir()
+	tr := &tree.Tree{Module: "k8s.io/kubernetes", Version: "v1.37.2", Sums: map[string]string{"k8s.io/kubernetes": "h1:x"}}
+	opts := Options{Kubernetes: "v1.37.2", CacheDir: dir}
+	computed := &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@v1.37.2", KubernetesVersion: "v1.37.2", Load: Load{Mode: "source"}}, DefaultPLEG: "generic", Summary: "computed"}
+	key, ok := cacheKey(opts, tr, []string{"Inspect"})
+	if !ok {
+		t.Skip("no build ID to key on")
+	}
+	other := *computed
+	other.Source.Dir, other.Source.KubernetesVersion = "k8s.io/kubernetes@v1.36.1", "v1.36.1"
+	for _, planted := range []any{nil, map[string]any{}, map[string]any{"schemaVersion": SchemaVersion}, &other} {
+		if err := answercache.Put(dir, key, planted); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		got, err := cached(opts, tr, []string{"Inspect"}, func() (*Report, error) { calls++; return computed, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 || got.Summary != "computed" {
+			t.Errorf("entry %s: served (%d computations, summary %q)", mustJSON(t, planted), calls, got.Summary)
+		}
+	}
+	// The computed answer was kept, and is served.
+	got, _ := cached(opts, tr, []string{"Inspect"}, func() (*Report, error) { t.Error("computed again"); return computed, nil })
+	if got == nil || got.Summary != "computed" {
+		t.Errorf("the kept answer: %+v", got)
 	}
 }

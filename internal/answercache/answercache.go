@@ -13,6 +13,10 @@
 // directory, beside the go command's; PLEGVET_CACHE=off turns it off. A
 // missing, unreadable or corrupt entry is a miss, never an
 // error: the answer is computed again and the entry rewritten.
+//
+// The cache is private: its directories are made 0700, and an entry is
+// read only when it is the user's own regular file, in a directory no one
+// else can write, and its digest binds its content to its key (Get).
 package answercache
 
 import (
@@ -23,6 +27,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -68,15 +73,32 @@ func Key(parts ...string) (string, bool) {
 
 // Get decodes the entry of key in dir into v, strictly (an unknown field
 // is a miss: another schema). It reports whether it did.
+//
+// An entry is read as any input is: a regular file (not a link, a FIFO or
+// a device), at most MaxEntrySize bytes. It is read only when it is the
+// user's own and neither it nor its directory is writable by others, and
+// only when its digest binds its content to key: an entry edited, or
+// copied under another key, is a miss, as is one in a directory others
+// may write.
 func Get(dir, key string, v any) bool {
 	if dir == "" || key == "" {
 		return false
 	}
-	data, err := os.ReadFile(entry(dir, key))
-	if err != nil {
+	name := entry(dir, key)
+	if !private(filepath.Dir(name)) {
 		return false
 	}
+	data, ok := readEntry(name)
+	if !ok {
+		return false
+	}
+	var e envelope
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil || dec.More() || e.Key != key || e.Digest != digest(key, e.Answer) {
+		return false
+	}
+	dec = json.NewDecoder(bytes.NewReader(e.Answer))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil || dec.More() {
 		return false
@@ -84,18 +106,80 @@ func Get(dir, key string, v any) bool {
 	return true
 }
 
+// MaxEntrySize bounds an entry: the largest answer (every gate of a
+// release, with positions) is under a megabyte.
+const MaxEntrySize = 64 << 20
+
+// envelope is an entry as stored: the answer, the key it answers and a
+// digest of both.
+type envelope struct {
+	Key    string          `json:"key"`
+	Digest string          `json:"sha256"`
+	Answer json.RawMessage `json:"answer"`
+}
+
+// digest binds an answer to its key.
+func digest(key string, answer []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "plegvet answer\n%s\n", key)
+	h.Write(answer)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readEntry reads a private regular file of at most MaxEntrySize bytes,
+// without following a link and without blocking on a FIFO.
+func readEntry(name string) ([]byte, bool) {
+	st, err := os.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxEntrySize || !ownedPrivately(st) {
+		return nil, false
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	// The file opened is the one looked at: not replaced in between.
+	if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxEntrySize+1))
+	if err != nil || len(data) > MaxEntrySize {
+		return nil, false
+	}
+	return data, true
+}
+
+// private reports whether a directory is the user's own and writable by
+// no one else.
+func private(dir string) bool {
+	st, err := os.Lstat(dir)
+	return err == nil && st.IsDir() && ownedPrivately(st)
+}
+
 // Put stores v under key in dir. A cache that cannot be written is no
 // error of the answer's: the error is for callers that want to say so.
+// The directories it makes are private (0700); a fan-out directory of the
+// user's own that others may write (made by an older plegvet under a
+// permissive umask) it makes private.
 func Put(dir, key string, v any) error {
 	if dir == "" || key == "" {
 		return nil
 	}
-	data, err := json.Marshal(v)
+	answer, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(envelope{Key: key, Digest: digest(key, answer), Answer: answer})
 	if err != nil {
 		return err
 	}
 	name := entry(dir, key)
-	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+	// The cache's own directory is made private when it is made; the
+	// fan-out directory, which Get checks, always.
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	if err := makePrivate(filepath.Dir(name)); err != nil {
 		return err
 	}
 	// Written whole, then renamed: a reader never sees half an entry.
