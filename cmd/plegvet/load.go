@@ -2,12 +2,18 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/plegvet/plegvet/internal/srcload"
 )
 
 // load runs the analyzers on the lean loading, or, where it cannot answer
@@ -41,7 +47,7 @@ func load(o *driverOptions, stderr io.Writer) (r *run, code int) {
 // answers what the lean loading cannot (loadLean says why); on ./pkg/...
 // of a checkout it holds about 4 GiB.
 func loadPackages(o *driverOptions, stderr io.Writer) (r *run, code int) {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, ParseFile: parseFile}
 	initial, err := packages.Load(cfg, o.patterns...)
 	if err == nil && len(initial) == 0 {
 		err = fmt.Errorf("%s matched no packages", strings.Join(o.patterns, " "))
@@ -57,4 +63,15 @@ func loadPackages(o *driverOptions, stderr io.Writer) (r *run, code int) {
 		return nil, exitFailure
 	}
 	return &run{graph: graph, failed: failed, loader: "go/packages"}, -1
+}
+
+// parseFile parses as go/packages does, with the file's //line directives
+// made plain comments (srcload.WithoutLineDirectives): positions name the
+// file read, as in the lean loading. The go command's cgo output is
+// left as it is: its directives name the package's own .go files.
+func parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	if base := filepath.Base(filename); !strings.HasPrefix(base, "_cgo_") && !strings.HasSuffix(base, ".cgo1.go") {
+		src = srcload.WithoutLineDirectives(src)
+	}
+	return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments)
 }

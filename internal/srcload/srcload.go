@@ -332,7 +332,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		if l.relNames {
 			fsetName = l.tree.Rel(filename)
 		}
-		sources = append(sources, source{filename, fsetName, src})
+		sources = append(sources, source{filename, fsetName, WithoutLineDirectives(src)})
 	}
 	// Comments are kept for the packages whose syntax the analyzers read;
 	// a declarations-only import's (the CRI API's generated field docs)
