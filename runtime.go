@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/runtimestream"
 )
 
@@ -29,7 +28,8 @@ type RuntimeReport struct {
 	// plegvet does not know the runtime.
 	Module string `json:"module"`
 	// ModuleVersion is the upstream release Version was mapped to
-	// (v1.6.20 for 1.6.20~ds1); "" when none was.
+	// (v1.6.20 for 1.6.20~ds1), or the Go pseudo-version it is
+	// (v2.0.0-20240101000000-abcdef123456, kept whole); "" when none was.
 	ModuleVersion string `json:"moduleVersion"`
 	// CRIAPI is the k8s.io/cri-api version the module's go.mod requires.
 	CRIAPI string `json:"criApi"`
@@ -38,8 +38,8 @@ type RuntimeReport struct {
 	// the generated UnimplementedRuntimeServiceServer), ends the stream at
 	// once, or has no implementation and builds on a k8s.io/cri-api whose
 	// api.proto lacks the rpc; null when plegvet does not know the
-	// runtime, could not fetch its module, found no implementation, or
-	// cannot tell.
+	// runtime, the module proxy says the module version does not exist,
+	// plegvet found no implementation, or it cannot tell.
 	StreamsEvents *bool `json:"streamsEvents"`
 	// Pos is the declaration of the method that decides (the first of
 	// Servers), or the k8s.io/cri-api requirement in go.mod when the API
@@ -83,17 +83,35 @@ var (
 	ErrNoRuntime = errors.New("no runtime named")
 )
 
+// MaxRuntimeVersionLen bounds the version RuntimeStreams takes, and a
+// runtime's name, in bytes: a longer one is refused, quoting its first 40
+// bytes and its length.
+const MaxRuntimeVersionLen = runtimestream.MaxVersionLen
+
 // RuntimeStreams fetches the Go module of the runtime (containerd,
 // cri-o) at the upstream release a version as runtimes report it names
 // (1.6.20~ds1, v1.7.27, 2.1.4-1ubuntu1, containerd://1.7.27; name may be
-// "" when the version says it), with the user's go command, and says
-// whether its CRI server streams container events. A runtime plegvet does
-// not know, or a version the module proxy does not serve, is an answer
-// whose StreamsEvents is null and whose Why says so, not an error. A
-// malformed version of a known runtime is an error (ErrNotARuntimeVersion),
-// and so is a go command that cannot run, times out or is stopped. fetch
-// says how the go command runs.
+// "" when the version says it), or at the Go pseudo-version it is, with
+// the user's go command, and says whether its CRI server streams
+// container events. A runtime plegvet does not know, or a version the
+// module proxy says does not exist (404 Not Found, 410 Gone), is an
+// answer whose StreamsEvents is null and whose Why says so, not an error.
+//
+// A fetch that fails otherwise is an error that wraps ErrProxyRefused, as
+// a Kubernetes release's does: GOPROXY=off with the module not in the
+// module cache, a proxy that cannot be reached, that refuses or fails;
+// nothing is known of the version then. A malformed version of a known
+// runtime is an error (ErrNotARuntimeVersion), and so is one longer than
+// MaxRuntimeVersionLen, whatever the runtime, quoted only by its
+// beginning; and so is a go command that cannot run, times out or is
+// stopped. fetch says how the go command runs.
 func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOptions) (*RuntimeReport, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if err := runtimestream.CheckLength(version); err != nil {
+		return nil, fmt.Errorf("version %w", err)
+	}
 	rep := newRuntimeReport(name, version)
 	scheme, _, hasScheme := strings.Cut(strings.TrimSpace(version), "://")
 	if hasScheme {
@@ -122,7 +140,7 @@ func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOption
 	rep.Module = rt.ModulePath(mapped.ModuleVersion)
 	taken := versionWords(version, rep.Module, mapped)
 	dir, err := runtimestream.Fetch(ctx, rep.Module, mapped.ModuleVersion, fetch.Timeout)
-	if errors.Is(err, release.ErrProxyRefused) {
+	if errors.Is(err, runtimestream.ErrNoSuchVersion) {
 		rep.Why = taken + ": " + err.Error() + "; whether it streams container events is unknown"
 		return rep, nil
 	}
@@ -146,6 +164,9 @@ func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOption
 // no CRI server of its own makes it run the go command (for the
 // k8s.io/cri-api its go.mod requires), as fetch says.
 func RuntimeStreamsDir(ctx context.Context, name, dir string, fetch FetchOptions) (*RuntimeReport, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	res, err := runtimestream.Read(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -178,6 +199,15 @@ func newRuntimeReport(name, version string) *RuntimeReport {
 	}
 }
 
+// checkName refuses a runtime's name longer than MaxRuntimeVersionLen,
+// quoting only its beginning.
+func checkName(name string) error {
+	if len(name) > MaxRuntimeVersionLen {
+		return fmt.Errorf("runtime name %s: longer than %d bytes", runtimestream.QuoteShort(name), MaxRuntimeVersionLen)
+	}
+	return nil
+}
+
 func sameRuntime(a, b string) bool {
 	ra, okA := runtimestream.Lookup(a)
 	rb, okB := runtimestream.Lookup(b)
@@ -190,6 +220,9 @@ func sameRuntime(a, b string) bool {
 // versionWords says which module version a reported version was read as.
 func versionWords(version, module string, m runtimestream.Reported) string {
 	s := fmt.Sprintf("version %s is %s@%s", strings.TrimSpace(version), module, m.ModuleVersion)
+	if words, ok := runtimestream.Pseudo(m.ModuleVersion); ok {
+		s += " (" + words + ")"
+	}
 	if m.Dropped != "" {
 		s += fmt.Sprintf(" (%q dropped: a distribution's or a build's suffix, not upstream's)", m.Dropped)
 	}

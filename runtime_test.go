@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,17 +102,18 @@ func TestRuntimeStreamsDir(t *testing.T) {
 }
 
 // TestRuntimeStreamsAnswers: a runtime plegvet does not know is an
-// answer (null, with why), and so is a version the proxy does not serve;
-// neither is an error.
+// answer (null, with why), and so is a version the proxy says does not
+// exist (404, 410); neither is an error. Nothing here reaches the network.
 func TestRuntimeStreamsAnswers(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	for _, tc := range []struct{ name, version, why string }{
-		{"docker", "24.0.7", `does not know the runtime "docker"`},
-		{"", "docker://24.0.7", `does not know the runtime "docker"`},
-		{"Docker", "docker://24.0.7", `does not know the runtime "Docker"`},
-		{"cri-o", "1.31.0", "module lookup disabled by GOPROXY=off"},
-		{"", "containerd://1.7.999", "module lookup disabled by GOPROXY=off"},
+	proxy := notFoundProxy(t)
+	for _, tc := range []struct{ goproxy, name, version, why string }{
+		{"off", "docker", "24.0.7", `does not know the runtime "docker"`},
+		{"off", "", "docker://24.0.7", `does not know the runtime "docker"`},
+		{"off", "Docker", "docker://24.0.7", `does not know the runtime "Docker"`},
+		{proxy, "cri-o", "1.31.0", "cri-o/@v/v1.31.0.info: 404 Not Found"},
+		{proxy, "", "containerd://1.7.410", "containerd/@v/v1.7.410.info: 410 Gone"},
 	} {
+		t.Setenv("GOPROXY", tc.goproxy)
 		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if err != nil {
 			t.Errorf("RuntimeStreams(%q, %q): %v", tc.name, tc.version, err)
@@ -125,6 +128,114 @@ func TestRuntimeStreamsAnswers(t *testing.T) {
 	}
 }
 
+// notFoundProxy is a module proxy on the loopback that serves nothing:
+// v1.7.410 is 410 Gone, every other version 404 Not Found. It sets an
+// empty module cache, without checksum database or toolchain switch.
+func notFoundProxy(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/@v/v1.7.410.") {
+			http.Error(w, "gone", http.StatusGone)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("GOMODCACHE", t.TempDir())
+	t.Setenv("GOFLAGS", "-mod=mod -modcacherw")
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOPRIVATE", "")
+	t.Setenv("GONOPROXY", "")
+	t.Setenv("GOTOOLCHAIN", "local")
+	return srv.URL
+}
+
+// TestRuntimeStreamsFetchFails: a fetch that learns nothing of the
+// version (GOPROXY=off with an empty module cache, a proxy where nothing
+// listens) is an error, in one line, wrapping ErrProxyRefused as a
+// Kubernetes release's fetch does: not an answer whose streamsEvents is
+// null.
+func TestRuntimeStreamsFetchFails(t *testing.T) {
+	notFoundProxy(t) // its environment: an empty module cache
+	for _, tc := range []struct{ goproxy, name, version, says string }{
+		{"off", "cri-o", "1.31.0", "cannot fetch github.com/cri-o/cri-o@v1.31.0 with the go command: github.com/cri-o/cri-o@v1.31.0: module lookup disabled by GOPROXY=off"},
+		{"off", "", "containerd://1.7.999", "module lookup disabled by GOPROXY=off"},
+		{"http://127.0.0.1:9", "containerd", "1.6.20~ds1", `cannot fetch github.com/containerd/containerd@v1.6.20 with the go command: github.com/containerd/containerd@v1.6.20: Get "http://127.0.0.1:9/github.com/containerd/containerd/@v/v1.6.20.info": dial tcp 127.0.0.1:9: connect: connection refused`},
+		{"http://127.0.0.1:9", "containerd", "v2.0.0-20240101000000-abcdef123456", "cannot fetch github.com/containerd/containerd/v2@v2.0.0-20240101000000-abcdef123456 with the go command"},
+	} {
+		t.Setenv("GOPROXY", tc.goproxy)
+		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
+		if err == nil {
+			t.Errorf("GOPROXY=%s RuntimeStreams(%q, %q) = streams %s, why %q; want an error", tc.goproxy, tc.name, tc.version, verdictText(rep.StreamsEvents), rep.Why)
+			continue
+		}
+		if !errors.Is(err, plegvet.ErrProxyRefused) || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("GOPROXY=%s RuntimeStreams(%q, %q): %q; want one line wrapping ErrProxyRefused, with %q", tc.goproxy, tc.name, tc.version, err, tc.says)
+		}
+	}
+}
+
+// TestRuntimeStreamsDirAPIFetch: a checkout whose CRI server has no
+// GetContainerEvents is decided by the k8s.io/cri-api its go.mod requires,
+// fetched. A proxy that says that version does not exist leaves the
+// answer null, with why; a fetch that learns nothing (GOPROXY=off, a proxy
+// where nothing listens) is an error, as for a release.
+func TestRuntimeStreamsDirAPIFetch(t *testing.T) {
+	dir := lookalike(t, "nomethod")
+	proxy := notFoundProxy(t)
+	t.Setenv("GOPROXY", proxy)
+	rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir, plegvet.FetchOptions{})
+	if err != nil {
+		t.Fatalf("a proxy that says 404: %v", err)
+	}
+	if rep.StreamsEvents != nil || !strings.Contains(rep.Why, "whether that API declares the rpc is unknown") || !strings.Contains(rep.Why, "404 Not Found") {
+		t.Errorf("a proxy that says 404: streams %s, why %q", verdictText(rep.StreamsEvents), rep.Why)
+	}
+	for _, goproxy := range []string{"off", "http://127.0.0.1:9"} {
+		t.Setenv("GOPROXY", goproxy)
+		rep, err := plegvet.RuntimeStreamsDir(context.Background(), "", dir, plegvet.FetchOptions{})
+		if err == nil {
+			t.Errorf("GOPROXY=%s: streams %s, why %q; want an error", goproxy, verdictText(rep.StreamsEvents), rep.Why)
+			continue
+		}
+		if !errors.Is(err, plegvet.ErrProxyRefused) || !strings.Contains(err.Error(), "cannot fetch k8s.io/cri-api@v0.23.1 with the go command") {
+			t.Errorf("GOPROXY=%s: %v", goproxy, err)
+		}
+	}
+}
+
+// TestRuntimeStreamsTooLong: a version (or a name) longer than
+// MaxRuntimeVersionLen is refused, whatever the runtime, in one line that
+// quotes its first 40 bytes once, with its length.
+func TestRuntimeStreamsTooLong(t *testing.T) {
+	notFoundProxy(t) // an empty module cache
+	t.Setenv("GOPROXY", "off")
+	long := "1.7.27~" + strings.Repeat("x", 10240)
+	prefix := `"1.7.27~xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (10247 bytes)`
+	for _, tc := range []struct {
+		name, version, want string
+		is                  error
+	}{
+		{"containerd", long, "version " + prefix + ": not a runtime version: longer than 128 bytes", plegvet.ErrNotARuntimeVersion},
+		{"docker", long, "version " + prefix + ": not a runtime version: longer than 128 bytes", plegvet.ErrNotARuntimeVersion},
+		{"", "containerd://" + long, `version "containerd://1.7.27~xxxxxxxxxxxxxxxxxxxx"… (10260 bytes): not a runtime version: longer than 128 bytes`, plegvet.ErrNotARuntimeVersion},
+		{long, "1.7.27", "runtime name " + prefix + ": longer than 128 bytes", nil},
+	} {
+		_, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
+		if err == nil || err.Error() != tc.want || tc.is != nil && !errors.Is(err, tc.is) {
+			t.Errorf("RuntimeStreams(%d bytes, %d bytes): %v\nwant %s", len(tc.name), len(tc.version), err, tc.want)
+		}
+	}
+	if _, err := plegvet.RuntimeStreamsDir(context.Background(), long, t.TempDir(), plegvet.FetchOptions{}); err == nil || err.Error() != "runtime name "+prefix+": longer than 128 bytes" {
+		t.Errorf("RuntimeStreamsDir with a name of %d bytes: %v", len(long), err)
+	}
+	// At the limit, a version is read (and its fetch fails: GOPROXY=off).
+	atLimit := "1.7.999~" + strings.Repeat("x", plegvet.MaxRuntimeVersionLen-len("1.7.999~"))
+	if _, err := plegvet.RuntimeStreams(context.Background(), "containerd", atLimit, plegvet.FetchOptions{}); !errors.Is(err, plegvet.ErrProxyRefused) {
+		t.Errorf("RuntimeStreams of %d bytes: %v, want the fetch's error", len(atLimit), err)
+	}
+}
+
 func TestRuntimeStreamsErrors(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	for _, tc := range []struct {
@@ -136,6 +247,7 @@ func TestRuntimeStreamsErrors(t *testing.T) {
 		{"cri-o", "containerd://1.7.27", plegvet.ErrRuntimeMismatch},
 		{"", "1.7.27", plegvet.ErrNoRuntime},
 		{"containerd", "://1.7.27", plegvet.ErrRuntimeMismatch},
+		{"containerd", "v1.7.0-0.20230101000000-abcdef123456", plegvet.ErrNotARuntimeVersion}, // its base would be v1.7.-1
 	} {
 		_, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if !errors.Is(err, tc.is) {
@@ -155,6 +267,12 @@ func TestRuntimeStreamsFetched(t *testing.T) {
 	proxy := t.TempDir()
 	serve(t, proxy, "github.com/cri-o/cri-o", "v1.31.0", lookalike(t, "crio"))
 	serve(t, proxy, "github.com/cri-o/cri-o", "v1.25.0", lookalike(t, "spoof"))
+	serve(t, proxy, "github.com/cri-o/cri-o", "v1.31.1-0.20240101000000-abcdef123456", lookalike(t, "crio"))
+	v2 := lookalike(t, "streaming")
+	if err := os.WriteFile(filepath.Join(v2, "go.mod"), []byte("module github.com/containerd/containerd/v2\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, proxy, "github.com/containerd/containerd/v2", "v2.0.0-20240101000000-abcdef123456", v2)
 	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
 	t.Setenv("GOSUMDB", "off")
 	t.Setenv("GOFLAGS", "-modcacherw")
@@ -167,17 +285,25 @@ func TestRuntimeStreamsFetched(t *testing.T) {
 		{"", "cri-o://1.31.0", "v1.31.0", "true", "server/cri/v1/events.go:7", "version cri-o://1.31.0 is github.com/cri-o/cri-o@v1.31.0:"},
 		{"crio", "1.25.0-1.el9", "v1.25.0", "false", "server/cri/v1/events.go:7", `("-1.el9" dropped: a distribution's or a build's suffix`},
 		{"cri-o", "1.99.0", "v1.99.0", "null", "null", "cannot fetch github.com/cri-o/cri-o@v1.99.0 with the go command"},
+		// A pseudo-version is fetched as itself: the commit built.
+		{"cri-o", "1.31.1-0.20240101000000-abcdef123456", "v1.31.1-0.20240101000000-abcdef123456", "true", "server/cri/v1/events.go:7",
+			"version 1.31.1-0.20240101000000-abcdef123456 is github.com/cri-o/cri-o@v1.31.1-0.20240101000000-abcdef123456 (a pseudo-version: commit abcdef123456 of 2024-01-01 00:00:00 UTC, after v1.31.0): "},
+		{"containerd", "v2.0.0-20240101000000-abcdef123456", "v2.0.0-20240101000000-abcdef123456", "true", "rtsrv/events.go:7", "(a pseudo-version: commit abcdef123456 of 2024-01-01 00:00:00 UTC, with no v2 tag before it)"},
 	} {
 		rep, err := plegvet.RuntimeStreams(context.Background(), tc.name, tc.version, plegvet.FetchOptions{})
 		if err != nil {
 			t.Errorf("RuntimeStreams(%q, %q): %v", tc.name, tc.version, err)
 			continue
 		}
-		if rep.Runtime != "cri-o" || rep.ModuleVersion != tc.moduleVersion || verdictText(rep.StreamsEvents) != tc.streams || posText(rep.Pos) != tc.pos || !strings.Contains(rep.Why, tc.why) {
-			t.Errorf("RuntimeStreams(%q, %q) = %s %s, streams %s at %s, why %q; want %s, %s at %s, why with %q",
-				tc.name, tc.version, rep.Runtime, rep.ModuleVersion, verdictText(rep.StreamsEvents), posText(rep.Pos), rep.Why, tc.moduleVersion, tc.streams, tc.pos, tc.why)
+		runtime, module := "cri-o", "github.com/cri-o/cri-o"
+		if tc.name == "containerd" {
+			runtime, module = "containerd", "github.com/containerd/containerd/v2"
 		}
-		if tc.streams != "null" && rep.Source.Dir != "github.com/cri-o/cri-o@"+tc.moduleVersion {
+		if rep.Runtime != runtime || rep.Module != module || rep.ModuleVersion != tc.moduleVersion || verdictText(rep.StreamsEvents) != tc.streams || posText(rep.Pos) != tc.pos || !strings.Contains(rep.Why, tc.why) {
+			t.Errorf("RuntimeStreams(%q, %q) = %s %s@%s, streams %s at %s, why %q; want %s@%s, %s at %s, why with %q",
+				tc.name, tc.version, rep.Runtime, rep.Module, rep.ModuleVersion, verdictText(rep.StreamsEvents), posText(rep.Pos), rep.Why, module, tc.moduleVersion, tc.streams, tc.pos, tc.why)
+		}
+		if tc.streams != "null" && rep.Source.Dir != module+"@"+tc.moduleVersion {
 			t.Errorf("source %q", rep.Source.Dir)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/criproto"
-	"github.com/plegvet/plegvet/internal/release"
 )
 
 // CRIAPIModule is the module of the CRI API's Go code and api.proto.
@@ -32,8 +31,9 @@ type APIEvents struct {
 // EventsInAPI fetches k8s.io/cri-api at version with the go command (as
 // Fetch) and reads its CRI v1 api.proto with criproto: whether
 // runtime.v1.RuntimeService declares GetContainerEvents. A version the
-// proxy does not serve is an error wrapping release.ErrProxyRefused.
-// timeout is Fetch's.
+// go command did not fetch is Fetch's error: it wraps
+// release.ErrProxyRefused, and ErrNoSuchVersion when the proxy said the
+// version does not exist. timeout is Fetch's.
 func EventsInAPI(ctx context.Context, version string, timeout time.Duration) (APIEvents, error) {
 	dir, err := Fetch(ctx, CRIAPIModule, version, timeout)
 	if err != nil {
@@ -65,5 +65,7 @@ func eventsInAPIDir(dir, version string) (APIEvents, error) {
 	return out, nil
 }
 
-// errRefused reports whether err is the proxy's refusal of a version.
-func errRefused(err error) bool { return errors.Is(err, release.ErrProxyRefused) }
+// errRefused reports whether err is the proxy's word that a version does
+// not exist: an answer. A proxy that could not be asked (GOPROXY=off, no
+// network) is not one.
+func errRefused(err error) bool { return errors.Is(err, ErrNoSuchVersion) }

@@ -137,9 +137,10 @@ func (r *Result) VerdictPos() srcpos.Pos {
 // found, from the k8s.io/cri-api its go.mod requires (fetched with the go
 // command, as Fetch): when that API declares no GetContainerEvents, the
 // runtime cannot serve it, and the verdict is false, given at the
-// requirement. A version the proxy does not serve leaves the verdict nil,
-// and Why says so; other fetch errors (the go command stopped or not
-// found) are returned. timeout is Fetch's.
+// requirement. A version the proxy says does not exist (ErrNoSuchVersion)
+// leaves the verdict nil, and Why says so; other fetch errors (GOPROXY=off
+// without the module cached, a proxy that cannot be reached, the go
+// command stopped or not found) are returned. timeout is Fetch's.
 func (r *Result) CheckAPI(ctx context.Context, timeout time.Duration) error {
 	for _, s := range r.Servers {
 		if s.Shape != Missing {

@@ -3,8 +3,11 @@ package runtimestream
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
 )
 
@@ -76,6 +79,39 @@ type Reported struct {
 	Dropped string
 }
 
+// MaxVersionLen bounds a version string, in bytes. Runtimes report a few
+// dozen bytes (1.6.20~ds1-1+deb12u3, a Go pseudo-version with a
+// distribution's suffix); a longer string is no version, and is refused
+// before anything quotes it whole.
+const MaxVersionLen = 128
+
+// quotedPrefix is how much of a string too long to quote QuoteShort quotes.
+const quotedPrefix = 40
+
+// QuoteShort quotes s for a message (as %q does): whole when it is at
+// most MaxVersionLen bytes; otherwise its first 40 bytes (cut where a
+// character begins), "…" and its length, so that an oversized input is
+// quoted in bounded space.
+func QuoteShort(s string) string {
+	if len(s) <= MaxVersionLen {
+		return strconv.Quote(s)
+	}
+	cut := quotedPrefix
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// CheckLength refuses a version longer than MaxVersionLen: an error that
+// wraps ErrNotAVersion and quotes only its beginning (QuoteShort).
+func CheckLength(s string) error {
+	if len(s) > MaxVersionLen {
+		return fmt.Errorf("%s: %w: longer than %d bytes", QuoteShort(s), ErrNotAVersion, MaxVersionLen)
+	}
+	return nil
+}
+
 // MapVersion reads a runtime version as runtimes and nodes report it
 // (v1.7.27, 1.6.20~ds1, 2.1.4-1ubuntu1, containerd://1.7.27) and returns
 // the upstream module version it was built from. What a distribution adds
@@ -83,7 +119,20 @@ type Reported struct {
 // suffix that is not an upstream pre-release (alpha, beta, rc: 2.0.0-rc.1
 // keeps it). What is left must be a full semantic version, as
 // golang.org/x/mod/semver reads it: 1.7 names no release.
+//
+// A Go pseudo-version (v2.0.0-20240101000000-abcdef123456, a runtime
+// built from a commit, as the go command names it) is kept whole: it is
+// the commit's own module version, which the module proxy serves, and
+// the source to read. Its base release (module.PseudoVersionBase) is an
+// older commit, and the release its numbers name (v2.0.0 here) a later
+// one; neither is what was built. A pseudo-version the go command would
+// refuse (v1.7.0-0.20230101000000-abcdef123456, whose base would be
+// v1.7.-1) is not a version. A string longer than MaxVersionLen is not
+// either (CheckLength).
 func MapVersion(s string) (Reported, error) {
+	if err := CheckLength(s); err != nil {
+		return Reported{}, err
+	}
 	var r Reported
 	rest := strings.TrimSpace(s)
 	if name, after, ok := strings.Cut(rest, "://"); ok {
@@ -102,7 +151,11 @@ func MapVersion(s string) (Reported, error) {
 	if i := strings.IndexAny(rest, "~+"); i >= 0 {
 		rest, tail = rest[:i], rest[i:]
 	}
-	if core, pre, ok := strings.Cut(rest, "-"); ok && !upstreamPre(pre) {
+	if module.IsPseudoVersion("v" + rest) {
+		if err := checkPseudo("v" + rest); err != nil {
+			return Reported{}, fmt.Errorf("%q: %w: %w", s, ErrNotAVersion, err)
+		}
+	} else if core, pre, ok := strings.Cut(rest, "-"); ok && !upstreamPre(pre) {
 		rest, dash = core, "-"+pre
 	}
 	v := "v" + rest
@@ -124,4 +177,32 @@ func upstreamPre(pre string) bool {
 		}
 	}
 	return false
+}
+
+// checkPseudo checks a pseudo-version as the go command would before
+// asking a proxy: a base release it can name, a timestamp that is a time.
+func checkPseudo(v string) error {
+	if _, err := module.PseudoVersionBase(v); err != nil {
+		return err
+	}
+	_, err := module.PseudoVersionTime(v)
+	return err
+}
+
+// Pseudo describes a pseudo-version for a reader: the commit, its time
+// and the release it follows ("a pseudo-version: commit abcdef123456 of
+// 2024-01-01 00:00:00 UTC, with no v2 tag before it"). ok is false for a
+// version that is not one.
+func Pseudo(v string) (words string, ok bool) {
+	if !module.IsPseudoVersion(v) || checkPseudo(v) != nil {
+		return "", false
+	}
+	rev, _ := module.PseudoVersionRev(v)
+	at, _ := module.PseudoVersionTime(v)
+	base, _ := module.PseudoVersionBase(v)
+	after := "after " + base
+	if base == "" {
+		after = "with no " + semver.Major(v) + " tag before it"
+	}
+	return fmt.Sprintf("a pseudo-version: commit %s of %s, %s", rev, at.UTC().Format("2006-01-02 15:04:05 UTC"), after), true
 }
