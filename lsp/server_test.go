@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,8 +62,17 @@ func start(t *testing.T, root string) *client {
 
 func startWith(t *testing.T, root string, opts Options) *client {
 	t.Helper()
-	serverIn, clientOut := io.Pipe()
-	clientIn, serverOut := io.Pipe()
+	// OS pipes, as an editor's: buffered, so that each side's reader may
+	// write a response while the other writes a request (io.Pipe, with no
+	// buffer, deadlocks there).
+	serverIn, clientOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientIn, serverOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), regs: make(chan lspprotocol.RegistrationParams, 10), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
@@ -96,7 +104,7 @@ func startWith(t *testing.T, root string, opts Options) *client {
 		}
 		return nil, nil
 	}))
-	t.Cleanup(func() { c.conn.Close(); clientOut.Close() })
+	t.Cleanup(func() { c.conn.Close(); clientOut.Close(); <-c.done; serverIn.Close(); clientIn.Close() })
 	var res lspprotocol.InitializeResult
 	init := lspprotocol.InitializeParams{RootURI: fileURI(root)}
 	init.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration = true
