@@ -41,6 +41,10 @@ type Node struct {
 	ProxyStatus int
 	// Delay is how long the node's kubelet takes to answer.
 	Delay time.Duration
+	// RedirectTo, when set, answers the node's proxy paths with a 302 to
+	// this URL plus the path: a redirect to another host, which must not
+	// receive the user's credentials.
+	RedirectTo string
 }
 
 // Cluster serves its nodes. Nodes is read while serving; set it before.
@@ -173,6 +177,10 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if n.RedirectTo != "" {
+		http.Redirect(w, r, n.RedirectTo+"/"+path, http.StatusFound)
+		return
 	}
 	if n.ProxyStatus != 0 {
 		status(w, n.ProxyStatus, metav1.StatusReasonServiceUnavailable,
