@@ -30,7 +30,10 @@ func debianTool(t *testing.T, program string, usable func(path string) bool, pac
 	if _, err := exec.LookPath("apt-get"); err != nil {
 		t.Skipf("no usable %s on PATH, and no apt-get to install it", program)
 	}
-	for _, args := range [][]string{{"update"}, append([]string{"install", "-y", "--no-install-recommends"}, packages...)} {
+	// Another apt-get (a machine's own updates) may hold dpkg's lock for a
+	// while: wait for it rather than fail.
+	lock := []string{"-o", "DPkg::Lock::Timeout=300"}
+	for _, args := range [][]string{append(lock, "update"), append(append(lock, "install", "-y", "--no-install-recommends"), packages...)} {
 		cmd := exec.Command("apt-get", args...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		if out, err := cmd.CombinedOutput(); err != nil {
