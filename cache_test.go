@@ -2,11 +2,11 @@ package plegvet
 
 import (
 	"bytes"
-	"strings"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/plegvet/plegvet/internal/answercache"
