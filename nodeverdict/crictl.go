@@ -113,6 +113,11 @@ func crictlJSON(name string, data []byte) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A key said twice is refused, as in the "Key: value" form.
+	top := func(path []string) bool { return len(path) == 0 }
+	if err := duplicateKey(name, data, top, "one crictl version output"); err != nil {
+		return nil, err
+	}
 	fields := map[string]string{}
 	for _, key := range crictlKeys {
 		v, ok := obj[key]

@@ -3,6 +3,7 @@ package nodeverdict
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -106,5 +107,15 @@ func TestReadCrictlErrors(t *testing.T) {
 			}
 			checkErrorLine(t, err, tc.want)
 		})
+	}
+}
+
+// A key said twice in the JSON form is refused, as a line said twice is:
+// encoding/json would keep the second silently.
+func TestReadCrictlJSONDuplicateKey(t *testing.T) {
+	data := []byte(`{"version":"0.1.0","runtimeName":"containerd","runtimeVersion":"v1.6.20","runtimeVersion":"v2.1.4","runtimeApiVersion":"v1"}`)
+	rt, err := ReadCrictl("crictl.json", data)
+	if err == nil || !strings.Contains(err.Error(), "runtimeVersion a second time") || !strings.HasPrefix(err.Error(), "crictl.json:1:") {
+		t.Errorf("runtime %+v, error %v; want crictl.json:1:COL: runtimeVersion a second time", rt, err)
 	}
 }
