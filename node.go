@@ -129,9 +129,12 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	}
 	if !opts.SkipRuntimeSource {
 		// Whether the runtime can stream at all, from its own source at
-		// the version it reports; a runtime that cannot be read is said
-		// in StreamsWhy, not an error.
-		judgeRuntime(ctx, rt, opts.Fetch)
+		// the version it reports; a runtime plegvet does not know, or a
+		// version the proxy does not have, is said in StreamsWhy; a fetch
+		// that failed for want of the proxy is an error.
+		if err := judgeRuntime(ctx, rt, opts.Fetch); err != nil {
+			return nil, err
+		}
 	}
 	_, release, err := kubeletVersion(opts, met)
 	if err != nil {

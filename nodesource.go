@@ -242,18 +242,27 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 // StreamsWhy, not an error. The go command runs as FetchOptions{} says
 // (DefaultFetchTimeout); Node runs it as its Options.Fetch says.
 func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
-	judgeRuntime(ctx, rt, FetchOptions{})
+	if err := judgeRuntime(ctx, rt, FetchOptions{}); err != nil {
+		rt.StreamsWhy = err.Error()
+	}
 }
 
-// judgeRuntime is JudgeRuntime, fetching as fetch says.
-func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptions) {
+// judgeRuntime is JudgeRuntime, fetching as fetch says. Its error is a
+// fetch that failed for want of the proxy (ErrProxyRefused: GOPROXY=off,
+// no network, a refusal): a part of the answer not read, which Node
+// returns, as plegvet runtime does; every other cause is said in
+// StreamsWhy.
+func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptions) error {
 	if rt == nil || !rt.Known {
-		return
+		return nil
 	}
 	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version, fetch)
+	if errors.Is(err, ErrProxyRefused) || ctx.Err() != nil {
+		return fmt.Errorf("reading the runtime's source (-skip-runtime-source leaves it out): %w", err)
+	}
 	if err != nil {
 		rt.StreamsWhy = err.Error()
-		return
+		return nil
 	}
 	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
 	if rep.Module != "" {
@@ -262,4 +271,5 @@ func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptio
 	if rep.Pos != nil {
 		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
 	}
+	return nil
 }

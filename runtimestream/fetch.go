@@ -11,9 +11,10 @@ import (
 )
 
 // ErrNoSuchVersion: the module proxy (or, with GOPROXY=direct, the
-// repository) answered that the module version does not exist. An error
-// that wraps it also wraps release.ErrProxyRefused.
-var ErrNoSuchVersion = errors.New("the module version does not exist")
+// repository) answered that the module version does not exist, or that
+// it does not serve it (a mirror's 403). An error that wraps it also
+// wraps release.ErrProxyRefused.
+var ErrNoSuchVersion = errors.New("the module proxy does not serve the module version")
 
 // Fetch downloads module@version with the user's go command, as plegvet
 // fetches Kubernetes releases (internal/release: "go mod download -json"
@@ -40,8 +41,11 @@ func Fetch(ctx context.Context, module, version string, timeout time.Duration) (
 }
 
 // proxyNotFound is the go command's report of a proxy's 404 or 410,
-// whatever the reason phrase ("reading URL: 404 Not Found").
-var proxyNotFound = regexp.MustCompile(`reading \S+: (404|410)\b`)
+// whatever the reason phrase ("reading URL: 404 Not Found"), or of its
+// 403: a proxy that answers, and will not serve this version (a mirror's
+// "This module version is not available"), says as much of it as a 404
+// does for plegvet's question.
+var proxyNotFound = regexp.MustCompile(`reading \S+: (403|404|410)\b`)
 
 // noSuchVersion is a refusal that says the version does not exist: it
 // wraps the go command's error (release.ErrProxyRefused) and is

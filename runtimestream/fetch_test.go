@@ -29,7 +29,7 @@ func TestNotExist(t *testing.T) {
 		{"m@v1.0.0: module lookup disabled by GOPROXY=off", false},
 		{`m@v1.0.0: Get "http://127.0.0.1:9/m/@v/v1.0.0.info": dial tcp 127.0.0.1:9: connect: connection refused`, false},
 		{`m@v1.0.0: Get "https://proxy.golang.org/m/@v/v1.0.0.info": dial tcp: lookup proxy.golang.org: no such host`, false},
-		{"m@v1.0.0: reading https://proxy.golang.org/m/@v/v1.0.0.info: 403 Forbidden server response: This module version is not available.", false},
+		{"m@v1.0.0: reading https://proxy.golang.org/m/@v/v1.0.0.info: 403 Forbidden server response: This module version is not available.", true},
 		{"m@v1.0.0: reading https://proxy.example/m/@v/v1.0.0.info: 502 Bad Gateway", false},
 		{"m@v1.0.0: reading https://proxy.example/m/@v/v1.0.0.info: 4040 Odd", false},
 		{"verifying m@v1.0.0: m@v1.0.0: reading https://sum.golang.org/lookup/m@v1.0.0: 404 Not Found", false},
@@ -43,9 +43,9 @@ func TestNotExist(t *testing.T) {
 }
 
 // TestFetchFailures runs the go command against proxies that cannot
-// serve (none is on the network): a proxy's 404 or 410 says the version
-// does not exist (ErrNoSuchVersion); GOPROXY=off with an empty module
-// cache, a port where nothing listens, a proxy's 403 or 500 say nothing
+// serve (none is on the network): a proxy's 403, 404 or 410 says the
+// version is not to be had (ErrNoSuchVersion); GOPROXY=off with an empty
+// module cache, a port where nothing listens, a proxy's 500 say nothing
 // of it. Every one is a refusal (release.ErrProxyRefused), in one line.
 func TestFetchFailures(t *testing.T) {
 	// The proxy answers v1.0.NNN with the status NNN.
@@ -71,7 +71,7 @@ func TestFetchFailures(t *testing.T) {
 	}{
 		{proxy.URL, "v1.0.404", true, "404 Not Found"},
 		{proxy.URL, "v1.0.410", true, "410 Gone"},
-		{proxy.URL, "v1.0.403", false, "403 Forbidden"},
+		{proxy.URL, "v1.0.403", true, "403 Forbidden"},
 		{proxy.URL, "v1.0.500", false, "500 Internal Server Error"},
 		{"off", "v1.0.0", false, "module lookup disabled by GOPROXY=off"},
 		{"http://127.0.0.1:9", "v1.0.0", false, "127.0.0.1:9"},
