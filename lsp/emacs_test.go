@@ -1,14 +1,10 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A second real editor, Emacs with eglot (Debian's emacs-nox and
@@ -22,29 +18,8 @@ func TestEmacsEglot(t *testing.T) {
 		t.Skip("builds plegvet and runs emacs")
 	}
 	emacs := debianTool(t, "emacs", hasEglot, "emacs-nox", "elpa-eglot")
-	bin := plegvetBinary(t)
-	root := writeTree(t)
-	file := filepath.Join(root, "pkg", "features", "features.go")
-	orig, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	driver, err := filepath.Abs(filepath.Join("testdata", "drive.el"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	result := filepath.Join(t.TempDir(), "out.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q", "-l", driver)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "LSP_CMD="+bin, "LSP_FILE="+file, "LSP_OUT="+result)
-	cmd.WaitDelay = 5 * time.Second
-	output, runErr := cmd.CombinedOutput()
-	data, err := os.ReadFile(result)
-	if err != nil {
-		t.Fatalf("emacs wrote no result (%v): %v\n%s", runErr, err, output)
-	}
+	run := driveEditor(t, emacs, "drive.el", func(driver string) []string { return []string{"--batch", "-Q", "-l", driver} })
+	data, runErr, output := run.data, run.err, run.output
 	type diag struct {
 		Line       int
 		Type, Text string
@@ -71,15 +46,13 @@ func TestEmacsEglot(t *testing.T) {
 		t.Errorf("the quick fix gave:\n%s", got.Fixed)
 	}
 	// The edit appends "const Broken =": the error is past the original text.
-	if after := strings.Count(string(orig), "\n") + 1; !got.Modified || len(got.Broken) == 0 || got.Broken[0].Line <= after {
+	if after := strings.Count(string(run.orig), "\n") + 1; !got.Modified || len(got.Broken) == 0 || got.Broken[0].Line <= after {
 		t.Errorf("broken: %+v, modified %t: want an error after line %d for the unsaved edit", got.Broken, got.Modified, after)
 	}
 	if got.Exit == nil || *got.Exit != 0 {
 		t.Errorf("the server's exit status after shutdown and exit: %v, want 0", got.Exit)
 	}
-	if now, _ := os.ReadFile(file); string(now) != string(orig) {
-		t.Error("the file on disk changed: the server must read the buffer, not write the file")
-	}
+	run.unwritten(t)
 }
 
 // hasEglot says whether an emacs loads eglot the way testdata/drive.el

@@ -67,29 +67,10 @@ func TestNeovim(t *testing.T) {
 		t.Skip("builds plegvet and runs neovim")
 	}
 	nvim := debianTool(t, "nvim", nil, "neovim")
-	bin := plegvetBinary(t)
-	root := writeTree(t)
-	file := filepath.Join(root, "pkg", "features", "features.go")
-	orig, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	driver, err := filepath.Abs(filepath.Join("testdata", "drive.lua"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	result := filepath.Join(t.TempDir(), "out.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+driver)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "LSP_CMD="+bin, "LSP_ROOT="+root, "LSP_FILE="+file, "LSP_OUT="+result)
-	cmd.WaitDelay = 5 * time.Second
-	stderr, runErr := cmd.CombinedOutput()
-	data, err := os.ReadFile(result)
-	if err != nil {
-		t.Fatalf("nvim wrote no result (%v): %v\n%s", runErr, err, stderr)
-	}
+	run := driveEditor(t, nvim, "drive.lua", func(driver string) []string {
+		return []string{"--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile " + driver}
+	})
+	data, runErr, stderr := run.data, run.err, run.output
 	type diag struct {
 		Lnum, Col, Severity int
 		Code, Source        string
@@ -118,7 +99,55 @@ func TestNeovim(t *testing.T) {
 	if !got.Modified || len(got.Broken) == 0 {
 		t.Errorf("broken: %+v, modified %t: want an error for the unsaved edit", got.Broken, got.Modified)
 	}
-	if now, _ := os.ReadFile(file); string(now) != string(orig) {
+	run.unwritten(t)
+}
+
+// editorRun is what an editor's drive of a session on the look-alike
+// left: its result file's content, its exit and output, and the file it
+// edited with that file's content before.
+type editorRun struct {
+	data, output []byte
+	err          error
+	file         string
+	orig         []byte
+}
+
+// driveEditor builds plegvet and runs an editor on the look-alike with
+// testdata/DRIVER (args gives the editor's command line for the driver's
+// absolute path): the driver reads LSP_CMD, LSP_ROOT, LSP_FILE and
+// writes its result as JSON to LSP_OUT.
+func driveEditor(t *testing.T, editor, driver string, args func(driver string) []string) editorRun {
+	t.Helper()
+	bin := plegvetBinary(t)
+	root := writeTree(t)
+	run := editorRun{file: filepath.Join(root, "pkg", "features", "features.go")}
+	var err error
+	if run.orig, err = os.ReadFile(run.file); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(filepath.Join("testdata", driver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(t.TempDir(), "out.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, editor, args(abs)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "LSP_CMD="+bin, "LSP_ROOT="+root, "LSP_FILE="+run.file, "LSP_OUT="+result)
+	cmd.WaitDelay = 5 * time.Second
+	run.output, run.err = cmd.CombinedOutput()
+	if run.data, err = os.ReadFile(result); err != nil {
+		t.Fatalf("%s wrote no result (%v): %v\n%s", filepath.Base(editor), run.err, err, run.output)
+	}
+	return run
+}
+
+// unwritten checks the edited file on disk is as it was: the server reads
+// the editor's buffer and never writes a file.
+func (r editorRun) unwritten(t *testing.T) {
+	t.Helper()
+	if now, _ := os.ReadFile(r.file); string(now) != string(r.orig) {
 		t.Error("the file on disk changed: the server must read the buffer, not write the file")
 	}
 }
