@@ -47,27 +47,15 @@ func Run(analyzers []*analysis.Analyzer, pkgs []*packages.Package) (map[*analysi
 // name, a package without types: the checker would panic on it in a
 // goroutine no caller can recover.
 func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, opts *checker.Options) (*checker.Graph, error) {
-	var untyped func(p *packages.Package, seen map[*packages.Package]bool) error
-	untyped = func(p *packages.Package, seen map[*packages.Package]bool) error {
-		if seen[p] {
-			return nil
+	var untyped error
+	packages.Visit(pkgs, func(p *packages.Package) bool {
+		if untyped == nil && (p.Name == "" || p.PkgPath == "" || p.Types == nil || p.TypesInfo == nil || p.Fset == nil || p.TypesSizes == nil) {
+			untyped = fmt.Errorf("%s: the package could not be type-checked (no usable package clause?)", p.PkgPath)
 		}
-		seen[p] = true
-		if p.Name == "" || p.PkgPath == "" || p.Types == nil || p.TypesInfo == nil || p.Fset == nil || p.TypesSizes == nil {
-			return fmt.Errorf("%s: the package could not be type-checked (no usable package clause?)", p.PkgPath)
-		}
-		for _, dep := range p.Imports {
-			if err := untyped(dep, seen); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	seen := map[*packages.Package]bool{}
-	for _, p := range pkgs {
-		if err := untyped(p, seen); err != nil {
-			return nil, err
-		}
+		return untyped == nil
+	}, nil)
+	if untyped != nil {
+		return nil, untyped
 	}
 	graph, err := checker.Analyze(analyzers, pkgs, opts)
 	if err != nil {

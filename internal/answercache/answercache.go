@@ -12,15 +12,13 @@
 // line's is Dir(): PLEGVET_CACHE, or plegvet under the user's cache
 // directory, beside the go command's; PLEGVET_CACHE=off turns it off. A
 // missing, unreadable or corrupt entry is a miss, never an
-// error: the answer is computed again and the entry rewritten.
-//
-// The cache is private: its directories are made 0700, and an entry is
-// read only when it is the user's own regular file, in a directory no one
-// else can write, and its digest binds its content to its key (Get).
+// error: the answer is computed again and the entry rewritten. The cache
+// is private (Get, Put).
 package answercache
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
@@ -59,7 +57,7 @@ func Dir() (string, bool) {
 // ID. It reports false when the program has no build ID to key on (a
 // binary not built by the go command for ELF): nothing is cached then.
 func Key(parts ...string) (string, bool) {
-	id, ok := ProgramID()
+	id, ok := programID()
 	if !ok {
 		return "", false
 	}
@@ -89,21 +87,15 @@ func Get(dir, key string, v any) bool {
 		return false
 	}
 	data, ok := readEntry(name)
-	if !ok {
-		return false
-	}
 	var e envelope
+	return ok && decodeStrict(data, &e) && e.Key == key && e.Digest == digest(key, e.Answer) && decodeStrict(e.Answer, v)
+}
+
+// decodeStrict decodes data, one JSON value of v's fields only, into v.
+func decodeStrict(data []byte, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil || dec.More() || e.Key != key || e.Digest != digest(key, e.Answer) {
-		return false
-	}
-	dec = json.NewDecoder(bytes.NewReader(e.Answer))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil || dec.More() {
-		return false
-	}
-	return true
+	return dec.Decode(v) == nil && !dec.More()
 }
 
 // MaxEntrySize bounds an entry: the largest answer (every gate of a
@@ -191,20 +183,11 @@ func Put(dir, key string, v any) error {
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", tmp.Name(), firstErr(werr, cerr))
+		return fmt.Errorf("writing %s: %w", tmp.Name(), cmp.Or(werr, cerr))
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
 		os.Remove(tmp.Name())
 		return err
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
 	}
 	return nil
 }
@@ -215,13 +198,10 @@ func entry(dir, key string) string {
 	return filepath.Join(dir, key[:2], key+".json")
 }
 
-// programID reads the build ID once. The package's own tests replace it
-// (setProgramID in answercache_test.go); nothing else assigns it.
+// programID is the running executable's Go build ID, read once, and
+// whether there is one. The package's own tests replace it (setProgramID
+// in answercache_test.go); nothing else assigns it.
 var programID = sync.OnceValues(readProgramID)
-
-// ProgramID returns the running executable's Go build ID, read from its
-// ELF note, and whether there is one.
-func ProgramID() (string, bool) { return programID() }
 
 // readProgramID reads the build ID of the running program: from
 // /proc/self/exe, which stays the running file when the file at its path

@@ -11,10 +11,8 @@
 // ID says it is up to date with its inputs, so a process that waited for
 // another's build builds nothing, nor does a later run with the same
 // inputs: the go command, not this package, decides what is stale. Each
-// test runs a link to the binary taken under the lock (see builder.build).
-//
-// The directory is $PLEGVET_GOLANGCI_LINT_CACHE, else plegvet-golangci-lint
-// under the user's cache directory.
+// test runs a link to the binary taken under the lock (see builder.build),
+// in cacheDir.
 package golangcilintbuild
 
 import (
@@ -35,21 +33,8 @@ import (
 // Env is the environment variable naming the cache directory.
 const Env = "PLEGVET_GOLANGCI_LINT_CACHE"
 
-// module is the path of plegvet's module, whose go.mod marks the
-// repository root.
-const module = "github.com/plegvet/plegvet"
-
-// toolDir is the golangci-lint module, relative to the repository root.
-const toolDir = "tools/golangci-lint"
-
 // binName is the binary's name in the cache directory and in a test's.
 const binName = "golangci-lint"
-
-// goEnv is the environment of the go commands this package runs: the
-// settings the tests always built golangci-lint with.
-func goEnv() []string {
-	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
-}
 
 // cacheDir returns $PLEGVET_GOLANGCI_LINT_CACHE, else
 // plegvet-golangci-lint under the user's cache directory, else under the
@@ -73,7 +58,7 @@ func repoRoot() (string, error) {
 	}
 	for {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module "+module+"\n")) {
+		if err == nil && bytes.HasPrefix(data, []byte("module github.com/plegvet/plegvet\n")) {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -102,7 +87,7 @@ func ForTest(t *testing.T) string {
 	}
 	start := time.Now()
 	b := builder{
-		dir:  filepath.Join(root, filepath.FromSlash(toolDir)),
+		dir:  filepath.Join(root, "tools", "golangci-lint"),
 		bin:  filepath.Join(cacheDir(), binName),
 		logf: t.Logf,
 	}
@@ -150,7 +135,8 @@ func (b builder) build(ctx context.Context, dst string) (rebuilt bool, err error
 	before := buildID(ctx, b.bin)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", b.bin, ".")
 	cmd.Dir = b.dir
-	cmd.Env = goEnv()
+	// The settings the tests always built golangci-lint with.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return false, fmt.Errorf("go build in %s: %w\n%s", b.dir, err, out)
 	}

@@ -20,6 +20,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // Package is one type-checked package: what the checks read.
@@ -51,11 +53,8 @@ func ExportedVars(p Package) []Finding {
 			for _, spec := range g.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, name := range vs.Names {
-					if !name.IsExported() {
-						continue
-					}
 					v, _ := p.Info.Defs[name].(*types.Var)
-					if v == nil {
+					if !name.IsExported() || v == nil {
 						continue
 					}
 					var init ast.Expr
@@ -76,15 +75,7 @@ func ExportedVars(p Package) []Finding {
 
 // isAnalyzer: var Analyzer *analysis.Analyzer.
 func isAnalyzer(v *types.Var) bool {
-	if v.Name() != "Analyzer" {
-		return false
-	}
-	ptr, ok := v.Type().(*types.Pointer)
-	if !ok {
-		return false
-	}
-	named, ok := ptr.Elem().(*types.Named)
-	return ok && named.Obj().Name() == "Analyzer" && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "golang.org/x/tools/go/analysis"
+	return v.Name() == "Analyzer" && v.Type().String() == "*golang.org/x/tools/go/analysis.Analyzer"
 }
 
 // isSentinel: var ErrX = errors.New("...") or = otherpkg.ErrY.
@@ -94,8 +85,7 @@ func isSentinel(info *types.Info, v *types.Var, init ast.Expr) bool {
 	}
 	switch e := ast.Unparen(init).(type) {
 	case *ast.CallExpr:
-		fn := calledFunc(info, e)
-		return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "New"
+		return calls(info, e, "errors.New")
 	case *ast.SelectorExpr:
 		other, ok := info.Uses[e.Sel].(*types.Var)
 		return ok && other.Pkg() != v.Pkg() && strings.HasPrefix(other.Name(), "Err") && types.Identical(other.Type(), errorType)
@@ -105,19 +95,11 @@ func isSentinel(info *types.Info, v *types.Var, init ast.Expr) bool {
 
 var errorType = types.Universe.Lookup("error").Type()
 
-// calledFunc is the function or method a call calls, when it is one.
-func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
-	var id *ast.Ident
-	switch fun := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		id = fun
-	case *ast.SelectorExpr:
-		id = fun.Sel
-	default:
-		return nil
-	}
-	fn, _ := info.Uses[id].(*types.Func)
-	return fn
+// calls reports whether call calls the function of that full name
+// (errors.New).
+func calls(info *types.Info, call *ast.CallExpr, name string) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && fn.FullName() == name
 }
 
 // UnwrappedErrors reports each argument of fmt.Errorf whose type is an
@@ -127,26 +109,21 @@ func UnwrappedErrors(p Package) []Finding {
 	var out []Finding
 	errIface := errorType.Underlying().(*types.Interface)
 	for _, f := range p.Files {
-		ast.Inspect(f, func(n ast.Node) bool {
+		for n := range ast.Preorder(f) {
 			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			fn := calledFunc(p.Info, call)
-			if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" || fn.Name() != "Errorf" || len(call.Args) == 0 {
-				return true
+			if !ok || !calls(p.Info, call, "fmt.Errorf") || len(call.Args) == 0 {
+				continue
 			}
 			format := p.Info.Types[call.Args[0]].Value
 			if format == nil || format.Kind() != constant.String {
 				out = append(out, Finding{p.Fset.Position(call.Pos()), "fmt.Errorf with a format that is not a constant: its verbs cannot be checked"})
-				return true
+				continue
 			}
 			verbs, ok := argVerbs(constant.StringVal(format))
 			if !ok {
-				return true // a malformed format: vet's printf check says so
+				continue // a malformed format: vet's printf check says so
 			}
-			args := call.Args[1:]
-			for i, arg := range args {
+			for i, arg := range call.Args[1:] {
 				t := p.Info.Types[arg].Type
 				if b, ok := t.(*types.Basic); t == nil || ok && b.Info()&types.IsUntyped != 0 || !types.Implements(t, errIface) {
 					continue
@@ -156,8 +133,7 @@ func UnwrappedErrors(p Package) []Finding {
 						fmt.Sprintf("fmt.Errorf formats the error %s with %%%s: use %%w to wrap it (or format its .Error() to quote it unwrapped)", types.ExprString(arg), firstVerb(vs))})
 				}
 			}
-			return true
-		})
+		}
 	}
 	return out
 }
@@ -224,10 +200,7 @@ func argVerbs(format string) (map[int]string, bool) {
 			}
 			number() // precision
 		}
-		if !index() {
-			return nil, false
-		}
-		if i >= len(format) {
+		if !index() || i >= len(format) {
 			return nil, false
 		}
 		if format[i] == '%' {

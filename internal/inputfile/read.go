@@ -51,11 +51,11 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 	// the open still returns at once, and the Stat below refuses it.
 	f, err := os.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open: %w", errCause(err))
+		return nil, fmt.Errorf("cannot open: %w", Cause(err))
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("cannot stat: %w", errCause(err))
+		return nil, fmt.Errorf("cannot stat: %w", Cause(err))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, notRegular(name, st.Mode())
@@ -76,7 +76,7 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot read: %w", errCause(err))
+			return nil, fmt.Errorf("cannot read: %w", Cause(err))
 		}
 	}
 	if int64(len(buf)) > limit {
@@ -99,7 +99,9 @@ type quiet struct{ err error }
 func (q quiet) Error() string { return "" }
 func (q quiet) Unwrap() error { return q.err }
 
-func errCause(err error) error {
+// Cause is the error under a *fs.PathError, which names the file: for a
+// message that names it itself.
+func Cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -113,12 +115,12 @@ func statError(name string, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("is a symbolic link to %s, which does not exist%w", QuoteName(target), quiet{fs.ErrNotExist})
 		}
-		return fmt.Errorf("is a symbolic link to %s, which cannot be read: %w", QuoteName(target), errCause(err))
+		return fmt.Errorf("is a symbolic link to %s, which cannot be read: %w", QuoteName(target), Cause(err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("does not exist%w", quiet{fs.ErrNotExist})
 	}
-	return fmt.Errorf("cannot read: %w", errCause(err))
+	return fmt.Errorf("cannot read: %w", Cause(err))
 }
 
 // notRegular names what a file is instead of a regular file.

@@ -64,11 +64,8 @@ func ParseKubelet(s string) (Version, bool) {
 	major, rest, _ := strings.Cut(strings.TrimPrefix(s, "v"), ".")
 	minor, rest, _ := strings.Cut(rest, ".")
 	patch, rest := leadingDigits(rest)
-	if major != "1" || !allDigits(minor) || patch == "" {
-		return Version{}, false
-	}
-	v, ok := Parse(major + "." + minor + "." + patch)
-	if !ok {
+	v, ok := Parse(major + "." + minor + "." + patch) // minor's digits and all
+	if !ok || major != "1" || patch == "" {
 		return Version{}, false
 	}
 	if pre, after, ok := upstreamPre(rest); ok {
@@ -90,7 +87,7 @@ func upstreamPre(s string) (pre, rest string, ok bool) {
 		return "", s, false
 	}
 	kind, num, found := strings.Cut(body, ".")
-	if !found || !upstreamKind(kind) {
+	if !found || kind != "alpha" && kind != "beta" && kind != "rc" {
 		return "", s, false
 	}
 	n, after := leadingDigits(num)
@@ -106,24 +103,11 @@ func leadingDigits(s string) (digits, rest string) {
 	return s[:len(s)-len(rest)], rest
 }
 
-func allDigits(s string) bool {
-	d, rest := leadingDigits(s)
-	return d != "" && rest == ""
-}
-
-func upstreamKind(k string) bool { return k == "alpha" || k == "beta" || k == "rc" }
-
 // IsRelease reports whether v is how k8s.io/kubernetes tags a release:
 // major 1, a patch, and no pre-release but alpha.N, beta.N or rc.N.
 func (v Version) IsRelease() bool {
-	if v.Major != 1 || v.Patch == nil {
-		return false
-	}
-	if v.Pre == "" {
-		return true
-	}
 	_, rest, ok := upstreamPre("-" + v.Pre)
-	return ok && rest == ""
+	return v.Major == 1 && v.Patch != nil && (v.Pre == "" || ok && rest == "")
 }
 
 // IsMinor reports whether v names a minor only: no patch, no pre-release.

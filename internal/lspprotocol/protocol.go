@@ -30,7 +30,6 @@ const (
 	SeverityError       = 1
 	SeverityWarning     = 2
 	SeverityInformation = 3
-	SeverityHint        = 4
 )
 
 type CodeDescription struct {
@@ -61,9 +60,8 @@ type PublishDiagnosticsParams struct {
 }
 
 type InitializeParams struct {
-	RootURI          string             `json:"rootUri"`
-	WorkspaceFolders []WorkspaceFolder  `json:"workspaceFolders"`
-	Capabilities     ClientCapabilities `json:"capabilities"`
+	RootURI      string             `json:"rootUri"`
+	Capabilities ClientCapabilities `json:"capabilities"`
 }
 
 // ClientCapabilities: only what the server asks of the client.
@@ -95,11 +93,6 @@ type FileSystemWatcher struct {
 	GlobPattern string `json:"globPattern"`
 }
 
-type WorkspaceFolder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
-}
-
 type InitializeResult struct {
 	Capabilities ServerCapabilities `json:"capabilities"`
 	ServerInfo   ServerInfo         `json:"serverInfo"`
@@ -116,12 +109,8 @@ type ServerCapabilities struct {
 	CodeActionProvider CodeActionOptions       `json:"codeActionProvider"`
 }
 
-// Text document sync kinds.
-const (
-	SyncNone        = 0
-	SyncFull        = 1
-	SyncIncremental = 2
-)
+// SyncFull is the text document sync kind of whole texts.
+const SyncFull = 1
 
 type TextDocumentSyncOptions struct {
 	OpenClose bool        `json:"openClose"`
@@ -168,10 +157,6 @@ type DidChangeTextDocumentParams struct {
 	ContentChanges []TextDocumentContentChangeEvent `json:"contentChanges"`
 }
 
-type DidSaveTextDocumentParams struct {
-	TextDocument TextDocumentIdentifier `json:"textDocument"`
-}
-
 type DidCloseTextDocumentParams struct {
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
 }
@@ -187,7 +172,6 @@ type DidChangeWatchedFilesParams struct {
 
 type CodeActionContext struct {
 	Diagnostics []Diagnostic `json:"diagnostics"`
-	Only        []string     `json:"only,omitempty"`
 }
 
 type CodeActionParams struct {
@@ -220,8 +204,6 @@ type CodeAction struct {
 const (
 	MessageError   = 1
 	MessageWarning = 2
-	MessageInfo    = 3
-	MessageLog     = 4
 )
 
 type LogMessageParams struct {

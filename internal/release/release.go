@@ -5,6 +5,7 @@ package release
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
@@ -66,11 +66,8 @@ func (refusal) Is(target error) bool { return target == ErrProxyRefused }
 // without a patch (v1.36) is not a release: Resolve picks its newest.
 func ParseVersion(s string) (string, error) {
 	v, err := parse(s)
-	if err != nil {
-		return "", err
-	}
-	if !v.IsRelease() {
-		return "", notARelease(s)
+	if err != nil || !v.IsRelease() {
+		return "", notARelease(s) // parse's error too
 	}
 	return v.Semver(), nil
 }
@@ -223,48 +220,38 @@ func (f Fetcher) DownloadSome(ctx context.Context, modules ...string) ([]Module,
 	if errors.As(runErr, &execErr) {
 		return nil, nil, fmt.Errorf("cannot run the go command to fetch %s: %w", strings.Join(modules, ", "), runErr)
 	}
-	stdout, stderr := bytes.NewReader(outJSON), string(errOut)
-	byName := map[string]Module{}
-	whyOf := map[string]string{}
+	type result struct {
+		Module
+		Error string
+	}
+	got := map[string]result{} // by module@version
 	var errs []string
-	dec := json.NewDecoder(stdout)
+	dec := json.NewDecoder(bytes.NewReader(outJSON))
 	for {
-		var m struct {
-			Path, Version, Dir, Sum, Error string
-		}
+		var m result
 		if err := dec.Decode(&m); err == io.EOF {
 			break
 		} else if err != nil {
 			return nil, nil, fmt.Errorf("%s: cannot read the go command's output: %w", what, err)
 		}
+		got[m.Path+"@"+m.Version] = m
 		if m.Error != "" {
 			errs = append(errs, oneLine(m.Error))
-			whyOf[m.Path+"@"+m.Version] = oneLine(m.Error)
-			continue
 		}
-		byName[m.Path+"@"+m.Version] = Module{Path: m.Path, Version: m.Version, Dir: m.Dir, Sum: m.Sum}
+	}
+	runErrText := ""
+	if runErr != nil {
+		runErrText = runErr.Error()
 	}
 	out := make([]Module, 0, len(modules))
 	var missing []Missing
 	for _, want := range modules {
-		m, ok := byName[want]
-		if ok && m.Dir != "" {
-			out = append(out, m)
+		m := got[want]
+		if m.Error == "" && m.Dir != "" {
+			out = append(out, m.Module)
 			continue
 		}
-		why := whyOf[want]
-		if why == "" {
-			why = strings.Join(errs, "; ")
-		}
-		if why == "" {
-			why = oneLine(stderr)
-		}
-		if why == "" && runErr != nil {
-			why = runErr.Error()
-		}
-		if why == "" {
-			why = "the go command did not say where it is"
-		}
+		why := cmp.Or(oneLine(m.Error), strings.Join(errs, "; "), oneLine(string(errOut)), runErrText, "the go command did not say where it is")
 		missing = append(missing, Missing{Module: want, Why: why})
 	}
 	return out, missing, nil
@@ -290,10 +277,9 @@ func StagingModules(gomod string) ([]string, error) {
 		}
 	}
 	var mods []string
-	seen := map[string]bool{}
 	for _, r := range f.Require {
-		if staged[r.Mod.Path] && !seen[r.Mod.Path] {
-			seen[r.Mod.Path] = true
+		if staged[r.Mod.Path] {
+			delete(staged, r.Mod.Path) // listed once
 			mods = append(mods, r.Mod.Path)
 		}
 	}
@@ -361,40 +347,33 @@ func (f Fetcher) Range(ctx context.Context, spec string) ([]string, error) {
 		}
 		versions = append(versions, v)
 	}
-	out := make([]string, len(versions))
-	errs := make([]error, len(versions))
-	var g errgroup.Group
-	g.SetLimit(probingMinors)
-	for i, v := range versions {
-		if !v.IsMinor() {
-			out[i] = v.Semver()
-			continue
-		}
-		g.Go(func() error {
-			out[i], errs[i] = f.Resolve(ctx, v.Semver())
-			return nil
-		})
-	}
-	_ = g.Wait() // the probes' errors are in errs, in order
-	if err := firstError(errs); err != nil {
-		return nil, err
-	}
-	return out, nil
+	// Resolve asks no go command for a release.
+	return probe(len(versions), func(i int) (string, error) { return f.Resolve(ctx, versions[i].Semver()) })
 }
 
 // probingMinors bounds the minors asked about at once: each answer is
 // network-bound, and each minor runs a few go commands.
 const probingMinors = 4
 
-// firstError is the first error in order, so that a failing list says the
-// same whichever probe failed first in time.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+// probe runs ask for 0..n-1, probingMinors at once, and returns the
+// answers in order, or the first error in order, so that a failing list
+// says the same whichever probe failed first in time.
+func probe(n int, ask func(i int) (string, error)) ([]string, error) {
+	out := make([]string, n)
+	errs := make([]error, n)
+	var g errgroup.Group
+	g.SetLimit(probingMinors)
+	for i := range n {
+		g.Go(func() error {
+			out[i], errs[i] = ask(i)
+			return nil
+		})
 	}
-	return nil
+	_ = g.Wait() // the probes' errors are in errs, in order
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // minorRange expands the range spec, from..to: the newest patch of each
@@ -414,30 +393,17 @@ func (f Fetcher) minorRange(ctx context.Context, spec, from, to string) ([]strin
 	if hi.Minor-lo.Minor >= MaxRangeMinors {
 		return nil, fmt.Errorf("%q: %w: %d, more than %d", spec, ErrRangeTooWide, hi.Minor-lo.Minor+1, MaxRangeMinors)
 	}
-	found := make([]string, hi.Minor-lo.Minor+1)
-	errs := make([]error, len(found))
-	var g errgroup.Group
-	g.SetLimit(probingMinors)
-	for m := lo.Minor; m <= hi.Minor; m++ {
-		maxPatch := uint(maxPatchProbe)
+	found, err := probe(int(hi.Minor-lo.Minor+1), func(i int) (string, error) {
+		m, maxPatch := lo.Minor+uint(i), uint(maxPatchProbe)
 		if m == hi.Minor && hi.Patch != nil {
 			maxPatch = *hi.Patch
 		}
-		g.Go(func() error {
-			found[m-lo.Minor], errs[m-lo.Minor] = f.newestPatch(ctx, m, maxPatch)
-			return nil
-		})
-	}
-	_ = g.Wait() // the probes' errors are in errs, in order
-	if err := firstError(errs); err != nil {
+		return f.newestPatch(ctx, m, maxPatch)
+	})
+	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, v := range found {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
+	out := slices.DeleteFunc(found, func(v string) bool { return v == "" })
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%q: %w", spec, refusal("the module proxy serves no "+tree.KubernetesModule+" release in that range"))
 	}
@@ -463,12 +429,9 @@ func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string,
 // none, without an error, when it serves none and the go command said
 // nothing of why.
 func (f Fetcher) Patches(ctx context.Context, minor uint) ([]uint, error) {
-	served, err := f.patches(ctx, minor, maxPatchProbe)
-	if len(served) == 0 {
-		return nil, err
-	}
+	served, err := f.patches(ctx, minor, maxPatchProbe) // nil when err
 	slices.Sort(served)
-	return served, nil
+	return served, err
 }
 
 // patches finds the patches of v1.<minor> the proxy serves, not after
@@ -480,45 +443,37 @@ func (f Fetcher) Patches(ctx context.Context, minor uint) ([]uint, error) {
 func (f Fetcher) patches(ctx context.Context, minor, maxPatch uint) ([]uint, error) {
 	maxPatch = min(maxPatch, maxPatchProbe)
 	const chunk = 8
-	var mu sync.Mutex
-	var found []uint
-	var firstErr error
+	chunks := int(maxPatch/chunk) + 1
+	served := make([][]uint, chunks)
+	errs := make([]error, chunks)
 	var g errgroup.Group
-	for start := uint(0); start <= maxPatch; start += chunk {
+	for i := range chunks {
+		start := uint(i) * chunk
 		g.Go(func() error {
-			var patches []uint
-			for p := start; p < start+chunk && p <= maxPatch; p++ {
-				patches = append(patches, p)
-			}
-			served, err := f.servedPatches(ctx, minor, patches)
-			if isStopped(err) {
+			served[i], errs[i] = f.servedPatches(ctx, minor, start, min(start+chunk-1, maxPatch))
+			if isStopped(errs[i]) {
 				// A stopped chunk may have held the newest patch, so the
 				// others' answer is not the answer.
-				return err
+				return errs[i]
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			found = append(found, served...)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	found := slices.Concat(served...)
 	if len(found) == 0 {
-		return nil, firstErr // every chunk failed: say why
+		return nil, cmp.Or(errs...) // every chunk failed: say why
 	}
 	return found, nil
 }
 
-// servedPatches asks the go command, in one run, which of the patches of
-// k8s.io/kubernetes@v1.minor the proxy serves.
-func (f Fetcher) servedPatches(ctx context.Context, minor uint, patches []uint) ([]uint, error) {
+// servedPatches asks the go command, in one run, which of the patches
+// from..to of k8s.io/kubernetes@v1.minor the proxy serves.
+func (f Fetcher) servedPatches(ctx context.Context, minor, from, to uint) ([]uint, error) {
 	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
-	for _, p := range patches {
+	for p := from; p <= to; p++ {
 		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
 	}
 	what := fmt.Sprintf("asking the go command for v1.%d patches", minor)

@@ -2,6 +2,7 @@ package release
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,8 +45,8 @@ type Fetcher struct {
 
 // DefaultFetchTimeout is the limit of a Fetcher whose Timeout is zero,
 // for a run of the go command that downloads one module, and 30 s more
-// for each further module the run downloads. A
-// cold download of k8s.io/kubernetes is a zip of about 20 MB (134 MB
+// for each further module the run downloads. A cold download of
+// k8s.io/kubernetes is a zip of about 20 MB (134 MB
 // unpacked): seconds from proxy.golang.org on a good link, a minute or
 // two on a slow one; 5 minutes leaves room for that and for a slow proxy,
 // while a proxy that accepts the connection and never answers is given
@@ -59,33 +60,27 @@ const DefaultFetchTimeout = 5 * time.Minute
 // than 5 minutes together (measured on a cold CI run on 2 cores).
 const perExtraModule = 30 * time.Second
 
-// limit is the bound of a run of the go command that downloads modules
-// (at least one); less than zero: none. A Timeout set by the user holds
-// as set.
-func (f Fetcher) limit(modules int) time.Duration {
-	if f.Timeout == 0 {
-		return DefaultFetchTimeout + time.Duration(max(modules-1, 0))*perExtraModule
-	}
-	return f.Timeout
-}
-
 // stopGrace is how long a stopped go command has to exit after SIGTERM
 // before it is killed.
 const stopGrace = 5 * time.Second
 
 // runGo runs the go command with args in dir, outside any module or
 // workspace, under the Fetcher's limit. what says what the run is for
-// ("fetching k8s.io/kubernetes@v1.36.1"). If the context ends first (deadline or
-// cancellation), the go command and its children are stopped and the
-// error is one line starting with what and wrapping ctx.Err(); otherwise
-// err is the go command's own (nil, *exec.ExitError, *exec.Error).
+// ("fetching k8s.io/kubernetes@v1.36.1"). If the context ends first
+// (deadline or cancellation), the go command and its children are
+// stopped and the error is one line starting with what and wrapping
+// ctx.Err(); otherwise err is the go command's own (nil, *exec.ExitError,
+// *exec.Error).
 func (f Fetcher) runGo(ctx context.Context, what, dir string, args ...string) (stdout, stderr []byte, err error) {
 	return f.runGoFor(ctx, 1, what, dir, args...)
 }
 
 // runGoFor is runGo for a run that downloads the given number of modules.
 func (f Fetcher) runGoFor(ctx context.Context, modules int, what, dir string, args ...string) (stdout, stderr []byte, err error) {
-	limit := f.limit(modules)
+	limit := f.Timeout // as set by the user, or the default for the modules
+	if limit == 0 {
+		limit = DefaultFetchTimeout + time.Duration(max(modules-1, 0))*perExtraModule
+	}
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if limit > 0 {
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errFetchTimeout)
@@ -153,13 +148,9 @@ func stopped(ctx context.Context, what, dir string, limit time.Duration, begin t
 func goproxy(dir string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := goCommand(ctx, dir, "env", "GOPROXY")
-	out, err := cmd.Output()
+	out, err := goCommand(ctx, dir, "env", "GOPROXY").Output()
 	if p := strings.TrimSpace(string(out)); err == nil && p != "" {
 		return p
 	}
-	if p := os.Getenv("GOPROXY"); p != "" {
-		return p
-	}
-	return "unknown"
+	return cmp.Or(os.Getenv("GOPROXY"), "unknown")
 }

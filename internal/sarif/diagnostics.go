@@ -1,8 +1,10 @@
 package sarif
 
 import (
+	"cmp"
 	"go/token"
-	"sort"
+	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -40,18 +42,8 @@ func Results(fset *token.FileSet, root string, ds []analysis.Diagnostic) []Resul
 		}
 		out = append(out, res)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pos, out[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return out[i].Check < out[j].Check
+	slices.SortStableFunc(out, func(a, b Result) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Check, b.Check))
 	})
 	return out
 }

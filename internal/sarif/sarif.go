@@ -9,12 +9,14 @@ package sarif
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,23 +106,18 @@ const FingerprintKey = "plegvet/v1"
 // own, named after it. Properties left at their defaults are not written
 // (no empty arrays, no -1).
 func Write(w io.Writer, r Run) error {
-	type rule struct {
-		id, name, text, uri string
-		severity            check.Severity
-	}
-	var rs []rule
+	rs := slices.Clone(r.Rules)
 	ids := map[string]string{} // check -> rule ID
 	for _, r := range r.Rules {
-		rs = append(rs, rule{r.ID, string(r.Check), r.Text, r.URL, r.Severity})
 		if _, seen := ids[string(r.Check)]; !seen {
 			ids[string(r.Check)] = r.ID
 		}
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].id < rs[j].id })
+	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	for _, res := range r.Results {
 		if _, seen := ids[res.Check]; !seen {
 			ids[res.Check] = res.Check
-			rs = append(rs, rule{res.Check, res.Check, res.Check, "", check.Warning})
+			rs = append(rs, check.Rule{ID: res.Check, Doc: check.Doc{Check: check.Check(res.Check), Text: res.Check, Severity: check.Warning}})
 		}
 	}
 
@@ -128,25 +125,25 @@ func Write(w io.Writer, r Run) error {
 	run.Tool.Driver.Version = &r.Version
 	index := map[string]int{}
 	for i, rl := range rs {
-		index[rl.id] = i
-		rd := model.NewRule(rl.id).
-			WithName(rl.name).
-			WithShortDescription(text(firstSentence(rl.text))).
-			WithFullDescription(text(rl.text)).
-			WithHelp(text(rl.text).WithMarkdown(helpMarkdown(rl.text, rl.uri))).
-			WithDefaultConfiguration(model.NewReportingConfiguration().WithLevel(level(rl.severity)))
-		if rl.uri != "" {
-			rd.WithHelpURI(rl.uri)
+		index[rl.ID] = i
+		rd := model.NewRule(rl.ID).
+			WithName(string(rl.Check)).
+			WithShortDescription(text(firstSentence(rl.Text))).
+			WithFullDescription(text(rl.Text)).
+			WithHelp(text(rl.Text).WithMarkdown(helpMarkdown(rl.Text, rl.URL))).
+			WithDefaultConfiguration(model.NewReportingConfiguration().WithLevel(level(rl.Severity)))
+		if rl.URL != "" {
+			rd.WithHelpURI(rl.URL)
 		}
 		run.Tool.Driver.AddRule(rd)
 	}
-	lines := lineReader{root: r.Root}
+	lines := lineReader{root: r.Root, files: map[string][]string{}}
 	seen := map[string]int{}
 	for _, d := range r.Results {
 		id := ids[d.Check]
 		res := model.NewRuleResult(id).
 			WithRuleIndex(index[id]).
-			WithLevel(level(rs[index[id]].severity)).
+			WithLevel(level(rs[index[id]].Severity)).
 			WithMessage(model.NewTextMessage(d.Message)).
 			AddLocation(location(d.Pos, d.End, ""))
 		res.PartialFingerprints = map[string]string{FingerprintKey: fingerprint(id, d, lines.line(d.Pos), seen)}
@@ -159,8 +156,7 @@ func Write(w io.Writer, r Run) error {
 		run.AddResult(res)
 	}
 	if r.Root != "" {
-		root := fileURI(r.Root, true)
-		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(root)}
+		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(fileURI(r.Root, true))}
 	}
 	inv := model.NewInvocation().WithExecutionSuccessful(r.Successful)
 	for _, n := range r.Notifications {
@@ -187,7 +183,8 @@ func writePruned(w io.Writer, log *model.Report) error {
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	out, err := json.MarshalIndent(prune(v), "", "  ")
+	prune(v)
+	out, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -198,12 +195,11 @@ func writePruned(w io.Writer, log *model.Report) error {
 // prune drops, from every object, the members whose value is an empty
 // array, an empty object or -1; but a run's results, which say "none
 // found" when empty (absent, they would say "not known").
-func prune(v any) any {
+func prune(v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, m := range v {
-			m = prune(m)
-			v[k] = m
+			prune(m)
 			if k == "results" {
 				continue
 			}
@@ -223,11 +219,10 @@ func prune(v any) any {
 			}
 		}
 	case []any:
-		for i := range v {
-			v[i] = prune(v[i])
+		for _, m := range v {
+			prune(m)
 		}
 	}
-	return v
 }
 
 // helpMarkdown is a rule's help as code scanning shows it: its doc entry,
@@ -243,11 +238,7 @@ func helpMarkdown(text, uri string) string {
 // text (its message when the line cannot be read), and its place among the
 // results of that rule on the same text in the same file.
 func fingerprint(rule string, d Result, line string, seen map[string]int) string {
-	what := line
-	if what == "" {
-		what = "message:" + d.Message
-	}
-	key := rule + "\x00" + d.Pos.File + "\x00" + what
+	key := rule + "\x00" + d.Pos.File + "\x00" + cmp.Or(line, "message:"+d.Message)
 	n := seen[key]
 	seen[key]++
 	sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
@@ -268,9 +259,6 @@ const maxFingerprintFile = 8 << 20
 func (l *lineReader) line(p Pos) string {
 	if l.root == "" || p.File == "" || p.Line <= 0 {
 		return ""
-	}
-	if l.files == nil {
-		l.files = map[string][]string{}
 	}
 	lines, ok := l.files[p.File]
 	if !ok {
@@ -376,10 +364,8 @@ func fix(f Fix) *model.Fix {
 }
 
 func firstSentence(s string) string {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' {
-			return s[:i+1]
-		}
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
 	}
 	return s
 }

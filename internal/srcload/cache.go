@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,18 +80,9 @@ func (c *Cache) Stats() Stats {
 	return Stats{Files: len(c.files), Packages: len(c.checked), FileSetFiles: n}
 }
 
-func (c *Cache) begin() (*token.FileSet, map[string]*types.Package) {
-	c.used = map[fileKey]bool{}
-	return c.fset, c.pkgs
-}
-
 // end drops what the load that ends did not use.
 func (c *Cache) end(checked map[string]*packages.Package) {
-	for path, cp := range c.checked {
-		if checked[path] != cp.pkg {
-			delete(c.checked, path)
-		}
-	}
+	maps.DeleteFunc(c.checked, func(path string, cp *checkedPkg) bool { return checked[path] != cp.pkg })
 	for k, f := range c.files {
 		if !c.used[k] {
 			c.drop(k, f)
@@ -111,7 +103,7 @@ func (c *Cache) drop(k fileKey, f *cachedFile) {
 // parseCached is parseAll, answering from the cache the files whose
 // content it has seen.
 func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
-	if l.cache == nil {
+	if l.Cache == nil {
 		return l.parseAll(sources, mode)
 	}
 	out := make([]parsed, len(sources))
@@ -119,8 +111,8 @@ func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
 	var at []int
 	for i, s := range sources {
 		k := fileKey{s.filename, s.name, mode}
-		l.cache.used[k] = true
-		if f, ok := l.cache.files[k]; ok && bytes.Equal(f.src, s.src) {
+		l.Cache.used[k] = true
+		if f, ok := l.Cache.files[k]; ok && bytes.Equal(f.src, s.src) {
 			out[i] = f.parsed
 			continue
 		}
@@ -129,10 +121,10 @@ func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
 	for j, p := range l.parseAll(fresh, mode) {
 		s := fresh[j]
 		k := fileKey{s.filename, s.name, mode}
-		if old, ok := l.cache.files[k]; ok {
-			l.cache.drop(k, old)
+		if old, ok := l.Cache.files[k]; ok {
+			l.Cache.drop(k, old)
 		}
-		l.cache.files[k] = &cachedFile{src: s.src, parsed: p}
+		l.Cache.files[k] = &cachedFile{src: s.src, parsed: p}
 		out[at[j]] = p
 	}
 	return out
@@ -143,10 +135,10 @@ func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
 // import is answered again, which checks a changed import first). It
 // returns nil, nil when the package must be checked again.
 func (l *loader) reuse(ctx context.Context, importPath string, pp *parsedPkg, ignoreBodies bool, stack []string) (*packages.Package, error) {
-	if l.cache == nil {
+	if l.Cache == nil {
 		return nil, nil
 	}
-	cp, ok := l.cache.checked[importPath]
+	cp, ok := l.Cache.checked[importPath]
 	if !ok || cp.ignoreBodies != ignoreBodies || !slices.Equal(cp.files, pp.files) {
 		return nil, nil
 	}
@@ -167,33 +159,23 @@ func (l *loader) reuse(ctx context.Context, importPath string, pp *parsedPkg, ig
 // files in it that the disk lacks, in order.
 func (l *loader) dirNames(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
-	if err != nil && !l.overlaid(dir) {
-		return nil, err
-	}
 	var names []string
-	seen := map[string]bool{}
 	for _, e := range ents {
 		names = append(names, e.Name())
-		seen[e.Name()] = true
 	}
-	for path := range l.overlay {
-		if d, name := splitPath(path); d == dir && !seen[name] {
-			names = append(names, name)
+	onDisk := len(names)
+	overlaid := false
+	for path := range l.Overlay {
+		if filepath.Dir(path) == dir {
+			overlaid = true
+			if name := filepath.Base(path); !slices.Contains(names[:onDisk], name) {
+				names = append(names, name)
+			}
 		}
+	}
+	if err != nil && !overlaid {
+		return nil, err
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-func (l *loader) overlaid(dir string) bool {
-	for path := range l.overlay {
-		if d, _ := splitPath(path); d == dir {
-			return true
-		}
-	}
-	return false
-}
-
-func splitPath(path string) (dir, name string) {
-	return filepath.Dir(path), filepath.Base(path)
 }

@@ -3,6 +3,8 @@ package srcload
 import (
 	"go/ast"
 	"go/token"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -25,21 +27,21 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 	declares := map[string][]ast.Decl{} // a top-level name -> the declarations of it
 	methods := map[string][]ast.Decl{}  // a type's name -> its method declarations
 	names := map[ast.Decl][]string{}
+	declare := func(name string, d ast.Decl) {
+		declares[name] = append(declares[name], d)
+		names[d] = append(names[d], name)
+	}
 	aliasOf := map[string]string{} // type A = B (or *B, B[T]): A -> B
 	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv != nil {
-					if len(d.Recv.List) == 1 {
-						if base := receiverBase(d.Recv.List[0].Type); base != "" {
-							methods[base] = append(methods[base], d)
-						}
-					}
-					continue
+				if d.Recv == nil {
+					declare(d.Name.Name, d)
+				} else if len(d.Recv.List) == 1 {
+					base := receiverBase(d.Recv.List[0].Type) // "" is never reached
+					methods[base] = append(methods[base], d)
 				}
-				declares[d.Name.Name] = append(declares[d.Name.Name], d)
-				names[d] = append(names[d], d.Name.Name)
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
@@ -49,12 +51,10 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 								aliasOf[s.Name.Name] = base
 							}
 						}
-						declares[s.Name.Name] = append(declares[s.Name.Name], d)
-						names[d] = append(names[d], s.Name.Name)
+						declare(s.Name.Name, d)
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
-							declares[n.Name] = append(declares[n.Name], d)
-							names[d] = append(names[d], n.Name)
+							declare(n.Name, d)
 						}
 					}
 				}
@@ -85,12 +85,10 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		for _, list := range [][]ast.Decl{declares[name], methods[name]} {
-			for _, d := range list {
-				if !kept[d] {
-					kept[d] = true
-					mentions(d, want)
-				}
+		for _, d := range slices.Concat(declares[name], methods[name]) {
+			if !kept[d] {
+				kept[d] = true
+				mentions(d, want)
 			}
 		}
 	}
@@ -100,11 +98,8 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 		nf := *f
 		nf.Decls = nil
 		for _, d := range f.Decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
-				nf.Decls = append(nf.Decls, d)
-				continue
-			}
-			if kept[d] {
+			gd, isGen := d.(*ast.GenDecl)
+			if kept[d] || (isGen && gd.Tok == token.IMPORT) {
 				nf.Decls = append(nf.Decls, d)
 				continue
 			}
@@ -116,11 +111,8 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 	}
 	// A name declared twice, once kept, is not cut (a broken tree).
 	for n := range cut {
-		for _, d := range declares[n] {
-			if kept[d] {
-				delete(cut, n)
-				break
-			}
+		if slices.ContainsFunc(declares[n], func(d ast.Decl) bool { return kept[d] }) {
+			delete(cut, n)
 		}
 	}
 	return out, cut
@@ -130,25 +122,21 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 // function bodies, which a declarations-only check skips: over-approximate
 // (a field named like a type keeps the type), never short.
 func mentions(d ast.Decl, want func(string)) {
+	idents := func(n ast.Node) {
+		for n := range ast.Preorder(n) {
+			if id, ok := n.(*ast.Ident); ok {
+				want(id.Name)
+			}
+		}
+	}
 	visit := func(n ast.Node) {
 		ast.Inspect(n, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.FuncLit:
-				ast.Inspect(n.Type, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						want(id.Name)
-					}
-					return true
-				})
+				idents(n.Type)
 				return false
 			case *ast.SelectorExpr:
-				// pkg.Name and x.field: only the left side can be ours.
-				ast.Inspect(n.X, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						want(id.Name)
-					}
-					return true
-				})
+				idents(n.X) // pkg.Name and x.field: only the left side can be ours.
 				return false
 			case *ast.Ident:
 				want(n.Name)
@@ -187,41 +175,37 @@ func receiverBase(e ast.Expr) string {
 	}
 }
 
-// selectedFrom collects the names files select from the package with the
-// given import path: pkg.Name for the file's name of the import. It
-// reports false when a file imports it with a dot, whose uses are bare
-// names: then nothing may be cut. Each file is walked once per load
-// (sels), whichever packages are asked about.
-func (l *loader) selectedFrom(files []*ast.File, importPath, pkgName string, into map[string]bool) bool {
-	for _, f := range files {
-		var locals []string
-		for _, imp := range f.Imports {
-			if p, err := strconv.Unquote(imp.Path.Value); err != nil || p != importPath {
-				continue
-			}
-			local := pkgName
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-			switch local {
-			case ".":
-				return false
-			case "_":
-			default:
-				locals = append(locals, local)
-			}
-		}
-		if len(locals) == 0 {
+// selected collects the names the other parsed packages select from the
+// package with the given import path: pkg.Name for a file's name of the
+// import. It reports false when a file imports it with a dot, whose uses
+// are bare names: then nothing may be cut. Each file is walked once per
+// load (sels), whichever packages are asked about.
+func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
+	names := map[string]bool{}
+	for q, qp := range l.parsed {
+		if q == importPath {
 			continue
 		}
-		sels := l.selections(f)
-		for _, local := range locals {
-			for n := range sels[local] {
-				into[n] = true
+		for _, f := range qp.files {
+			for _, imp := range f.Imports {
+				if p, err := strconv.Unquote(imp.Path.Value); err != nil || p != importPath {
+					continue
+				}
+				local := pkgName
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				switch local {
+				case ".":
+					return nil, false
+				case "_":
+				default:
+					maps.Copy(names, l.selections(f)[local])
+				}
 			}
 		}
 	}
-	return true
+	return names, true
 }
 
 // selections are a file's x.Name selectors by the identifier x.
@@ -230,7 +214,7 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 		return s
 	}
 	s := map[string]map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
+	for n := range ast.Preorder(f) {
 		if sel, ok := n.(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok {
 				if s[id.Name] == nil {
@@ -239,10 +223,6 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 				s[id.Name][sel.Sel.Name] = true
 			}
 		}
-		return true
-	})
-	if l.sels == nil {
-		l.sels = map[*ast.File]map[string]map[string]bool{}
 	}
 	l.sels[f] = s
 	return s
@@ -251,11 +231,9 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 // cut cuts a declarations-only package down to what the packages parsed so
 // far select from it, and records what it cut.
 func (l *loader) cut(importPath string, pp *parsedPkg) []*ast.File {
-	wanted := map[string]bool{}
-	for q, qp := range l.parsed {
-		if q != importPath && !l.selectedFrom(qp.files, importPath, pp.name, wanted) {
-			return pp.files
-		}
+	wanted, ok := l.selected(importPath, pp.name)
+	if !ok {
+		return pp.files
 	}
 	files, cut := cutUnreached(pp.files, wanted)
 	l.cutNames[importPath] = cut
@@ -269,19 +247,13 @@ func (l *loader) cutTooMuch() bool {
 		if len(cut) == 0 {
 			continue
 		}
-		name := l.parsed[p].name
-		for q, qp := range l.parsed {
-			if q == p {
-				continue
-			}
-			sel := map[string]bool{}
-			if !l.selectedFrom(qp.files, p, name, sel) {
+		sel, ok := l.selected(p, l.parsed[p].name)
+		if !ok {
+			return true
+		}
+		for n := range sel {
+			if cut[n] {
 				return true
-			}
-			for n := range sel {
-				if cut[n] {
-					return true
-				}
 			}
 		}
 	}

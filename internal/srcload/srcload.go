@@ -21,17 +21,17 @@ import (
 	"go/token"
 	"go/types"
 	"io"
-	"os"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/plegvet/plegvet/internal/tree"
-
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // Mode names how packages were loaded, for the result's "load" field.
@@ -86,12 +86,10 @@ type Result struct {
 }
 
 type loader struct {
-	cutting   bool                                     // declarations-only imports are cut to what is reached
-	cutNames  map[string]map[string]bool               // per cut package, the names cut
-	sels      map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
-	also      func(importPath string) bool
-	declsOnly func(importPath string) bool
-	relNames  bool // files are named relative to the tree in fset
+	cutting  bool                                     // declarations-only imports are cut to what is reached
+	cutNames map[string]map[string]bool               // per cut package, the names cut
+	sels     map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
+	Imports
 	requested map[string]bool
 	tree      *tree.Tree
 	fset      *token.FileSet
@@ -103,8 +101,6 @@ type loader struct {
 	stubbed   map[string]bool
 	tried     map[string]bool // imports parsed for also, usable or not
 	problems  []Problem
-	overlay   map[string][]byte
-	cache     *Cache
 }
 
 type parsedPkg struct {
@@ -180,9 +176,9 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 	l := &loader{
 		cutting:   cut,
 		cutNames:  map[string]map[string]bool{},
-		also:      imports.FromSource,
-		declsOnly: imports.DeclarationsOnly,
-		relNames:  imports.TreeRelativeNames,
+		sels:      map[*ast.File]map[string]map[string]bool{},
+		Imports:   imports,
+		requested: map[string]bool{},
 		tree:      t,
 		fset:      token.NewFileSet(),
 		want:      map[string]bool{},
@@ -192,19 +188,13 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		modelled:  map[string]bool{},
 		stubbed:   map[string]bool{},
 		tried:     map[string]bool{},
-		overlay:   imports.Overlay,
-		cache:     imports.Cache,
 	}
-	if l.cache != nil {
-		l.fset, l.pkgs = l.cache.begin()
+	if l.Cache != nil {
+		l.fset, l.pkgs, l.Cache.used = l.Cache.fset, l.Cache.pkgs, map[fileKey]bool{}
 	}
-	l.requested = map[string]bool{}
 	for _, p := range importPaths {
 		l.want[p] = true
 		l.requested[p] = true
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	res := &Result{Fset: l.fset}
 	var loadable []string
@@ -227,8 +217,8 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		}
 		res.Packages = append(res.Packages, pkg)
 	}
-	if l.cache != nil {
-		l.cache.end(l.checked)
+	if l.Cache != nil {
+		l.Cache.end(l.checked)
 	}
 	res.Modelled = sortedKeys(l.modelled)
 	res.Stubbed = sortedKeys(l.stubbed)
@@ -257,12 +247,9 @@ func (l *loader) parseRequested(ctx context.Context, p string) error {
 }
 
 func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m)) // [], not null, in JSON
+	slices.Sort(keys)
+	return keys
 }
 
 // parse reads the non-test Go files of dir that build on linux/amd64 (the
@@ -275,7 +262,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	}
 	entries, err := l.dirNames(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(rel), errCause(err))
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(rel), inputfile.Cause(err))
 	}
 	// The file is read once, by the OpenFile hook, when its name says it
 	// may build; build constraints are then read from memory.
@@ -284,11 +271,10 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	ctxt := build.Default
 	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
 	ctxt.OpenFile = func(path string) (io.ReadCloser, error) {
-		if text, ok := l.overlay[path]; ok {
-			src, readErr = text, nil
-			return io.NopCloser(bytes.NewReader(src)), nil
+		var ok bool
+		if src, ok = l.Overlay[path]; !ok {
+			src, readErr = inputfile.Read(path)
 		}
-		src, readErr = inputfile.Read(path)
 		if readErr != nil {
 			return nil, readErr
 		}
@@ -311,34 +297,27 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		}
 		src, readErr = nil, nil
 		ok, err := ctxt.MatchFile(dir, name)
-		if readErr != nil {
-			fileProblem(readErr.Error())
-			continue
-		}
 		nul := bytes.IndexByte(src, 0)
-		if err != nil && nul < 0 {
-			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "read "+filename+": "), name+": ")
-			fileProblem("build constraints: " + msg)
-			continue
-		}
-		if err == nil && !ok {
-			continue // not part of the package on linux/amd64, as for go build
-		}
-		if nul >= 0 {
+		switch {
+		case readErr != nil:
+			fileProblem(readErr.Error())
+		case err != nil && nul < 0:
+			fileProblem("build constraints: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "read "+filename+": "), name+": "))
+		case err == nil && !ok:
+			// not part of the package on linux/amd64, as for go build
+		case nul >= 0:
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
-			continue
+		case l.TreeRelativeNames:
+			sources = append(sources, source{filename, l.tree.Rel(filename), WithoutLineDirectives(src)})
+		default:
+			sources = append(sources, source{filename, filename, WithoutLineDirectives(src)})
 		}
-		fsetName := filename
-		if l.relNames {
-			fsetName = l.tree.Rel(filename)
-		}
-		sources = append(sources, source{filename, fsetName, WithoutLineDirectives(src)})
 	}
 	// Comments are kept for the packages whose syntax the analyzers read;
 	// a declarations-only import's (the CRI API's generated field docs)
 	// are parsed past.
 	mode := parser.ParseComments | parser.SkipObjectResolution
-	if !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath) {
+	if !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath) {
 		mode = parser.SkipObjectResolution
 	}
 	for i, r := range l.parseCached(sources, mode) {
@@ -392,13 +371,6 @@ func (l *loader) position(pos token.Pos) token.Position {
 	return p
 }
 
-func errCause(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
 func (l *loader) syntaxProblem(filename string, err error) Problem {
 	if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
 		pos := list[0].Pos
@@ -421,16 +393,14 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(importPath), err)
 	}
-	for _, s := range stack {
-		if s == importPath {
-			// An import path is a string literal of the source: it may
-			// hold any character.
-			return nil, errors.New(inputfile.OneLine(fmt.Sprintf("import cycle: %s -> %s", strings.Join(stack, " -> "), importPath)))
-		}
+	if slices.Contains(stack, importPath) {
+		// An import path is a string literal of the source: it may hold
+		// any character.
+		return nil, errors.New(inputfile.OneLine(fmt.Sprintf("import cycle: %s -> %s", strings.Join(stack, " -> "), importPath)))
 	}
 	stack = append(stack, importPath)
 	pp := l.parsed[importPath]
-	ignoreBodies := !l.requested[importPath] && l.declsOnly != nil && l.declsOnly(importPath)
+	ignoreBodies := !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath)
 	if pkg, err := l.reuse(ctx, importPath, pp, ignoreBodies, stack); pkg != nil || err != nil {
 		if err == nil {
 			l.checked[importPath] = pkg
@@ -438,13 +408,15 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		return pkg, err
 	}
 	pkg := &packages.Package{
-		ID:         importPath,
-		PkgPath:    importPath,
-		Fset:       l.fset,
-		Syntax:     pp.files,
-		GoFiles:    pp.names,
-		Imports:    map[string]*packages.Package{},
-		TypesSizes: types.SizesFor("gc", "amd64"),
+		ID:              importPath,
+		Name:            pp.name,
+		PkgPath:         importPath,
+		Fset:            l.fset,
+		Syntax:          pp.files,
+		GoFiles:         pp.names,
+		CompiledGoFiles: pp.names,
+		Imports:         map[string]*packages.Package{},
+		TypesSizes:      types.SizesFor("gc", "amd64"),
 		TypesInfo: &types.Info{
 			Types:      map[ast.Expr]types.TypeAndValue{},
 			Defs:       map[*ast.Ident]types.Object{},
@@ -455,8 +427,6 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 			Instances:  map[*ast.Ident]types.Instance{},
 		},
 	}
-	pkg.CompiledGoFiles = pkg.GoFiles
-	pkg.Name = pp.name
 	var abortErr error
 	var answers []importAnswer
 	conf := types.Config{
@@ -487,13 +457,11 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	if abortErr != nil {
 		return nil, abortErr
 	}
-	if pkg.Types != nil {
-		typeOrphanValues(l.fset, pkg.Types, files, pkg.TypesInfo)
-	}
+	typeOrphanValues(l.fset, pkg.Types, files, pkg.TypesInfo)
 	pkg.IllTyped = len(pkg.TypeErrors) > 0
 	l.checked[importPath] = pkg
-	if l.cache != nil {
-		l.cache.checked[importPath] = &checkedPkg{pkg: pkg, files: pp.files, ignoreBodies: ignoreBodies, imports: answers}
+	if l.Cache != nil {
+		l.Cache.checked[importPath] = &checkedPkg{pkg: pkg, files: pp.files, ignoreBodies: ignoreBodies, imports: answers}
 	}
 	return pkg, nil
 }
@@ -502,7 +470,7 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 // source when it is requested or picked by also, else a model or a stub.
 // stack is the chain of packages being checked, pkg's last.
 func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *packages.Package) (*types.Package, error) {
-	if !l.want[p] && !l.tried[p] && l.also != nil && l.also(p) && !isStd(p) {
+	if !l.want[p] && !l.tried[p] && l.FromSource != nil && l.FromSource(p) && !isStd(p) {
 		l.tried[p] = true
 		if dir := l.tree.PackageDir(p); dir != "" {
 			pp, err := l.parse(ctx, p, dir)
@@ -629,14 +597,14 @@ func guessName(p string) string {
 // map written in the literal standing in for the elided type.
 func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File, info *types.Info) {
 	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
+		for n := range ast.Preorder(f) {
 			lit, ok := n.(*ast.CompositeLit)
 			if !ok {
-				return true
+				continue
 			}
 			mt, ok := lit.Type.(*ast.MapType)
 			if !ok {
-				return true
+				continue
 			}
 			for _, e := range lit.Elts {
 				kv, ok := e.(*ast.KeyValueExpr)
@@ -652,8 +620,7 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 				}
 				_ = types.CheckExpr(fset, pkg, kv.Value.Pos(), expr, info)
 			}
-			return true
-		})
+		}
 	}
 }
 

@@ -244,23 +244,13 @@ func Matters(importPath string, imports iter.Seq[string]) bool {
 // loaded from source for which Reads is false is read for its
 // declarations only: its function bodies need no type-checking.
 func Reads(importPath string) bool {
-	for _, a := range analyzers {
-		if a.Reads(importPath) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(analyzers, func(a Analyzer) bool { return a.Reads(importPath) })
 }
 
 // FromSource reports whether an import is worth type-checking from source
 // for any analyzer, when the tree holds it (Group.FromSource).
 func FromSource(importPath string) bool {
-	for _, a := range analyzers {
-		if a.FromSource(importPath) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(analyzers, func(a Analyzer) bool { return a.FromSource(importPath) })
 }
 
 // Rule finds the group and documentation of a check by its name (a

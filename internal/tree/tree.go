@@ -4,9 +4,11 @@
 package tree
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +50,7 @@ func Open(dir string) (*Tree, error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a directory: %w", name, errCause(err))
+		return nil, fmt.Errorf("%s: not a directory: %w", name, inputfile.Cause(err))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", name)
@@ -67,13 +69,6 @@ func Open(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
 	return &Tree{Dir: abs, Module: mod}, nil
-}
-
-func errCause(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // errNoGoMod is modulePath's answer for a directory without go.mod.
@@ -121,8 +116,14 @@ func (t *Tree) PackageDir(importPath string) string {
 			return existingDir(filepath.Join(dir, filepath.FromSlash(rest)))
 		}
 	}
+	return t.copyDir(importPath)
+}
+
+// copyDir is the directory of the checkout's staging or, else, vendored
+// copy of a package or module, or "".
+func (t *Tree) copyDir(path string) string {
 	for _, base := range []string{"staging/src", "vendor"} {
-		if d := existingDir(filepath.Join(t.Dir, filepath.FromSlash(base), filepath.FromSlash(importPath))); d != "" {
+		if d := existingDir(filepath.Join(t.Dir, base, filepath.FromSlash(path))); d != "" {
 			return d
 		}
 	}
@@ -154,12 +155,7 @@ func (t *Tree) ModuleDir(module string) string {
 	if d, ok := t.Modules[module]; ok {
 		return d
 	}
-	for _, base := range []string{"staging/src", "vendor"} {
-		if d := existingDir(filepath.Join(t.Dir, filepath.FromSlash(base), filepath.FromSlash(module))); d != "" {
-			return d
-		}
-	}
-	return ""
+	return t.copyDir(module)
 }
 
 func existingDir(d string) string {
@@ -226,9 +222,7 @@ func OpenModule(dir string) (*Tree, error) {
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 	mods = map[string]string{}
-	for m, d := range t.Modules {
-		mods[m] = d
-	}
+	maps.Copy(mods, t.Modules)
 	root := filepath.Join(t.Dir, "staging", "src")
 	hosts, err := os.ReadDir(root)
 	if err != nil {
@@ -240,7 +234,7 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 		}
 		names, err := os.ReadDir(filepath.Join(root, h.Name()))
 		if err != nil {
-			bad = append(bad, fmt.Errorf("staging/src/%s: %w", h.Name(), errCause(err)))
+			bad = append(bad, fmt.Errorf("staging/src/%s: %w", h.Name(), inputfile.Cause(err)))
 			continue
 		}
 		for _, n := range names {
@@ -278,8 +272,5 @@ func (t *Tree) ModuleOf(rel string, staging map[string]string) string {
 			best = m
 		}
 	}
-	if best == "" {
-		return t.Module
-	}
-	return best
+	return cmp.Or(best, t.Module)
 }
