@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,8 @@ func Parse(name string, src []byte) (f *File, err error) {
 			redecl = fmt.Errorf("%s: %s redeclared (first declared at %s); protoc refuses the file", at, what, first)
 		}
 	}
+	// Maps, not scans of f.Services and f.RPCs: a file of many rpcs must
+	// not cost their square.
 	services := map[string]srcpos.Pos{}
 	rpcs := map[[2]string]srcpos.Pos{}
 	proto.Walk(def,
@@ -259,8 +262,9 @@ var posPrefix = regexp.MustCompile(`^:(\d+):(\d+)(?::| =) (.*)$`)
 var foundPrefix = regexp.MustCompile(`^found ("(?:[^"\\]|\\.)*")`)
 
 // where finds the line and column of a parser error that came without:
-// it parses again, one byte a read, to learn how far the scanner got, and
-// takes the last occurrence before that of the token the error names.
+// it parses again, one byte a read, to learn how far the scanner got (but
+// for a character of lookahead), and takes the last occurrence before
+// that of the token the error names.
 func where(src []byte, what string) (line, col int) {
 	r := &byteReader{src: src}
 	proto.NewParser(r).Parse() //nolint:errcheck // the same error again; only r.n is wanted
@@ -276,7 +280,8 @@ func where(src []byte, what string) (line, col int) {
 }
 
 // byteReader gives the scanner one byte a Read, so that n is how far it
-// has read: its position, but for a character of lookahead.
+// has read. (testing/iotest.OneByteReader does this, but is a test
+// package.)
 type byteReader struct {
 	src []byte
 	n   int
@@ -325,10 +330,8 @@ func (f *File) CheckRuntimeService() error {
 	case f.Package != CRIPackage:
 		return fmt.Errorf("%s: package %s, want %s: %s", f.PackagePos, f.Package, CRIPackage, calls)
 	}
-	for _, s := range f.Services {
-		if s.Name == RuntimeService {
-			return nil
-		}
+	if slices.ContainsFunc(f.Services, func(s Service) bool { return s.Name == RuntimeService }) {
+		return nil
 	}
 	has := "it declares no service"
 	if len(f.Services) > 0 {
@@ -360,7 +363,7 @@ func (f *File) Message(name string) *Message {
 		return m
 	}
 	if i := strings.LastIndex(name, "."); i >= 0 {
-		return f.Messages[name[i+1:]]
+		return f.Messages[name[i+1:]] // a qualified name: the package's own message
 	}
 	return nil
 }

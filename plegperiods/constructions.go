@@ -77,17 +77,12 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 			con := &Construction{Call: call, Func: fn, Ctor: c}
 			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
 			body := enclosingBody(path)
-			if c.Period.ok() {
-				con.Period, con.Literal = res.arg(call, c.Period, body, info)
-			}
-			if c.Threshold.ok() {
-				con.Threshold, _ = res.arg(call, c.Threshold, body, info)
-			} else if c.ThresholdConst != nil {
+			con.Period, con.Literal = res.arg(call, c.Period, body)
+			con.Threshold, _ = res.arg(call, c.Threshold, body)
+			if !c.Threshold.ok() {
 				con.Threshold = c.ThresholdConst
 			}
-			if c.Retries.ok() {
-				con.Retries, _ = res.arg(call, c.Retries, body, info)
-			}
+			con.Retries, _ = res.arg(call, c.Retries, body)
 			if c.Fallback.ok() {
 				// The evented PLEG hands back a whole relist duration: its
 				// period and threshold are the generic constructor's fields.
@@ -95,9 +90,9 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 				if period == "" {
 					period, threshold = c.PeriodField, c.ThresholdField
 				}
-				con.Fallback, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: period}, body, info)
+				con.Fallback, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: period}, body)
 				if threshold != "" {
-					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body, info)
+					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body)
 				}
 			}
 			con.Holder = holder(info, path)
@@ -113,33 +108,18 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 // holder is what a call's first result is assigned to: a variable or a
 // field, by an assignment, a declaration or a struct literal's key.
 func holder(info *types.Info, path []ast.Node) types.Object {
-	if len(path) < 2 {
-		return nil
-	}
-	call := path[0]
-	lhs := func(e ast.Expr) types.Object {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			if o := info.Defs[x]; o != nil {
-				return o
-			}
-			return info.Uses[x]
-		case *ast.SelectorExpr:
-			return info.Uses[x.Sel]
-		}
-		return nil
-	}
+	call := path[0] // path[1] exists: the file, at least
 	switch p := path[1].(type) {
 	case *ast.AssignStmt:
 		for i, r := range p.Rhs {
 			if r == call && (len(p.Lhs) == len(p.Rhs) || i == 0) {
-				return lhs(p.Lhs[i])
+				return defOrUse(info, p.Lhs[i])
 			}
 		}
 	case *ast.ValueSpec:
 		for i, v := range p.Values {
 			if v == call && (len(p.Names) == len(p.Values) || i == 0) {
-				return lhs(p.Names[i])
+				return defOrUse(info, p.Names[i])
 			}
 		}
 	case *ast.KeyValueExpr:
@@ -150,6 +130,18 @@ func holder(info *types.Info, path []ast.Node) types.Object {
 		}
 	}
 	return nil
+}
+
+// defOrUse is the object e (x, or x.f) declares or refers to, or nil.
+func defOrUse(info *types.Info, e ast.Expr) types.Object {
+	id := astobj.Ident(e)
+	if id == nil {
+		return nil
+	}
+	if o := info.Defs[id]; o != nil {
+		return o
+	}
+	return info.Uses[id]
 }
 
 func enclosingBody(path []ast.Node) *ast.BlockStmt {
@@ -165,26 +157,28 @@ func enclosingBody(path []ast.Node) *ast.BlockStmt {
 }
 
 // arg resolves a constructor argument: the value, or the field of the
-// RelistDuration literal it is, following a local variable and &.
-func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt, info *types.Info) (*Value, *ast.CompositeLit) {
-	if p.Index >= len(call.Args) {
+// RelistDuration literal it is, following a local variable and &; nil
+// when the constructor takes no such value.
+func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt) (*Value, *ast.CompositeLit) {
+	switch {
+	case !p.ok():
+		return nil, nil
+	case p.Index >= len(call.Args):
 		return &Value{Unresolved: fmt.Sprintf("the call passes %d arguments; the constructor takes this value as argument %d", len(call.Args), p.Index+1), Pos: call.Pos()}, nil
 	}
 	e := call.Args[p.Index]
 	if p.Field == "" {
 		return r.value(e), nil
 	}
-	lit, why := follow(e, call.Pos(), body, info)
+	lit, why := follow(e, call.Pos(), body, r.info)
 	if lit == nil {
 		return &Value{Unresolved: why, Pos: e.Pos()}, nil
 	}
 	for _, el := range lit.Elts {
-		kv, ok := el.(*ast.KeyValueExpr)
-		if !ok {
-			continue
-		}
-		if k, ok := kv.Key.(*ast.Ident); ok && k.Name == p.Field {
-			return r.value(kv.Value), lit
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == p.Field {
+				return r.value(kv.Value), lit
+			}
 		}
 	}
 	return &Value{Unresolved: fmt.Sprintf("%s is not set in %s: it is zero", p.Field, types.ExprString(lit.Type)), Pos: lit.Pos()}, lit
@@ -194,14 +188,12 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt, info
 // through &, or assigned to a local variable before the call.
 func follow(e ast.Expr, before token.Pos, body *ast.BlockStmt, info *types.Info) (*ast.CompositeLit, string) {
 	for range 8 {
-		e = ast.Unparen(e)
-		switch x := e.(type) {
+		switch x := ast.Unparen(e).(type) {
 		case *ast.UnaryExpr:
 			if x.Op != token.AND {
-				return nil, fmt.Sprintf("%s is not a relist-duration literal", types.ExprString(e))
+				return nil, fmt.Sprintf("%s is not a relist-duration literal", types.ExprString(x))
 			}
 			e = x.X
-			continue
 		case *ast.CompositeLit:
 			return x, ""
 		case *ast.Ident:
@@ -214,9 +206,9 @@ func follow(e ast.Expr, before token.Pos, body *ast.BlockStmt, info *types.Info)
 				return nil, fmt.Sprintf("%s is not assigned a literal before the call", x.Name)
 			}
 			e = init
-			continue
+		default:
+			return nil, fmt.Sprintf("%s is computed at run time, not a literal", types.ExprString(x))
 		}
-		return nil, fmt.Sprintf("%s is computed at run time, not a literal", types.ExprString(e))
 	}
 	return nil, "too many indirections"
 }
@@ -249,14 +241,17 @@ func lastAssignment(body *ast.BlockStmt, v *types.Var, before token.Pos, info *t
 	return found
 }
 
-// leaves reports whether a block ends by leaving the function.
-func leaves(b *ast.BlockStmt) bool {
+// leaves reports whether a block ends by leaving the function or, with
+// next, by skipping to the next iteration of its loop.
+func leaves(b *ast.BlockStmt, next bool) bool {
 	if len(b.List) == 0 {
 		return false
 	}
 	switch s := b.List[len(b.List)-1].(type) {
 	case *ast.ReturnStmt:
 		return true
+	case *ast.BranchStmt:
+		return next && s.Tok == token.CONTINUE
 	case *ast.ExprStmt:
 		if call, ok := s.X.(*ast.CallExpr); ok {
 			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {

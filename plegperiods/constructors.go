@@ -1,10 +1,13 @@
 package plegperiods
 
 import (
+	"cmp"
 	"go/ast"
 	"go/token"
 	"go/types"
-	"sort"
+	"iter"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
@@ -93,18 +96,14 @@ func streamShape(fn *types.Func) string {
 	if fn == nil {
 		return "unknown"
 	}
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok {
-		return "unknown"
-	}
-	for i := 0; i < sig.Results().Len(); i++ {
-		obj, _, _ := types.LookupFieldOrMethod(sig.Results().At(i).Type(), true, nil, "Recv")
+	for res := range fn.Signature().Results().Variables() {
+		obj, _, _ := types.LookupFieldOrMethod(res.Type(), true, nil, "Recv")
 		if _, isFunc := obj.(*types.Func); isFunc {
 			return "stream"
 		}
 	}
-	for i := 0; i < sig.Params().Len(); i++ {
-		if _, isChan := sig.Params().At(i).Type().Underlying().(*types.Chan); isChan {
+	for p := range fn.Signature().Params().Variables() {
+		if _, isChan := p.Type().Underlying().(*types.Chan); isChan {
 			return "channel"
 		}
 	}
@@ -119,36 +118,43 @@ type fieldPath struct {
 // receiverPath reports whether e is recv.field or recv.field.sub for the
 // receiver variable recv.
 func receiverPath(info *types.Info, recv types.Object, e ast.Expr) (fieldPath, bool) {
-	e = ast.Unparen(e)
-	sel, ok := e.(*ast.SelectorExpr)
+	isRecv := func(x ast.Expr) bool { return recv != nil && astobj.Of(info, x) == recv }
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
 	if !ok {
 		return fieldPath{}, false
 	}
-	if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && recv != nil && info.Uses[id] == recv {
+	if isRecv(sel.X) {
 		return fieldPath{field: sel.Sel.Name}, true
 	}
-	inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
-	if !ok {
-		return fieldPath{}, false
-	}
-	if id, ok := ast.Unparen(inner.X).(*ast.Ident); ok && recv != nil && info.Uses[id] == recv {
+	if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok && isRecv(inner.X) {
 		return fieldPath{field: inner.Sel.Name, sub: sel.Sel.Name}, true
 	}
 	return fieldPath{}, false
 }
 
+// funcDecls yields the package's functions and methods that have a body,
+// with their file, in source order.
+func funcDecls(files []*ast.File) iter.Seq2[*ast.File, *ast.FuncDecl] {
+	return func(yield func(*ast.File, *ast.FuncDecl) bool) {
+		for _, f := range files {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && !yield(f, fd) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // methodsOf groups the package's methods by the struct they belong to.
 func methodsOf(files []*ast.File, info *types.Info) map[*types.TypeName][]*ast.FuncDecl {
 	out := map[*types.TypeName][]*ast.FuncDecl{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil || fd.Body == nil || len(fd.Recv.List) == 0 {
-				continue
-			}
-			if tn := namedOf(info.TypeOf(fd.Recv.List[0].Type)); tn != nil {
-				out[tn] = append(out[tn], fd)
-			}
+	for _, fd := range funcDecls(files) {
+		if fd.Recv == nil || len(fd.Recv.List) == 0 {
+			continue
+		}
+		if tn := namedOf(info.TypeOf(fd.Recv.List[0].Type)); tn != nil {
+			out[tn] = append(out[tn], fd)
 		}
 	}
 	return out
@@ -167,8 +173,10 @@ func namedOf(t types.Type) *types.TypeName {
 	return nil
 }
 
+// receiverObj is a method's receiver variable; nil for a function or an
+// unnamed receiver.
 func receiverObj(info *types.Info, fd *ast.FuncDecl) types.Object {
-	if len(fd.Recv.List[0].Names) == 0 {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 || len(fd.Recv.List[0].Names) == 0 { // "func () M()" parses
 		return nil
 	}
 	return info.Defs[fd.Recv.List[0].Names[0]]
@@ -180,19 +188,12 @@ type usage struct {
 	loopPos                        token.Pos
 	loopCall                       string
 	threshold                      fieldPath
-	thresholdConst                 *types.Const
-	thresholdExpr                  ast.Expr
+	thresholdConst                 ast.Expr // the threshold, when a constant rather than a field
 	retries                        fieldPath
 	fallback                       fieldPath
-	streamPos                      token.Pos
-	streams                        []streamUse
+	streams                        []*ast.CallExpr // of GetContainerEvents
 	hasLoop, hasThreshold, hasRetr bool
 	hasFallback                    bool
-}
-
-type streamUse struct {
-	pos token.Pos
-	fn  *types.Func
 }
 
 // loopFuncs are the functions and methods through which a relist loop
@@ -203,10 +204,8 @@ var loopMethods = map[string]bool{"Reset": true, "NewTimer": true, "NewTicker": 
 func calleeName(info *types.Info, call *ast.CallExpr) (pkgPath, name string) {
 	switch f := ast.Unparen(call.Fun).(type) {
 	case *ast.SelectorExpr:
-		if id, ok := f.X.(*ast.Ident); ok {
-			if pn, ok := info.Uses[id].(*types.PkgName); ok {
-				return pn.Imported().Path(), f.Sel.Name
-			}
+		if pn, ok := astobj.Of(info, f.X).(*types.PkgName); ok {
+			return pn.Imported().Path(), f.Sel.Name
 		}
 		return "", f.Sel.Name
 	case *ast.Ident:
@@ -226,14 +225,11 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 		case *ast.CallExpr:
 			pkg, name := calleeName(info, n)
 			if name == "GetContainerEvents" {
-				if !u.streamPos.IsValid() {
-					u.streamPos = n.Pos()
-				}
-				u.streams = append(u.streams, streamUse{n.Pos(), astobj.Func(info, n)})
+				u.streams = append(u.streams, n)
 			}
 			if (isWait(pkg) || (pkg == "" || pkg == "time") && loopMethods[name]) && !u.hasLoop {
 				for _, a := range n.Args {
-					if p, ok := receiverPath(info, recv, a); ok && durationTyped(info, a) {
+					if p, ok := receiverPath(info, recv, a); ok && isDuration(info.TypeOf(a)) {
 						u.loop, u.loopPos, u.hasLoop = p, n.Pos(), true
 						u.loopCall = name
 						if isWait(pkg) {
@@ -252,33 +248,26 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 				}
 			}
 		case *ast.BinaryExpr:
-			switch n.Op {
-			case token.GTR, token.GEQ, token.LSS, token.LEQ:
-			default:
+			if n.Op != token.GTR && n.Op != token.GEQ && n.Op != token.LSS && n.Op != token.LEQ {
 				return true
 			}
 			for _, side := range []ast.Expr{n.X, n.Y} {
 				if p, ok := receiverPath(info, recv, side); ok {
 					t := info.TypeOf(side)
 					switch {
-					case durationTyped(info, side) && fd.Name.Name == "Healthy" && !u.hasThreshold:
+					case isDuration(t) && fd.Name.Name == "Healthy" && !u.hasThreshold:
 						u.threshold, u.hasThreshold = p, true
 					case t != nil && isInt(t) && !u.hasRetr:
 						u.retries, u.hasRetr = p, true
 					}
 				}
 				if c := astobj.Const(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
-					u.thresholdConst, u.thresholdExpr, u.hasThreshold = c, side, true
+					u.thresholdConst, u.hasThreshold = side, true
 				}
 			}
 		}
 		return true
 	})
-}
-
-func durationTyped(info *types.Info, e ast.Expr) bool {
-	t := info.TypeOf(e)
-	return t != nil && isDuration(t)
 }
 
 func isInt(t types.Type) bool {
@@ -296,22 +285,8 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 	// period field has (pleg.RelistDuration); found by the first pass.
 	usages := map[*types.TypeName]*usage{}
 	var relistType *types.TypeName
-	structs := make([]*types.TypeName, 0, len(methods))
-	for tn := range methods {
-		structs = append(structs, tn)
-	}
-	sort.Slice(structs, func(i, j int) bool { return structs[i].Pos() < structs[j].Pos() })
-	for _, tn := range structs {
-		u := &usage{}
-		for _, fd := range methods[tn] {
-			u.scan(info, fd, nil)
-		}
-		usages[tn] = u
-		if u.hasLoop && u.loop.sub != "" && relistType == nil {
-			relistType = fieldType(tn, u.loop.field)
-		}
-	}
-	if relistType != nil { // second pass: fallbacks hand over a relist duration
+	structs := slices.SortedFunc(maps.Keys(methods), func(a, b *types.TypeName) int { return cmp.Compare(a.Pos(), b.Pos()) })
+	scanAll := func() {
 		for _, tn := range structs {
 			u := &usage{}
 			for _, fd := range methods[tn] {
@@ -320,64 +295,69 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			usages[tn] = u
 		}
 	}
+	scanAll()
+	for _, tn := range structs {
+		if u := usages[tn]; u.hasLoop && u.loop.sub != "" && relistType == nil {
+			if v := fieldVar(tn, u.loop.field); v != nil {
+				relistType = namedOf(v.Type())
+			}
+		}
+	}
+	if relistType != nil { // second pass: fallbacks hand over a relist duration
+		scanAll()
+	}
 	var out []*Constructor
 	structOf := map[*Constructor]*types.TypeName{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil || fd.Body == nil {
-				continue
-			}
-			fn, _ := info.Defs[fd.Name].(*types.Func)
-			if fn == nil {
-				continue
-			}
-			lit, tn := returnedStruct(info, fd)
-			if lit == nil {
-				continue
-			}
-			u := usages[tn]
-			if u == nil {
-				continue
-			}
-			c := &Constructor{Func: fn, Struct: tn.Name(), Shape: Shape{Period: none, Threshold: none, Retries: none, Fallback: none}}
-			switch {
-			case u.hasLoop:
-				c.Kind = Generic
-			case u.streamPos.IsValid():
-				c.Kind = Evented
-			default:
-				continue
-			}
-			params := paramIndex(info, fd)
-			fields := fieldParams(info, lit, params)
-			if u.hasLoop {
-				c.Period = ref(fields, u.loop)
-				c.Loop, c.LoopCall = srcpos.Of(fset, u.loopPos), u.loopCall
-			}
-			if u.hasThreshold {
-				if u.thresholdConst != nil {
-					c.ThresholdConst = res.value(u.thresholdExpr)
-				} else {
-					c.Threshold = ref(fields, u.threshold)
-				}
-			}
-			if u.hasRetr && c.Kind == Evented {
-				c.Retries = ref(fields, u.retries)
-			}
-			if u.hasFallback && c.Kind == Evented {
-				c.Fallback = ref(fields, u.fallback)
-			}
-			for _, st := range u.streams {
-				call := StreamCall{Pos: srcpos.Of(fset, st.pos), Shape: streamShape(st.fn)}
-				if st.fn != nil {
-					call.Method = types.ObjectString(st.fn, nil)
-				}
-				c.StreamCalls = append(c.StreamCalls, call)
-			}
-			out = append(out, c)
-			structOf[c] = tn
+	for _, fd := range funcDecls(files) {
+		fn, _ := info.Defs[fd.Name].(*types.Func)
+		if fd.Recv != nil || fn == nil {
+			continue
 		}
+		lit, tn := returnedStruct(info, fd)
+		if lit == nil {
+			continue
+		}
+		u := usages[tn]
+		if u == nil {
+			continue
+		}
+		c := &Constructor{Func: fn, Struct: tn.Name(), Shape: Shape{Period: none, Threshold: none, Retries: none, Fallback: none}}
+		switch {
+		case u.hasLoop:
+			c.Kind = Generic
+		case len(u.streams) > 0:
+			c.Kind = Evented
+		default:
+			continue
+		}
+		fields := fieldParams(info, lit, paramIndex(info, fd))
+		if u.hasLoop {
+			c.Period = ref(fields, u.loop)
+			c.Loop, c.LoopCall = srcpos.Of(fset, u.loopPos), u.loopCall
+		}
+		if u.hasThreshold {
+			if u.thresholdConst != nil {
+				c.ThresholdConst = res.value(u.thresholdConst)
+			} else {
+				c.Threshold = ref(fields, u.threshold)
+			}
+		}
+		if u.hasRetr && c.Kind == Evented {
+			c.Retries = ref(fields, u.retries)
+		}
+		if u.hasFallback && c.Kind == Evented {
+			c.Fallback = ref(fields, u.fallback)
+		}
+		for _, call := range u.streams {
+			method := astobj.Func(info, call)
+			sc := StreamCall{Pos: srcpos.Of(fset, call.Pos()), Shape: streamShape(method)}
+			if method != nil {
+				sc.Method = types.ObjectString(method, nil)
+			}
+			c.StreamCalls = append(c.StreamCalls, sc)
+		}
+		out = append(out, c)
+		structOf[c] = tn
 	}
 	for _, c := range out {
 		if c.Kind == Generic && c.Period.Field != "" {
@@ -396,19 +376,6 @@ func ref(fields map[string]int, p fieldPath) ParamRef {
 		return none
 	}
 	return ParamRef{Index: i, Field: p.sub}
-}
-
-func fieldType(tn *types.TypeName, field string) *types.TypeName {
-	st, ok := tn.Type().Underlying().(*types.Struct)
-	if !ok {
-		return nil
-	}
-	for i := 0; i < st.NumFields(); i++ {
-		if st.Field(i).Name() == field {
-			return namedOf(st.Field(i).Type())
-		}
-	}
-	return nil
 }
 
 // returnedStruct finds the struct literal a function returns (&T{...}).
@@ -446,16 +413,12 @@ func paramIndex(info *types.Info, fd *ast.FuncDecl) map[types.Object]int {
 	out := map[types.Object]int{}
 	i := 0
 	for _, field := range fd.Type.Params.List {
-		if len(field.Names) == 0 {
-			i++
-			continue
-		}
-		for _, n := range field.Names {
+		for j, n := range field.Names {
 			if obj := info.Defs[n]; obj != nil {
-				out[obj] = i
+				out[obj] = i + j
 			}
-			i++
 		}
+		i += max(len(field.Names), 1) // an unnamed parameter counts too
 	}
 	return out
 }
@@ -464,17 +427,11 @@ func paramIndex(info *types.Info, fd *ast.FuncDecl) map[types.Object]int {
 func fieldParams(info *types.Info, lit *ast.CompositeLit, params map[types.Object]int) map[string]int {
 	out := map[string]int{}
 	for _, e := range lit.Elts {
-		kv, ok := e.(*ast.KeyValueExpr)
-		if !ok {
-			continue
-		}
-		k, ok1 := kv.Key.(*ast.Ident)
-		v, ok2 := ast.Unparen(kv.Value).(*ast.Ident)
-		if !ok1 || !ok2 {
-			continue
-		}
-		if i, ok := params[info.Uses[v]]; ok {
-			out[k.Name] = i
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			k, isKey := kv.Key.(*ast.Ident)
+			if i, isParam := params[astobj.Of(info, kv.Value)]; isKey && isParam {
+				out[k.Name] = i
+			}
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package plegperiods
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -108,9 +109,8 @@ type ForcedRelist struct {
 type RelistRequest struct {
 	Pos srcpos.Pos `json:"pos"` // the call
 	// Callee is the generic PLEG's method that enqueues the request,
-	// as "GenericPLEG.RequestRelist"; CalleePos its declaration.
-	Callee    string     `json:"-"`
-	CalleePos srcpos.Pos `json:"-"`
+	// as "GenericPLEG.RequestRelist".
+	Callee string `json:"-"`
 	// EventTypes are the container event types (values of a type named
 	// ContainerEventType, by their constants' names without the
 	// "ContainerEventType_" prefix) that reach the call, read from the
@@ -195,15 +195,12 @@ func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, gen
 		fieldExpr: map[*types.Var]ast.Expr{}, caches: map[string]bool{}, requests: map[string]*types.Func{},
 		gates: newGateReader(files, info),
 	}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
-					r.decls[fn] = fd
-					r.fileOf[fd] = f
-				}
-			}
+	for f, fd := range funcDecls(files) {
+		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+			r.decls[fn], r.fileOf[fd] = fd, f
 		}
+	}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if st, ok := n.(*ast.StructType); ok {
 				for _, field := range st.Fields.List {
@@ -219,7 +216,7 @@ func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, gen
 	}
 	r.eventTypes(ctors)
 	if generic != nil {
-		r.readGeneric()
+		r.readGeneric(methodsOf(files, info)[generic])
 	}
 	return r
 }
@@ -227,20 +224,14 @@ func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, gen
 // addEventType records the element type of a channel a Watch-like
 // method returns: a method with no parameters and one channel result.
 func (r *loopReader) addEventType(fn *types.Func) {
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 1 {
+	sig := fn.Signature()
+	if sig.Params().Len() != 0 || sig.Results().Len() != 1 {
 		return
 	}
 	elem := chanElem(sig.Results().At(0).Type())
-	if elem == nil || elem == types.Typ[types.Invalid] {
-		return
+	if elem != nil && elem != types.Typ[types.Invalid] && !r.isEvent(elem) {
+		r.events = append(r.events, elem)
 	}
-	for _, t := range r.events {
-		if types.Identical(t, elem) {
-			return
-		}
-	}
-	r.events = append(r.events, elem)
 }
 
 // eventTypes finds the pod lifecycle event types: what the Watch-like
@@ -248,54 +239,33 @@ func (r *loopReader) addEventType(fn *types.Func) {
 // return, hand out.
 func (r *loopReader) eventTypes(ctors []*Constructor) {
 	if r.generic != nil {
-		ms := types.NewMethodSet(types.NewPointer(r.generic.Type()))
-		for i := 0; i < ms.Len(); i++ {
-			if fn, ok := ms.At(i).Obj().(*types.Func); ok {
+		for sel := range types.NewMethodSet(types.NewPointer(r.generic.Type())).Methods() {
+			if fn, ok := sel.Obj().(*types.Func); ok {
 				r.addEventType(fn)
 			}
 		}
 	}
 	for _, c := range ctors {
-		sig, ok := c.Func.Type().(*types.Signature)
-		if !ok {
-			continue
-		}
-		for i := 0; i < sig.Results().Len(); i++ {
-			iface, ok := sig.Results().At(i).Type().Underlying().(*types.Interface)
-			if !ok {
-				continue
-			}
-			for j := 0; j < iface.NumMethods(); j++ {
-				r.addEventType(iface.Method(j))
+		for res := range c.Func.Signature().Results().Variables() {
+			if iface, ok := res.Type().Underlying().(*types.Interface); ok {
+				for m := range iface.Methods() {
+					r.addEventType(m)
+				}
 			}
 		}
 	}
 }
 
 func (r *loopReader) isEvent(t types.Type) bool {
-	if t == nil {
-		return false
-	}
-	for _, e := range r.events {
-		if types.Identical(e, t) {
-			return true
-		}
-	}
-	return false
+	return t != nil && slices.ContainsFunc(r.events, func(e types.Type) bool { return types.Identical(e, t) })
 }
 
 // readGeneric finds, in the generic PLEG's methods, the pod cache (the
 // type of the field it calls Set on) and the methods that enqueue a
 // relist request: a send, on a channel field of the receiver that is not
 // a lifecycle event channel, that another of its methods receives from.
-func (r *loopReader) readGeneric() {
-	var methods []*ast.FuncDecl
-	for fn, fd := range r.decls {
-		if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil && namedOf(sig.Recv().Type()) == r.generic {
-			methods = append(methods, fd)
-		}
-	}
-	sort.Slice(methods, func(i, j int) bool { return methods[i].Pos() < methods[j].Pos() })
+func (r *loopReader) readGeneric(methods []*ast.FuncDecl) {
+	slices.SortFunc(methods, func(a, b *ast.FuncDecl) int { return cmp.Compare(a.Pos(), b.Pos()) })
 	received := map[string]*ast.FuncDecl{} // channel fields received from, and where
 	type send struct {
 		field string
@@ -304,31 +274,33 @@ func (r *loopReader) readGeneric() {
 	var sends []send
 	for _, fd := range methods {
 		recv := receiverObj(r.info, fd)
+		field := func(e ast.Expr) string { // the receiver's field e is (g.f), or ""
+			if p, ok := receiverPath(r.info, recv, e); ok && p.sub == "" {
+				return p.field
+			}
+			return ""
+		}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
 				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Set" {
-					if p, ok := receiverPath(r.info, recv, sel.X); ok && p.sub == "" {
-						if v := fieldVar(r.generic, p.field); v != nil {
-							if k := r.varKey(v); k != "" {
-								r.caches[k] = true
-							}
+					if v := fieldVar(r.generic, field(sel.X)); v != nil {
+						if k := r.varKey(v); k != "" {
+							r.caches[k] = true
 						}
 					}
 				}
 			case *ast.UnaryExpr:
-				if n.Op == token.ARROW {
-					if p, ok := receiverPath(r.info, recv, n.X); ok && p.sub == "" {
-						received[p.field] = fd
-					}
+				if f := field(n.X); n.Op == token.ARROW && f != "" {
+					received[f] = fd
 				}
 			case *ast.RangeStmt:
-				if p, ok := receiverPath(r.info, recv, n.X); ok && p.sub == "" && chanElem(r.info.TypeOf(n.X)) != nil {
-					received[p.field] = fd
+				if f := field(n.X); f != "" && chanElem(r.info.TypeOf(n.X)) != nil {
+					received[f] = fd
 				}
 			case *ast.SendStmt:
-				if p, ok := receiverPath(r.info, recv, n.Chan); ok && p.sub == "" && !r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
-					sends = append(sends, send{p.field, fd})
+				if f := field(n.Chan); f != "" && !r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
+					sends = append(sends, send{f, fd})
 				}
 			}
 			return true
@@ -343,14 +315,13 @@ func (r *loopReader) readGeneric() {
 	}
 }
 
+// fieldVar is tn's field called name, or nil.
 func fieldVar(tn *types.TypeName, name string) *types.Var {
-	st, ok := tn.Type().Underlying().(*types.Struct)
-	if !ok {
-		return nil
-	}
-	for i := 0; i < st.NumFields(); i++ {
-		if st.Field(i).Name() == name {
-			return st.Field(i)
+	if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+		for v := range st.Fields() {
+			if v.Name() == name {
+				return v
+			}
 		}
 	}
 	return nil
@@ -379,10 +350,8 @@ func (r *loopReader) varKey(v *types.Var) string {
 	}
 	switch x := e.(type) {
 	case *ast.SelectorExpr:
-		if id, ok := x.X.(*ast.Ident); ok {
-			if pn, ok := r.info.Uses[id].(*types.PkgName); ok {
-				return pn.Imported().Path() + "." + x.Sel.Name
-			}
+		if pn, ok := astobj.Of(r.info, x.X).(*types.PkgName); ok {
+			return pn.Imported().Path() + "." + x.Sel.Name
 		}
 	case *ast.Ident:
 		if tn, ok := r.info.Uses[x].(*types.TypeName); ok && tn.Pkg() != nil {
@@ -418,41 +387,42 @@ func (r *loopReader) cacheSet(call *ast.CallExpr) bool {
 // implements with it.
 func (r *loopReader) relistCallee(call *ast.CallExpr) *types.Func {
 	fn := astobj.Func(r.info, call)
-	if fn == nil || len(r.requests) == 0 {
+	if fn == nil {
 		return nil
 	}
 	fn = fn.Origin()
-	target := r.requests[fn.Name()]
-	if target == nil {
-		return nil
-	}
-	sig, ok := fn.Type().(*types.Signature)
-	if !ok || sig.Recv() == nil {
-		return nil
-	}
-	if fn == target {
-		return target
-	}
-	iface, ok := sig.Recv().Type().Underlying().(*types.Interface)
-	if !ok {
-		return nil
-	}
-	if types.Implements(types.NewPointer(r.generic.Type()), iface) {
+	if target := r.requests[fn.Name()]; target != nil && (fn == target || r.genericImplements(fn)) {
 		return target
 	}
 	return nil
 }
 
+// genericImplements reports whether fn is a method of an interface the
+// generic PLEG implements.
+func (r *loopReader) genericImplements(fn *types.Func) bool {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return false
+	}
+	iface, ok := recv.Type().Underlying().(*types.Interface)
+	return ok && types.Implements(types.NewPointer(r.generic.Type()), iface)
+}
+
 // methodOf reports whether fn is a method of tn.
 func methodOf(fn *types.Func, tn *types.TypeName) bool {
-	sig, ok := fn.Type().(*types.Signature)
-	return ok && sig.Recv() != nil && namedOf(sig.Recv().Type()) == tn
+	recv := fn.Signature().Recv()
+	return recv != nil && namedOf(recv.Type()) == tn
+}
+
+// funcOrMethodOf reports whether fn is a function, or a method of tn.
+func funcOrMethodOf(fn *types.Func, tn *types.TypeName) bool {
+	return fn.Signature().Recv() == nil || methodOf(fn, tn)
 }
 
 // funcName is "EventedPLEG.watch" or "helper".
 func funcName(fn *types.Func) string {
-	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
-		if tn := namedOf(sig.Recv().Type()); tn != nil {
+	if recv := fn.Signature().Recv(); recv != nil {
+		if tn := namedOf(recv.Type()); tn != nil {
 			return tn.Name() + "." + fn.Name()
 		}
 	}
@@ -467,7 +437,7 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 	}
 	var queue []*types.Func
 	depth := map[*types.Func]int{}
-	w := &walk{sites: map[*types.Func][]site{}, entries: map[*types.Func]bool{}}
+	w := &walk{sites: map[*types.Func][]site{}, entries: map[*types.Func]bool{}, reach: map[*types.Func]*reachSet{}}
 	for fn := range r.decls {
 		if fn.Name() == "Start" && methodOf(fn, evented) {
 			queue = append(queue, fn)
@@ -484,20 +454,12 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 		fd := r.decls[fn]
 		l.Reached = append(l.Reached, funcName(fn))
 		reached = append(reached, fn)
-		var next []*types.Func
-		recv := types.Object(nil)
-		if fd.Recv != nil {
-			recv = receiverObj(r.info, fd)
-		}
-		bodies := map[*ast.BlockStmt]bool{fd.Body: true}
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.FuncLit); ok {
-				bodies[lit.Body] = true
-			}
-			return true
-		})
+		recv := receiverObj(r.info, fd)
+		bodies := map[*ast.BlockStmt]bool{fd.Body: true} // and the function literals', as the walk meets them
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.FuncLit:
+				bodies[n.Body] = true
 			case *ast.SendStmt:
 				if l.EmitsLifecycleEvents == nil && r.isEvent(chanElem(r.info.TypeOf(n.Chan))) {
 					l.EmitsLifecycleEvents = srcpos.At(r.fset, n.Pos())
@@ -528,22 +490,17 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 				// of the package's functions lead on.
 				if f, ok := r.info.Uses[n].(*types.Func); ok {
 					f = f.Origin()
-					if _, declared := r.decls[f]; declared {
-						if sig, _ := f.Type().(*types.Signature); sig != nil && (sig.Recv() == nil || methodOf(f, evented)) {
-							next = append(next, f)
-							w.sites[f] = append(w.sites[f], site{fn: fn, fd: fd, at: n})
+					if _, declared := r.decls[f]; declared && funcOrMethodOf(f, evented) {
+						w.sites[f] = append(w.sites[f], site{fn: fn, fd: fd, at: n})
+						if _, seen := depth[f]; !seen && depth[fn] < maxReachDepth {
+							depth[f] = depth[fn] + 1
+							queue = append(queue, f)
 						}
 					}
 				}
 			}
 			return true
 		})
-		for _, f := range next {
-			if _, seen := depth[f]; !seen && depth[fn] < maxReachDepth {
-				depth[f] = depth[fn] + 1
-				queue = append(queue, f)
-			}
-		}
 	}
 	if request != nil {
 		l.RequestsRelist = r.request(w, request)
@@ -576,12 +533,9 @@ func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName
 		}
 		var found *ForcedRelist
 		ast.Inspect(body, func(n ast.Node) bool {
-			if found != nil {
-				return false
-			}
 			ifs, ok := n.(*ast.IfStmt)
-			if !ok {
-				return true
+			if !ok || found != nil {
+				return found == nil
 			}
 			branch, stream := errorBranch(r.info, ifs, errs)
 			if branch == nil {
@@ -608,7 +562,11 @@ func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName
 // or of a method of the evented PLEG or a function of the package that
 // makes one.
 func (r *loopReader) isStreamCall(call *ast.CallExpr, evented *types.TypeName) bool {
-	if _, name := calleeName(r.info, call); name == "GetContainerEvents" {
+	getsEvents := func(c *ast.CallExpr) bool {
+		_, name := calleeName(r.info, c)
+		return name == "GetContainerEvents"
+	}
+	if getsEvents(call) {
 		return true
 	}
 	fn := astobj.Func(r.info, call)
@@ -617,22 +575,7 @@ func (r *loopReader) isStreamCall(call *ast.CallExpr, evented *types.TypeName) b
 	}
 	fn = fn.Origin()
 	fd := r.decls[fn]
-	if fd == nil {
-		return false
-	}
-	if sig, _ := fn.Type().(*types.Signature); sig == nil || sig.Recv() != nil && !methodOf(fn, evented) {
-		return false
-	}
-	found := false
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && !found {
-			if _, name := calleeName(r.info, c); name == "GetContainerEvents" {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
+	return fd != nil && funcOrMethodOf(fn, evented) && first(fd.Body, getsEvents) != nil
 }
 
 // streamErrors are the variables a body assigns a stream call's error to
@@ -649,16 +592,10 @@ func (r *loopReader) streamErrors(body *ast.BlockStmt, evented *types.TypeName) 
 		if !ok || !r.isStreamCall(call, evented) {
 			return true
 		}
-		id, ok := as.Lhs[len(as.Lhs)-1].(*ast.Ident)
-		if !ok {
-			return true
-		}
-		obj := r.info.Defs[id]
-		if obj == nil {
-			obj = r.info.Uses[id]
-		}
-		if obj != nil {
-			out[obj] = call.Pos()
+		if id, ok := as.Lhs[len(as.Lhs)-1].(*ast.Ident); ok {
+			if obj := defOrUse(r.info, id); obj != nil {
+				out[obj] = call.Pos()
+			}
 		}
 		return true
 	})
@@ -673,24 +610,12 @@ func errorBranch(info *types.Info, ifs *ast.IfStmt, errs map[types.Object]token.
 		return nil, token.NoPos
 	}
 	isNil := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		if !ok {
-			return false
-		}
-		_, isNil := info.Uses[id].(*types.Nil)
+		_, isNil := astobj.Of(info, e).(*types.Nil)
 		return isNil
 	}
-	errOf := func(e ast.Expr) (token.Pos, bool) {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		if !ok {
-			return token.NoPos, false
-		}
-		p, ok := errs[info.Uses[id]]
-		return p, ok
-	}
-	stream, ok := errOf(b.X)
+	stream, ok := errs[astobj.Of(info, b.X)]
 	if !ok || !isNil(b.Y) {
-		if stream, ok = errOf(b.Y); !ok || !isNil(b.X) {
+		if stream, ok = errs[astobj.Of(info, b.Y)]; !ok || !isNil(b.X) {
 			return nil, token.NoPos
 		}
 	}
@@ -722,37 +647,40 @@ func syncCalls(n ast.Node, f func(*ast.CallExpr) bool) {
 	})
 }
 
+// first is the first node of type T in root, in source order, that ok
+// accepts (nil: any).
+func first[T ast.Node](root ast.Node, ok func(T) bool) T {
+	var found T
+	done := false
+	ast.Inspect(root, func(n ast.Node) bool {
+		if t, is := n.(T); is && !done && (ok == nil || ok(t)) {
+			found, done = t, true
+		}
+		return !done
+	})
+	return found
+}
+
 // maxForward bounds the evented PLEG's methods (or package functions)
 // followed from a call to the generic PLEG's relist it forwards to.
 const maxForward = 3
 
-// relistOf returns the generic PLEG's relist that call runs: a method of
-// the generic PLEG, called directly or through an interface it implements,
-// or reached through calls of the evented PLEG's methods and the
-// package's functions, that writes the pod cache before it returns, and
-// is no relist request; nil otherwise.
+// relistOf returns the generic PLEG's relist that call runs, as
+// ForcedRelist describes it; nil otherwise.
 func (r *loopReader) relistOf(call *ast.CallExpr, evented *types.TypeName, depth int) *types.Func {
 	fn := astobj.Func(r.info, call)
 	if fn == nil {
 		return nil
 	}
 	fn = fn.Origin()
-	sig, _ := fn.Type().(*types.Signature)
-	if sig == nil {
-		return nil
-	}
 	var m *types.Func
 	switch {
 	case methodOf(fn, r.generic):
 		m = fn
-	case sig.Recv() != nil && types.IsInterface(sig.Recv().Type()):
-		iface, _ := sig.Recv().Type().Underlying().(*types.Interface)
-		ptr := types.NewPointer(r.generic.Type())
-		if iface != nil && types.Implements(ptr, iface) {
-			obj, _, _ := types.LookupFieldOrMethod(ptr, true, r.generic.Pkg(), fn.Name())
-			m, _ = obj.(*types.Func)
-		}
-	case depth < maxForward && r.decls[fn] != nil && (sig.Recv() == nil || methodOf(fn, evented)):
+	case r.genericImplements(fn):
+		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(r.generic.Type()), true, r.generic.Pkg(), fn.Name())
+		m, _ = obj.(*types.Func)
+	case depth < maxForward && r.decls[fn] != nil && funcOrMethodOf(fn, evented):
 		syncCalls(r.decls[fn].Body, func(c *ast.CallExpr) bool {
 			m = r.relistOf(c, evented, depth+1)
 			return m == nil
@@ -793,11 +721,8 @@ func (r *loopReader) relistEffects(fn *types.Func) (cache srcpos.Pos, emits *src
 				if !cache.IsValid() && r.cacheSet(n) {
 					cache = srcpos.Of(r.fset, n.Pos())
 				}
-				if f := astobj.Func(r.info, n); f != nil {
-					f = f.Origin()
-					if sig, _ := f.Type().(*types.Signature); sig != nil && (sig.Recv() == nil || methodOf(f, r.generic)) {
-						visit(f, depth+1)
-					}
+				if f := astobj.Func(r.info, n); f != nil && funcOrMethodOf(f.Origin(), r.generic) {
+					visit(f.Origin(), depth+1)
 				}
 			}
 			return true
@@ -839,27 +764,16 @@ func (r *loopReader) retriesTest(recv types.Object, cond ast.Expr, retries field
 // run when the retries are spent; end says they run to the function's end.
 func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *StreamFailure {
 	f := &StreamFailure{Test: srcpos.Of(r.fset, at)}
+	block := &ast.BlockStmt{List: spent}
 	if r.relistType != nil {
-		for _, st := range spent {
-			ast.Inspect(st, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok || f.Action != "" {
-					return f.Action == ""
-				}
-				for _, a := range call.Args {
-					if namedOf(r.info.TypeOf(a)) == r.relistType {
-						f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, call.Pos())
-						return false
-					}
-				}
-				return true
-			})
+		if call := first(block, func(c *ast.CallExpr) bool {
+			return slices.ContainsFunc(c.Args, func(a ast.Expr) bool { return namedOf(r.info.TypeOf(a)) == r.relistType })
+		}); call != nil {
+			f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, call.Pos())
+			return f
 		}
 	}
-	if f.Action != "" {
-		return f
-	}
-	if s := stops(&ast.BlockStmt{List: spent}); s != nil {
+	if s := stops(block, true); s != nil {
 		f.Action, f.Pos = StopWatching, srcpos.At(r.fset, s.Pos())
 		return f
 	}
@@ -894,9 +808,6 @@ func (r *loopReader) failureBranch(recv types.Object, n ast.Node, rest []ast.Stm
 		}
 		return r.onFailure(n.Pos(), rest, endIfLast(rest, funcEnd))
 	case *ast.ForStmt:
-		if n.Cond == nil {
-			return nil
-		}
 		ok, spent := r.retriesTest(recv, n.Cond, retries)
 		if !ok || spent {
 			return nil
@@ -914,33 +825,27 @@ func endIfLast(rest []ast.Stmt, funcEnd token.Pos) token.Pos {
 	return token.NoPos
 }
 
-// stops finds a return, or a break leaving the enclosing loop, in a block
-// (not inside a nested loop, switch, select or function literal).
-func stops(b *ast.BlockStmt) ast.Stmt {
+// stops finds a return in n, or, with breaks, a break leaving the
+// enclosing loop (not inside a nested loop, switch or select); never inside
+// a function literal.
+func stops(n ast.Node, breaks bool) ast.Stmt {
 	var found ast.Stmt
-	ast.Inspect(b, func(n ast.Node) bool {
+	ast.Inspect(n, func(m ast.Node) bool {
 		if found != nil {
 			return false
 		}
-		switch s := n.(type) {
+		switch s := m.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-			// A return still leaves; a break no longer does.
-			ast.Inspect(s, func(m ast.Node) bool {
-				if _, lit := m.(*ast.FuncLit); lit {
-					return false
-				}
-				if ret, ok := m.(*ast.ReturnStmt); ok && found == nil {
-					found = ret
-				}
-				return found == nil
-			})
-			return false
+			if breaks { // a return still leaves; a break no longer does
+				found = stops(s, false)
+				return false
+			}
 		case *ast.ReturnStmt:
 			found = s
 		case *ast.BranchStmt:
-			if s.Tok == token.BREAK && s.Label == nil {
+			if breaks && s.Tok == token.BREAK && s.Label == nil {
 				found = s
 			}
 		}
@@ -963,7 +868,7 @@ type site struct {
 type walk struct {
 	sites   map[*types.Func][]site
 	entries map[*types.Func]bool
-	reach   map[*types.Func]*reachSet // memo; nil while being computed
+	reach   map[*types.Func]*reachSet // memo; a nil entry while being computed
 }
 
 type reachSet struct {
@@ -978,9 +883,6 @@ func (r *loopReader) reaching(w *walk, fn *types.Func) reachSet {
 	if w.entries[fn] {
 		return reachSet{set: allEvents}
 	}
-	if w.reach == nil {
-		w.reach = map[*types.Func]*reachSet{}
-	}
 	if rs, ok := w.reach[fn]; ok {
 		if rs == nil { // a cycle: this path adds nothing
 			return reachSet{set: eventSet{in: []string{}}}
@@ -990,46 +892,36 @@ func (r *loopReader) reaching(w *walk, fn *types.Func) reachSet {
 	w.reach[fn] = nil
 	out := reachSet{set: eventSet{in: []string{}}}
 	for _, s := range w.sites[fn] {
-		set, guard := r.guards(r.fileOf[s.fd], s.at)
-		up := r.reaching(w, s.fn)
-		out.set = union(out.set, intersect(set, up.set))
-		for _, g := range []token.Pos{guard, up.guard} {
-			if !out.guard.IsValid() && g.IsValid() {
-				out.guard = g
-			}
-		}
+		at := r.atSite(w, s)
+		out.set, out.guard = union(out.set, at.set), cmp.Or(out.guard, at.guard)
 	}
 	w.reach[fn] = &out
 	return out
 }
 
-// request describes the relist request at s: the event types that reach
-// it (the guards around it and around every call leading to it from
-// Start), and the gate its callee tests.
-func (r *loopReader) request(w *walk, s *site) *RelistRequest {
-	callee := s.callee
-	req := &RelistRequest{Pos: srcpos.Of(r.fset, s.at.Pos()), Callee: funcName(callee), CalleePos: srcpos.Of(r.fset, callee.Pos())}
+// atSite is what reaches s's function and passes the guards around s;
+// the guard is s's own first, else one around a call leading to it.
+func (r *loopReader) atSite(w *walk, s site) reachSet {
 	set, guard := r.guards(r.fileOf[s.fd], s.at)
 	up := r.reaching(w, s.fn)
-	req.EventTypes = append([]string{}, intersect(set, up.set).names()...) // [] rather than null in JSON
-	if !guard.IsValid() {
-		guard = up.guard
-	}
-	if guard.IsValid() {
-		req.Guard = srcpos.Of(r.fset, guard)
+	return reachSet{set: intersect(set, up.set), guard: cmp.Or(guard, up.guard)}
+}
+
+// request describes the relist request at s (see RelistRequest).
+func (r *loopReader) request(w *walk, s *site) *RelistRequest {
+	callee := s.callee
+	req := &RelistRequest{Pos: srcpos.Of(r.fset, s.at.Pos()), Callee: funcName(callee)}
+	at := r.atSite(w, *s)
+	req.EventTypes = append([]string{}, at.set.names()...) // [] rather than null in JSON
+	if at.guard.IsValid() {
+		req.Guard = srcpos.Of(r.fset, at.guard)
 	}
 	// The gate: the tests before the callee's enqueue.
 	cd := r.decls[callee]
 	if cd == nil {
 		return req
 	}
-	var enqueue ast.Node
-	ast.Inspect(cd.Body, func(n ast.Node) bool {
-		if s, ok := n.(*ast.SendStmt); ok && enqueue == nil {
-			enqueue = s
-		}
-		return enqueue == nil
-	})
+	enqueue := first[*ast.SendStmt](cd.Body, nil)
 	if enqueue == nil {
 		return req
 	}
@@ -1061,66 +953,34 @@ var allEvents = eventSet{except: true}
 func (s eventSet) has(n string) bool { return slices.Contains(s.in, n) }
 
 func union(a, b eventSet) eventSet {
-	typ := a.typ
-	if typ == nil {
-		typ = b.typ
+	typ := cmp.Or(a.typ, b.typ)
+	if a.except && !b.except {
+		a, b = b, a
 	}
 	switch {
 	case !a.except && !b.except:
-		out := slices.Clone(a.in)
-		for _, n := range b.in {
-			if !a.has(n) {
-				out = append(out, n)
-			}
-		}
-		return eventSet{in: out, typ: typ}
-	case a.except && b.except:
-		var out []string
-		for _, n := range a.in {
-			if b.has(n) {
-				out = append(out, n)
-			}
-		}
-		return eventSet{in: out, except: true, typ: typ}
+		return eventSet{in: append(slices.Clone(a.in), filter(b.in, a, false)...), typ: typ}
 	case a.except:
-		a, b = b, a
+		return eventSet{in: filter(a.in, b, true), except: true, typ: typ}
 	}
 	// a lists, b excepts.
-	var out []string
-	for _, n := range b.in {
-		if !a.has(n) {
-			out = append(out, n)
-		}
-	}
-	return eventSet{in: out, except: true, typ: typ}
+	return eventSet{in: filter(b.in, a, false), except: true, typ: typ}
 }
 
+// intersect is union's dual: the complement of the union of complements.
 func intersect(a, b eventSet) eventSet {
-	typ := a.typ
-	if typ == nil {
-		typ = b.typ
-	}
-	switch {
-	case !a.except && !b.except:
-		var out []string
-		for _, n := range a.in {
-			if b.has(n) {
-				out = append(out, n)
-			}
-		}
-		return eventSet{in: out, typ: typ}
-	case a.except && b.except:
-		return union(eventSet{in: a.in, typ: typ}, eventSet{in: b.in, typ: typ}).complement()
-	case a.except:
-		a, b = b, a
-	}
+	return union(a.complement(), b.complement()).complement()
+}
+
+// filter is the names of ns that are in s (or, with !in, not in s).
+func filter(ns []string, s eventSet, in bool) []string {
 	var out []string
-	for _, n := range a.in {
-		if !b.has(n) {
+	for _, n := range ns {
+		if s.has(n) == in {
 			out = append(out, n)
 		}
 	}
-	return eventSet{in: out, typ: typ}
+	return out
 }
 
 func (s eventSet) complement() eventSet {
@@ -1131,9 +991,6 @@ func (s eventSet) complement() eventSet {
 // constants for a complement when the enum is typed, else "all except X".
 func (s eventSet) names() []string {
 	if !s.except {
-		if s.in == nil {
-			return []string{}
-		}
 		return s.in
 	}
 	if len(s.in) == 0 {
@@ -1153,10 +1010,7 @@ func (s eventSet) names() []string {
 
 // enumConsts are the constants of an enum type in its package, by value.
 func enumConsts(typ *types.Named) []*types.Const {
-	pkg := typ.Obj().Pkg()
-	if pkg == nil {
-		return nil
-	}
+	pkg := typ.Obj().Pkg() // never nil: ContainerEventType is no universe type
 	var out []*types.Const
 	for _, name := range pkg.Scope().Names() {
 		if c, ok := pkg.Scope().Lookup(name).(*types.Const); ok && types.Identical(c.Type(), typ) {
@@ -1187,11 +1041,9 @@ func (r *loopReader) eventTypeName(e ast.Expr) (string, *types.Named, bool) {
 		return tv.Value.ExactString(), n, true
 	}
 	if sel, ok := e.(*ast.SelectorExpr); ok {
-		if id, ok := sel.X.(*ast.Ident); ok {
-			if _, isPkg := r.info.Uses[id].(*types.PkgName); isPkg {
-				if rest, ok := strings.CutPrefix(sel.Sel.Name, "ContainerEventType_"); ok {
-					return rest, nil, true
-				}
+		if _, isPkg := astobj.Of(r.info, sel.X).(*types.PkgName); isPkg {
+			if rest, ok := strings.CutPrefix(sel.Sel.Name, "ContainerEventType_"); ok {
+				return rest, nil, true
 			}
 		}
 	}
@@ -1248,9 +1100,6 @@ func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
 			}
 		}
 	}
-	if file == nil {
-		return set, guard
-	}
 	path, _ := astutil.PathEnclosingInterval(file, at.Pos(), at.End())
 	for i := 1; i < len(path); i++ {
 		child := path[i-1]
@@ -1258,12 +1107,8 @@ func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
 		case *ast.FuncDecl, *ast.FuncLit:
 			return set, guard
 		case *ast.IfStmt:
-			switch child {
-			case n.Body:
-				s, t := r.eventTest(n.Cond, true)
-				note(s, t, n.Pos())
-			case n.Else:
-				s, t := r.eventTest(n.Cond, false)
+			if child == n.Body || child == n.Else {
+				s, t := r.eventTest(n.Cond, child == n.Body)
 				note(s, t, n.Pos())
 			}
 		case *ast.BlockStmt:
@@ -1272,7 +1117,7 @@ func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
 					break
 				}
 				ifs, ok := s.(*ast.IfStmt)
-				if !ok || ifs.Else != nil || !skips(ifs.Body) {
+				if !ok || ifs.Else != nil || !leaves(ifs.Body, true) {
 					continue
 				}
 				es, t := r.eventTest(ifs.Cond, false)
@@ -1290,32 +1135,18 @@ func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
 	return set, guard
 }
 
-// skips reports whether a block ends by skipping to the next iteration
-// or leaving the function.
-func skips(b *ast.BlockStmt) bool {
-	if len(b.List) == 0 {
-		return false
-	}
-	if br, ok := b.List[len(b.List)-1].(*ast.BranchStmt); ok && br.Tok == token.CONTINUE {
-		return true
-	}
-	return leaves(b)
-}
-
 // caseSet is the event types a switch case on the event type takes.
 func (r *loopReader) caseSet(sw *ast.SwitchStmt, cc *ast.CaseClause) (eventSet, bool) {
 	list := func(c *ast.CaseClause) (eventSet, bool) {
 		s := eventSet{in: []string{}}
-		tested := false
-		for _, e := range c.List {
+		for _, e := range c.List { // never empty: default is handled below
 			name, typ, ok := r.eventTypeName(e)
 			if !ok {
 				return allEvents, false
 			}
-			tested = true
 			s = union(s, eventSet{in: []string{name}, typ: typ})
 		}
-		return s, tested
+		return s, true
 	}
 	if cc.List != nil {
 		return list(cc)

@@ -1,11 +1,13 @@
 package plegperiods
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
@@ -60,16 +62,10 @@ func (t *test) setVia(e ast.Expr) {
 
 // unfollowed returns why some leaf could not be followed, or "".
 func (t *test) unfollowed() string {
-	switch {
-	case t == nil:
+	if t == nil {
 		return ""
-	case t.why != "":
-		return t.why
 	}
-	if w := t.x.unfollowed(); w != "" {
-		return w
-	}
-	return t.y.unfollowed()
+	return cmp.Or(t.why, t.x.unfollowed(), t.y.unfollowed())
 }
 
 // key identifies what a fully followed test tests, to compare assignments.
@@ -140,18 +136,19 @@ func (g *gateReader) index() {
 			case *ast.FuncLit:
 				g.addParams("a function literal", n.Type.Params, n.Type.Results)
 			case *ast.AssignStmt:
-				g.assignStmt(n)
+				for i, l := range n.Lhs {
+					switch v := g.assigned(l); {
+					case v == nil:
+					case n.Tok != token.ASSIGN && n.Tok != token.DEFINE:
+						g.unreadable(v, fmt.Sprintf("%s is updated by %s", v.Name(), n.Tok))
+					default:
+						g.assign(v, i, len(n.Lhs), n.Rhs)
+					}
+				}
 			case *ast.ValueSpec:
 				for i, id := range n.Names {
-					v, ok := g.info.Defs[id].(*types.Var)
-					switch {
-					case !ok:
-					case len(n.Values) == len(n.Names):
-						g.set(v).values = append(g.set(v).values, n.Values[i])
-					case len(n.Values) == 0:
-						g.set(v).values = append(g.set(v).values, nil)
-					default:
-						g.unreadable(v, fmt.Sprintf("%s is one of the results of %s", v.Name(), types.ExprString(n.Values[0])))
+					if v, ok := g.info.Defs[id].(*types.Var); ok {
+						g.assign(v, i, len(n.Names), n.Values)
 					}
 				}
 			case *ast.RangeStmt:
@@ -196,41 +193,34 @@ func (g *gateReader) set(v *types.Var) *assignments {
 	return a
 }
 
+// add records a value v is given (nil: its zero value).
+func (g *gateReader) add(v *types.Var, value ast.Expr) {
+	g.set(v).values = append(g.set(v).values, value)
+}
+
 func (g *gateReader) unreadable(v *types.Var, why string) {
 	if a := g.set(v); a.why == "" {
 		a.why = why
 	}
 }
 
-func (g *gateReader) assignStmt(s *ast.AssignStmt) {
-	for i, l := range s.Lhs {
-		v := g.assigned(l)
-		switch {
-		case v == nil:
-		case s.Tok != token.ASSIGN && s.Tok != token.DEFINE:
-			g.unreadable(v, fmt.Sprintf("%s is updated by %s", v.Name(), s.Tok))
-		case len(s.Lhs) == len(s.Rhs):
-			g.set(v).values = append(g.set(v).values, s.Rhs[i])
-		default:
-			g.unreadable(v, fmt.Sprintf("%s is one of the results of %s", v.Name(), types.ExprString(s.Rhs[0])))
-		}
+// assign records the value given to v, the i-th of n names set to values
+// (none: a declaration's zero values).
+func (g *gateReader) assign(v *types.Var, i, n int, values []ast.Expr) {
+	switch len(values) {
+	case n:
+		g.add(v, values[i])
+	case 0:
+		g.add(v, nil)
+	default:
+		g.unreadable(v, fmt.Sprintf("%s is one of the results of %s", v.Name(), types.ExprString(values[0])))
 	}
 }
 
 // assigned is the variable or field an assignment's left side sets.
 func (g *gateReader) assigned(e ast.Expr) *types.Var {
-	switch x := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		if v, ok := g.info.Defs[x].(*types.Var); ok {
-			return v
-		}
-		v, _ := g.info.Uses[x].(*types.Var)
-		return v
-	case *ast.SelectorExpr:
-		v, _ := g.info.Uses[x.Sel].(*types.Var)
-		return v
-	}
-	return nil
+	v, _ := defOrUse(g.info, e).(*types.Var)
+	return v
 }
 
 // compositeLit records the fields a struct literal sets, keyed or not.
@@ -244,16 +234,14 @@ func (g *gateReader) compositeLit(lit *ast.CompositeLit) {
 		return
 	}
 	for i, el := range lit.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			if k, ok := kv.Key.(*ast.Ident); ok {
-				if v, ok := g.info.Uses[k].(*types.Var); ok && v.IsField() {
-					g.set(v).values = append(g.set(v).values, kv.Value)
-				}
+		kv, keyed := el.(*ast.KeyValueExpr)
+		switch {
+		case keyed:
+			if v, ok := astobj.Of(g.info, kv.Key).(*types.Var); ok && v.IsField() {
+				g.add(v, kv.Value)
 			}
-			continue
-		}
-		if i < st.NumFields() {
-			g.set(st.Field(i)).values = append(g.set(st.Field(i)).values, el)
+		case i < st.NumFields():
+			g.add(st.Field(i), el)
 		}
 	}
 }
@@ -261,12 +249,7 @@ func (g *gateReader) compositeLit(lit *ast.CompositeLit) {
 // declaredHere reports whether obj is declared in the package's files,
 // whose assignments the reader sees.
 func (g *gateReader) declaredHere(obj types.Object) bool {
-	for _, f := range g.files {
-		if f.FileStart <= obj.Pos() && obj.Pos() < f.FileEnd {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.files, func(f *ast.File) bool { return f.FileStart <= obj.Pos() && obj.Pos() < f.FileEnd })
 }
 
 func leaf(e ast.Expr, why string, plausible bool) *test {
@@ -340,17 +323,13 @@ func (g *gateReader) call(call *ast.CallExpr, depth int) *test {
 		return leaf(call, fmt.Sprintf("%s calls a function value, not a declared function", what), plausible)
 	}
 	fn = fn.Origin()
-	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) {
+	if recv := fn.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) {
 		return leaf(call, fmt.Sprintf("%s calls an interface method: which body runs is decided at run time", what), plausible)
 	}
 	g.index()
 	decl := g.funcs[fn]
 	if decl == nil {
-		where := "another package"
-		if fn.Pkg() != nil {
-			where = "package " + fn.Pkg().Path()
-		}
-		return leaf(call, fmt.Sprintf("%s calls %s of %s, whose body plegvet does not read here", what, fn.Name(), where), plausible)
+		return leaf(call, fmt.Sprintf("%s calls %s of %s, whose body plegvet does not read here", what, fn.Name(), packageOf(fn)), plausible)
 	}
 	ret := singleReturn(decl)
 	if ret == nil {
@@ -366,6 +345,14 @@ func (g *gateReader) call(call *ast.CallExpr, depth int) *test {
 		return leaf(call, fmt.Sprintf("%s returns %s, and %s", fn.Name(), types.ExprString(ret), w), plausible)
 	}
 	return t
+}
+
+// packageOf is "package PATH" of obj's package, or "another package".
+func packageOf(obj types.Object) string {
+	if obj.Pkg() == nil {
+		return "another package"
+	}
+	return "package " + obj.Pkg().Path()
 }
 
 func singleReturn(fd *ast.FuncDecl) ast.Expr {
@@ -388,11 +375,7 @@ func (g *gateReader) variable(e ast.Expr, v *types.Var, depth int) *test {
 		return leaf(e, fmt.Sprintf("%s is a parameter of %s: its callers decide it", v.Name(), fn), true)
 	}
 	if !g.declaredHere(v) {
-		where := "another package"
-		if v.Pkg() != nil {
-			where = "package " + v.Pkg().Path()
-		}
-		return leaf(e, fmt.Sprintf("%s is declared in %s, whose assignments plegvet does not read here", what, where), true)
+		return leaf(e, fmt.Sprintf("%s is declared in %s, whose assignments plegvet does not read here", what, packageOf(v)), true)
 	}
 	name := v.Name()
 	if v.IsField() {
@@ -417,9 +400,7 @@ func (g *gateReader) variable(e ast.Expr, v *types.Var, depth int) *test {
 		}
 		if first == nil {
 			first = t
-			continue
-		}
-		if t.key() != first.key() {
+		} else if t.key() != first.key() {
 			return leaf(e, fmt.Sprintf("%s is assigned different values: %s and %s", name, valueString(a.values[0]), valueString(val)), true)
 		}
 	}
@@ -439,10 +420,8 @@ func isBool(t types.Type) bool {
 }
 
 // collect turns a condition that has the truth value holds into the gate
-// tests it implies, and the tests that could not be followed. For an
-// evented construction every unfollowed test of an enclosing if counts;
-// otherwise (a generic construction, an early return) only a name, field
-// or bool call (or its negation), never a compound test.
+// tests it implies, and the tests that could not be followed and count
+// (see Construction.Unfollowed).
 func collect(t *test, holds bool, at token.Pos, evented, early bool, conds *[]Condition, unf *[]UnfollowedTest) {
 	record := func(why string, plausible bool) {
 		*unf = append(*unf, UnfollowedTest{If: at, Cond: t.via, Expr: types.ExprString(t.via), Holds: holds, Unresolved: why, plausible: plausible})
@@ -489,23 +468,16 @@ func (g *gateReader) conditions(path []ast.Node, evented bool) ([]Condition, []U
 		child := path[i-1]
 		switch n := path[i].(type) {
 		case *ast.IfStmt:
-			var on bool
-			switch child {
-			case n.Body:
-				on = true
-			case n.Else:
-				on = false
-			default:
-				continue
+			if child == n.Body || child == n.Else {
+				collect(g.site(n.Cond), child == n.Body, n.Pos(), evented, false, &conds, &unf)
 			}
-			collect(g.site(n.Cond), on, n.Pos(), evented, false, &conds, &unf)
 		case *ast.BlockStmt:
 			for _, s := range n.List {
 				if s.Pos() >= child.Pos() {
 					break
 				}
 				ifs, ok := s.(*ast.IfStmt)
-				if !ok || ifs.Else != nil || !leaves(ifs.Body) {
+				if !ok || ifs.Else != nil || !leaves(ifs.Body, false) {
 					continue
 				}
 				// Reaching the call means the test was false.

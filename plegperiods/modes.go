@@ -80,22 +80,13 @@ type RelistGate struct {
 	Default    *bool   `json:"default"`
 }
 
-// gateName is the deciding gate's name; "" without one.
-func (r *Relist) gateName() string {
-	if r.Gate == nil {
-		return ""
-	}
-	return r.Gate.Name
-}
-
 // ratio is the gate-on generic relist period over the gate-off one; nil
 // when there is no gate or either period is unresolved or zero.
 func (r *Relist) ratio() *float64 {
 	if r.GateOn == nil || !r.GateOn.Period.Resolved() || !r.GateOff.Period.Resolved() || r.GateOff.Period.Int() <= 0 {
 		return nil
 	}
-	ratio := float64(r.GateOn.Period.Int()) / float64(r.GateOff.Period.Int())
-	return &ratio
+	return new(float64(r.GateOn.Period.Int()) / float64(r.GateOff.Period.Int()))
 }
 
 // Modes joins a package's constructions into the gate-off and gate-on
@@ -199,7 +190,8 @@ func unresolvedGate(fset *token.FileSet, cs []*Construction) *UnfollowedTest {
 	return nil
 }
 
-// runs reports whether a construction runs with the gate on (or off).
+// runs reports whether a construction runs with the gate on (or off); r
+// has a gate, or an unresolved one.
 func (r *Relist) runs(c *Construction, on bool) bool {
 	if u := r.GateUnresolved; u != nil {
 		// Off: the unresolved test does not have the value that builds
@@ -212,7 +204,7 @@ func (r *Relist) runs(c *Construction, on bool) bool {
 		return true
 	}
 	for _, cond := range c.Conditions {
-		if cond.Gate == r.gateName() && cond.On != on {
+		if cond.Gate == r.Gate.Name && cond.On != on {
 			return false
 		}
 	}
@@ -229,8 +221,7 @@ func (r *Relist) mode(fset *token.FileSet, on bool) *GateOnMode {
 		case c.Ctor.Kind == Generic && m.Generic == nil:
 			m.Generic, m.Period, m.Threshold, m.Call = c, c.Period, c.Threshold, srcpos.At(fset, c.Call.Pos())
 			if c.Ctor.LoopCall != "" {
-				loop := c.Ctor.Loop
-				m.Loop, m.LoopCall = &loop, c.Ctor.LoopCall
+				m.Loop, m.LoopCall = new(c.Ctor.Loop), c.Ctor.LoopCall
 			}
 		case c.Ctor.Kind == Evented && on && m.EventedCall == nil:
 			m.EventedCall, m.Evented = c, srcpos.At(fset, c.Call.Pos())

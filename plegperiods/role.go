@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
+	"github.com/plegvet/plegvet/internal/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -58,8 +59,6 @@ type HealthCheckCall struct {
 	// construction assigned to the receiver's variable or field; "" when
 	// the receiver holds a PLEG no construction of the package assigns.
 	Of Kind
-	// Receiver is the receiver as written (klet.eventedPleg).
-	Receiver string
 	// Conditions are the feature-gate tests the registration runs under.
 	Conditions []Condition
 }
@@ -87,8 +86,7 @@ func EventedRoleOf(fset *token.FileSet, relist *Relist, calls []HealthCheckCall)
 	why := "the evented PLEG's methods were not read"
 	r := &EventedRole{Role: RoleUnknown, Why: why, OnStreamFailure: StreamFailure{Action: FailureUnknown, Why: why}}
 	if c.Ctor.Evented != nil {
-		r = new(EventedRole)
-		*r = *c.Ctor.Evented
+		r = new(*c.Ctor.Evented) // a copy: the kubelet's side is filled in below
 	}
 	r.Constructed, r.OnStreamFailure.After = srcpos.Of(fset, c.Call.Pos()), c.Retries.Count()
 	for i := range calls {
@@ -147,22 +145,11 @@ func HealthChecks(fset *token.FileSet, files []*ast.File, info *types.Info, cs [
 			if !hasName || method == nil {
 				return true
 			}
-			recv := ast.Unparen(method.X)
-			var obj types.Object
-			switch x := recv.(type) {
-			case *ast.Ident:
-				obj = info.Uses[x]
-			case *ast.SelectorExpr:
-				obj = info.Uses[x.Sel]
+			kind, isHeld := held[astobj.Of(info, method.X)]
+			if tn := namedOf(info.TypeOf(method.X)); !isHeld && (tn == nil || !plegPkgs[tn.Pkg()]) {
+				return true // not a PLEG's method
 			}
-			kind, isHeld := held[obj]
-			if !isHeld {
-				tn := namedOf(info.TypeOf(recv))
-				if tn == nil || !plegPkgs[tn.Pkg()] {
-					return true // not a PLEG's method
-				}
-			}
-			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind, Receiver: types.ExprString(recv)}
+			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind}
 			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
 			hc.Conditions, _ = gates.conditions(path, false)
 			out = append(out, hc)
@@ -184,11 +171,7 @@ func isHealthMethod(info *types.Info, sel *ast.SelectorExpr) bool {
 	if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 2 {
 		return false
 	}
-	b, ok := sig.Results().At(0).Type().(*types.Basic)
-	if !ok || b.Kind() != types.Bool {
-		return false
-	}
-	return types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type())
+	return sig.Results().At(0).Type() == types.Typ[types.Bool] && types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type())
 }
 
 // String is "event-source (emits at evented.go:325, ...)", for tests and

@@ -37,16 +37,14 @@ type Tick struct {
 // isPLEGEvent reports whether t is (a pointer to) the pleg package's
 // PodLifecycleEvent.
 func isPLEGEvent(t types.Type) bool {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == "PodLifecycleEvent" && n.Obj().Pkg() != nil && strings.HasSuffix(n.Obj().Pkg().Path(), "/pkg/kubelet/pleg")
+	tn := namedOf(t)
+	return tn != nil && tn.Name() == "PodLifecycleEvent" && tn.Pkg() != nil && strings.HasSuffix(tn.Pkg().Path(), "/pkg/kubelet/pleg")
 }
 
-func isTime(t types.Type) bool {
+// isTimeType reports whether t is package time's type name (Time, Duration).
+func isTimeType(t types.Type, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == "Time" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
+	return ok && n.Obj().Name() == name && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
 }
 
 // chanElem returns the element type of a channel type, or nil.
@@ -66,65 +64,54 @@ func chanElem(t types.Type) types.Type {
 func SyncLoops(fset *token.FileSet, files []*ast.File, info *types.Info) []SyncLoop {
 	res := newResolver(fset, files, info)
 	var out []SyncLoop
-	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
+	for _, fd := range funcDecls(files) {
+		fn, _ := info.Defs[fd.Name].(*types.Func)
+		params := paramIndex(info, fd)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectStmt)
+			if !ok {
+				return true
 			}
-			fn, _ := info.Defs[fd.Name].(*types.Func)
-			params := paramIndex(info, fd)
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectStmt)
-				if !ok {
-					return true
+			loop := SyncLoop{Func: fd.Name.Name, Pos: srcpos.Of(fset, fd.Name.Pos()), Ticks: []Tick{}}
+			type tickCase struct {
+				Tick
+				index int // of the parameter it receives from; -1: not one
+			}
+			var ticks []tickCase
+			for _, s := range sel.Body.List {
+				cc := s.(*ast.CommClause)   // a select's body holds only these
+				ch := receivedFrom(cc.Comm) // nil for default
+				if ch == nil {
+					continue
 				}
-				loop := SyncLoop{Func: fd.Name.Name, Pos: srcpos.Of(fset, fd.Name.Pos()), Ticks: []Tick{}}
-				var ticks []struct {
-					tick  Tick
-					index int
-				}
-				for _, s := range sel.Body.List {
-					cc, ok := s.(*ast.CommClause)
-					if !ok || cc.Comm == nil {
-						continue
+				elem := chanElem(info.TypeOf(ch))
+				id, _ := ast.Unparen(ch).(*ast.Ident)
+				switch {
+				case elem != nil && isPLEGEvent(elem) && !loop.PLEGCase.IsValid():
+					loop.PLEGCase = srcpos.Of(fset, cc.Pos())
+					if id != nil {
+						loop.PLEGChannel = id.Name
 					}
-					ch := receivedFrom(cc.Comm)
-					if ch == nil {
-						continue
+				case elem != nil && isTimeType(elem, "Time") && id != nil:
+					i, isParam := params[info.Uses[id]]
+					if !isParam {
+						i = -1
 					}
-					elem := chanElem(info.TypeOf(ch))
-					id, _ := ast.Unparen(ch).(*ast.Ident)
-					switch {
-					case elem != nil && isPLEGEvent(elem) && !loop.PLEGCase.IsValid():
-						loop.PLEGCase = srcpos.Of(fset, cc.Pos())
-						if id != nil {
-							loop.PLEGChannel = id.Name
-						}
-					case elem != nil && isTime(elem) && id != nil:
-						i, isParam := params[info.Uses[id]]
-						if !isParam {
-							i = -1
-						}
-						ticks = append(ticks, struct {
-							tick  Tick
-							index int
-						}{Tick{Channel: id.Name, Case: srcpos.Of(fset, cc.Pos())}, i})
-					}
+					ticks = append(ticks, tickCase{Tick{Channel: id.Name, Case: srcpos.Of(fset, cc.Pos())}, i})
 				}
-				if !loop.PLEGCase.IsValid() {
-					return true
+			}
+			if !loop.PLEGCase.IsValid() {
+				return true
+			}
+			for _, t := range ticks {
+				if t.index >= 0 && fn != nil {
+					t.Period, t.Ticker = res.tickerPeriod(files, info, fn, t.index)
 				}
-				for _, t := range ticks {
-					if t.index >= 0 && fn != nil {
-						t.tick.Period, t.tick.Ticker = res.tickerPeriod(files, info, fn, t.index)
-					}
-					loop.Ticks = append(loop.Ticks, t.tick)
-				}
-				out = append(out, loop)
-				return false
-			})
-		}
+				loop.Ticks = append(loop.Ticks, t.Tick)
+			}
+			out = append(out, loop)
+			return false
+		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos.Before(out[j].Pos) })
 	return out
@@ -148,47 +135,38 @@ func receivedFrom(comm ast.Stmt) ast.Expr {
 
 // tickerPeriod finds a call of fn and follows its argument at index (a
 // ticker's C) to the time.NewTicker call that made the ticker.
-func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.Func, index int) (*Value, *srcpos.Pos) {
-	var period *Value
-	var at *srcpos.Pos
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if period != nil {
-				return false
+func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.Func, index int) (period *Value, at *srcpos.Pos) {
+	for _, fd := range funcDecls(files) {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || period != nil || astobj.Func(info, call) != fn || index >= len(call.Args) {
+				return period == nil
 			}
-			fd, ok := n.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
+			// syncTicker.C: the ticker variable, then its assignment.
+			sel, ok := ast.Unparen(call.Args[index]).(*ast.SelectorExpr)
+			if !ok {
 				return true
 			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok || period != nil || astobj.Func(info, call) != fn || index >= len(call.Args) {
-					return period == nil
-				}
-				// syncTicker.C: the ticker variable, then its assignment.
-				sel, ok := ast.Unparen(call.Args[index]).(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				id, ok := ast.Unparen(sel.X).(*ast.Ident)
-				if !ok {
-					return true
-				}
-				v, ok := info.Uses[id].(*types.Var)
-				if !ok {
-					return true
-				}
-				init, ok := ast.Unparen(lastAssignment(fd.Body, v, call.Pos(), info)).(*ast.CallExpr)
-				if !ok || len(init.Args) != 1 {
-					return true
-				}
-				if pkg, name := calleeName(info, init); pkg == "time" && name == "NewTicker" {
-					period, at = r.value(init.Args[0]), srcpos.At(r.fset, init.Pos())
-				}
-				return false
-			})
+			id, ok := ast.Unparen(sel.X).(*ast.Ident)
+			if !ok {
+				return true
+			}
+			v, ok := info.Uses[id].(*types.Var)
+			if !ok {
+				return true
+			}
+			init, ok := ast.Unparen(lastAssignment(fd.Body, v, call.Pos(), info)).(*ast.CallExpr)
+			if !ok || len(init.Args) != 1 {
+				return true
+			}
+			if pkg, name := calleeName(info, init); pkg == "time" && name == "NewTicker" {
+				period, at = r.value(init.Args[0]), srcpos.At(r.fset, init.Pos())
+			}
 			return false
 		})
+		if period != nil {
+			break
+		}
 	}
 	return period, at
 }

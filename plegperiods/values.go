@@ -91,8 +91,7 @@ func (v *Value) Count() *RetryCount {
 	if !v.Resolved() {
 		return &RetryCount{Unresolved: v.Unresolved}
 	}
-	n := v.Int()
-	return &RetryCount{Value: &n, Const: v.Const, Decl: v.Decl}
+	return &RetryCount{Value: new(v.Int()), Const: v.Const, Decl: v.Decl}
 }
 
 // resolver resolves expressions of one package to constants.
@@ -125,10 +124,7 @@ func newResolver(fset *token.FileSet, files []*ast.File, info *types.Info) *reso
 	return r
 }
 
-func isDuration(t types.Type) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == "Duration" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
-}
+func isDuration(t types.Type) bool { return isTimeType(t, "Duration") }
 
 // value resolves e to a constant, or says why it is not one.
 func (r *resolver) value(e ast.Expr) *Value {
@@ -149,9 +145,9 @@ func (r *resolver) value(e ast.Expr) *Value {
 		v.Value = time.Duration(n).String()
 	}
 	v.Expr, v.declPos = types.ExprString(e), e.Pos()
-	// time.Second is a unit, not a setting: the value is then the
-	// expression as written where it is used.
-	if c := astobj.Const(r.info, e); c != nil && !isTimeUnit(c) {
+	// A constant of package time (time.Second) is a unit, not a setting:
+	// the value is then the expression as written where it is used.
+	if c := astobj.Const(r.info, e); c != nil && (c.Pkg() == nil || c.Pkg().Path() != "time") {
 		v.Const, v.declPos = c.Name(), c.Pos()
 		if def, ok := r.constExpr[c]; ok {
 			v.Expr = types.ExprString(def)
@@ -176,7 +172,7 @@ func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool)
 		}
 	}
 	if !typed || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
-		if why := r.overflow(e, 0); why != "" {
+		if why := r.overflow(e); why != "" {
 			return why
 		}
 		return fmt.Sprintf("%s has no type information (it depends on an import that was not loaded)", what)
@@ -188,20 +184,16 @@ func (r *resolver) whyNotConstant(e ast.Expr, tv types.TypeAndValue, typed bool)
 // does not fit an int64 (a duration of 1e12 seconds): go/types then drops
 // the value, and the tree does not compile. It folds the constant's
 // declaration from the values go/types kept for its operands.
-func (r *resolver) overflow(e ast.Expr, depth int) string {
+func (r *resolver) overflow(e ast.Expr) string {
 	id, ok := ast.Unparen(e).(*ast.Ident)
-	if !ok || depth > 8 {
-		return ""
-	}
-	c, ok := r.info.Uses[id].(*types.Const)
 	if !ok {
 		return ""
 	}
-	def, ok := r.constExpr[c]
+	def, ok := r.constExpr[astobj.Const(r.info, id)]
 	if !ok {
 		return ""
 	}
-	v := r.fold(def, depth)
+	v := r.fold(def, 0)
 	if v == nil || (v.Kind() != constant.Int && v.Kind() != constant.Float) {
 		return ""
 	}
@@ -230,17 +222,9 @@ func (r *resolver) fold(e ast.Expr, depth int) constant.Value {
 			return constant.BinaryOp(a, x.Op, b)
 		}
 	case *ast.Ident:
-		if c, ok := r.info.Uses[x].(*types.Const); ok && depth < 8 {
-			if def, ok := r.constExpr[c]; ok {
-				return r.fold(def, depth+1)
-			}
+		if def, ok := r.constExpr[astobj.Const(r.info, x)]; ok && depth < 8 {
+			return r.fold(def, depth+1)
 		}
 	}
 	return nil
-}
-
-// isTimeUnit reports whether c is one of package time's units
-// (time.Second): a unit, not a setting.
-func isTimeUnit(c *types.Const) bool {
-	return c.Pkg() != nil && c.Pkg().Path() == "time"
 }
