@@ -2,8 +2,9 @@ package nodeverdict
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 )
 
 // configzWant is what a configz file should be, for error messages.
@@ -51,12 +52,7 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 	if !ok {
 		return nil, captureError(name, "kubeletconfig.featureGates is %s; want an object of gate names to true or false", kind(raw))
 	}
-	names := make([]string, 0, len(fg))
-	for n := range fg {
-		names = append(names, n)
-	}
-	sort.Strings(names) // the first bad gate, in a stable order
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(fg)) { // the first bad gate, in a stable order
 		b, ok := fg[n].(bool)
 		if !ok {
 			return nil, captureError(name, "kubeletconfig.featureGates.%s is %s; want true or false", gateKey(n), kind(fg[n]))
@@ -69,15 +65,8 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 // configzLevels says the objects ReadConfigz reads keys of: the top,
 // kubeletconfig, and kubeletconfig.featureGates.
 func configzLevels(path []string) bool {
-	switch len(path) {
-	case 0:
-		return true
-	case 1:
-		return path[0] == "kubeletconfig"
-	case 2:
-		return path[0] == "kubeletconfig" && path[1] == "featureGates"
-	}
-	return false
+	levels := []string{"kubeletconfig", "featureGates"}
+	return len(path) <= len(levels) && slices.Equal(path, levels[:len(path)])
 }
 
 var plainKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -65,43 +66,26 @@ var crictlKeys = []string{"version", "runtimeName", "runtimeVersion", "runtimeAp
 // name, for errors. A runtimeName outside KnownRuntimes is not an error
 // (Runtime.Known is false); a missing or empty one is.
 func ReadCrictl(name string, data []byte) (*Runtime, error) {
-	var fields map[string]string
-	var err error
-	switch t := bytes.TrimSpace(data); {
-	case len(t) == 0 || t[0] == '{' || t[0] == '[':
-		// decodeJSONObject says what an empty file or a list is.
-		fields, err = crictlJSON(name, data)
-	default:
-		fields, err = crictlLines(name, data)
+	parse := crictlLines
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] == '{' || t[0] == '[' {
+		parse = crictlJSON // decodeJSONObject says what an empty file or a list is
 	}
+	fields, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
-	rt := &Runtime{ReportedBy: ReportedByCrictl}
-	for _, f := range []struct {
-		key      string
-		to       *string
-		required bool
-	}{
-		{"runtimeName", &rt.Name, true},
-		{"runtimeApiVersion", &rt.APIVersion, true},
-		{"runtimeVersion", &rt.Version, false},
-		{"version", &rt.KubeletAPIVersion, false},
-	} {
-		v, ok := fields[strings.ToLower(f.key)]
+	for _, key := range []string{"runtimeName", "runtimeApiVersion"} {
+		v, ok := fields[strings.ToLower(key)]
 		switch {
-		case !ok && f.required:
-			return nil, captureError(name, "no %s (found %s); want %s", f.key, found(fields), crictlWant)
-		case f.required && strings.TrimSpace(v) == "":
-			return nil, captureError(name, "%s is empty; want %s", f.key, crictlWant)
-		}
-		*f.to = v
-	}
-	for _, k := range KnownRuntimes() {
-		if rt.Name == k {
-			rt.Known = true
+		case !ok:
+			return nil, captureError(name, "no %s (found %s); want %s", key, found(fields), crictlWant)
+		case strings.TrimSpace(v) == "":
+			return nil, captureError(name, "%s is empty; want %s", key, crictlWant)
 		}
 	}
+	rt := &Runtime{ReportedBy: ReportedByCrictl, Name: fields["runtimename"], APIVersion: fields["runtimeapiversion"],
+		Version: fields["runtimeversion"], KubeletAPIVersion: fields["version"]}
+	rt.Known = slices.Contains(KnownRuntimes(), rt.Name)
 	return rt, nil
 }
 
@@ -155,15 +139,11 @@ func crictlLines(name string, data []byte) (map[string]string, error) {
 			continue
 		}
 		key, value, ok := strings.Cut(t, ":")
-		if !ok || !isKey(key) || value != "" && value[0] != ' ' && value[0] != '\t' {
+		if !ok || !fieldName.MatchString(key) || value != "" && value[0] != ' ' && value[0] != '\t' {
 			return nil, &CaptureError{File: name, Line: n, Col: 1, Msg: fmt.Sprintf("not crictl version output: %q is not a line \"Key: value\"; want %s", shortValue(t), crictlWant)}
 		}
 		k := strings.ToLower(key)
-		known := false
-		for _, c := range crictlKeys {
-			known = known || strings.ToLower(c) == k
-		}
-		if !known {
+		if !slices.ContainsFunc(crictlKeys, func(c string) bool { return strings.ToLower(c) == k }) {
 			continue
 		}
 		if _, dup := fields[k]; dup {
@@ -195,15 +175,7 @@ func found(fields map[string]string) string {
 	return strings.Join(names, ", ")
 }
 
-// isKey says whether s is a field name: letters, digits and underscores.
-func isKey(s string) bool {
-	for _, r := range s {
-		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
+var fieldName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 // unquote removes the quotes YAML may put around a scalar ("0.1.0",
 // '1.7.27').

@@ -111,11 +111,8 @@ func shortValue(s string) string {
 // only the second. Its error names the file at the second key, the key's
 // path, and where the first one is; nil when there is no such key.
 func duplicateKey(name string, data []byte, within func(path []string) bool, want string) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	s := &keyScan{name: name, data: data, dec: dec, within: within, want: want}
-	err := s.value(nil)
-	if ce, ok := err.(*CaptureError); ok {
+	s := &keyScan{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data)), within: within, want: want}
+	if ce, ok := s.value(nil).(*CaptureError); ok {
 		return ce
 	}
 	// The data decoded once already; a token the scan cannot read is not
@@ -157,10 +154,7 @@ func (s *keyScan) value(path []string) error {
 		if err != nil {
 			return err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("key %v", tok)
-		}
+		key := tok.(string) // the decoder reads only strings as keys
 		keyPath := append(path[:len(path):len(path)], key)
 		if first, dup := seen[key]; dup {
 			line, col := lineCol(s.data, at)

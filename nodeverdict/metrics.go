@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,21 +134,21 @@ func ReadMetricsFrom(name string, r io.Reader) (*Metrics, error) {
 	f := newMetricsFilter(r)
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(f)
-	if f.err != nil {
+	if f.done != nil && f.done != io.EOF {
 		// The input failed (a connection cut, say), not its format.
-		return nil, &CaptureError{File: name, Msg: "cannot read: " + printable(f.err.Error()), Err: f.err}
+		return nil, &CaptureError{File: name, Msg: "cannot read: " + printable(f.done.Error()), Err: f.done}
 	}
 	if err != nil {
+		msg, line := printable(err.Error()), 0
 		var pe expfmt.ParseError
 		if errors.As(err, &pe) {
-			msg := printable(pe.Msg)
+			msg, line = printable(pe.Msg), pe.Line
 			if msg == "unexpected end of input stream" {
 				// Every line ends in a newline, the last one too.
 				msg += " (cut short?)"
 			}
-			return nil, &CaptureError{File: name, Line: pe.Line, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", msg, metricsWant), Err: err}
 		}
-		return nil, &CaptureError{File: name, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", printable(err.Error()), metricsWant), Err: err}
+		return nil, &CaptureError{File: name, Line: line, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", msg, metricsWant), Err: err}
 	}
 	return fromFamilies(name, fams, f.families(fams))
 }
@@ -213,12 +215,12 @@ func (r *metricsReader) buildVersion() string {
 			}
 		}
 	}
-	versions := make([]string, 0, len(seen))
-	for v := range seen {
-		versions = append(versions, fmt.Sprintf("%q", v))
-	}
-	sort.Strings(versions)
-	if len(versions) > 1 {
+	if len(seen) > 1 {
+		var versions []string
+		for v := range seen {
+			versions = append(versions, fmt.Sprintf("%q", v))
+		}
+		sort.Strings(versions)
 		r.fail("%s has git_version %s; want one kubelet's metrics", MetricBuildInfo, strings.Join(versions, " and "))
 		return ""
 	}
@@ -262,11 +264,21 @@ func (r *metricsReader) histogram(name string) *Histogram {
 		return nil
 	}
 	h := &Histogram{}
-	bounds := true
+	sameBounds := true
 	for i, m := range f.GetMetric() {
 		hm := m.GetHistogram()
-		if !r.buckets(name, h, hm, i == 0, &bounds) {
+		buckets, ok := r.buckets(name, hm)
+		switch {
+		case !ok:
 			return nil
+		case i == 0:
+			h.Buckets = buckets
+		case !slices.EqualFunc(h.Buckets, buckets, func(a, b Bucket) bool { return a.UpperBound == b.UpperBound }):
+			sameBounds = false // the sums would mean nothing
+		default:
+			for j, b := range buckets {
+				h.Buckets[j].Cumulative += b.Cumulative
+			}
 		}
 		sum, count := hm.GetSampleSum(), hm.GetSampleCount()
 		if math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0 {
@@ -289,53 +301,34 @@ func (r *metricsReader) histogram(name string) *Histogram {
 		mean := h.Sum / float64(h.Count)
 		h.Mean = &mean
 	}
-	if !bounds {
+	if !sameBounds {
 		h.Buckets = nil
 	}
 	return h
 }
 
-// buckets adds one series' finite buckets to h, and fails on buckets no
+// buckets are one series' finite buckets; it fails on buckets no
 // histogram has: counts that fall as the bound rises, or exceed the
-// series' count. A series whose bounds differ from the first's clears
-// *same: the sums would mean nothing.
-func (r *metricsReader) buckets(name string, h *Histogram, hm *dto.Histogram, first bool, same *bool) bool {
-	var finite []*dto.Bucket
-	for _, b := range hm.GetBucket() {
-		if !math.IsInf(b.GetUpperBound(), 1) {
-			finite = append(finite, b)
-		}
-	}
+// series' count.
+func (r *metricsReader) buckets(name string, hm *dto.Histogram) ([]Bucket, bool) {
+	var out []Bucket
 	prev, prevBound := uint64(0), math.Inf(-1)
-	for _, b := range finite {
-		if b.GetUpperBound() <= prevBound || math.IsNaN(b.GetUpperBound()) {
-			r.fail("%s_bucket le=%v follows le=%v; want bounds that rise", name, b.GetUpperBound(), prevBound)
-			return false
+	for _, b := range hm.GetBucket() {
+		bound, n := b.GetUpperBound(), b.GetCumulativeCount()
+		switch {
+		case math.IsInf(bound, 1):
+			continue
+		case bound <= prevBound || math.IsNaN(bound):
+			r.fail("%s_bucket le=%v follows le=%v; want bounds that rise", name, bound, prevBound)
+			return nil, false
+		case n < prev || n > hm.GetSampleCount():
+			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, bound, n, prev, hm.GetSampleCount())
+			return nil, false
 		}
-		if b.GetCumulativeCount() < prev || b.GetCumulativeCount() > hm.GetSampleCount() {
-			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, b.GetUpperBound(), b.GetCumulativeCount(), prev, hm.GetSampleCount())
-			return false
-		}
-		prev, prevBound = b.GetCumulativeCount(), b.GetUpperBound()
+		prev, prevBound = n, bound
+		out = append(out, Bucket{UpperBound: bound, Cumulative: n})
 	}
-	if first {
-		for _, b := range finite {
-			h.Buckets = append(h.Buckets, Bucket{UpperBound: b.GetUpperBound(), Cumulative: b.GetCumulativeCount()})
-		}
-		return true
-	}
-	if len(finite) != len(h.Buckets) {
-		*same = false
-		return true
-	}
-	for i, b := range finite {
-		if b.GetUpperBound() != h.Buckets[i].UpperBound {
-			*same = false
-			return true
-		}
-		h.Buckets[i].Cumulative += b.GetCumulativeCount()
-	}
-	return true
+	return out, true
 }
 
 // sample is a gauge's or an untyped sample's value, and a counter's when
@@ -460,30 +453,24 @@ var keptNames = func() map[string]bool {
 }()
 
 // metricsFilter is a reader of the text format that passes on the lines
-// of the kept families, an empty line for each other line, and whatever it
-// cannot tell the family of. It holds one line at a time (a prefix of a
-// line longer than its buffer), and remembers the names of the families
-// it dropped, with their types, to count them as the parser would.
+// of the kept families, an empty line for each other line (so that the
+// parser's line numbers stay right), and whatever it cannot tell the
+// family of. It holds one line at a time (a prefix of a line longer than
+// its buffer), and remembers the families it dropped, with their types,
+// to count them as the parser would.
 type metricsFilter struct {
 	in  *bufio.Reader
 	out []byte
-	// rest says what to do with the rest of a line longer than the
-	// buffer: copy it, or drop it.
-	rest int
+	// inLine says the next read continues a line longer than the
+	// buffer, and keeping whether that line is passed on.
+	inLine, keeping bool
 	// dropped are the families dropped, by name, with their types, and
 	// sampled those with a sample (the parser drops a family without).
 	dropped map[string]dto.MetricType
 	sampled map[string]bool
-	// err is the input's error other than io.EOF.
-	err error
-	eof bool
+	// done is io.EOF, or the input's error.
+	done error
 }
-
-const (
-	restNone = iota
-	restCopy
-	restDrop
-)
 
 func newMetricsFilter(r io.Reader) *metricsFilter {
 	return &metricsFilter{in: bufio.NewReaderSize(r, 64<<10), dropped: map[string]dto.MetricType{}, sampled: map[string]bool{}}
@@ -491,11 +478,8 @@ func newMetricsFilter(r io.Reader) *metricsFilter {
 
 func (f *metricsFilter) Read(p []byte) (int, error) {
 	for len(f.out) == 0 {
-		if f.eof {
-			return 0, io.EOF
-		}
-		if f.err != nil {
-			return 0, f.err
+		if f.done != nil {
+			return 0, f.done
 		}
 		f.next()
 	}
@@ -507,46 +491,39 @@ func (f *metricsFilter) Read(p []byte) (int, error) {
 // next reads the next line, or the next piece of a long one, into out.
 func (f *metricsFilter) next() {
 	chunk, err := f.in.ReadSlice('\n')
-	switch {
-	case err == io.EOF:
-		f.eof = true
-	case err != nil && err != bufio.ErrBufferFull:
-		f.err = err
+	if err != nil && err != bufio.ErrBufferFull {
+		f.done = err
 	}
 	// out aliases the reader's buffer until the next ReadSlice, which
 	// runs only once out is drained.
 	ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
-	switch f.rest {
-	case restCopy:
+	switch {
+	case f.inLine && f.keeping:
 		f.out = chunk
-	case restDrop:
+	case f.inLine:
 		if ended {
 			f.out = newline
 		}
-	default:
-		switch {
-		case len(chunk) == 0:
-		case !ended && err != bufio.ErrBufferFull:
-			// A last line without its newline: the parser says how it is
-			// cut, as it would of the whole input.
-			f.out = chunk
-		case f.keep(chunk):
-			f.out = chunk
-		case ended:
-			f.out = newline
-		}
+	case len(chunk) == 0:
+	case !ended && err != bufio.ErrBufferFull:
+		// A last line without its newline: the parser says how it is
+		// cut, as it would of the whole input.
+		f.out = chunk
+	case f.keep(chunk):
+		f.out = chunk
+	case ended:
+		f.out = newline
 	}
-	switch {
-	case ended || err != bufio.ErrBufferFull:
-		f.rest = restNone
-	case f.rest == restNone && len(f.out) > 0:
-		f.rest = restCopy
-	case f.rest == restNone:
-		f.rest = restDrop
+	if !f.inLine {
+		f.keeping = len(f.out) > 0
 	}
+	f.inLine = !ended && err == bufio.ErrBufferFull
 }
 
 var newline = []byte("\n")
+
+// metricName matches a metric name at the start of a line.
+var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*`)
 
 // keep says whether to pass a line (or a long line's first piece) on: a
 // line of a kept family, or one whose family it cannot tell. A dropped
@@ -561,31 +538,25 @@ func (f *metricsFilter) keep(line []byte) bool {
 		if len(fields) == 0 || (string(fields[0]) != "HELP" && string(fields[0]) != "TYPE") {
 			return false // a comment
 		}
-		if len(fields) < 2 || !isMetricName(fields[1]) {
+		if len(fields) < 2 || len(metricName.Find(fields[1])) < len(fields[1]) {
 			return true
 		}
 		name := string(fields[1])
 		if keptNames[name] || bytes.IndexByte(s, '\\') >= 0 {
 			return true // the parser reads escapes in HELP
 		}
-		if string(fields[0]) == "TYPE" && (len(fields) != 3 || dto.MetricType_value[strings.ToUpper(string(fields[2]))] == 0 && !bytes.EqualFold(fields[2], []byte("counter"))) {
-			return true // the parser says what is wrong with the type
-		}
-		t, seen := f.dropped[name]
-		if string(fields[0]) == "TYPE" && len(fields) > 2 {
-			if v, ok := dto.MetricType_value[strings.ToUpper(string(fields[2]))]; ok {
-				t = dto.MetricType(v)
+		if string(fields[0]) == "TYPE" {
+			t, ok := dto.MetricType_value[strings.ToUpper(string(fields[len(fields)-1]))]
+			if len(fields) != 3 || !ok {
+				return true // the parser says what is wrong with the type
 			}
-		} else if !seen {
-			t = dto.MetricType_UNTYPED
+			f.dropped[name] = dto.MetricType(t)
+		} else if _, seen := f.dropped[name]; !seen {
+			f.dropped[name] = dto.MetricType_UNTYPED
 		}
-		f.dropped[name] = t
 		return false
 	}
-	i := 0
-	for i < len(s) && isNameByte(s[i], i == 0) {
-		i++
-	}
+	i := len(metricName.Find(s))
 	if i == 0 || i == len(s) || (s[i] != '{' && s[i] != ' ' && s[i] != '\t') {
 		return true
 	}
@@ -672,17 +643,4 @@ func (f *metricsFilter) families(parsed map[string]*dto.MetricFamily) int {
 		}
 	}
 	return n
-}
-
-func isMetricName(b []byte) bool {
-	for i, c := range b {
-		if !isNameByte(c, i == 0) {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
-func isNameByte(c byte, first bool) bool {
-	return c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
 }

@@ -1,6 +1,7 @@
 package nodeverdict
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/kubeversion"
@@ -28,10 +29,6 @@ func RuntimeFromNodeInfo(name, containerRuntimeVersion, kubeletVersion string) (
 	if v, ok := kubeversion.ParseKubelet(kubeletVersion); ok && (v.Major > 1 || v.Major == 1 && v.Minor >= 26) {
 		rt.APIVersion = "v1"
 	}
-	for _, k := range KnownRuntimes() {
-		if rt.Name == k {
-			rt.Known = true
-		}
-	}
+	rt.Known = slices.Contains(KnownRuntimes(), rt.Name)
 	return rt, nil
 }

@@ -3,6 +3,7 @@ package nodeverdict
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -241,10 +242,8 @@ func Decide(in Input) Decision {
 	d.runtime()
 	d.design()
 	verdict := d.expected
-	for _, r := range d.reasons {
-		if r.Agrees != nil && !*r.Agrees {
-			verdict = Inconsistent
-		}
+	if slices.ContainsFunc(d.reasons, func(r Reason) bool { return r.Agrees != nil && !*r.Agrees }) {
+		verdict = Inconsistent
 	}
 	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check}
 }
@@ -305,7 +304,7 @@ func (d *decider) add(points string, agrees bool, claim, evidence string) {
 
 // disagree adds a reason that points to no mode yet contradicts the prediction.
 func (d *decider) disagree(claim, evidence string) {
-	d.reasons = append(d.reasons, Reason{Claim: claim, Evidence: evidence, Agrees: boolPtr(false)})
+	d.add("", false, claim, evidence)
 }
 
 // note adds a reason that bears on neither mode.
@@ -332,17 +331,14 @@ func (d *decider) gate() {
 	if g.On() {
 		state = "on"
 	}
-	var claim, evidence string
+	claim := fmt.Sprintf("%s is off: configz leaves it unset, and the source has no spec of it at %s", g.Name, g.KubeletVersion)
+	evidence := fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
 	switch {
 	case g.Explicit:
 		claim = fmt.Sprintf("%s is %s: configz sets it", g.Name, state)
 		evidence = fmt.Sprintf("%s; the source's default at %s: %s", set, g.KubeletVersion, g.Spec)
 	case g.Default != nil:
 		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and its default at %s is %t", g.Name, state, g.KubeletVersion, *g.Default)
-		evidence = fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
-	default:
-		claim = fmt.Sprintf("%s is off: configz leaves it unset, and the source has no spec of it at %s", g.Name, g.KubeletVersion)
-		evidence = fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
 	}
 	if g.Test != "" {
 		evidence += "; " + g.Test
@@ -447,7 +443,8 @@ func (d *decider) streams() {
 		// contradiction of the gate, but a verdict of its own.
 		d.agreeState(Generic, "the evented PLEG gave up its event stream after the retries the source allows",
 			fmt.Sprintf("%s; %s errors reach the %s stream retries, after which %s", counts, number(e), p.MaxStreamRetriesCause, after))
-	case s == 0 && e == 0 && d.notStarted():
+	case s == 0 && e == 0 && m.RelistDuration != nil && m.RelistDuration.Count == 0:
+		// The PLEGs start together: no relist yet, so no stream tried yet.
 		d.note("no event stream was opened or tried yet, and the generic PLEG has not finished its first relist: the kubelet is still starting its PLEGs",
 			fmt.Sprintf("%s; %s_count 0", counts, MetricRelistDuration))
 	case s > e:
@@ -463,13 +460,6 @@ func (d *decider) streams() {
 	default:
 		d.agreeState(Generic, "no event stream to the runtime was opened or tried: the evented PLEG receives nothing", counts)
 	}
-}
-
-// notStarted says the generic PLEG has not finished a relist: the kubelet
-// starts its PLEGs together, so the evented one has not tried a stream.
-func (d *decider) notStarted() bool {
-	h := d.in.Metrics.RelistDuration
-	return h != nil && h.Count == 0
 }
 
 // retriesBelow explains why errors below the retry limit did not end the stream.
@@ -538,7 +528,7 @@ func (d *decider) relist() {
 		expected = p.GateOn
 	}
 	c.Expected = periodText(expected)
-	if h := m.RelistDuration; h != nil && h.Mean != nil {
+	if h := m.RelistDuration; h != nil {
 		c.MeanRelistSeconds = h.Mean
 	}
 	h := m.RelistInterval
@@ -574,10 +564,7 @@ func (d *decider) relist() {
 		d.note(fmt.Sprintf("the relist period %s is not a constant in the source: the relist period is not compared", d.periodName()), expected.Evidence)
 		return
 	}
-	relist := 0.0
-	if c.MeanRelistSeconds != nil {
-		relist = *c.MeanRelistSeconds
-	}
+	relist := value(c.MeanRelistSeconds)
 	matchOff := p.GateOff.Known && within(mean, p.GateOff.Duration.Seconds()+relist)
 	matchOn := d.in.Gate.Built && p.GateOn.Known && within(mean, p.GateOn.Duration.Seconds()+relist)
 	switch {
@@ -620,7 +607,7 @@ func (d *decider) relist() {
 	mine := fmt.Sprintf("the %s PLEG's %s period", d.configured, c.Expected)
 	switch c.Matches {
 	case "both":
-		d.reasons = append(d.reasons, Reason{Claim: fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), Evidence: evidence, Agrees: boolPtr(true)})
+		d.add("", true, fmt.Sprintf("the mean relist interval %s matches %s, which both modes share: it cannot tell them apart", seconds(mean), c.Expected), evidence)
 	case d.configured:
 		d.agreeState(d.configured, fmt.Sprintf("the mean relist interval %s matches %s", seconds(mean), mine), evidence)
 	case Generic:

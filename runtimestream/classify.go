@@ -35,8 +35,10 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 		return outcome{shape: Unknown, why: "has no body in the source (assembly or linkname): plegvet cannot tell"}
 	}
 	aliases := map[types.Object]bool{}
-	if v := paramAt(info, fi.decl.Type.Params, streamIdx); v != nil {
-		aliases[v] = true
+	if params := fi.obj.Type().(*types.Signature).Params(); streamIdx < params.Len() {
+		if v := params.At(streamIdx); v.Name() != "" && v.Name() != "_" {
+			aliases[v] = true
+		}
 	}
 	isStream := func(e ast.Expr) bool {
 		id, ok := ast.Unparen(e).(*ast.Ident)
@@ -51,7 +53,7 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 		unimpl     []*ast.ReturnStmt
 		used       bool
 	)
-	walkStack(fi.decl.Body, func(n ast.Node, stack []ast.Node) bool {
+	ast.PreorderStack(fi.decl.Body, nil, func(n ast.Node, stack []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Ident:
 			if aliases[info.Uses[n]] {
@@ -62,9 +64,7 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 			if len(n.Lhs) == len(n.Rhs) {
 				for i, rhs := range n.Rhs {
 					if id, ok := n.Lhs[i].(*ast.Ident); ok && isStream(rhs) {
-						if obj := info.Defs[id]; obj != nil {
-							aliases[obj] = true
-						} else if obj := info.Uses[id]; obj != nil {
+						if obj := info.ObjectOf(id); obj != nil {
 							aliases[obj] = true
 						}
 					}
@@ -98,10 +98,9 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 		}
 		return true
 	})
-	at := func(p token.Pos) string { return r.at(p) }
 	switch {
 	case len(sends) > 0:
-		why := fmt.Sprintf("sends events on the stream: %s at %s", exprString(sends[0].Fun), at(sends[0].Pos()))
+		why := fmt.Sprintf("sends events on the stream: %s at %s", exprString(sends[0].Fun), r.at(sends[0].Pos()))
 		switch loop := sendLoop[0].(type) {
 		case *ast.RangeStmt:
 			why += ", in a loop over " + exprString(loop.X)
@@ -112,7 +111,7 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 			why += ", in a function literal the method starts (a goroutine or a callback)"
 		}
 		if len(unimpl) > 0 {
-			why += fmt.Sprintf("; it returns codes.Unimplemented at %s, on a path of its own (a condition the runtime's configuration may set)", at(unimpl[0].Pos()))
+			why += fmt.Sprintf("; it returns codes.Unimplemented at %s, on a path of its own (a condition the runtime's configuration may set)", r.at(unimpl[0].Pos()))
 		}
 		return outcome{shape: Sends, evidence: sends[0].Pos(), why: why}
 	case delegation != nil:
@@ -129,18 +128,18 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 		step := r.step(h.call.Pos(), fmt.Sprintf("the stream is handed to %s", exprString(h.call.Fun)))
 		out.via = append([]Step{step}, out.via...)
 		if out.target == nil {
-			out.why = fmt.Sprintf("hands the stream to %s (%s), which %s", exprString(h.call.Fun), at(h.call.Pos()), out.why)
+			out.why = fmt.Sprintf("hands the stream to %s (%s), which %s", exprString(h.call.Fun), r.at(h.call.Pos()), out.why)
 		}
 		return out
 	}
 	switch {
 	case len(unimpl) > 0:
-		return outcome{shape: Unimplemented, evidence: unimpl[0].Pos(), why: fmt.Sprintf("returns %s at %s: the runtime does not implement the rpc", unimplementedText(info, unimpl[0]), at(unimpl[0].Pos()))}
+		return outcome{shape: Unimplemented, evidence: unimpl[0].Pos(), why: fmt.Sprintf("returns %s at %s: the runtime does not implement the rpc", unimplementedText(info, unimpl[0]), r.at(unimpl[0].Pos()))}
 	case !used:
 		return outcome{shape: EndsAtOnce, evidence: fi.decl.Body.Pos(), why: "never uses its stream parameter: it returns, and the stream ends without an event"}
 	case len(handoffs) > 0:
 		h := handoffs[0]
-		return outcome{shape: Unknown, evidence: h.call.Pos(), why: fmt.Sprintf("hands the stream to %s (%s), which plegvet did not read", exprString(h.call.Fun), at(h.call.Pos()))}
+		return outcome{shape: Unknown, evidence: h.call.Pos(), why: fmt.Sprintf("hands the stream to %s (%s), which plegvet did not read", exprString(h.call.Fun), r.at(h.call.Pos()))}
 	}
 	return outcome{shape: Unknown, why: "uses the stream, but neither sends on it, hands it on, nor returns codes.Unimplemented: plegvet cannot tell"}
 }
@@ -148,44 +147,6 @@ func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
 type handoff struct {
 	call *ast.CallExpr
 	arg  int
-}
-
-// paramAt is the variable of the index-th parameter; nil when it is
-// unnamed or _.
-func paramAt(info *types.Info, fl *ast.FieldList, index int) types.Object {
-	i := 0
-	for _, f := range fl.List {
-		if len(f.Names) == 0 {
-			i++
-			continue
-		}
-		for _, name := range f.Names {
-			if i == index {
-				if name.Name == "_" {
-					return nil
-				}
-				return info.Defs[name]
-			}
-			i++
-		}
-	}
-	return nil
-}
-
-// walkStack is ast.Inspect with the ancestors of each node.
-func walkStack(root ast.Node, f func(n ast.Node, stack []ast.Node) bool) {
-	var stack []ast.Node
-	ast.Inspect(root, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		if !f(n, stack) {
-			return false
-		}
-		stack = append(stack, n)
-		return true
-	})
 }
 
 func inFuncLit(stack []ast.Node) bool {
@@ -213,14 +174,12 @@ func innermostLoop(stack []ast.Node) ast.Node {
 
 // refersTo reports whether n mentions pkg.name, pkg an import of path.
 func refersTo(info *types.Info, n ast.Node, path, name string) bool {
-	found := false
-	ast.Inspect(n, func(m ast.Node) bool {
+	for m := range ast.Preorder(n) {
 		if sel, ok := m.(*ast.SelectorExpr); ok && isPkgSel(info, sel, path, name) {
-			found = true
+			return true
 		}
-		return !found
-	})
-	return found
+	}
+	return false
 }
 
 // unimplementedText is the returned error, shortened:

@@ -30,10 +30,8 @@ type APIEvents struct {
 
 // EventsInAPI fetches k8s.io/cri-api at version with the go command (as
 // Fetch) and reads its CRI v1 api.proto with criproto: whether
-// runtime.v1.RuntimeService declares GetContainerEvents. A version the
-// go command did not fetch is Fetch's error: it wraps
-// release.ErrProxyRefused, and ErrNoSuchVersion when the proxy said the
-// version does not exist. timeout is Fetch's.
+// runtime.v1.RuntimeService declares GetContainerEvents. Its errors, and
+// timeout, are Fetch's.
 func EventsInAPI(ctx context.Context, version string, timeout time.Duration) (APIEvents, error) {
 	dir, err := Fetch(ctx, CRIAPIModule, version, timeout)
 	if err != nil {
@@ -50,10 +48,10 @@ func eventsInAPIDir(dir, version string) (APIEvents, error) {
 		return out, nil
 	}
 	f, err := criproto.ReadFileNamed(path, criproto.RelativeToRoot)
-	if err != nil {
-		return APIEvents{}, fmt.Errorf("%s@%s: %w", CRIAPIModule, version, err)
+	if err == nil {
+		err = f.CheckRuntimeService()
 	}
-	if err := f.CheckRuntimeService(); err != nil {
+	if err != nil {
 		return APIEvents{}, fmt.Errorf("%s@%s: %w", CRIAPIModule, version, err)
 	}
 	if ev, ok := f.FindEvents(); ok {
@@ -64,8 +62,3 @@ func eventsInAPIDir(dir, version string) (APIEvents, error) {
 	out.Where = fmt.Sprintf("its %s declares %s.%s without %s", criproto.RelativeToRoot, criproto.CRIPackage, criproto.RuntimeService, criproto.EventsRPC)
 	return out, nil
 }
-
-// errRefused reports whether err is the proxy's word that a version does
-// not exist: an answer. A proxy that could not be asked (GOPROXY=off, no
-// network) is not one.
-func errRefused(err error) bool { return errors.Is(err, ErrNoSuchVersion) }

@@ -20,15 +20,13 @@ var ErrNoSuchVersion = errors.New("the module proxy does not serve the module ve
 // fetches Kubernetes releases (internal/release: "go mod download -json"
 // outside any module, stopped with ctx; GOPROXY, GOFLAGS and GOMODCACHE
 // apply), and returns the module's directory. timeout bounds the run of
-// the go command: zero means 5 minutes (plegvet.DefaultFetchTimeout) and 30 s per further module, less
-// than zero no limit but ctx.
+// the go command: zero means 5 minutes (plegvet.DefaultFetchTimeout) and
+// 30 s per further module, less than zero no limit but ctx.
 //
 // A version the go command did not fetch is an error that wraps
 // release.ErrProxyRefused, with the go command's words. When those words
 // say the version does not exist (NotExist), it also wraps
-// ErrNoSuchVersion; a proxy that could not be asked (GOPROXY=off without
-// the module in the module cache, a proxy it could not reach or that
-// failed) is not that: nothing was learnt of the version.
+// ErrNoSuchVersion; a proxy that could not be asked is not that.
 func Fetch(ctx context.Context, module, version string, timeout time.Duration) (string, error) {
 	mods, err := release.Fetcher{Timeout: timeout}.Download(ctx, module+"@"+version)
 	if errors.Is(err, release.ErrProxyRefused) && NotExist(err.Error()) {
@@ -71,16 +69,10 @@ func NotExist(msg string) bool {
 	if strings.Contains(msg, "verifying ") || strings.Contains(msg, "SECURITY ERROR") {
 		return false
 	}
-	if proxyNotFound.MatchString(msg) {
+	// "unknown revision": GOPROXY=direct, and quoted by proxies; an
+	// invalid pseudo-version is one no commit has.
+	if proxyNotFound.MatchString(msg) || strings.Contains(msg, "unknown revision") || strings.Contains(msg, "invalid pseudo-version: ") {
 		return true
-	}
-	for _, says := range []string{
-		"unknown revision",         // GOPROXY=direct, and quoted by proxies
-		"invalid pseudo-version: ", // a pseudo-version no commit has
-	} {
-		if strings.Contains(msg, says) {
-			return true
-		}
 	}
 	// A file:// proxy: the go command reads the file and reports the
 	// operating system's error.

@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -23,20 +25,19 @@ type reader struct {
 
 	funcs      map[*types.Func]*funcInfo
 	params     map[*types.Var]paramRef
-	calls      map[*types.Func][]exprIn
+	calls      map[*types.Func][]callIn
 	varSrc     map[*types.Var][]valueSrc
 	fieldSrc   map[*types.Var][]valueSrc
 	fieldExpr  map[*types.Var]ast.Expr // embedded fields' type expressions
 	candidates []*funcInfo             // methods with the CRI server's signature
 	inheritors []*types.TypeName       // types that embed the generated Unimplemented server
-	registered []exprIn                // values passed to RegisterRuntimeServiceServer
-	regCalls   []*ast.CallExpr
+	registered []callIn                // RegisterRuntimeServiceServer calls
 
 	files    map[*token.File]*packages.Package
 	outcomes map[*funcInfo]outcome
 
 	servers []Server
-	byPos   map[string]int
+	byPos   map[string]bool // servers' positions: a set, as a module may hold thousands
 	budget  int
 }
 
@@ -52,9 +53,9 @@ type paramRef struct {
 	index int
 }
 
-type exprIn struct {
-	e   ast.Expr
-	pkg *packages.Package
+type callIn struct {
+	call *ast.CallExpr
+	pkg  *packages.Package
 }
 
 // valueSrc is an expression a value may come from; index >= 0 picks one
@@ -73,13 +74,13 @@ func newReader(t *tree.Tree, res *srcload.Result) *reader {
 		tree: t, fset: res.Fset,
 		funcs:     map[*types.Func]*funcInfo{},
 		params:    map[*types.Var]paramRef{},
-		calls:     map[*types.Func][]exprIn{},
+		calls:     map[*types.Func][]callIn{},
 		varSrc:    map[*types.Var][]valueSrc{},
 		fieldSrc:  map[*types.Var][]valueSrc{},
 		fieldExpr: map[*types.Var]ast.Expr{},
 		files:     map[*token.File]*packages.Package{},
 		outcomes:  map[*funcInfo]outcome{},
-		byPos:     map[string]int{},
+		byPos:     map[string]bool{},
 		budget:    maxSteps,
 	}
 	for _, pkg := range res.Packages {
@@ -94,46 +95,32 @@ func newReader(t *tree.Tree, res *srcload.Result) *reader {
 // index records what following values needs from one file.
 func (r *reader) index(pkg *packages.Package, f *ast.File) {
 	info := pkg.TypesInfo
-	ast.Inspect(f, func(n ast.Node) bool {
+	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
 			fn, _ := info.Defs[n.Name].(*types.Func)
 			if fn == nil {
-				return true
+				continue
 			}
 			fi := &funcInfo{decl: n, pkg: pkg, obj: fn}
 			r.funcs[fn] = fi
-			if n.Recv != nil {
-				for _, fld := range n.Recv.List {
-					for _, name := range fld.Names {
-						if v, ok := info.Defs[name].(*types.Var); ok {
-							r.params[v] = paramRef{fn, -1}
-						}
-					}
-				}
+			// The signature's variables are those the body uses.
+			sig := fn.Type().(*types.Signature)
+			if recv := sig.Recv(); recv != nil {
+				r.params[recv] = paramRef{fn, -1}
 			}
-			i := 0
-			for _, fld := range n.Type.Params.List {
-				if len(fld.Names) == 0 {
-					i++
-				}
-				for _, name := range fld.Names {
-					if v, ok := info.Defs[name].(*types.Var); ok {
-						r.params[v] = paramRef{fn, i}
-					}
-					i++
-				}
+			for i := range sig.Params().Len() {
+				r.params[sig.Params().At(i)] = paramRef{fn, i}
 			}
 			if n.Recv != nil && n.Name.Name == methodName && r.criSignature(pkg, n) {
 				r.candidates = append(r.candidates, fi)
 			}
 		case *ast.CallExpr:
 			if fn := typeutil.StaticCallee(info, n); fn != nil {
-				r.calls[fn] = append(r.calls[fn], exprIn{n, pkg})
+				r.calls[fn] = append(r.calls[fn], callIn{n, pkg})
 			}
 			if isPkgSel(info, n.Fun, CRIAPIPackage, registerFunc) && len(n.Args) == 2 {
-				r.registered = append(r.registered, exprIn{n.Args[1], pkg})
-				r.regCalls = append(r.regCalls, n)
+				r.registered = append(r.registered, callIn{n, pkg})
 			}
 		case *ast.AssignStmt:
 			r.assign(pkg, n.Lhs, n.Rhs)
@@ -146,7 +133,7 @@ func (r *reader) index(pkg *packages.Package, f *ast.File) {
 		case *ast.CompositeLit:
 			st, ok := derefUnder(info.TypeOf(n)).(*types.Struct)
 			if !ok {
-				return true
+				continue
 			}
 			for i, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
@@ -159,37 +146,27 @@ func (r *reader) index(pkg *packages.Package, f *ast.File) {
 					r.fieldSrc[st.Field(i)] = append(r.fieldSrc[st.Field(i)], valueSrc{elt, pkg, -1})
 				}
 			}
+		case *ast.TypeSpec:
+			st, ok := n.Type.(*ast.StructType)
+			tn, _ := info.Defs[n.Name].(*types.TypeName)
+			if !ok || tn == nil {
+				continue
+			}
+			for _, fld := range st.Fields.List {
+				if len(fld.Names) == 0 && isPkgSel(info, unstar(fld.Type), CRIAPIPackage, unimplemented) {
+					r.inheritors = append(r.inheritors, tn)
+				}
+			}
 		case *ast.StructType:
 			for _, fld := range n.Fields.List {
-				if len(fld.Names) > 0 {
-					continue
-				}
-				if id := typeIdent(fld.Type); id != nil {
+				if id := typeIdent(fld.Type); len(fld.Names) == 0 && id != nil {
 					if v, ok := info.Defs[id].(*types.Var); ok {
 						r.fieldExpr[v] = fld.Type
 					}
 				}
-				if isPkgSel(info, unstar(fld.Type), CRIAPIPackage, unimplemented) {
-					if tn := r.structTypeName(pkg, f, n); tn != nil {
-						r.inheritors = append(r.inheritors, tn)
-					}
-				}
 			}
 		}
-		return true
-	})
-}
-
-// structTypeName is the named type a struct type expression declares.
-func (r *reader) structTypeName(pkg *packages.Package, f *ast.File, st *ast.StructType) *types.TypeName {
-	var tn *types.TypeName
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok && ts.Type == st {
-			tn, _ = pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
-		}
-		return tn == nil
-	})
-	return tn
+	}
 }
 
 // assign records what each left-hand side may hold.
@@ -207,11 +184,7 @@ func (r *reader) assign(pkg *packages.Package, lhs, rhs []ast.Expr) {
 		}
 		switch l := ast.Unparen(l).(type) {
 		case *ast.Ident:
-			obj := info.Defs[l]
-			if obj == nil {
-				obj = info.Uses[l]
-			}
-			if v, ok := obj.(*types.Var); ok {
+			if v, ok := info.ObjectOf(l).(*types.Var); ok {
 				r.varSrc[v] = append(r.varSrc[v], src)
 			}
 		case *ast.SelectorExpr:
@@ -274,10 +247,7 @@ func derefUnder(t types.Type) types.Type {
 	if t == nil {
 		return nil
 	}
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	return t.Underlying()
+	return derefType(t).Underlying()
 }
 
 // concrete reports whether t is a type whose methods can be looked up:
@@ -286,21 +256,8 @@ func concrete(t types.Type) bool {
 	if t == nil {
 		return false
 	}
-	t = types.Unalias(t)
-	if p, ok := t.(*types.Pointer); ok {
-		t = types.Unalias(p.Elem())
-	}
-	n, ok := t.(*types.Named)
-	if !ok {
-		return false
-	}
-	switch n.Underlying().(type) {
-	case *types.Interface:
-		return false
-	case *types.Basic:
-		return n.Underlying() != types.Typ[types.Invalid]
-	}
-	return true
+	n, ok := types.Unalias(derefType(t)).(*types.Named)
+	return ok && !types.IsInterface(n) && n.Underlying() != types.Typ[types.Invalid]
 }
 
 func (r *reader) position(p token.Pos) srcpos.Pos {
@@ -326,10 +283,9 @@ func (r *reader) at(p token.Pos) string {
 // run follows every registration; without one, every implementation
 // found is a server.
 func (r *reader) run() {
-	for i, reg := range r.registered {
-		call := r.regCalls[i]
-		via := []Step{r.step(call.Pos(), fmt.Sprintf("registered with %s", types.ExprString(call.Fun)))}
-		r.fromValue(valueSrc{reg.e, reg.pkg, -1}, nil, via, map[any]bool{}, "the value registered")
+	for _, reg := range r.registered {
+		via := []Step{r.step(reg.call.Pos(), fmt.Sprintf("registered with %s", types.ExprString(reg.call.Fun)))}
+		r.fromValues([]valueSrc{{reg.call.Args[1], reg.pkg, -1}}, nil, via, map[any]bool{}, "the value registered")
 	}
 	if len(r.registered) > 0 {
 		return
@@ -345,10 +301,6 @@ type callCtx struct {
 	call *ast.CallExpr
 	pkg  *packages.Package
 	next *callCtx
-}
-
-func (c *callCtx) with(fn *types.Func, call *ast.CallExpr, pkg *packages.Package) *callCtx {
-	return &callCtx{fn, call, pkg, c}
 }
 
 func (c *callCtx) lookup(fn *types.Func) *callCtx {
@@ -372,12 +324,17 @@ type seenKey struct {
 	ctx *callCtx
 }
 
-// fromValue follows a value to the concrete types it may hold and
-// judges each; when it cannot, every implementation counts.
-func (r *reader) fromValue(src valueSrc, ctx *callCtx, via []Step, seen map[any]bool, what string) {
-	fs := r.concretes(src, ctx, map[seenKey]bool{}, 0)
+// fromValues follows values (what they are, for a reason) to the
+// concrete types they may hold and judges each; when it cannot, every
+// implementation counts.
+func (r *reader) fromValues(srcs []valueSrc, ctx *callCtx, via []Step, seen map[any]bool, what string) {
+	var fs []found
+	for _, s := range srcs {
+		fs = addFound(fs, r.concretes(s, ctx, map[seenKey]bool{}, 0)...)
+	}
 	if len(fs) == 0 {
-		r.everyImplementation(via, seen, fmt.Sprintf("plegvet could not follow %s (%s at %s) to a concrete type: every implementation in the module counts", what, exprString(src.e), r.at(src.e.Pos())))
+		s := srcs[0]
+		r.everyImplementation(via, seen, fmt.Sprintf("plegvet could not follow %s (%s at %s) to a concrete type: every implementation in the module counts", what, exprString(s.e), r.at(s.e.Pos())))
 		return
 	}
 	for _, f := range fs {
@@ -388,11 +345,11 @@ func (r *reader) fromValue(src valueSrc, ctx *callCtx, via []Step, seen map[any]
 // everyImplementation counts every candidate method and every type that
 // inherits the generated one.
 func (r *reader) everyImplementation(via []Step, seen map[any]bool, why string) {
-	if why != "" && len(via) > 0 {
-		via = appendStep(via, Step{via[len(via)-1].Pos, why})
-	} else if why != "" {
-		via = []Step{{What: why}}
+	step := Step{What: why}
+	if len(via) > 0 {
+		step.Pos = via[len(via)-1].Pos
 	}
+	via = append(slices.Clip(via), step)
 	for _, fi := range r.candidates {
 		// A wrapper is not an implementation: what it hands the stream
 		// to is one of the others.
@@ -403,20 +360,6 @@ func (r *reader) everyImplementation(via []Step, seen map[any]bool, why string) 
 	for _, tn := range r.inheritors {
 		r.fromType(tn.Type(), nil, via, seen)
 	}
-}
-
-func appendStep(via []Step, s Step) []Step {
-	out := make([]Step, len(via), len(via)+1)
-	copy(out, via)
-	return append(out, s)
-}
-
-func copySeen(seen map[any]bool) map[any]bool {
-	out := make(map[any]bool, len(seen)+1)
-	for k, v := range seen {
-		out[k] = v
-	}
-	return out
 }
 
 // maxDepth bounds how many links one value is followed through.
@@ -515,7 +458,7 @@ func (r *reader) returns(call *ast.CallExpr, pkg *packages.Package, index int, c
 			}
 		}
 	})
-	return r.union(srcs, ctx.with(fn, call, pkg), seen, depth)
+	return r.union(srcs, &callCtx{fn, call, pkg, ctx}, seen, depth)
 }
 
 // arguments are the concrete types the callers of a loaded function pass
@@ -525,18 +468,17 @@ func (r *reader) arguments(p paramRef, ctx *callCtx, seen map[seenKey]bool, dept
 	calls := r.calls[p.fn]
 	callerCtx := ctx
 	if c := ctx.lookup(p.fn); c != nil {
-		calls, callerCtx = []exprIn{{c.call, c.pkg}}, c.next
+		calls, callerCtx = []callIn{{c.call, c.pkg}}, c.next
 	}
 	var srcs []valueSrc
 	for _, c := range calls {
-		call := c.e.(*ast.CallExpr)
 		switch {
 		case p.index < 0:
-			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			if sel, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr); ok {
 				srcs = append(srcs, valueSrc{sel.X, c.pkg, -1})
 			}
-		case p.index < len(call.Args):
-			srcs = append(srcs, valueSrc{call.Args[p.index], c.pkg, -1})
+		case p.index < len(c.call.Args):
+			srcs = append(srcs, valueSrc{c.call.Args[p.index], c.pkg, -1})
 		}
 	}
 	return r.union(srcs, callerCtx, seen, depth)
@@ -563,64 +505,52 @@ func (r *reader) fromType(t types.Type, ctx *callCtx, via []Step, seen map[any]b
 	if seen[key] || r.budget < 0 {
 		return
 	}
-	seen = copySeen(seen)
+	seen = maps.Clone(seen)
 	seen[key] = true
 	obj, index, _ := types.LookupFieldOrMethod(t, true, nil, methodName)
 	if fn, ok := obj.(*types.Func); ok {
+		var field *types.Var
 		if len(index) > 1 {
-			via = appendStep(via, r.promotion(t, index, fn))
+			var step Step
+			step, field = r.promotion(t, index)
+			via = append(slices.Clip(via), step)
 		}
 		if fi := r.funcs[fn]; fi != nil {
 			r.fromMethod(fi, ctx, via, seen)
 			return
 		}
-		if recv := fn.Type().(*types.Signature).Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		if recv := fn.Type().(*types.Signature).Recv(); recv != nil && types.IsInterface(recv.Type()) && field != nil {
 			// Promoted from an embedded interface: whatever fills the field serves.
-			if f := embeddedField(t, index); f != nil {
-				r.fromField(f, ctx, via, seen)
-				return
-			}
+			r.fromField(field, ctx, via, seen)
+			return
 		}
 		r.add(Server{Method: r.typeName(t) + "." + methodName, Pos: r.position(fn.Pos()), Shape: Unknown,
-			Why: fmt.Sprintf("%s's %s is declared in %s, which plegvet did not read", r.typeName(t), methodName, pkgPathOf(fn))}, via)
+			Why: fmt.Sprintf("%s's %s is declared in %s, which plegvet did not read", r.typeName(t), methodName, fn.Pkg().Path())}, via)
 		return
 	}
 	r.fromEmbedded(t, ctx, via, seen)
 }
 
-// promotion describes the embedded fields a promoted method comes through.
-func (r *reader) promotion(t types.Type, index []int, fn *types.Func) Step {
+// promotion describes the embedded fields a promoted method comes
+// through; last is the last of them.
+func (r *reader) promotion(t types.Type, index []int) (step Step, last *types.Var) {
 	var names []string
 	var first token.Pos
 	cur := t
 	for _, i := range index[:len(index)-1] {
 		st, ok := derefUnder(cur).(*types.Struct)
 		if !ok || i >= st.NumFields() {
+			last = nil
 			break
 		}
-		f := st.Field(i)
+		last = st.Field(i)
 		if !first.IsValid() {
-			first = f.Pos()
+			first = last.Pos()
 		}
-		names = append(names, f.Name())
-		cur = f.Type()
+		names = append(names, last.Name())
+		cur = last.Type()
 	}
-	return r.step(first, fmt.Sprintf("%s's %s is promoted from its embedded field %s", r.typeName(t), methodName, strings.Join(names, ".")))
-}
-
-// embeddedField is the last field on a promotion path.
-func embeddedField(t types.Type, index []int) *types.Var {
-	var f *types.Var
-	cur := t
-	for _, i := range index[:len(index)-1] {
-		st, ok := derefUnder(cur).(*types.Struct)
-		if !ok || i >= st.NumFields() {
-			return nil
-		}
-		f = st.Field(i)
-		cur = f.Type()
-	}
-	return f
+	return r.step(first, fmt.Sprintf("%s's %s is promoted from its embedded field %s", r.typeName(t), methodName, strings.Join(names, "."))), last
 }
 
 // fromField follows what an embedded interface field holds.
@@ -630,18 +560,7 @@ func (r *reader) fromField(f *types.Var, ctx *callCtx, via []Step, seen map[any]
 		r.everyImplementation(via, seen, fmt.Sprintf("no value is stored in the field %s in the code read: every implementation in the module counts", f.Name()))
 		return
 	}
-	var fs []found
-	for _, s := range srcs {
-		fs = addFound(fs, r.concretes(s, ctx, map[seenKey]bool{}, 0)...)
-	}
-	if len(fs) == 0 {
-		s := srcs[0]
-		r.everyImplementation(via, seen, fmt.Sprintf("plegvet could not follow what the field %s holds (%s at %s) to a concrete type: every implementation in the module counts", f.Name(), exprString(s.e), r.at(s.e.Pos())))
-		return
-	}
-	for _, f := range fs {
-		r.fromType(f.t, f.ctx, via, seen)
-	}
+	r.fromValues(srcs, ctx, via, seen, "what the field "+f.Name()+" holds")
 }
 
 // fromEmbedded finds the GetContainerEvents a type has through an
@@ -670,7 +589,7 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 				}
 				expr := r.fieldExpr[f]
 				sel, _ := unstar(expr).(*ast.SelectorExpr)
-				pkg := r.pkgOfPos(f.Pos())
+				pkg := r.files[r.fset.File(f.Pos())]
 				switch {
 				case sel != nil && pkg != nil && isPkgSel(pkg.TypesInfo, sel, CRIAPIPackage, unimplemented):
 					r.add(Server{
@@ -682,7 +601,7 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 					}, via)
 					return
 				case sel != nil && pkg != nil && isPkgSel(pkg.TypesInfo, sel, CRIAPIPackage, serverInterface):
-					r.fromField(f, ctx, appendStep(via, r.step(expr.Pos(), fmt.Sprintf("%s's %s is promoted from its embedded %s field: whatever the field holds serves the rpc", r.typeName(t), methodName, exprString(expr)))), seen)
+					r.fromField(f, ctx, append(slices.Clip(via), r.step(expr.Pos(), fmt.Sprintf("%s's %s is promoted from its embedded %s field: whatever the field holds serves the rpc", r.typeName(t), methodName, exprString(expr)))), seen)
 					return
 				case expr != nil:
 					stubbed = append(stubbed, exprString(expr))
@@ -691,17 +610,14 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 		}
 		level = next
 	}
-	why := fmt.Sprintf("%s has no %s method in the code read", r.typeName(t), methodName)
+	why, shape := fmt.Sprintf("%s has no %s method in the code read", r.typeName(t), methodName), Missing
 	if len(stubbed) > 0 {
 		why += "; it may come from its embedded " + strings.Join(stubbed, ", ") + ", which plegvet did not read"
+		shape = Unknown
 	}
 	pos := token.NoPos
 	if n, ok := types.Unalias(derefType(t)).(*types.Named); ok {
 		pos = n.Obj().Pos()
-	}
-	shape := Missing
-	if len(stubbed) > 0 {
-		shape = Unknown
 	}
 	r.add(Server{Method: r.typeName(t) + "." + methodName, Pos: r.position(pos), Shape: shape, Why: why}, via)
 }
@@ -713,10 +629,6 @@ func derefType(t types.Type) types.Type {
 	return t
 }
 
-func (r *reader) pkgOfPos(p token.Pos) *packages.Package {
-	return r.files[r.fset.File(p)]
-}
-
 // fromMethod judges a loaded method, following it when it hands the
 // stream on.
 func (r *reader) fromMethod(fi *funcInfo, ctx *callCtx, via []Step, seen map[any]bool) {
@@ -724,13 +636,13 @@ func (r *reader) fromMethod(fi *funcInfo, ctx *callCtx, via []Step, seen map[any
 	if seen[fi.obj] || r.budget < 0 {
 		return
 	}
-	seen = copySeen(seen)
+	seen = maps.Clone(seen)
 	seen[fi.obj] = true
 	out := r.classified(fi)
-	via = append(append([]Step(nil), via...), out.via...)
+	via = append(slices.Clip(via), out.via...)
 	if out.target != nil {
-		via = appendStep(via, r.step(out.call.Pos(), fmt.Sprintf("%s hands the stream to %s", r.methodName(fi), exprString(out.call.Fun))))
-		r.fromValue(*out.target, ctx, via, seen, "the receiver "+exprString(out.target.e))
+		via = append(slices.Clip(via), r.step(out.call.Pos(), fmt.Sprintf("%s hands the stream to %s", r.methodName(fi), exprString(out.call.Fun))))
+		r.fromValues([]valueSrc{*out.target}, ctx, via, seen, "the receiver "+exprString(out.target.e))
 		return
 	}
 	r.add(Server{Method: r.methodName(fi), Pos: r.position(fi.decl.Pos()), Shape: out.shape, Evidence: r.step(out.evidence, "").Pos, Why: r.methodName(fi) + " " + out.why}, via)
@@ -747,12 +659,12 @@ func (r *reader) classified(fi *funcInfo) outcome {
 }
 
 func (r *reader) add(s Server, via []Step) {
-	s.Via, s.StreamsEvents = append([]Step{}, via...), s.Shape.Streams()
-	key := s.Pos.String()
-	if _, ok := r.byPos[key]; ok {
+	key := s.Pos.String() // a server reached again keeps the first way to it
+	if r.byPos[key] {
 		return
 	}
-	r.byPos[key] = len(r.servers)
+	r.byPos[key] = true
+	s.Via, s.StreamsEvents = append([]Step{}, via...), s.Shape.Streams()
 	r.servers = append(r.servers, s)
 }
 
@@ -760,6 +672,7 @@ func (r *reader) add(s Server, via []Step) {
 // package's directory: pkg/cri/server.(*criService).GetContainerEvents.
 func (r *reader) methodName(fi *funcInfo) string {
 	recv := ""
+	// "func () M()" parses: a method declaration with no receiver.
 	if fi.decl.Recv != nil && len(fi.decl.Recv.List) > 0 {
 		recv = types.ExprString(fi.decl.Recv.List[0].Type)
 		if strings.HasPrefix(recv, "*") {
@@ -780,33 +693,19 @@ func (r *reader) relPkg(p string) string {
 // typeName is a type as methods are named: qualified by its package's
 // directory, a pointer in parentheses: pkg/cri/server.(*criService).
 func (r *reader) typeName(t types.Type) string {
-	t = types.Unalias(t)
-	star := ""
-	if p, ok := t.(*types.Pointer); ok {
-		t, star = types.Unalias(p.Elem()), "*"
-	}
-	n, ok := t.(*types.Named)
+	elem := types.Unalias(derefType(t))
+	n, ok := elem.(*types.Named)
 	if !ok || n.Obj().Pkg() == nil {
-		return types.TypeString(t, func(*types.Package) string { return "" })
+		return types.TypeString(elem, func(*types.Package) string { return "" })
 	}
-	name := star + n.Obj().Name()
-	if star != "" {
-		name = "(" + name + ")"
+	name := n.Obj().Name()
+	if _, ok := types.Unalias(t).(*types.Pointer); ok {
+		name = "(*" + name + ")"
 	}
 	return r.relPkg(n.Obj().Pkg().Path()) + "." + name
 }
 
-func pkgPathOf(fn *types.Func) string {
-	if fn.Pkg() == nil {
-		return "the universe"
-	}
-	return fn.Pkg().Path()
-}
-
 func exprString(e ast.Expr) string {
-	if e == nil {
-		return ""
-	}
 	s := types.ExprString(e)
 	if len(s) > 80 {
 		s = s[:77] + "..."

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,10 +72,8 @@ type Server struct {
 	Method string `json:"method"`
 	// Pos is the method's declaration, or the embedded field.
 	Pos srcpos.Pos `json:"pos"`
-	// Shape: "sends", "unimplemented", "inherited-unimplemented",
-	// "ends-at-once", "no-method" (the registered type has none: then the
-	// k8s.io/cri-api the module requires decides) or "unknown";
-	// StreamsEvents is what it means (Shape.Streams).
+	// Shape is how it answers the rpc, and StreamsEvents what that means
+	// (Shape.Streams).
 	Shape         Shape `json:"shape"`
 	StreamsEvents *bool `json:"streamsEvents"`
 	// Evidence is what decided: the Send call, the return of
@@ -138,20 +137,15 @@ func (r *Result) VerdictPos() srcpos.Pos {
 // command, as Fetch): when that API declares no GetContainerEvents, the
 // runtime cannot serve it, and the verdict is false, given at the
 // requirement. A version the proxy says does not exist (ErrNoSuchVersion)
-// leaves the verdict nil, and Why says so; other fetch errors (GOPROXY=off
-// without the module cached, a proxy that cannot be reached, the go
-// command stopped or not found) are returned. timeout is Fetch's.
+// leaves the verdict nil, and Why says so; other fetch errors are
+// returned. timeout is Fetch's.
 func (r *Result) CheckAPI(ctx context.Context, timeout time.Duration) error {
-	for _, s := range r.Servers {
-		if s.Shape != Missing {
-			return nil
-		}
-	}
-	if r.CRIAPI == "" {
+	if r.CRIAPI == "" || slices.ContainsFunc(r.Servers, func(s Server) bool { return s.Shape != Missing }) {
 		return nil
 	}
 	api, err := EventsInAPI(ctx, r.CRIAPI, timeout)
-	if errRefused(err) {
+	// A proxy that could not be asked has said nothing of the version.
+	if errors.Is(err, ErrNoSuchVersion) {
 		r.Why += "; whether that API declares the rpc is unknown: " + err.Error()
 		return nil
 	}
@@ -199,8 +193,8 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 	mod, criAPI, criLine, err := readGoMod(filepath.Join(abs, "go.mod"))
 	hasGoMod := !errors.Is(err, errNoGoMod)
 	switch {
-	case errors.Is(err, errNoGoMod) && module != "":
-		mod, criAPI = module, ""
+	case !hasGoMod && module != "":
+		mod = module // a release without go.mod, named by the caller
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(dir), err)
 	case module != "":
@@ -229,7 +223,8 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 		return nil, err
 	}
 	res.Packages = pkgs
-	res.Modelled, res.Stubbed = nonNil(loaded.Modelled), nonNil(loaded.Stubbed)
+	res.Modelled = append(res.Modelled, loaded.Modelled...) // [] rather than null
+	res.Stubbed = append(res.Stubbed, loaded.Stubbed...)
 	for _, p := range loaded.Problems {
 		res.Problems = append(res.Problems, p.Error())
 	}
@@ -242,13 +237,6 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 		res.Why = fmt.Sprintf("plegvet stopped following values after %d steps, so the servers found may not be all: %s", maxSteps, res.Why)
 	}
 	return res, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func importPath(mod, rel string) string {
@@ -302,8 +290,9 @@ func verdict(mod, requires string, servers []Server) (*bool, string) {
 	if len(servers) == 0 {
 		return nil, "no " + methodName + " implementation of a CRI server was found in " + mod + requires
 	}
-	var unknown, yes, no []string
+	var unknown, yes, no, whys []string
 	for _, s := range servers {
+		whys = append(whys, s.Why)
 		switch st := s.Shape.Streams(); {
 		case st == nil:
 			unknown = append(unknown, s.Method+": "+s.Why)
@@ -318,30 +307,20 @@ func verdict(mod, requires string, servers []Server) (*bool, string) {
 		return nil, "cannot tell: " + strings.Join(unknown, "; ")
 	case len(yes) > 0 && len(no) > 0:
 		return nil, fmt.Sprintf("the module's CRI servers disagree: %s %s; %s %s; which one runs depends on how the runtime is built or configured", strings.Join(yes, ", "), isAre(len(yes), "streams", "stream"), strings.Join(no, ", "), isAre(len(no), "does not", "do not"))
+	case len(servers) == 1:
+		return ptr(len(yes) > 0), servers[0].Why
 	case len(yes) > 0:
-		if len(servers) == 1 {
-			return ptr(true), servers[0].Why
+		all := fmt.Sprintf("all %d of its CRI servers", len(servers))
+		if len(servers) == 2 {
+			all = "both its CRI servers"
 		}
-		return ptr(true), fmt.Sprintf("%s stream: %s", allOf(len(servers)), joinWhy(servers))
+		return ptr(true), fmt.Sprintf("%s stream: %s", all, strings.Join(whys, "; "))
 	}
-	if len(servers) == 1 {
-		return ptr(false), servers[0].Why
+	none := fmt.Sprintf("none of its %d CRI servers can", len(servers))
+	if len(servers) == 2 {
+		none = "neither of its CRI servers can"
 	}
-	return ptr(false), fmt.Sprintf("%s stream: %s", noneOf(len(servers)), joinWhy(servers))
-}
-
-func allOf(n int) string {
-	if n == 2 {
-		return "both its CRI servers"
-	}
-	return fmt.Sprintf("all %d of its CRI servers", n)
-}
-
-func noneOf(n int) string {
-	if n == 2 {
-		return "neither of its CRI servers can"
-	}
-	return fmt.Sprintf("none of its %d CRI servers can", n)
+	return ptr(false), fmt.Sprintf("%s stream: %s", none, strings.Join(whys, "; "))
 }
 
 func isAre(n int, one, many string) string {
@@ -349,12 +328,4 @@ func isAre(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func joinWhy(servers []Server) string {
-	var out []string
-	for _, s := range servers {
-		out = append(out, s.Why)
-	}
-	return strings.Join(out, "; ")
 }

@@ -10,10 +10,11 @@ import (
 	"go/token"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func scan(ctx context.Context, dir string) (pkgs []string, problems []string, er
 			problems = append(problems, fmt.Sprintf("%s: %s", inputfile.QuoteName(rel), err))
 			return nil
 		}
-		if !hasMark(src) {
+		if !slices.ContainsFunc(marks, func(m []byte) bool { return bytes.Contains(src, m) }) {
 			return nil
 		}
 		ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
@@ -100,20 +101,7 @@ func scan(ctx context.Context, dir string) (pkgs []string, problems []string, er
 	if err != nil {
 		return nil, nil, err
 	}
-	for p := range found {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
-	return pkgs, problems, nil
-}
-
-func hasMark(src []byte) bool {
-	for _, m := range marks {
-		if bytes.Contains(src, m) {
-			return true
-		}
-	}
-	return false
+	return slices.Sorted(maps.Keys(found)), problems, nil
 }
 
 // fileHasMark reports, from syntax alone, whether the file declares a
@@ -133,33 +121,28 @@ func fileHasMark(f *ast.File) bool {
 		x, ok := sel.X.(*ast.Ident)
 		return ok && names[x.Name]
 	}
-	found := false
-	ast.Inspect(f, func(n ast.Node) bool {
-		if found {
-			return false
-		}
+	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
 			if n.Recv != nil && n.Name.Name == methodName {
 				ps := flatParams(n.Type.Params)
 				if len(ps) == 2 && isStar(ps[0], func(e ast.Expr) bool { return isCRI(e, requestType) }) && isCRI(ps[1], streamType) {
-					found = true
+					return true
 				}
 			}
 		case *ast.CallExpr:
 			if isCRI(n.Fun, registerFunc) {
-				found = true
+				return true
 			}
 		case *ast.StructType:
 			for _, fld := range n.Fields.List {
 				if len(fld.Names) == 0 && isCRI(unstar(fld.Type), unimplemented) {
-					found = true
+					return true
 				}
 			}
 		}
-		return !found
-	})
-	return found
+	}
+	return false
 }
 
 // criImportNames are the names under which a file imports the CRI v1
@@ -188,8 +171,7 @@ func flatParams(fl *ast.FieldList) []ast.Expr {
 	}
 	var out []ast.Expr
 	for _, f := range fl.List {
-		n := max(len(f.Names), 1)
-		for range n {
+		for range max(len(f.Names), 1) {
 			out = append(out, f.Type)
 		}
 	}

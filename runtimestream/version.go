@@ -3,6 +3,7 @@ package runtimestream
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,13 +40,8 @@ func Runtimes() []Runtime {
 func Lookup(name string) (Runtime, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	for _, r := range Runtimes() {
-		if n == r.Name {
+		if n == r.Name || slices.Contains(r.Aliases, n) {
 			return r, true
-		}
-		for _, a := range r.Aliases {
-			if n == a {
-				return r, true
-			}
 		}
 	}
 	return Runtime{}, false
@@ -85,9 +81,6 @@ type Reported struct {
 // before anything quotes it whole.
 const MaxVersionLen = 128
 
-// quotedPrefix is how much of a string too long to quote QuoteShort quotes.
-const quotedPrefix = 40
-
 // QuoteShort quotes s for a message (as %q does): whole when it is at
 // most MaxVersionLen bytes; otherwise its first 40 bytes (cut where a
 // character begins), "…" and its length, so that an oversized input is
@@ -96,7 +89,7 @@ func QuoteShort(s string) string {
 	if len(s) <= MaxVersionLen {
 		return strconv.Quote(s)
 	}
-	cut := quotedPrefix
+	cut := 40
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
