@@ -1,6 +1,7 @@
 package featuregates
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -35,18 +36,9 @@ func IsClientGo(pkg *types.Package) bool {
 	return pkg != nil && pathIs(pkg.Path(), ClientGoPath)
 }
 
-// declaresGateTypes reports whether pkg declares feature-gate types:
-// component-base's API or client-go's copy.
-func declaresGateTypes(pkg *types.Package) bool {
-	return IsAPI(pkg) || IsClientGo(pkg)
-}
-
-// mapAPI is the import path of the package declaring a feature map's
-// key type ("" when t is not a feature map).
+// mapAPI is the import path of the package declaring the key type of t,
+// a feature map type.
 func mapAPI(t types.Type) string {
-	if mapKind(t) == "" {
-		return ""
-	}
 	n := types.Unalias(t.Underlying().(*types.Map).Key()).(*types.Named)
 	return n.Obj().Pkg().Path()
 }
@@ -55,10 +47,11 @@ func pathIs(p, want string) bool {
 	return p == want || strings.HasSuffix(p, "/vendor/"+want)
 }
 
-// isAPIType reports whether t is the named type name of the feature-gate API.
+// isAPIType reports whether t is the named type name of the feature-gate
+// API: component-base's or client-go's copy.
 func isAPIType(t types.Type, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == name && declaresGateTypes(n.Obj().Pkg())
+	return ok && n.Obj().Name() == name && (IsAPI(n.Obj().Pkg()) || IsClientGo(n.Obj().Pkg()))
 }
 
 // mapKind classifies a feature map type.
@@ -206,7 +199,7 @@ func (x *extractor) walk(container string, n ast.Node) {
 			for _, r := range n.Results {
 				if kind := mapKind(x.info.TypeOf(r)); kind != "" {
 					if why := x.source(r); why != "" {
-						x.unreadableMap(nil, container, "returned by "+container, kind, r, "the map is %s", why)
+						x.unreadableMap(nil, container, kind, r, "the map is "+why)
 					}
 				}
 			}
@@ -224,18 +217,17 @@ func (x *extractor) literal(container string, lit *ast.CompositeLit) bool {
 		return true
 	}
 	v := x.owner[lit]
-	name := x.mapName(v, container)
-	x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, API: mapAPI(x.info.TypeOf(lit)), Pos: lit.Pos(), Entries: len(lit.Elts), Site: x.sites[lit]})
+	x.res.Maps = append(x.res.Maps, Map{Name: x.mapName(v, container), Kind: kind, API: mapAPI(x.info.TypeOf(lit)), Pos: lit.Pos(), Entries: len(lit.Elts), Site: x.sites[lit]})
+	i := len(x.res.Maps) - 1
 	if v != nil {
-		x.mapOf[v] = len(x.res.Maps) - 1
+		x.mapOf[v] = i
 	}
 	for _, e := range lit.Elts {
-		kv, ok := e.(*ast.KeyValueExpr)
-		if !ok {
-			x.unreadableEntry(len(x.res.Maps)-1, e, "it is not a key: value pair")
-			continue
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			x.set(i, v, kind, kv.Key, kv.Value, false)
+		} else {
+			x.unreadableEntry(i, e, "it is not a key: value pair")
 		}
-		x.set(len(x.res.Maps)-1, v, kind, kv.Key, kv.Value, false)
 	}
 	return false
 }
@@ -253,19 +245,13 @@ func (x *extractor) mapName(v *types.Var, container string) string {
 // feature map type) and the map's kind.
 func (x *extractor) feature(e ast.Expr) (*types.Var, string) {
 	v, ok := astobj.Of(x.info, e).(*types.Var)
-	if !ok {
-		if id, isID := ast.Unparen(e).(*ast.Ident); isID {
-			v, ok = x.info.Defs[id].(*types.Var)
-		}
+	if id, isID := ast.Unparen(e).(*ast.Ident); !ok && isID {
+		v, ok = x.info.Defs[id].(*types.Var)
 	}
-	if !ok {
+	if !ok || mapKind(v.Type()) == "" {
 		return nil, ""
 	}
-	kind := mapKind(v.Type())
-	if kind == "" {
-		return nil, ""
-	}
-	return v, kind
+	return v, mapKind(v.Type())
 }
 
 // mapIndex returns v's entry in res.Maps, adding one at v's declaration
@@ -279,15 +265,21 @@ func (x *extractor) mapIndex(v *types.Var, kind, container string) int {
 	return x.mapOf[v]
 }
 
+// valueOf is the value given to the i-th of n names: its own, or the one
+// call's (var a, b = f()); nil when there is none.
+func valueOf(values []ast.Expr, n, i int) ast.Expr {
+	switch len(values) {
+	case n:
+		return values[i]
+	case 1:
+		return values[0]
+	}
+	return nil
+}
+
 func (x *extractor) valueSpec(container string, vs *ast.ValueSpec) {
 	for i, n := range vs.Names {
-		var rhs ast.Expr
-		switch len(vs.Values) {
-		case len(vs.Names):
-			rhs = vs.Values[i]
-		case 1:
-			rhs = vs.Values[0] // var a, b = f()
-		}
+		rhs := valueOf(vs.Values, len(vs.Names), i)
 		if v, kind := x.feature(n); v != nil && rhs != nil {
 			x.define(container, v, kind, rhs)
 		}
@@ -300,13 +292,7 @@ func (x *extractor) assign(container string, as *ast.AssignStmt) {
 		return
 	}
 	for i, lhs := range as.Lhs {
-		var rhs ast.Expr
-		switch len(as.Rhs) {
-		case len(as.Lhs):
-			rhs = as.Rhs[i]
-		case 1:
-			rhs = as.Rhs[0]
-		}
+		rhs := valueOf(as.Rhs, len(as.Lhs), i)
 		if rhs == nil {
 			continue
 		}
@@ -331,8 +317,7 @@ func (x *extractor) define(container string, v *types.Var, kind string, rhs ast.
 		return
 	}
 	if why := x.source(rhs); why != "" {
-		name := x.mapName(v, container)
-		x.unreadableMap(v, name, name, kind, rhs, "the map is %s", why)
+		x.unreadableMap(v, container, kind, rhs, "the map is "+why)
 	}
 }
 
@@ -346,9 +331,9 @@ func (x *extractor) mapsCopy(container string, call *ast.CallExpr) {
 	if v == nil {
 		return
 	}
-	i := x.mapIndex(v, kind, container)
+	x.mapIndex(v, kind, container) // dst is a feature map even when src is read
 	if why := x.source(call.Args[1]); why != "" {
-		x.unreadableMap(v, x.res.Maps[i].Name, x.res.Maps[i].Name, kind, call, "maps.Copy adds a map %s", why)
+		x.unreadableMap(v, container, kind, call, "maps.Copy adds a map "+why)
 	}
 }
 
@@ -386,13 +371,12 @@ func (x *extractor) source(e ast.Expr) string {
 		}
 	case *ast.CallExpr:
 		fun := ast.Unparen(e.Fun)
-		if tv, ok := x.info.Types[fun]; ok && tv.IsType() && len(e.Args) == 1 {
+		tv := x.info.Types[fun]
+		if tv.IsType() && len(e.Args) == 1 {
 			return x.source(e.Args[0]) // a conversion
 		}
-		if tv, ok := x.info.Types[fun]; ok && tv.IsBuiltin() {
-			if id, ok := fun.(*ast.Ident); ok && id.Name == "make" {
-				return ""
-			}
+		if id, ok := fun.(*ast.Ident); ok && tv.IsBuiltin() && id.Name == "make" {
+			return ""
 		}
 		if _, ok := fun.(*ast.FuncLit); ok {
 			return ""
@@ -412,13 +396,10 @@ func (x *extractor) source(e ast.Expr) string {
 // gates read elsewhere: the key of a range over a feature map read in
 // full, or over a parameter (an adapter's input: its caller's gates).
 func (x *extractor) forwarded(key ast.Expr) bool {
-	key = ast.Unparen(key)
-	if call, ok := key.(*ast.CallExpr); ok && len(call.Args) == 1 {
-		if tv, ok := x.info.Types[call.Fun]; ok && tv.IsType() {
-			key = ast.Unparen(call.Args[0])
-		}
+	if arg, _ := x.conversion(key); arg != nil {
+		key = arg
 	}
-	id, ok := key.(*ast.Ident)
+	id, ok := ast.Unparen(key).(*ast.Ident)
 	if !ok {
 		return false
 	}
@@ -436,21 +417,19 @@ func (x *extractor) forwarded(key ast.Expr) bool {
 	return mapKind(x.info.TypeOf(src)) != "" && x.source(src) == ""
 }
 
-// unreadableMap records a map whose entries are not known; label names it
-// in the message.
-func (x *extractor) unreadableMap(v *types.Var, name, label, kind string, at ast.Node, format string, args ...any) {
-	why := fmt.Sprintf(format, args...)
+// unreadableMap records a map whose entries are not known: v's, or (v
+// nil) one that container returns.
+func (x *extractor) unreadableMap(v *types.Var, container, kind string, at ast.Node, why string) {
 	var i int
+	label := "returned by " + container
 	if v != nil {
-		i = x.mapIndex(v, kind, name)
+		i = x.mapIndex(v, kind, container)
+		label = x.res.Maps[i].Name
 	} else {
-		x.res.Maps = append(x.res.Maps, Map{Name: name, Kind: kind, Pos: at.Pos()})
+		x.res.Maps = append(x.res.Maps, Map{Name: container, Kind: kind, Pos: at.Pos()})
 		i = len(x.res.Maps) - 1
 	}
-	m := &x.res.Maps[i]
-	if m.Unresolved == "" {
-		m.Unresolved = why
-	}
+	x.res.Maps[i].Unresolved = cmp.Or(x.res.Maps[i].Unresolved, why)
 	x.problem(at, "feature map %s could not be read: %s; plegvet reads literal entries and index assignments only", label, why)
 	if v != nil && v.Kind() == types.LocalVar {
 		x.res.Problems[len(x.res.Problems)-1].Local = true
@@ -460,9 +439,7 @@ func (x *extractor) unreadableMap(v *types.Var, name, label, kind string, at ast
 // unreadableEntry records an entry of map i whose gate is not known.
 func (x *extractor) unreadableEntry(i int, at ast.Node, why string) {
 	m := &x.res.Maps[i]
-	if m.Unresolved == "" {
-		m.Unresolved = "an entry could not be read: " + why
-	}
+	m.Unresolved = cmp.Or(m.Unresolved, "an entry could not be read: "+why)
 	x.problem(at, "an entry of feature map %s could not be read: %s", m.Name, why)
 }
 
@@ -498,25 +475,36 @@ func (x *extractor) set(i int, v *types.Var, kind string, key, value ast.Expr, a
 	x.entry(g)
 }
 
+// conversion returns X and T of a conversion T(X); a nil X for any
+// other expression.
+func (x *extractor) conversion(e ast.Expr) (ast.Expr, types.Type) {
+	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && len(call.Args) == 1 {
+		if tv, ok := x.info.Types[call.Fun]; ok && tv.IsType() {
+			return call.Args[0], tv.Type
+		}
+	}
+	return nil, nil
+}
+
+// constValue is e's constant value when it is of kind k, else nil.
+func (x *extractor) constValue(e ast.Expr, k constant.Kind) constant.Value {
+	if tv := x.info.Types[ast.Unparen(e)]; tv.Value != nil && tv.Value.Kind() == k {
+		return tv.Value
+	}
+	return nil
+}
+
 // key resolves a map key to the gate's name and constant.
 func (x *extractor) key(key ast.Expr) (name string, c *types.Const, unresolved string) {
 	key = ast.Unparen(key)
 	// featuregate.Feature(X): a conversion names the gate X.
-	if call, ok := key.(*ast.CallExpr); ok && len(call.Args) == 1 {
-		if tv, ok := x.info.Types[call.Fun]; ok && tv.IsType() {
-			if tv.Type != nil && isAPIType(tv.Type, "Feature") {
-				if n, c, why := x.key(call.Args[0]); n != "" {
-					return n, c, why
-				}
-			}
+	if arg, t := x.conversion(key); arg != nil && isAPIType(t, "Feature") {
+		if n, c, why := x.key(arg); n != "" {
+			return n, c, why
 		}
 	}
-	if tv, ok := x.info.Types[key]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
-		name = constant.StringVal(tv.Value)
-	}
-	c = astobj.Const(x.info, key)
-	if name != "" {
-		return name, c, ""
+	if v := x.constValue(key, constant.String); v != nil && constant.StringVal(v) != "" {
+		return constant.StringVal(v), astobj.Const(x.info, key), ""
 	}
 	// Partially typed source: the key is a constant of a package that was
 	// not loaded. Its identifier is all there is; say so.
@@ -532,25 +520,20 @@ func (x *extractor) key(key ast.Expr) (name string, c *types.Const, unresolved s
 
 // entry reads a gate's specs from its Value.
 func (x *extractor) entry(g *Gate) {
-	value := x.follow(g.Value)
-	switch g.Format {
-	case Unversioned:
-		lit, ok := value.(*ast.CompositeLit)
-		if !ok {
-			g.addUnresolved("spec is %s, not a composite literal", describe(g.Value))
-			break
-		}
+	what := "spec history"
+	if g.Format == Unversioned {
+		what = "spec"
+	}
+	lit, ok := x.follow(g.Value).(*ast.CompositeLit)
+	switch {
+	case !ok:
+		g.addUnresolved("%s is %s, not a composite literal", what, describe(g.Value))
+	case g.Format == Unversioned:
 		g.Specs = append(g.Specs, x.spec(lit))
-	case Versioned:
-		lit, ok := value.(*ast.CompositeLit)
-		if !ok {
-			g.addUnresolved("spec history is %s, not a composite literal", describe(g.Value))
-			break
-		}
-		if len(lit.Elts) == 0 {
-			// Not a gate without history: no spec says what it is.
-			g.addUnresolved("the spec list is empty")
-		}
+	case len(lit.Elts) == 0:
+		// Not a gate without history: no spec says what it is.
+		g.addUnresolved("the spec list is empty")
+	default:
 		for _, e := range lit.Elts {
 			el, ok := x.follow(e).(*ast.CompositeLit)
 			if !ok {
@@ -617,13 +600,13 @@ func (x *extractor) spec(lit *ast.CompositeLit) Spec {
 		}
 		switch field.Name {
 		case "Default", "LockToDefault":
-			b, ok := x.constBool(kv.Value)
-			if !ok {
+			b := x.constValue(kv.Value, constant.Bool)
+			if b == nil {
 				whys = append(whys, fmt.Sprintf("%s is %s, not a constant", field.Name, types.ExprString(kv.Value)))
 			} else if field.Name == "Default" {
-				s.Default, s.DefaultValue = b, kv.Value
+				s.Default, s.DefaultValue = constant.BoolVal(b), kv.Value
 			} else {
-				s.LockToDefault = b
+				s.LockToDefault = constant.BoolVal(b)
 			}
 		case "PreRelease":
 			p, why := x.preRelease(kv.Value)
@@ -636,7 +619,7 @@ func (x *extractor) spec(lit *ast.CompositeLit) Spec {
 			if why != "" {
 				whys = append(whys, field.Name+" "+why)
 			} else if field.Name == "Version" {
-				s.Version, s.VersionPos = v, kv.Value.Pos()
+				s.Version = v
 				if call, ok := ast.Unparen(kv.Value).(*ast.CallExpr); ok && len(call.Args) == 1 {
 					s.VersionLit, _ = ast.Unparen(call.Args[0]).(*ast.BasicLit)
 				}
@@ -649,21 +632,14 @@ func (x *extractor) spec(lit *ast.CompositeLit) Spec {
 	return s
 }
 
-func (x *extractor) constBool(e ast.Expr) (bool, bool) {
-	tv, ok := x.info.Types[ast.Unparen(e)]
-	if ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
-		return constant.BoolVal(tv.Value), true
-	}
-	return false, false
-}
-
 func (x *extractor) preRelease(e ast.Expr) (PreRelease, string) {
-	tv, ok := x.info.Types[ast.Unparen(e)]
-	if ok && tv.Value != nil && tv.Value.Kind() == constant.String {
-		if p, ok := preReleaseByValue[constant.StringVal(tv.Value)]; ok {
-			return p, ""
+	if v := x.constValue(e, constant.String); v != nil {
+		for p, value := range preReleaseValue {
+			if value == constant.StringVal(v) {
+				return p, ""
+			}
 		}
-		return "", fmt.Sprintf("PreRelease %s has the unknown value %s", types.ExprString(e), tv.Value)
+		return "", fmt.Sprintf("PreRelease %s has the unknown value %s", types.ExprString(e), v)
 	}
 	return "", fmt.Sprintf("PreRelease %s is not a constant", types.ExprString(e))
 }

@@ -20,13 +20,10 @@ const (
 	Deprecated PreRelease = "Deprecated"
 )
 
-// preReleaseByValue maps the API's constant values to stage names.
-var preReleaseByValue = map[string]PreRelease{
-	"PRE-ALPHA":  PreAlpha,
-	"ALPHA":      Alpha,
-	"BETA":       Beta,
-	"":           GA,
-	"DEPRECATED": Deprecated,
+// preReleaseValue is each stage's constant value in the API, as %v
+// prints it.
+var preReleaseValue = map[PreRelease]string{
+	PreAlpha: "PRE-ALPHA", Alpha: "ALPHA", Beta: "BETA", GA: "", Deprecated: "DEPRECATED",
 }
 
 // Stability orders stages as component-base does for dependencies: a gate
@@ -65,8 +62,6 @@ type Spec struct {
 	MinCompatibilityVersion string
 	Pos                     token.Pos // the spec's composite literal
 	End                     token.Pos
-	// VersionPos is the position of the Version field's value, NoPos if absent.
-	VersionPos token.Pos
 	// VersionLit is the string literal inside version.MustParse("1.26"),
 	// and DefaultValue the Default field's value: what a fix rewrites.
 	VersionLit   *ast.BasicLit

@@ -1,7 +1,9 @@
 package featuregates
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -44,29 +46,18 @@ type RegisteredSpec struct {
 	MinCompat string // "" for nil
 }
 
-// value is the prerelease constant's value, as %v prints it.
-var preReleaseValue = map[PreRelease]string{
-	PreAlpha: "PRE-ALPHA", Alpha: "ALPHA", Beta: "BETA", GA: "", Deprecated: "DEPRECATED",
-}
-
 // String is the registration as component-base's error prints it (%v of
 // a FeatureSpec, or of a VersionedSpecs): {true false BETA} before v1.31,
 // [{true false BETA 1.16}] to v1.34, [{true false BETA 1.16 <nil>}] from
 // v1.35.
 func (r Registered) String() string {
-	nilOr := func(s string) string {
-		if s == "" {
-			return "<nil>"
-		}
-		return s
-	}
 	parts := make([]string, len(r.Specs))
 	for i, s := range r.Specs {
 		fields := []string{fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault), preReleaseValue[s.PreRelease]}
 		if r.List {
-			fields = append(fields, nilOr(s.Version))
+			fields = append(fields, cmp.Or(s.Version, "<nil>"))
 			if r.MinCompat {
-				fields = append(fields, nilOr(s.MinCompat))
+				fields = append(fields, cmp.Or(s.MinCompat, "<nil>"))
 			}
 		}
 		parts[i] = "{" + strings.Join(fields, " ") + "}"
@@ -80,15 +71,7 @@ func (r Registered) String() string {
 // Equal reports whether component-base takes two registrations for the
 // same (== before v1.31, reflect.DeepEqual of the lists after).
 func (r Registered) Equal(o Registered) bool {
-	if r.List != o.List || r.MinCompat != o.MinCompat || len(r.Specs) != len(o.Specs) {
-		return false
-	}
-	for i := range r.Specs {
-		if r.Specs[i] != o.Specs[i] {
-			return false
-		}
-	}
-	return true
+	return r.List == o.List && r.MinCompat == o.MinCompat && slices.Equal(r.Specs, o.Specs)
 }
 
 // registrationRules are the rules two registrations are compared by: a
@@ -139,9 +122,7 @@ func (g *Gate) Registered(rules Version) (Registered, bool) {
 	}
 	if r.MinCompat {
 		for i := 1; i < len(r.Specs); i++ {
-			if r.Specs[i].MinCompat == "" {
-				r.Specs[i].MinCompat = r.Specs[i-1].MinCompat
-			}
+			r.Specs[i].MinCompat = cmp.Or(r.Specs[i].MinCompat, r.Specs[i-1].MinCompat)
 		}
 	}
 	return r, true

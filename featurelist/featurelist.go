@@ -108,11 +108,7 @@ func notYAML(name string, err error) *Error {
 type parser struct{ file string }
 
 func (p parser) fail(n *yaml.Node, format string, args ...any) error {
-	line := 0
-	if n != nil {
-		line = n.Line
-	}
-	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: p.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // uniqueKeys refuses a mapping, anywhere under n, that gives a key twice.
@@ -124,35 +120,24 @@ func (p parser) fail(n *yaml.Node, format string, args ...any) error {
 // as a key stands for the key it names. Aliases are not followed: the
 // node they name is checked where it is written.
 func (p parser) uniqueKeys(n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.DocumentNode, yaml.SequenceNode:
-		for _, c := range n.Content {
-			if err := p.uniqueKeys(c); err != nil {
-				return err
-			}
-		}
-	case yaml.MappingNode:
-		first := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			key := k
-			if k.Kind == yaml.AliasNode && k.Alias != nil {
-				key = k.Alias
+	first := map[string]*yaml.Node{}
+	for i, c := range n.Content { // an alias has none
+		// A key that is a list or a mapping is left to the parser, which
+		// wants none.
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			key := c
+			if c.Kind == yaml.AliasNode && c.Alias != nil {
+				key = c.Alias
 			}
 			if key.Kind == yaml.ScalarNode {
 				if f, dup := first[key.Value]; dup {
-					return p.fail(k, "duplicate key %q (first at line %d)", key.Value, f.Line)
+					return p.fail(c, "duplicate key %q (first at line %d)", key.Value, f.Line)
 				}
-				first[key.Value] = k
+				first[key.Value] = c
 			}
-			// A key that is a list or a mapping is left to the parser,
-			// which wants none.
-			if err := p.uniqueKeys(k); err != nil {
-				return err
-			}
-			if err := p.uniqueKeys(n.Content[i+1]); err != nil {
-				return err
-			}
+		}
+		if err := p.uniqueKeys(c); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -231,9 +216,7 @@ func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
 			s.LockToDefault = b
 		}
 	case "preRelease":
-		switch featuregates.PreRelease(v.Value) {
-		case featuregates.PreAlpha, featuregates.Alpha, featuregates.Beta, featuregates.GA, featuregates.Deprecated:
-		default:
+		if featuregates.PreRelease(v.Value).Stability() < 0 { // not a stage
 			return p.fail(v, "want preRelease of %s to be PreAlpha, Alpha, Beta, GA or Deprecated", gate)
 		}
 		s.PreRelease = v.Value

@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	goparser "go/parser"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/kubeversion"
@@ -44,9 +45,9 @@ type Generator struct {
 // the removal check plegvet reads is an *Error saying which was missing.
 func ReadGenerator(name string, src []byte) (Generator, error) {
 	fset := token.NewFileSet()
-	f, err := goparser.ParseFile(fset, name, src, goparser.SkipObjectResolution)
+	f, err := parseGo(fset, name, src)
 	if err != nil {
-		return Generator{}, &Error{File: name, Msg: "not Go: " + err.Error()}
+		return Generator{}, err
 	}
 	values := topLevelValues(f)
 	var g Generator
@@ -57,10 +58,14 @@ func ReadGenerator(name string, src []byte) (Generator, error) {
 	if g.ListFile, ok = stringValue(values["versionedFeatureListFile"]); !ok {
 		return Generator{}, &Error{File: name, Msg: "want a string constant versionedFeatureListFile (the list's path)"}
 	}
-	removal := funcDecl(f, "verifyFeatureRemoval")
-	if removal == nil {
+	i := slices.IndexFunc(f.Decls, func(d ast.Decl) bool {
+		fd, ok := d.(*ast.FuncDecl)
+		return ok && fd.Recv == nil && fd.Name.Name == "verifyFeatureRemoval"
+	})
+	if i < 0 {
 		return Generator{}, &Error{File: name, Msg: "want a func verifyFeatureRemoval (the removal rule)"}
 	}
+	removal := f.Decls[i]
 	usesThreshold := false
 	ast.Inspect(removal, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -89,9 +94,9 @@ func ReadGenerator(name string, src []byte) (Generator, error) {
 // ReadBinaryVersion reads component-base's DefaultKubeBinaryVersion
 // ("1.37"): the version the feature-list tool calls current.
 func ReadBinaryVersion(name string, src []byte) (string, error) {
-	f, err := goparser.ParseFile(token.NewFileSet(), name, src, goparser.SkipObjectResolution)
+	f, err := parseGo(token.NewFileSet(), name, src)
 	if err != nil {
-		return "", &Error{File: name, Msg: "not Go: " + err.Error()}
+		return "", err
 	}
 	v, ok := stringValue(topLevelValues(f)["DefaultKubeBinaryVersion"])
 	if !ok {
@@ -101,6 +106,15 @@ func ReadBinaryVersion(name string, src []byte) (string, error) {
 		return "", &Error{File: name, Msg: fmt.Sprintf("DefaultKubeBinaryVersion is %q; want MAJOR.MINOR", v)}
 	}
 	return v, nil
+}
+
+// parseGo parses a generator's source; a *Error when it is not Go.
+func parseGo(fset *token.FileSet, name string, src []byte) (*ast.File, error) {
+	f, err := goparser.ParseFile(fset, name, src, goparser.SkipObjectResolution)
+	if err != nil {
+		return nil, &Error{File: name, Msg: "not Go: " + err.Error()}
+	}
+	return f, nil
 }
 
 // topLevelValues maps each top-level const and var with one value to it.
@@ -121,15 +135,6 @@ func topLevelValues(f *ast.File) map[string]ast.Expr {
 		}
 	}
 	return out
-}
-
-func funcDecl(f *ast.File, name string) *ast.FuncDecl {
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == name {
-			return fd
-		}
-	}
-	return nil
 }
 
 // stringValue is the value of a string literal or a sum of them.
@@ -188,10 +193,8 @@ func versionCall(e ast.Expr) (string, bool) {
 		return fmt.Sprintf("%d.%d", x, y), okX && okY
 	case sel.Sel.Name == "MustParse" && len(call.Args) == 1:
 		s, ok := stringValue(call.Args[0])
-		if _, _, isMM := majorMinor(s); !ok || !isMM {
-			return "", false
-		}
-		return s, true
+		_, _, isMM := majorMinor(s)
+		return s, ok && isMM
 	}
 	return "", false
 }

@@ -126,6 +126,12 @@ func TestRemovals(t *testing.T) {
 	if got := why(v133.Removals(committed, declared)); !slices.Contains(got, "feature DeprecatedOld cannot be removed until version 1.34 (required for emulation support)") {
 		t.Errorf("at 1.33 without the exemption: %q", got)
 	}
+	// A minor near the 32-bit limit: the wait is counted, not lost.
+	far := []Gate{{Name: "Far", Line: 1, Specs: []Spec{spec("GA", "1.4294967294", true)}}}
+	wantFar := []string{"feature Far cannot be removed until version 1.4294967297 (required for emulation support)"}
+	if got := why(v137.Removals(far, declared)); !slices.Equal(got, wantFar) {
+		t.Errorf("a far minor:\n got %q\nwant %q", got, wantFar)
+	}
 	if rs := v137.Removals(committed, declared); rs[0].Gate != "BetaGone" || rs[0].Line != 3 {
 		t.Errorf("first removal %+v, want BetaGone at line 3", rs[0])
 	}

@@ -1,9 +1,9 @@
 package featurelist
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
-	goparser "go/parser"
 	"go/token"
 	"io"
 	"regexp"
@@ -52,11 +52,9 @@ var markdownText = []string{
 	"<br>",
 }
 
-// The indexes of markdownText's pieces that WriteMarkdown writes by name.
-const (
-	mdTitle, mdGenerated, mdConflicts, mdColumns, mdRule, mdRow = 0, 1, 2, 3, 4, 5
-	mdLegend, mdEnabled, mdLocked, mdCode, mdKEPs, mdDepSep     = 6, 12, 13, 14, 15, 16
-)
+// The indexes of markdownText's pieces: the header is the pieces before
+// mdRow, the legend those from mdLegend to mdEnabled.
+const mdRow, mdLegend, mdEnabled, mdLocked, mdCode, mdKEPs, mdDepSep = 5, 6, 12, 13, 14, 15, 16
 
 // MarkdownGenerator is what the tree's Markdown generator was read to be.
 type MarkdownGenerator struct {
@@ -80,10 +78,9 @@ var outputFlag = regexp.MustCompile(`genfeaturegates\.go\s+(?:--?output[= ])"?([
 // does not write (another layout, another order) is an *Error naming the
 // first piece missing.
 func ReadMarkdownGenerator(name string, src []byte, scriptName string, script []byte) (MarkdownGenerator, error) {
-	fset := token.NewFileSet()
-	f, err := goparser.ParseFile(fset, name, src, goparser.SkipObjectResolution)
+	f, err := parseGo(token.NewFileSet(), name, src)
 	if err != nil {
-		return MarkdownGenerator{}, &Error{File: name, Msg: "not Go: " + err.Error()}
+		return MarkdownGenerator{}, err
 	}
 	var literals []string
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -101,9 +98,7 @@ func ReadMarkdownGenerator(name string, src []byte, scriptName string, script []
 	}
 	var g MarkdownGenerator
 	for _, im := range f.Imports {
-		// The standard library registers no gates; every other import
-		// may, in its init.
-		if p, err := strconv.Unquote(im.Path.Value); err == nil && strings.Contains(strings.Split(p, "/")[0], ".") {
+		if p, err := strconv.Unquote(im.Path.Value); err == nil && mayRegister(p) {
 			g.Imports = append(g.Imports, p)
 		}
 	}
@@ -137,9 +132,7 @@ func WriteMarkdown(w io.Writer, gates []MarkdownGate) error {
 	rows := slices.Clone(gates)
 	slices.SortFunc(rows, func(a, b MarkdownGate) int { return strings.Compare(a.Name, b.Name) })
 	var b strings.Builder
-	for _, i := range []int{mdTitle, mdGenerated, mdConflicts, mdColumns, mdRule} {
-		b.WriteString(markdownText[i])
-	}
+	b.WriteString(strings.Join(markdownText[:mdRow], ""))
 	for _, g := range rows {
 		enabled, locked := "", ""
 		for _, s := range g.Specs {
@@ -157,9 +150,7 @@ func WriteMarkdown(w io.Writer, gates []MarkdownGate) error {
 			strings.Join(deps, markdownText[mdDepSep]),
 			fmt.Sprintf(markdownText[mdCode], g.Name), fmt.Sprintf(markdownText[mdKEPs], g.Name))
 	}
-	for _, t := range markdownText[mdLegend : mdLegend+6] {
-		b.WriteString(t)
-	}
+	b.WriteString(strings.Join(markdownText[mdLegend:mdEnabled], ""))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -170,33 +161,30 @@ func WriteMarkdown(w io.Writer, gates []MarkdownGate) error {
 // when none follows ("1.16–"). Specs are in version order, as the
 // generator sorts them.
 func stageRanges(specs []Spec) map[string]string {
-	type span struct{ from, to string }
-	spans := map[string]*span{}
+	from, to := map[string]string{}, map[string]string{}
 	sorted := slices.Clone(specs)
 	slices.SortStableFunc(sorted, func(a, b Spec) int { return compareMajorMinor(a.Version, b.Version) })
 	for i, s := range sorted {
-		to := ""
+		if _, seen := from[s.PreRelease]; !seen {
+			from[s.PreRelease] = s.Version
+		}
+		to[s.PreRelease] = ""
 		for _, next := range sorted[i+1:] {
 			if next.PreRelease != s.PreRelease {
-				to = previousMinor(next.Version)
+				to[s.PreRelease] = previousMinor(next.Version)
 				break
 			}
 		}
-		if sp := spans[s.PreRelease]; sp != nil {
-			sp.to = to
-			continue
-		}
-		spans[s.PreRelease] = &span{s.Version, to}
 	}
 	out := map[string]string{}
-	for stage, sp := range spans {
-		switch {
-		case sp.to != "" && sp.to != sp.from:
-			out[stage] = sp.from + "–" + sp.to
-		case sp.to == "":
-			out[stage] = sp.from + "–"
+	for stage, f := range from {
+		switch to[stage] {
+		case "":
+			out[stage] = f + "–"
+		case f:
+			out[stage] = f
 		default:
-			out[stage] = sp.from
+			out[stage] = f + "–" + to[stage]
 		}
 	}
 	return out
@@ -215,8 +203,5 @@ func previousMinor(v string) string {
 func compareMajorMinor(a, b string) int {
 	am, an, _ := majorMinor(a)
 	bm, bn, _ := majorMinor(b)
-	if am != bm {
-		return am - bm
-	}
-	return an - bn
+	return cmp.Or(cmp.Compare(am, bm), cmp.Compare(an, bn))
 }

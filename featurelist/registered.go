@@ -31,12 +31,6 @@ type ParsePackage func(importPath string) ([]*ast.File, error)
 func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
 	var out []MapRef
 	seen := map[MapRef]bool{}
-	add := func(r MapRef) {
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
 	for _, p := range packages {
 		files, err := parse(p)
 		if err != nil {
@@ -44,42 +38,19 @@ func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
 		}
 		for _, f := range files {
 			aliases := importNames(f)
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Recv != nil || fd.Name.Name != "init" || fd.Body == nil {
-					continue
+			refs, err := registrations(p, []*ast.File{f}, "init", func(sel *ast.SelectorExpr) ([]MapRef, error) {
+				if id, ok := sel.X.(*ast.Ident); ok && aliases[id.Name] != "" {
+					return registeredBy(aliases[id.Name], sel.Sel.Name, parse)
 				}
-				var inner error
-				ast.Inspect(fd.Body, func(n ast.Node) bool {
-					call, ok := n.(*ast.CallExpr)
-					if !ok || inner != nil {
-						return inner == nil
-					}
-					if ref, ok := registration(p, call); ok {
-						add(ref)
-						return true
-					}
-					if err := unfollowed(p, call); err != nil {
-						inner = err
-						return false
-					}
-					sel, ok := call.Fun.(*ast.SelectorExpr)
-					if !ok {
-						return true
-					}
-					id, ok := sel.X.(*ast.Ident)
-					if !ok || aliases[id.Name] == "" {
-						return true
-					}
-					refs, err := registeredBy(aliases[id.Name], sel.Sel.Name, parse)
-					for _, r := range refs {
-						add(r)
-					}
-					inner = err
-					return true
-				})
-				if inner != nil {
-					return nil, inner
+				return nil, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range refs {
+				if !seen[r] {
+					seen[r] = true
+					out = append(out, r)
 				}
 			}
 		}
@@ -89,14 +60,22 @@ func RegisteredMaps(packages []string, parse ParsePackage) ([]MapRef, error) {
 
 // registeredBy is the maps a function of another package registers.
 func registeredBy(pkg, fn string, parse ParsePackage) ([]MapRef, error) {
-	if !strings.Contains(strings.Split(pkg, "/")[0], ".") {
-		return nil, nil // the standard library registers no gates
+	if !mayRegister(pkg) {
+		return nil, nil
 	}
 	files, err := parse(pkg)
 	if err != nil {
 		return nil, fmt.Errorf("%s, whose %s an init calls: %w", pkg, fn, err)
 	}
+	return registrations(pkg, files, fn, nil)
+}
+
+// registrations reads the registrations in the bodies of the functions
+// named fn in pkg's files; follow, when set, reads a call of another
+// package's function (pkg.F(...)).
+func registrations(pkg string, files []*ast.File, fn string, follow func(*ast.SelectorExpr) ([]MapRef, error)) ([]MapRef, error) {
 	var out []MapRef
+	var err error
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -104,18 +83,33 @@ func registeredBy(pkg, fn string, parse ParsePackage) ([]MapRef, error) {
 				continue
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok && err == nil {
-					if ref, ok := registration(pkg, call); ok {
-						out = append(out, ref)
-					} else {
-						err = unfollowed(pkg, call)
-					}
+				call, ok := n.(*ast.CallExpr)
+				if !ok || err != nil {
+					return err == nil
+				}
+				if ref, ok := registration(pkg, call); ok {
+					out = append(out, ref)
+					return true
+				}
+				if err = unfollowed(pkg, call); err != nil {
+					return false
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && follow != nil {
+					var refs []MapRef
+					refs, err = follow(sel)
+					out = append(out, refs...)
 				}
 				return err == nil
 			})
 		}
 	}
 	return out, err
+}
+
+// mayRegister reports whether a package may register gates: the
+// standard library registers none.
+func mayRegister(path string) bool {
+	return strings.Contains(strings.Split(path, "/")[0], ".")
 }
 
 // registration reads X.AddVersioned(m) or X.Add(m), m a map variable of

@@ -47,15 +47,13 @@ func (g Generator) Removals(committed []Gate, declared func(name string) bool) [
 				refuse(lg, "invalid version %q for feature %s", last.Version, lg.Name)
 				continue
 			}
-			if g.ExemptThrough != "" {
-				exMajor, exMinor, _ := majorMinor(g.ExemptThrough)
-				if major < exMajor || major == exMajor && minor <= exMinor {
-					continue
-				}
+			if g.ExemptThrough != "" && compareMajorMinor(last.Version, g.ExemptThrough) <= 0 {
+				continue
 			}
-			minor += g.RemovalMinors
-			if curMajor < major || curMajor == major && curMinor < minor {
-				refuse(lg, "feature %s cannot be removed until version %d.%d (required for emulation support)", lg.Name, major, minor)
+			// Numbers, not text parsed again: a minor near the 32-bit
+			// limit plus RemovalMinors is no version kubeversion parses.
+			if until := minor + g.RemovalMinors; curMajor < major || curMajor == major && curMinor < until {
+				refuse(lg, "feature %s cannot be removed until version %d.%d (required for emulation support)", lg.Name, major, until)
 			}
 		}
 	}

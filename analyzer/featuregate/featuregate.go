@@ -1,9 +1,11 @@
 package featuregate
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -176,10 +178,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	if len(res.Declared.Maps) == 0 {
 		return res, nil
 	}
-	c := &checker{pass: pass, res: res.Declared, gates: res, rules: rulesVersion(cfg.Rules, res.Declared), exempt: map[string]bool{}}
-	for _, n := range cfg.AlphaDefaultExempt {
-		c.exempt[n] = true
-	}
+	c := &checker{pass: pass, res: res.Declared, gates: res, rules: rulesVersion(cfg.Rules, res.Declared), exempt: cfg.AlphaDefaultExempt}
 	for _, f := range c.findings() {
 		reporting.Report(pass, f)
 	}
@@ -191,7 +190,7 @@ type checker struct {
 	res    *featuregates.Result
 	gates  *gatefacts.Result    // for the gates of imported packages
 	rules  featuregates.Version // the Kubernetes minor whose rules apply
-	exempt map[string]bool      // gates exempt from alpha-default-on
+	exempt []string             // gates exempt from alpha-default-on
 	out    []reporting.Finding
 }
 
@@ -200,7 +199,7 @@ func (c *checker) enforces(since featuregates.Version) bool { return !c.rules.Le
 
 func (c *checker) findings() []reporting.Finding {
 	for _, p := range c.res.Problems {
-		c.out = append(c.out, reporting.Finding{Pos: p.Pos, End: p.End, Check: GateUnreadable, Message: p.Msg})
+		c.add(p.Pos, p.End, GateUnreadable, nil, "%s", p.Msg)
 	}
 	for _, e := range c.res.Entries {
 		if e.Unresolved != "" && len(e.Specs) == 0 {
@@ -244,11 +243,13 @@ func (c *checker) findings() []reporting.Finding {
 	return c.out
 }
 
+func (c *checker) add(pos, end token.Pos, check check.Check, related []reporting.Related, format string, args ...any) {
+	c.out = append(c.out, reporting.Finding{Pos: pos, End: end, Check: check, Message: fmt.Sprintf(format, args...), Related: related})
+}
+
+// report adds a finding at spec s.
 func (c *checker) report(check check.Check, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
-	c.out = append(c.out, reporting.Finding{
-		Pos: s.Pos, End: s.End, Check: check,
-		Message: fmt.Sprintf(format, args...), Related: related,
-	})
+	c.add(s.Pos, s.End, check, related, format, args...)
 }
 
 // fix attaches a suggested fix to the finding just reported.
@@ -260,18 +261,15 @@ func (c *checker) fix(message string, pos, end token.Pos, text string) {
 	})
 }
 
-func prev(s featuregates.Spec, what string) []reporting.Related {
-	return []reporting.Related{{Pos: s.Pos, End: s.End, Message: what}}
-}
-
 // history applies component-base's AddVersioned rules to one gate's specs,
 // and plegvet's own alpha-default-on.
 func (c *checker) history(g *featuregates.Gate) {
 	var last featuregates.Spec
 	var lastV featuregates.Version
-	var wasBeta, wasGA, wasDeprecated, wasLocked bool
+	was := map[featuregates.PreRelease]bool{} // the stages of the specs before
+	var wasLocked bool
 	for i, s := range g.Specs {
-		if s.PreRelease == featuregates.Alpha && s.Default && !c.exempt[g.Name] {
+		if s.PreRelease == featuregates.Alpha && s.Default && !slices.Contains(c.exempt, g.Name) {
 			c.report(AlphaDefaultOn, s, nil, "feature gate %s is Alpha but on by default%s; Alpha gates must default to false", g.Name, at(s))
 			if s.DefaultValue != nil {
 				c.fix("Default: false", s.DefaultValue.Pos(), s.DefaultValue.End(), "false")
@@ -309,18 +307,16 @@ func (c *checker) history(g *featuregates.Gate) {
 			c.report(DeprecatedWithoutInitialState, s, nil, "feature gate %s starts Deprecated at %s; add a 1.0 spec with the state it had before", g.Name, s.Version)
 		}
 		if i > 0 {
-			c.transition(g, last, lastV, s, v, wasBeta, wasGA, wasDeprecated, wasLocked)
+			c.transition(g, last, lastV, s, v, was, wasLocked)
 		}
 		last, lastV = s, v
-		wasBeta = wasBeta || s.PreRelease == featuregates.Beta
-		wasGA = wasGA || s.PreRelease == featuregates.GA
-		wasDeprecated = wasDeprecated || s.PreRelease == featuregates.Deprecated
+		was[s.PreRelease] = true
 		wasLocked = wasLocked || s.LockToDefault
 	}
 }
 
-func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV featuregates.Version, s featuregates.Spec, v featuregates.Version, wasBeta, wasGA, wasDeprecated, wasLocked bool) {
-	rel := prev(last, "the spec before")
+func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV featuregates.Version, s featuregates.Spec, v featuregates.Version, was map[featuregates.PreRelease]bool, wasLocked bool) {
+	rel := []reporting.Related{{Pos: last.Pos, End: last.End, Message: "the spec before"}}
 	sameVersion := !v.Less(lastV) && !lastV.Less(v)
 	switch {
 	case v.Less(lastV):
@@ -345,9 +341,9 @@ func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV
 		}
 	}
 	switch {
-	case wasDeprecated && s.PreRelease != featuregates.Deprecated:
+	case was[featuregates.Deprecated] && s.PreRelease != featuregates.Deprecated:
 		c.report(DeprecatedResurrected, s, rel, "feature gate %s returns from Deprecated to %s at %s; Deprecated is final", g.Name, s.PreRelease, s.Version)
-	case s.PreRelease == featuregates.Alpha && (wasBeta || wasGA), s.PreRelease == featuregates.Beta && wasGA:
+	case s.PreRelease == featuregates.Alpha && (was[featuregates.Beta] || was[featuregates.GA]), s.PreRelease == featuregates.Beta && was[featuregates.GA]:
 		c.report(StabilityRegression, s, rel, "feature gate %s regresses to %s at %s", g.Name, s.PreRelease, s.Version)
 	}
 }
@@ -380,11 +376,8 @@ func (c *checker) conflicts() {
 			continue
 		}
 		if conflict, ok := featuregates.Conflicts(f, e, c.rules); ok && conflict != nil {
-			c.out = append(c.out, reporting.Finding{
-				Pos: e.Entry, End: e.Value.End(), Check: ConflictingSpec,
-				Message: fmt.Sprintf("feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map),
-				Related: []reporting.Related{{Pos: f.Entry, End: f.Value.End(), Message: "first declared in " + f.Map}},
-			})
+			c.add(e.Entry, e.Value.End(), ConflictingSpec, []reporting.Related{{Pos: f.Entry, End: f.Value.End(), Message: "first declared in " + f.Map}},
+				"feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map)
 		}
 	}
 }
@@ -417,16 +410,11 @@ func (c *checker) registrations() {
 			msg := fmt.Sprintf("%s: registered by %s, then by %s with %v; component-base refuses the second",
 				conflict.Error(), r.Package, c.pass.Pkg.Path(), conflict.Added)
 			there, thereEnd := r.Fact.Entry.In(c.pass.Fset)
-			firstMap, againMap := r.Fact.Map, e.Map
-			c.out = append(c.out, reporting.Finding{
-				Pos: e.Entry, End: e.Value.End(), Check: ConflictingRegistration, Message: msg,
-				Related: []reporting.Related{{Pos: there, End: thereEnd, Message: fmt.Sprintf("%s, by %s (%s)", RegisteredFirst, r.Package, firstMap)}},
-			})
+			c.add(e.Entry, e.Value.End(), ConflictingRegistration,
+				[]reporting.Related{{Pos: there, End: thereEnd, Message: fmt.Sprintf("%s, by %s (%s)", RegisteredFirst, r.Package, r.Fact.Map)}}, "%s", msg)
 			if there.IsValid() {
-				c.out = append(c.out, reporting.Finding{
-					Pos: there, End: thereEnd, Check: ConflictingRegistration, Message: msg,
-					Related: []reporting.Related{{Pos: e.Entry, End: e.Value.End(), Message: fmt.Sprintf("%s, by %s (%s)", RegisteredAgain, c.pass.Pkg.Path(), againMap)}},
-				})
+				c.add(there, thereEnd, ConflictingRegistration,
+					[]reporting.Related{{Pos: e.Entry, End: e.Value.End(), Message: fmt.Sprintf("%s, by %s (%s)", RegisteredAgain, c.pass.Pkg.Path(), e.Map)}}, "%s", msg)
 			}
 		}
 	}
@@ -435,12 +423,7 @@ func (c *checker) registrations() {
 // overwritten reports whether an index assignment replaces entry e in
 // its map before the map is registered.
 func (c *checker) overwritten(e *featuregates.Gate) bool {
-	for _, o := range c.res.Entries {
-		if o != e && o.Name == e.Name && o.Overwrites(e) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.res.Entries, func(o *featuregates.Gate) bool { return o != e && o.Name == e.Name && o.Overwrites(e) })
 }
 
 // lookup finds a gate by name: in this package, or through the facts of
@@ -455,39 +438,32 @@ func (c *checker) lookup(name string) *featuregates.Gate {
 	return nil
 }
 
-// elsewhere reports whether a gate named by a constant of another package
-// can be unknown here for want of facts (partially typed source): an
-// unknown name there is not a finding.
-func (c *checker) elsewhere(pkg string) bool {
-	return pkg != "" && pkg != c.pass.Pkg.Path()
-}
-
 // dependencies applies component-base's AddDependencies rules.
 func (c *checker) dependencies() {
 	// A map that could not be read may hold any gate: an unknown name is
-	// then not a finding (gate-unreadable says where).
+	// then not a finding (gate-unreadable says where); nor is a gate named
+	// by a constant of another package, which can be unknown here for want
+	// of facts (partially typed source).
 	complete := c.res.Complete()
+	unknown := func(pos token.Pos, pkg, format string, args ...any) {
+		if complete && (pkg == "" || pkg == c.pass.Pkg.Path()) {
+			c.add(pos, token.NoPos, DependencyUnknown, nil, format, args...)
+		}
+	}
 	deps := map[string][]string{}
 	for _, de := range c.res.DependencyEntries {
 		g := c.lookup(de.Name)
 		if g == nil {
-			if complete && !c.elsewhere(de.Pkg) {
-				c.out = append(c.out, reporting.Finding{Pos: de.Entry, Check: DependencyUnknown,
-					Message: fmt.Sprintf("dependencies are listed for %s, which no feature map declares", de.Name)})
-			}
+			unknown(de.Entry, de.Pkg, "dependencies are listed for %s, which no feature map declares", de.Name)
 			continue
 		}
 		for _, d := range de.Deps {
 			deps[de.Name] = append(deps[de.Name], d.Name)
-			dg := c.lookup(d.Name)
-			if dg == nil {
-				if complete && !c.elsewhere(d.Pkg) {
-					c.out = append(c.out, reporting.Finding{Pos: d.Pos, Check: DependencyUnknown,
-						Message: fmt.Sprintf("%s depends on %s, which no feature map declares", de.Name, d.Name)})
-				}
-				continue
+			if dg := c.lookup(d.Name); dg != nil {
+				c.dependency(g, dg, d)
+			} else {
+				unknown(d.Pos, d.Pkg, "%s depends on %s, which no feature map declares", de.Name, d.Name)
 			}
-			c.dependency(g, dg, d)
 		}
 	}
 	c.cycles(deps)
@@ -501,10 +477,7 @@ func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency
 	// current state; one finding per dependency is enough.
 	for i := len(g.Specs) - 1; i >= 0; i-- {
 		s := g.Specs[i]
-		ver := s.Version
-		if ver == "" {
-			ver = "0.0"
-		}
+		ver := cmp.Or(s.Version, "0.0")
 		ds, ok := dg.At(ver)
 		// A dependency with no spec yet at this version does not exist
 		// there: say so, rather than call it a pre-alpha gate.
@@ -533,33 +506,23 @@ func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency
 			cat, msg = DependencyLock, fmt.Sprintf("%s is locked to its default but depends on %s, which is not%s", g.Name, d.Name, at(s))
 		}
 		if cat != "" {
-			c.out = append(c.out, reporting.Finding{Pos: d.Pos, Check: cat, Message: msg, Related: rel})
+			c.add(d.Pos, token.NoPos, cat, rel, "%s", msg)
 			return
 		}
 	}
 }
 
 func (c *checker) cycles(deps map[string][]string) {
-	names := make([]string, 0, len(deps))
-	for n := range deps {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	state := map[string]int{} // 1 visiting, 2 done
 	var path []string
 	var visit func(string) bool
 	visit = func(n string) bool {
 		switch state[n] {
 		case 1:
-			i := 0
-			for path[i] != n {
-				i++
-			}
-			cycle := append(append([]string{}, path[i:]...), n)
+			cycle := append(slices.Clone(path[slices.Index(path, n):]), n)
 			for _, de := range c.res.DependencyEntries {
 				if de.Name == n {
-					c.out = append(c.out, reporting.Finding{Pos: de.Entry, Check: DependencyCycle,
-						Message: "feature gate dependencies form a cycle: " + strings.Join(cycle, " -> ")})
+					c.add(de.Entry, token.NoPos, DependencyCycle, nil, "feature gate dependencies form a cycle: %s", strings.Join(cycle, " -> "))
 					break
 				}
 			}
@@ -578,7 +541,7 @@ func (c *checker) cycles(deps map[string][]string) {
 		state[n] = 2
 		return false
 	}
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(deps)) {
 		if state[n] == 0 && visit(n) {
 			return // one cycle is enough to act on
 		}

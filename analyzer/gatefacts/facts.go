@@ -87,10 +87,14 @@ func (s FactSpec) String() string {
 func (f *GateFact) Gate() *featuregates.Gate {
 	g := &featuregates.Gate{Name: f.Name, Format: f.Format, Unresolved: f.Unresolved}
 	for _, s := range f.Specs {
-		g.Specs = append(g.Specs, featuregates.Spec{
+		spec := featuregates.Spec{
 			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: s.PreRelease, MinCompatibilityVersion: s.MinCompat, Unresolved: unresolvedText(s.Unresolved),
-		})
+			PreRelease: s.PreRelease, MinCompatibilityVersion: s.MinCompat,
+		}
+		if s.Unresolved {
+			spec.Unresolved = "not a constant in the declaring package"
+		}
+		g.Specs = append(g.Specs, spec)
 	}
 	return g
 }
@@ -126,11 +130,4 @@ func newGateFact(g *featuregates.Gate) *GateFact {
 		})
 	}
 	return f
-}
-
-func unresolvedText(b bool) string {
-	if b {
-		return "not a constant in the declaring package"
-	}
-	return ""
 }

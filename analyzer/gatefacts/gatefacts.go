@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"go/types"
 	"reflect"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -70,10 +71,8 @@ func (r *Result) Gate(c *types.Const) *GateFact {
 // Imported returns the gate of that name declared by a direct import (the
 // first in import order that declares it), or nil.
 func (r *Result) Imported(name string) *GateFact {
-	for _, ig := range r.imported {
-		if f := ig.gates.Gate(name); f != nil {
-			return f
-		}
+	if regs := r.Registrations(name); len(regs) > 0 {
+		return regs[0].Fact
 	}
 	return nil
 }
@@ -141,16 +140,5 @@ func export(pass *analysis.Pass, res *featuregates.Result) {
 // importsAPI reports whether pkg may declare feature maps: it imports
 // the feature-gate API, or is client-go's copy of it.
 func importsAPI(pkg *types.Package) bool {
-	if pkg == nil {
-		return false
-	}
-	if featuregates.IsClientGo(pkg) {
-		return true
-	}
-	for _, imp := range pkg.Imports() {
-		if featuregates.IsAPI(imp) {
-			return true
-		}
-	}
-	return false
+	return featuregates.IsClientGo(pkg) || slices.ContainsFunc(pkg.Imports(), featuregates.IsAPI)
 }

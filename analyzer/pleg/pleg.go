@@ -3,9 +3,11 @@ package pleg
 import (
 	_ "embed"
 	"fmt"
+	"go/token"
 	"go/types"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -175,12 +177,11 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 }
 
 func importsPleg(pkg *types.Package) bool {
-	for _, imp := range pkg.Imports() {
-		if IsPlegPackage(imp.Path()) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pkg.Imports(), func(imp *types.Package) bool { return IsPlegPackage(imp.Path()) })
+}
+
+func report(pass *analysis.Pass, pos, end token.Pos, check check.Check, related []reporting.Related, format string, args ...any) {
+	reporting.Report(pass, reporting.Finding{Pos: pos, End: end, Check: check, Message: fmt.Sprintf(format, args...), Related: related})
 }
 
 func constRelated(v *plegperiods.Value, what string) []reporting.Related {
@@ -229,17 +230,11 @@ func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 	on, off, gate := r.GateOn, r.GateOff, r.Gate.Name
 	switch {
 	case on.Generic == nil:
-		reporting.Report(pass, reporting.Finding{
-			Pos: ifPos, End: ifEnd, Check: SafetyNetGone,
-			Message: fmt.Sprintf("with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", gate),
-			Related: callRelated(on.EventedCall, "the evented PLEG built when the gate is on"),
-		})
+		report(pass, ifPos, ifEnd, SafetyNetGone, callRelated(on.EventedCall, "the evented PLEG built when the gate is on"),
+			"with %s on, no generic PLEG relists: nothing resynchronises the kubelet when the event stream drops events (a runtime restart, say)", gate)
 	case on.Period.Resolved() && on.Period.Int() <= 0:
-		reporting.Report(pass, reporting.Finding{
-			Pos: on.Period.Pos, End: on.Period.Pos, Check: SafetyNetGone,
-			Message: fmt.Sprintf("with %s on, the generic relist period is %s: the safety-net relist never runs", gate, on.Period.String()),
-			Related: append(constRelated(on.Period, "period"), callRelated(on.Generic, "the generic PLEG built when the gate is on")...),
-		})
+		report(pass, on.Period.Pos, on.Period.Pos, SafetyNetGone, append(constRelated(on.Period, "period"), callRelated(on.Generic, "the generic PLEG built when the gate is on")...),
+			"with %s on, the generic relist period is %s: the safety-net relist never runs", gate, on.Period.String())
 	}
 	if on.EventedCall != nil && on.Generic != nil && off.Period.Resolved() {
 		remaining, how := on.Fallback, "the period the evented PLEG restores"
@@ -247,13 +242,9 @@ func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 			remaining, how = on.Period, "the safety-net period (the evented PLEG restores no faster relist)"
 		}
 		if remaining.Resolved() && remaining.Int() > off.Period.Int() {
-			rel := append(constRelated(remaining, "remaining period"), constRelated(off.Period, "gate-off period")...)
-			rel = append(rel, callRelated(off.Generic, "the gate-off generic PLEG")...)
-			reporting.Report(pass, reporting.Finding{
-				Pos: on.EventedCall.Call.Pos(), End: on.EventedCall.Call.End(), Check: FallbackSlower,
-				Message: fmt.Sprintf("with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", gate, remaining.String(), how, off.Period.String()),
-				Related: rel,
-			})
+			rel := slices.Concat(constRelated(remaining, "remaining period"), constRelated(off.Period, "gate-off period"), callRelated(off.Generic, "the gate-off generic PLEG"))
+			report(pass, on.EventedCall.Call.Pos(), on.EventedCall.Call.End(), FallbackSlower, rel,
+				"with %s on, after the event stream fails for good the relist stays at %s, %s, slower than the gate-off %s", gate, remaining.String(), how, off.Period.String())
 		}
 	}
 	if cfg.Note {
@@ -261,7 +252,7 @@ func checkSafetyNet(pass *analysis.Pass, res *Result, cfg *Config) {
 		if r.Ratio != nil {
 			msg += fmt.Sprintf(": generic relist %s -> %s when on (x%s)", off.Period.Value, on.Period.Value, ratioText(*r.Ratio))
 		}
-		reporting.Report(pass, reporting.Finding{Pos: ifPos, End: ifEnd, Check: GateNote, Message: msg})
+		report(pass, ifPos, ifEnd, GateNote, nil, "%s", msg)
 	}
 }
 
@@ -289,11 +280,8 @@ func gateUnresolved(pass *analysis.Pass, r *plegperiods.Relist, u *plegperiods.U
 	if u.Cond != nil {
 		end = u.Cond.End()
 	}
-	reporting.Report(pass, reporting.Finding{
-		Pos: u.If, End: end, Check: GateTestUnresolved,
-		Message: fmt.Sprintf("the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Unresolved, need),
-		Related: callRelated(evented, "the evented PLEG built under "+u.Expr),
-	})
+	report(pass, u.If, end, GateTestUnresolved, callRelated(evented, "the evented PLEG built under "+u.Expr),
+		"the gate test %s deciding the evented PLEG%s could not be followed: %s%s; plegvet cannot say which PLEG runs", u.Expr, at, u.Unresolved, need)
 }
 
 func ratioText(r float64) string {
@@ -311,12 +299,8 @@ func thresholdCheck(pass *analysis.Pass, c *plegperiods.Construction, period, th
 	if c.Literal != nil && what == "relist" {
 		pos, end = c.Literal.Pos(), c.Literal.End()
 	}
-	rel := append(constRelated(period, "period"), constRelated(threshold, "threshold")...)
-	reporting.Report(pass, reporting.Finding{
-		Pos: pos, End: end, Check: ThresholdNotAbovePeriod,
-		Message: fmt.Sprintf("%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, threshold.String(), period.String()),
-		Related: rel,
-	})
+	report(pass, pos, end, ThresholdNotAbovePeriod, append(constRelated(period, "period"), constRelated(threshold, "threshold")...),
+		"%s threshold %s is not greater than its period %s: the PLEG is declared unhealthy between two relists", what, threshold.String(), period.String())
 }
 
 // Checks are the analyzer's checks with their documentation, in the order

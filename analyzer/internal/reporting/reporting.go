@@ -4,6 +4,7 @@
 package reporting
 
 import (
+	"cmp"
 	"go/token"
 	"strings"
 
@@ -49,11 +50,7 @@ func Report(pass *analysis.Pass, f Finding) {
 		if !r.Pos.IsValid() {
 			continue
 		}
-		end := r.End
-		if !end.IsValid() {
-			end = r.Pos
-		}
-		d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.Pos, End: end, Message: r.Message})
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.Pos, End: cmp.Or(r.End, r.Pos), Message: r.Message})
 	}
 	pass.Report(d)
 }
