@@ -3,7 +3,8 @@ package plegvet
 import (
 	"fmt"
 	"go/build"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/answercache"
@@ -14,10 +15,7 @@ import (
 // $PLEGVET_CACHE, or plegvet under the user's cache directory; "" when the
 // cache is off (PLEGVET_CACHE=off) or there is no such directory.
 func DefaultCacheDir() string {
-	dir, ok := answercache.Dir()
-	if !ok {
-		return ""
-	}
+	dir, _ := answercache.Dir() // "" when off
 	return dir
 }
 
@@ -88,14 +86,6 @@ func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 	// The build context's tool tags come from the environment
 	// (GOEXPERIMENT, GOAMD64) and decide which files build.
 	parts := append([]string{fmt.Sprint("schema ", SchemaVersion), "tags " + strings.Join(build.Default.ToolTags, ","), t.Module + "@" + t.Version}, question...)
-	mods := make([]string, 0, len(t.Sums))
-	for m, sum := range t.Sums {
-		if sum == "" {
-			return "", false
-		}
-		mods = append(mods, m+" "+sum)
-	}
-	sort.Strings(mods)
 	// Staging modules present without a hash (none today) would make the
 	// key say less than the tree holds.
 	for m := range t.Modules {
@@ -103,5 +93,11 @@ func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 			return "", false
 		}
 	}
-	return answercache.Key(append(parts, mods...)...)
+	for _, m := range slices.Sorted(maps.Keys(t.Sums)) {
+		if t.Sums[m] == "" {
+			return "", false
+		}
+		parts = append(parts, m+" "+t.Sums[m])
+	}
+	return answercache.Key(parts...)
 }

@@ -1,19 +1,20 @@
 package plegvet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
+	"golang.org/x/mod/semver"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/kubeversion"
-	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // HistoryOptions say which releases a gate history reads.
@@ -128,12 +129,7 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 	if err != nil {
 		return nil, err
 	}
-	versions = sortVersions(versions)
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	reads := eachRelease(versions, workers, opts.Progress, func(v string) releaseGates {
+	reads := eachRelease(sortVersions(versions), opts.Workers, opts.Progress, func(v string) releaseGates {
 		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		return releaseGates{version: v, rep: rep, err: err}
 	})
@@ -148,9 +144,12 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 // called as each finishes. An answer carries its own failure: one
 // release failing stops no other.
 func eachRelease[T any](versions []string, workers int, progress func(done, total int, version string), answer func(version string) T) []T {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
 	out := make([]T, len(versions))
 	var g errgroup.Group
-	g.SetLimit(max(workers, 1))
+	g.SetLimit(workers)
 	var mu sync.Mutex
 	done := 0
 	for i, v := range versions {
@@ -172,33 +171,25 @@ func eachRelease[T any](versions []string, workers int, progress func(done, tota
 // sortVersions orders releases oldest first and drops repeats (v1.36 and
 // v1.36.5 in one list, say): a history runs forwards.
 func sortVersions(versions []string) []string {
-	out := append([]string(nil), versions...)
-	sort.SliceStable(out, func(i, j int) bool { return versionLess(out[i], out[j]) })
-	k := 0
-	for i, v := range out {
-		if i == 0 || v != out[k-1] {
-			out[k] = v
-			k++
-		}
-	}
-	return out[:k]
+	out := slices.Clone(versions)
+	slices.SortFunc(out, compareVersions)
+	return slices.Compact(out)
 }
 
-// versionLess orders Kubernetes versions; what is not a version sorts
+// compareVersions orders Kubernetes versions; what is not a version sorts
 // last, by its text.
-func versionLess(a, b string) bool {
+func compareVersions(a, b string) int {
 	va, aok := kubeversion.Parse(a)
 	vb, bok := kubeversion.Parse(b)
 	switch {
 	case aok && bok:
-		if va.Less(vb) || vb.Less(va) {
-			return va.Less(vb)
-		}
-		return a < b
-	case aok != bok:
-		return aok
+		return cmp.Or(semver.Compare(va.Semver(), vb.Semver()), strings.Compare(a, b))
+	case aok:
+		return -1
+	case bok:
+		return 1
 	}
-	return a < b
+	return strings.Compare(a, b)
 }
 
 // releaseGates is one release's gates, or why they could not be read.
@@ -223,19 +214,13 @@ func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error)
 	rep := &GateHistoryReport{SchemaVersion: SchemaVersion, Gates: []GateTimeline{}, Releases: []ReleaseRead{}}
 	var ok []string
 	for _, r := range reads {
-		rr := ReleaseRead{KubernetesVersion: r.version}
-		switch {
-		case r.err != nil:
-			rr.Error = oneLineError(r.err)
-		case r.rep == nil:
-			rr.Error = "no answer"
-		default:
-			rr.Source = r.rep.Source
-			rr.Unfetched = r.rep.Unfetched
+		rr := ReleaseRead{KubernetesVersion: r.version, Error: r.failure()}
+		if rr.Error == "" {
+			rr.Source, rr.Unfetched = r.rep.Source, r.rep.Unfetched
 			ok = append(ok, r.version)
 		}
 		if rr.Source.Dir == "" {
-			rr.Source = Source{Dir: tree.KubernetesModule + "@" + r.version, KubernetesVersion: r.version}
+			rr.Source = releaseSource(r.version)
 		}
 		rep.Releases = append(rep.Releases, rr)
 	}
@@ -251,19 +236,15 @@ func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error)
 	}
 
 	if len(names) == 0 {
-		seen := map[string]bool{}
 		for _, r := range reads {
-			if r.rep == nil {
-				continue
-			}
-			for _, g := range r.rep.Gates {
-				if !seen[g.Name] {
-					seen[g.Name] = true
+			if r.rep != nil {
+				for _, g := range r.rep.Gates {
 					names = append(names, g.Name)
 				}
 			}
 		}
-		sort.Strings(names)
+		slices.Sort(names)
+		names = slices.Compact(names)
 	}
 
 	done := map[string]bool{}
@@ -292,9 +273,16 @@ func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error)
 	return rep, nil
 }
 
-// oneLineError is an error's text on one line.
-func oneLineError(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+// failure is why the release could not be read, on one line; "" when it
+// was.
+func (r releaseGates) failure() string {
+	switch {
+	case r.err != nil:
+		return strings.Join(strings.Fields(r.err.Error()), " ")
+	case r.rep == nil:
+		return "no answer"
+	}
+	return ""
 }
 
 // gateHistory follows one gate, named by the user as asked, through the
@@ -304,12 +292,8 @@ func gateHistory(name, asked string, reads []releaseGates) GateTimeline {
 	var prev *GateAtRelease // the last release read
 	var skipped []string    // releases since prev that could not be read
 	for _, r := range reads {
-		row := GateAtRelease{KubernetesVersion: r.version}
-		if r.err != nil || r.rep == nil {
-			row.Error = "no answer"
-			if r.err != nil {
-				row.Error = oneLineError(r.err)
-			}
+		row := GateAtRelease{KubernetesVersion: r.version, Error: r.failure()}
+		if row.Error != "" {
 			h.Releases = append(h.Releases, row)
 			skipped = append(skipped, r.version)
 			continue

@@ -1,6 +1,7 @@
 package plegvet
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,17 +70,12 @@ func closestNames(name string, declared []string) []string {
 			found = append(found, near{d, dist})
 		}
 	}
-	slices.SortFunc(found, func(a, b near) int {
-		if a.dist != b.dist {
-			return a.dist - b.dist
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	slices.SortFunc(found, func(a, b near) int { return cmp.Or(a.dist-b.dist, strings.Compare(a.name, b.name)) })
+	// A name declared twice is at one distance: its repeats are adjacent.
+	found = slices.CompactFunc(found, func(a, b near) bool { return a.name == b.name })
 	var out []string
-	for _, f := range found {
-		if !slices.Contains(out, f.name) && len(out) < maxSuggestions {
-			out = append(out, f.name)
-		}
+	for _, f := range found[:min(len(found), maxSuggestions)] {
+		out = append(out, f.name)
 	}
 	return out
 }

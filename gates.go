@@ -2,6 +2,7 @@ package plegvet
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"go/types"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,8 +29,8 @@ import (
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -170,6 +172,11 @@ func (g *Gate) At(version string) (Spec, bool) {
 	return g.Specs[int(s.Pos)-1], true
 }
 
+// listSpec is the spec as a feature list holds it.
+func (s Spec) listSpec() featurelist.Spec {
+	return featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
+}
+
 // Newest returns the gate's last spec.
 func (g *Gate) Newest() (Spec, bool) {
 	if len(g.Specs) == 0 {
@@ -202,7 +209,7 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	}
 	// The whole list is kept, once per release; names pick from it.
 	rep, err := cached(opts, t, append([]string{"Gates", "unfetched"}, missing...), func() (*GatesReport, error) {
-		rep, err := allGates(ctx, t, src, nil)
+		rep, err := allGates(ctx, t, src)
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +226,7 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	if err := rep.keepOnly(names, "the tree"); err != nil {
+	if err := rep.keepOnly(names); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -242,8 +249,8 @@ func (r *GatesReport) Find(name string) *Gate {
 
 // keepOnly keeps the named gates, in the order named; a name matches a
 // gate's name or its constant's identifier. A name no gate has is an
-// error saying that where declares none.
-func (r *GatesReport) keepOnly(names []string, where string) error {
+// error.
+func (r *GatesReport) keepOnly(names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -251,7 +258,7 @@ func (r *GatesReport) keepOnly(names []string, where string) error {
 	for _, n := range names {
 		g := r.Find(n)
 		if g == nil {
-			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": " + where, DidYouMean: closestNames(n, declaredNames(r.Gates))}
+			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: closestNames(n, declaredNames(r.Gates))}
 		}
 		keep = append(keep, *g)
 	}
@@ -260,7 +267,7 @@ func (r *GatesReport) keepOnly(names []string, where string) error {
 }
 
 // gates reads the featuregate analyzer's outcome on pkg/features.
-func (a *analysed) gates(names ...string) (*GatesReport, error) {
+func (a *analysed) gates() (*GatesReport, error) {
 	out, err := a.outcome(featuregate.Analyzer, FeaturesPackage)
 	if err != nil {
 		return nil, err
@@ -269,43 +276,23 @@ func (a *analysed) gates(names ...string) (*GatesReport, error) {
 	if len(found.Maps) == 0 {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, FeaturesPackage, a.unreadIn(FeaturesPackage))
 	}
-	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Gates: []Gate{}, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}
+	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: a.src, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}
 	// The staging modules' go.mod files are read only when a gate's file
 	// lies in one: pkg/features' gates are the tree's own module's.
 	var staging map[string]string
-	registrations := map[string][]Registration{}
-	for _, e := range found.Entries {
-		if overwritten(e, found.Entries) {
-			continue
-		}
-		file := srcpos.Of(a.res.Fset, e.Entry).File
+	moduleOf := func(file string) string {
 		if staging == nil && strings.HasPrefix(file, "staging/src/") {
 			staging, _ = a.tree.StagingModules()
 		}
-		registrations[e.Name] = append(registrations[e.Name], registration(a.res.Fset, e, a.tree.ModuleOf(file, staging), a.tree.Module+"/"+FeaturesPackage))
+		return a.tree.ModuleOf(file, staging)
 	}
-	for _, fg := range found.Gates {
-		g := gate(a.res.Fset, fg)
-		g.File = g.Entry.File
-		if staging == nil && strings.HasPrefix(g.File, "staging/src/") {
-			staging, _ = a.tree.StagingModules()
-		}
-		g.Module = a.tree.ModuleOf(g.File, staging)
-		g.Package = a.tree.Module + "/" + FeaturesPackage
-		g.Listed = fg.Listed()
-		g.Registrations = sortedRegistrations(registrations[g.Name])
-		rep.Gates = append(rep.Gates, g)
-	}
-	if err := rep.keepOnly(names, FeaturesPackage); err != nil {
-		return nil, err
+	registrations := map[string][]Registration{}
+	rep.Gates = gatesOf(a.res.Fset, found, a.tree.Module+"/"+FeaturesPackage, moduleOf, registrations)
+	for i := range rep.Gates {
+		rep.Gates[i].Registrations = sortedRegistrations(registrations[rep.Gates[i].Name])
 	}
 	return rep, nil
 }
-
-// isFeaturePackage picks the imports worth loading from source for the
-// analyzers when the tree holds them: staging modules' gate lists, whose
-// constants key some of pkg/features' entries (and the pleg package).
-func isFeaturePackage(importPath string) bool { return suite.FromSource(importPath) }
 
 func gate(fset *token.FileSet, g *featuregates.Gate) Gate {
 	jg := Gate{
@@ -335,18 +322,15 @@ func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []s
 		return t, src, nil, err
 	}
 	t, missing, err := opts.Fetch.fetcher().FetchWithStaging(ctx, opts.Kubernetes)
-	if errors.Is(err, release.ErrNotARelease) {
-		return nil, Source{}, nil, &OptionError{Option: "Kubernetes", Err: err}
-	}
 	if err != nil {
-		return nil, Source{}, nil, err
+		return nil, Source{}, nil, kubernetesError(err)
 	}
 	var problems []string
 	for _, m := range missing {
 		mod, _, _ := strings.Cut(m.Module, "@")
 		problems = append(problems, fmt.Sprintf("staging/src/%s: staging module %s not fetched, its feature gates are not read: %s", mod, m.Module, m.Why))
 	}
-	return t, Source{Dir: tree.KubernetesModule + "@" + t.Version, KubernetesVersion: t.Version}, problems, nil
+	return t, releaseSource(t.Version), problems, nil
 }
 
 // featureMapPackages finds the packages that may declare feature maps:
@@ -357,11 +341,10 @@ func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []s
 func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
 	type root struct{ dir, importPath string }
 	roots := []root{{filepath.Join(t.Dir, "pkg"), t.Module + "/pkg"}}
-	for m, d := range staging {
-		roots = append(roots, root{d, m})
-	}
 	// In module order: the problems found on the way come out in it.
-	sort.Slice(roots[1:], func(i, j int) bool { return roots[1+i].importPath < roots[1+j].importPath })
+	for _, m := range slices.Sorted(maps.Keys(staging)) {
+		roots = append(roots, root{staging[m], m})
+	}
 	found := map[string]bool{}
 	var problems []string
 	// The walk lists the files; reading them (tens of thousands in a
@@ -425,24 +408,12 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 			found[f.importPath] = true
 		}
 	}
-	var out []string
-	for p := range found {
-		if !srcload.Modelled(p) {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	var pkgs []string
-	for p := range unread {
+	for _, p := range slices.Sorted(maps.Keys(unread)) {
 		if !found[p] {
-			pkgs = append(pkgs, p)
+			problems = append(problems, unread[p]...)
 		}
 	}
-	sort.Strings(pkgs)
-	for _, p := range pkgs {
-		problems = append(problems, unread[p]...)
-	}
-	return out, problems, nil
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(found)), srcload.Modelled), problems, nil
 }
 
 // goFile is a Go file of a package that may declare feature maps, and
@@ -493,8 +464,9 @@ func (f *goFile) read(t *tree.Tree) {
 
 // allGates loads the tree's feature map packages, runs the featuregate
 // analyzer over them and gathers their gates.
-func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) (*GatesReport, error) {
+func allGates(ctx context.Context, t *tree.Tree, src Source) (*GatesReport, error) {
 	staging, bad := t.StagingModules()
+	var problems []string
 	for _, err := range bad {
 		problems = append(problems, err.Error())
 	}
@@ -506,26 +478,16 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
 	}
-	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: isFeaturePackage, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }, TreeRelativeNames: true}, paths...)
+	res, err := load(ctx, t, &src, suite.FromSource, problems, paths...)
 	if err != nil {
 		return nil, err
-	}
-	src.Load = Load{Mode: srcload.Mode, Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: problems, Unfollowed: []string{}}
-	if src.Load.Modelled == nil {
-		src.Load.Modelled = []string{}
-	}
-	if src.Load.Problems == nil {
-		src.Load.Problems = []string{}
-	}
-	for _, p := range res.Problems {
-		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
 	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer}, res.Packages)
 	if err != nil {
 		return nil, err
 	}
 	rep := &GatesReport{SchemaVersion: SchemaVersion, Source: src, Gates: []Gate{}, Diagnostics: []Diagnostic{}}
-	maps := 0
+	nMaps := 0
 	byName := map[string]int{}
 	registrations := map[string][]Registration{}
 	for _, pkg := range res.Packages {
@@ -538,19 +500,8 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 		}
 		found := out.Result.(*featuregate.Result).Declared
 		rep.Diagnostics = append(rep.Diagnostics, diagnostics(res.Fset, withoutLocalReads(out.Diagnostics, found))...)
-		maps += len(found.Maps)
-		for _, e := range found.Entries {
-			if overwritten(e, found.Entries) {
-				continue // replaced in its map before the map is registered
-			}
-			registrations[e.Name] = append(registrations[e.Name], registration(res.Fset, e, t.ModuleOf(srcpos.Of(res.Fset, e.Entry).File, staging), pkg.PkgPath))
-		}
-		for _, fg := range found.Gates {
-			g := gate(res.Fset, fg)
-			g.File = g.Entry.File
-			g.Module = t.ModuleOf(g.File, staging)
-			g.Package = pkg.PkgPath
-			g.Listed = fg.Listed()
+		nMaps += len(found.Maps)
+		for _, g := range gatesOf(res.Fset, found, pkg.PkgPath, func(file string) string { return t.ModuleOf(file, staging) }, registrations) {
 			if i, ok := byName[g.Name]; ok {
 				// Declared again (pkg/features repeats staging modules'
 				// gates): the declaring package's entry is the one
@@ -574,7 +525,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 			rep.Gates = append(rep.Gates, g)
 		}
 	}
-	if maps == 0 {
+	if nMaps == 0 {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %d packages of pkg/ and the staging modules that import it", src.Dir, featuregates.APIPath, len(paths))
 	}
 	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
@@ -588,6 +539,26 @@ func allGates(ctx context.Context, t *tree.Tree, src Source, problems []string) 
 	}
 	rep.ListNames = rep.NamingOf(listNames)
 	return rep, nil
+}
+
+// gatesOf is the gates of package pkg's feature maps (found); it adds
+// each entry, but those an assignment replaces, to registrations.
+func gatesOf(fset *token.FileSet, found *featuregates.Result, pkg string, moduleOf func(file string) string, registrations map[string][]Registration) []Gate {
+	for _, e := range found.Entries {
+		if !overwritten(e, found.Entries) {
+			registrations[e.Name] = append(registrations[e.Name], registration(fset, e, moduleOf(srcpos.Of(fset, e.Entry).File), pkg))
+		}
+	}
+	gates := []Gate{}
+	for _, fg := range found.Gates {
+		g := gate(fset, fg)
+		g.File = g.Entry.File
+		g.Module = moduleOf(g.Entry.File)
+		g.Package = pkg
+		g.Listed = fg.Listed()
+		gates = append(gates, g)
+	}
+	return gates
 }
 
 // registration is entry e of a feature map of package pkg, in module.
@@ -608,12 +579,7 @@ func sortedRegistrations(regs []Registration) []Registration {
 // overwritten reports whether an index assignment replaces entry e in its
 // map (featuregates.Gate.Overwrites): e is then no registration.
 func overwritten(e *featuregates.Gate, entries []*featuregates.Gate) bool {
-	for _, o := range entries {
-		if o != e && o.Name == e.Name && o.Overwrites(e) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(entries, func(o *featuregates.Gate) bool { return o != e && o.Name == e.Name && o.Overwrites(e) })
 }
 
 // RegistrationConflict is a gate that two feature map entries register
@@ -640,10 +606,8 @@ func RegistrationConflicts(ds []Diagnostic) []RegistrationConflict {
 		if len(d.Related) == 0 {
 			continue
 		}
-		switch {
-		case d.Category == string(featuregate.ConflictingRegistration) && strings.HasPrefix(d.Related[0].Message, featuregate.RegisteredFirst),
-			d.Category == string(featuregate.ConflictingSpec):
-		default:
+		first := d.Category == string(featuregate.ConflictingRegistration) && strings.HasPrefix(d.Related[0].Message, featuregate.RegisteredFirst)
+		if !first && d.Category != string(featuregate.ConflictingSpec) {
 			continue // the other end of a conflict, or no conflict
 		}
 		c := RegistrationConflict{Gate: conflictGate(d.Message), First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}
@@ -706,13 +670,17 @@ func treeListNames(t *tree.Tree) ([]string, string) {
 		if err != nil {
 			return nil, err.Error() + " (its gates' naming not read)"
 		}
-		names := make([]string, 0, len(list))
-		for _, g := range list {
-			names = append(names, g.Name)
-		}
-		return names, ""
+		return listNames(list), ""
 	}
 	return nil, ""
+}
+
+func listNames(list []featurelist.Gate) []string {
+	names := make([]string, len(list))
+	for i, g := range list {
+		names[i] = g.Name
+	}
+	return names
 }
 
 // NamingOf says how a feature list with the given names names the gates
@@ -770,12 +738,8 @@ func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
 		}
 		out = append(out, ListEntry{Name: name, Gate: g})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := strings.ToLower(out[i].Name), strings.ToLower(out[j].Name)
-		if a != b {
-			return a < b
-		}
-		return out[i].Name < out[j].Name
+	slices.SortStableFunc(out, func(a, b ListEntry) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
 	})
 	return out
 }
@@ -786,23 +750,27 @@ func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
 // GetAll) rather than declare any, and Kubernetes' list cannot hold them.
 // The featuregate analyzer, run as a linter, still reports them.
 func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []analysis.Diagnostic {
-	local := map[token.Pos]bool{}
+	local := map[token.Pos]bool{} // a set, not a scan per finding: a generated map may hold thousands
 	for _, p := range found.Problems {
 		if p.Local {
 			local[p.Pos] = true
 		}
 	}
-	if len(local) == 0 {
-		return ds
+	return slices.DeleteFunc(slices.Clone(ds), func(d analysis.Diagnostic) bool {
+		return d.Category == string(featuregate.GateUnreadable) && local[d.Pos]
+	})
+}
+
+// staleDiag makes diagnostics of a check, each message ending with the
+// command that rewrites the list when there is one.
+func staleDiag(c check.Check, rewrite string) func(at Pos, format string, args ...any) Diagnostic {
+	tail := ""
+	if rewrite != "" {
+		tail = "; rewrite the list with " + rewrite
 	}
-	out := ds[:0:0]
-	for _, d := range ds {
-		if d.Category == string(featuregate.GateUnreadable) && local[d.Pos] {
-			continue
-		}
-		out = append(out, d)
+	return func(at Pos, format string, args ...any) Diagnostic {
+		return Diagnostic{Category: string(c), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
 	}
-	return out
 }
 
 // CheckFeatureList compares the tree's FeatureList with a committed list
@@ -813,16 +781,11 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 // when the code has no position for it). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
 func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rewrite string) []Diagnostic {
-	names := make([]string, len(list))
 	byName := map[string]*featurelist.Gate{}
 	for i := range list {
-		names[i] = list[i].Name
 		byName[list[i].Name] = &list[i]
 	}
-	tail := ""
-	if rewrite != "" {
-		tail = "; rewrite the list with " + rewrite
-	}
+	diag := staleDiag(suite.StaleList, rewrite)
 	short := func(p Pos) string { return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line) }
 	listed := func(s featurelist.Spec) string {
 		out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
@@ -835,15 +798,9 @@ func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rew
 		}
 		return out
 	}
-	coded := func(s Spec) string {
-		return listed(featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion})
-	}
-	diag := func(at Pos, format string, args ...any) Diagnostic {
-		return Diagnostic{Category: string(suite.StaleList), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
-	}
 	var out []Diagnostic
 	inCode := map[string]bool{}
-	for _, e := range r.FeatureListNamed(r.NamingOf(names)) {
+	for _, e := range r.FeatureListNamed(r.NamingOf(listNames(list))) {
 		inCode[e.Name] = true
 		g := e.Gate
 		at := g.Entry
@@ -856,7 +813,7 @@ func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rew
 			switch {
 			case i >= len(lg.Specs):
 				s := g.Specs[i]
-				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, coded(s), short(s.Pos)))
+				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(s.listSpec()), short(s.Pos)))
 			case i >= len(g.Specs):
 				p := at
 				if len(g.Specs) > 0 {
@@ -865,8 +822,8 @@ func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rew
 				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
 			default:
 				s, ls := g.Specs[i], lg.Specs[i]
-				if coded(s) != listed(ls) {
-					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), coded(s), short(s.Pos)))
+				if code := listed(s.listSpec()); code != listed(ls) {
+					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), code, short(s.Pos)))
 				}
 			}
 		}

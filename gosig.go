@@ -18,32 +18,25 @@ import (
 // in the loaded source.
 func (a *analysed) writtenMethod(objString string) string {
 	var found string
-	seen := map[*packages.Package]bool{}
-	var visit func(p *packages.Package)
-	visit = func(p *packages.Package) {
-		if seen[p] || found != "" {
-			return
+	packages.Visit(a.res.Packages, func(p *packages.Package) bool {
+		if found != "" {
+			return false
 		}
-		seen[p] = true
-		if p.TypesInfo != nil {
-			for id, obj := range p.TypesInfo.Defs {
-				fn, ok := obj.(*types.Func)
-				if !ok || types.ObjectString(fn, nil) != objString {
-					continue
-				}
-				if ft, recv := funcTypeOf(p.Syntax, id); ft != nil {
-					found = signatureText(p.Fset, fn, recv, ft)
-					return
-				}
+		if p.TypesInfo == nil {
+			return true
+		}
+		for id, obj := range p.TypesInfo.Defs {
+			fn, ok := obj.(*types.Func)
+			if !ok || types.ObjectString(fn, nil) != objString {
+				continue
+			}
+			if ft, recv := funcTypeOf(p.Syntax, id); ft != nil {
+				found = signatureText(p.Fset, fn, recv, ft)
+				return false
 			}
 		}
-		for _, dep := range p.Imports {
-			visit(dep)
-		}
-	}
-	for _, p := range a.res.Packages {
-		visit(p)
-	}
+		return true
+	}, nil)
 	return found
 }
 

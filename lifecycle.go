@@ -37,28 +37,20 @@ func readLifecycle(t *tree.Tree) (*featurelist.Generator, string) {
 		return nil, err.Error() + " (the feature list's rules not read)"
 	}
 	const module = "k8s.io/component-base"
+	const unread = " (the version the feature list's rules call current not read)"
 	rel := featurelist.BinaryVersionFile
 	dir := t.ModuleDir(module)
 	if dir == "" {
-		return nil, fmt.Sprintf("%s: not in the tree (the version the feature list's rules call current not read)", rel)
+		return nil, rel + ": not in the tree" + unread
 	}
 	data, err = inputfile.Read(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(rel, "staging/src/"+module+"/"))))
-	if err == nil {
-		g.Current, err = featurelist.ReadBinaryVersion(rel, data)
-	}
 	if err != nil {
-		return nil, fmt.Sprintf("%s (the version the feature list's rules call current not read)", errorText(rel, err))
+		return nil, fmt.Sprintf("%s: %v%s", rel, err, unread)
+	}
+	if g.Current, err = featurelist.ReadBinaryVersion(rel, data); err != nil {
+		return nil, err.Error() + unread // featurelist's errors name the file
 	}
 	return &g, ""
-}
-
-// errorText names the file once: featurelist's errors do, others do not.
-func errorText(rel string, err error) string {
-	var fe *featurelist.Error
-	if errors.As(err, &fe) {
-		return err.Error()
-	}
-	return rel + ": " + err.Error()
 }
 
 // ListGates is FeatureList in featurelist's terms: what the tree's list
@@ -69,7 +61,7 @@ func (r *GatesReport) ListGates() []featurelist.Gate {
 	for i, e := range entries {
 		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
 		for j, s := range e.Gate.Specs {
-			g.Specs[j] = featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
+			g.Specs[j] = s.listSpec()
 		}
 		out[i] = g
 	}
@@ -213,13 +205,7 @@ func (r *GatesReport) CheckMarkdownList(file string, data []byte, rewrite string
 	if want.String() == string(data) {
 		return nil, nil
 	}
-	tail := ""
-	if rewrite != "" {
-		tail = "; rewrite the list with " + rewrite
-	}
-	diag := func(at Pos, format string, args ...any) Diagnostic {
-		return Diagnostic{Category: string(suite.StaleMarkdown), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
-	}
+	diag := staleDiag(suite.StaleMarkdown, rewrite)
 	have, wantRows := markdownRows(string(data)), markdownRows(want.String())
 	var out []Diagnostic
 	for _, row := range wantRows.rows {

@@ -43,23 +43,16 @@ type NodeOptions struct {
 type NodeReport struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Source        Source `json:"source"`
-	// Verdict is Expected when no reason disagrees with it, and
-	// "inconsistent" when one does: one of "generic" (the generic PLEG
-	// relists alone), "evented" (an evented PLEG that emits events runs,
-	// the relist slowed to the safety-net period),
-	// "generic-with-event-hints" (the gate is on, and the release's
-	// evented PLEG only asks the generic PLEG to relist), "fell-back" (the
-	// event stream was given up after the retries the source allows, or
-	// cannot but be, the runtime's source being unable to stream) and
-	// "inconsistent".
-	Verdict string `json:"verdict"`
-	// Expected is the verdict the source predicts for this node now, from
-	// the gate, the evented PLEG's design and what became of the event
-	// stream: generic, evented, generic-with-event-hints or fell-back.
-	Expected string `json:"expected"`
-	// Configured is the mode the gate configures: "evented" when it is on
-	// and the source builds an evented PLEG, "generic" otherwise. A
+	// Verdict, Expected and Configured are nodeverdict.Decision's. The
+	// verdicts: "generic" (the generic PLEG relists alone), "evented" (an
+	// evented PLEG that emits events runs, the relist slowed to the
+	// safety-net period), "generic-with-event-hints" (the release's evented
+	// PLEG only asks the generic PLEG to relist), "fell-back" (the event
+	// stream was given up after the retries the source allows, or cannot
+	// but be) and "inconsistent" (a reason disagrees with Expected). A
 	// fell-back node is configured evented.
+	Verdict    string   `json:"verdict"`
+	Expected   string   `json:"expected"`
 	Configured string   `json:"configured"`
 	Gate       NodeGate `json:"gate"`
 	// Reasons are every piece of evidence, in the order the rules ran;
@@ -136,7 +129,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 			return nil, err
 		}
 	}
-	_, release, err := kubeletVersion(opts, met)
+	release, err := kubeletRelease(opts, met)
 	if err != nil {
 		return nil, err
 	}
@@ -162,29 +155,29 @@ func readCapture[T any](file string, read func(name string, data []byte) (*T, er
 	return read(file, data)
 }
 
-// kubeletVersion returns the kubelet's version as reported, and the
-// release whose source it was built from: "" when the kubelet does not
-// say it and opts name the source, which then serves.
-func kubeletVersion(opts NodeOptions, met *nodeverdict.Metrics) (kubelet, release string, err error) {
+// kubeletRelease returns the release whose source the kubelet was built
+// from: "" when the kubelet does not say it and opts name the source,
+// which then serves.
+func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) {
 	if opts.KubeletVersion != "" {
 		release, err := nodeverdict.Release(opts.KubeletVersion)
 		if err != nil {
-			return "", "", &OptionError{Option: "KubeletVersion", Err: err}
+			return "", &OptionError{Option: "KubeletVersion", Err: err}
 		}
-		return opts.KubeletVersion, release, nil
+		return release, nil
 	}
-	release, err = nodeverdict.Release(met.KubeletVersion)
+	release, err := nodeverdict.Release(met.KubeletVersion)
 	switch {
 	case err == nil:
-		return met.KubeletVersion, release, nil
+		return release, nil
 	case opts.Kubernetes != "" || opts.Dir != "":
-		return met.KubeletVersion, "", nil
+		return "", nil
 	case met.KubeletVersion == "":
-		return "", "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
+		return "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
 	case met.KubeletVersion == nodeverdict.UnstampedVersion:
-		return "", "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
+		return "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
 	}
-	return "", "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 }
 
 // specText describes the gate's spec in force (s, when ok), or why there
@@ -232,13 +225,7 @@ func relistPeriods(r Relist) nodeverdict.Periods {
 	p.GateOn, p.Fallback = period(r.GateOn.Period), period(r.GateOn.Fallback)
 	if rc := r.GateOn.MaxStreamRetries; rc != nil && rc.Value != nil {
 		p.MaxStreamRetries, p.RetriesKnown = *rc.Value, true
-		p.MaxStreamRetriesCause = fmt.Sprint(*rc.Value)
-		if rc.Const != "" {
-			p.MaxStreamRetriesCause += " = " + rc.Const
-		}
-		if rc.Decl != nil {
-			p.MaxStreamRetriesCause += fmt.Sprintf(" (%s:%d)", rc.Decl.File, rc.Decl.Line)
-		}
+		p.MaxStreamRetriesCause = evidence(fmt.Sprint(*rc.Value), rc.Const, rc.Decl)
 	}
 	return p
 }
@@ -251,12 +238,16 @@ func period(v *Value) nodeverdict.Period {
 		return nodeverdict.Period{Evidence: "unresolved: " + v.Unresolved}
 	}
 	d, ok := v.Duration()
-	ev := v.Value
-	if v.Const != "" {
-		ev += " = " + v.Const
+	return nodeverdict.Period{Duration: d, Known: ok, Evidence: evidence(v.Value, v.Const, v.Decl)}
+}
+
+// evidence is a value as read: "5m0s = name (file:line)".
+func evidence(value, constant string, decl *Pos) string {
+	if constant != "" {
+		value += " = " + constant
 	}
-	if v.Decl != nil {
-		ev += fmt.Sprintf(" (%s:%d)", v.Decl.File, v.Decl.Line)
+	if decl != nil {
+		value += fmt.Sprintf(" (%s:%d)", decl.File, decl.Line)
 	}
-	return nodeverdict.Period{Duration: d, Known: ok, Evidence: ev}
+	return value
 }

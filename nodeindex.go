@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -89,14 +90,8 @@ func NodeIndexReleases() []string {
 	if err != nil {
 		return nil
 	}
-	out := make([]string, 0, len(index))
-	for r, e := range index {
-		if e.Unserved == "" {
-			out = append(out, r)
-		}
-	}
-	semver.Sort(out)
-	return out
+	releases := slices.SortedFunc(maps.Keys(index), semver.Compare)
+	return slices.DeleteFunc(releases, func(r string) bool { return index[r].Unserved != "" })
 }
 
 // indexedNodeSource is the index's answer for a release; nil when it holds
@@ -121,7 +116,10 @@ func indexedNodeSource(release string) (*NodeSource, error) {
 // notIndexed says why a release that the index does not hold cannot be
 // read without the go command.
 func notIndexed(release string) error {
-	why := "releases " + indexSpan(NodeIndexReleases())
+	why := "releases none"
+	if rs := NodeIndexReleases(); len(rs) > 0 {
+		why = "releases " + rs[0] + " to " + rs[len(rs)-1]
+	}
 	if index, err := nodeIndex(); err == nil && index[release].Unserved != "" {
 		why = "the module proxy refused its source when the index was made: " + index[release].Unserved
 	}
@@ -251,13 +249,8 @@ func nodeIndexLine(ctx context.Context, release string, fetch FetchOptions) (jso
 
 // writeNodeIndex writes entries as the index file holds them.
 func writeNodeIndex(w io.Writer, entries map[string]nodeIndexEntry) error {
-	releases := make([]string, 0, len(entries))
-	for r := range entries {
-		releases = append(releases, r)
-	}
-	semver.Sort(releases)
 	bw := bufio.NewWriter(w)
-	for _, r := range releases {
+	for _, r := range slices.SortedFunc(maps.Keys(entries), semver.Compare) {
 		line, err := json.Marshal(entries[r])
 		if err != nil {
 			return err
@@ -306,11 +299,3 @@ func servedReleases(ctx context.Context, fetch FetchOptions) ([]string, error) {
 
 // probingMinors bounds the minors asked about at once.
 const probingMinors = 4
-
-// indexSpan is "v1.25.0 to v1.37.2", or what the index holds of a minor.
-func indexSpan(releases []string) string {
-	if len(releases) == 0 {
-		return "none"
-	}
-	return releases[0] + " to " + releases[len(releases)-1]
-}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -75,7 +76,7 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, source, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	a, err := analyse(ctx, t, source, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
@@ -49,7 +50,7 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, src, isFeaturePackage, FeaturesPackage, PlegPackage, KubeletPackage)
+	a, err := analyse(ctx, t, src, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/tree"
-	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Positions says how an answer names its files.
@@ -103,23 +102,26 @@ func relocator(src Source, p Positions) (func(string) string, error) {
 			return base + f
 		}, nil
 	case PositionsModule:
-		if !isRelease(src) {
+		var file func(string) string
+		if isRelease(src) {
+			cache, err := goModCache()
+			if err != nil {
+				return nil, err
+			}
+			file = moduleFile(cache, src.KubernetesVersion)
+		} else {
 			root, err := filepath.Abs(src.Dir)
 			if err != nil {
 				return nil, err
 			}
-			return func(f string) string {
-				if filepath.IsAbs(f) {
-					return f // renamed already (a position two answers share)
-				}
-				return filepath.Join(root, filepath.FromSlash(f))
-			}, nil
+			file = func(f string) string { return filepath.Join(root, filepath.FromSlash(f)) }
 		}
-		cache, err := goModCache()
-		if err != nil {
-			return nil, err
-		}
-		return moduleFile(cache, src.KubernetesVersion), nil
+		return func(f string) string {
+			if filepath.IsAbs(f) {
+				return f // renamed already (a position two answers share)
+			}
+			return file(f)
+		}, nil
 	}
 	return nil, fmt.Errorf("positions %q: want relative, module or url", p)
 }
@@ -136,9 +138,6 @@ func moduleFile(cache, v string) func(string) string {
 		return filepath.Join(cache, filepath.FromSlash(esc)+"@"+version)
 	}
 	return func(f string) string {
-		if filepath.IsAbs(f) {
-			return f // renamed already (a position two answers share)
-		}
 		if rest, ok := strings.CutPrefix(f, "staging/src/"); ok {
 			// k8s.io/NAME/REST: staging modules are k8s.io/NAME.
 			parts := strings.SplitN(rest, "/", 3)
@@ -163,8 +162,6 @@ func goModCache() (string, error) {
 	return cache, nil
 }
 
-var posType = reflect.TypeFor[srcpos.Pos]()
-
 // relocate renames the file of every position reachable from v as its
 // JSON encoding reaches it (fields tagged "-" hold syntax trees, not
 // answers, and are not followed).
@@ -179,12 +176,6 @@ func relocate(v reflect.Value, name func(string) string) {
 			relocate(v.Index(i), name)
 		}
 	case reflect.Struct:
-		if v.Type() == posType {
-			if f := v.FieldByName("File"); f.CanSet() && f.String() != "" {
-				f.SetString(name(f.String()))
-			}
-			return
-		}
 		t := v.Type()
 		for i := range t.NumField() {
 			sf := t.Field(i)

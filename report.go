@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
@@ -101,7 +100,8 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 // gate it tests names the feature gate), the gate, then the CRI stream.
 func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Report, error) {
 	rel := inspectedPackages(t)
-	a, err := analyse(ctx, t, src, anyImport(isFeaturePackage, isCRIAPIPackage), rel...)
+	also := func(p string) bool { return suite.FromSource(p) || isCRIAPIPackage(p) }
+	a, err := analyse(ctx, t, src, also, rel...)
 	if err != nil {
 		return nil, err
 	}
@@ -271,22 +271,15 @@ func (r *Report) defaultPLEG() string {
 // summarize states why relist stays, from the facts found: worded by what
 // the tree does, never by what a document says it should.
 func summarize(r *Report) string {
-	var b strings.Builder
-	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if r.Relist == nil {
 		return "plegvet found no PLEG construction in this tree, so it cannot say how the kubelet notices container changes (see missing)."
 	}
-	off := r.Relist.GateOff
-	offPeriod := valueWords(off.Period)
+	offPeriod := valueWords(r.Relist.GateOff.Period)
 	if u := r.Relist.GateUnresolved; r.Relist.Gate == nil && u != nil {
-		say("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. ", u.Expr, u.Test.File, u.Test.Line, u.Unresolved)
-		say("When that test is %t, the generic PLEG relists every %s.", !u.Holds, offPeriod)
-		return b.String()
+		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists every %s.", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, offPeriod)
 	}
 	if r.Relist.Gate == nil {
-		say("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. ", offPeriod)
-		say("Each relist lists the runtime's pods and containers and compares them with the previous listing, so a change made between two passes is noticed at the next one.")
-		return b.String()
+		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. Each relist lists the runtime's pods and containers and compares them with the previous listing, so a change made between two passes is noticed at the next one.", offPeriod)
 	}
 	g := r.Relist.Gate.Name
 	on := r.Relist.GateOn
@@ -295,9 +288,10 @@ func summarize(r *Report) string {
 		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
 	}
 	if on.Evented == nil {
-		say("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, valueWords(on.Period), offPeriod)
-		return b.String()
+		return fmt.Sprintf("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, valueWords(on.Period), offPeriod)
 	}
+	var b strings.Builder
+	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if e := r.EventedPLEG; e != nil && e.Role != "event-source" {
 		summarizeNonSource(say, r, g, stage, offPeriod)
 		return strings.TrimSpace(b.String())
@@ -424,10 +418,10 @@ func trimFloat(f float64) string {
 // says.
 func Releases(ctx context.Context, spec string, fetch FetchOptions) ([]string, error) {
 	vs, err := fetch.fetcher().Range(ctx, spec)
-	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) {
-		return nil, &OptionError{Option: "Kubernetes", Err: err}
+	if err != nil {
+		return nil, kubernetesError(err)
 	}
-	return vs, err
+	return vs, nil
 }
 
 // TimelineOptions say how Timeline reads its releases.
@@ -448,15 +442,11 @@ type TimelineOptions struct {
 // be fetched or read is a row with its Error, not a failure of the whole
 // timeline.
 func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*Report {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	return eachRelease(versions, workers, opts.Progress, func(v string) *Report {
+	return eachRelease(versions, opts.Workers, opts.Progress, func(v string) *Report {
 		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		if err != nil {
 			// A failed release is a row, not a failure.
-			rep = &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: tree.KubernetesModule + "@" + v, KubernetesVersion: v}, Error: err.Error()}
+			rep = &Report{SchemaVersion: SchemaVersion, Source: releaseSource(v), Error: err.Error()}
 		}
 		return rep
 	})

@@ -1,15 +1,16 @@
 package plegvet
 
 import (
+	"cmp"
 	"fmt"
-
-	"github.com/plegvet/plegvet/analyzer/featuregate"
-	"github.com/plegvet/plegvet/analyzer/pleg"
 	"go/token"
-	"sort"
+	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -136,17 +137,7 @@ func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
 }
 
 func sortDiagnostics(ds []Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i].Pos, ds[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return ds[i].Category < ds[j].Category
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Category, b.Category))
 	})
 }

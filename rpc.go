@@ -133,7 +133,10 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	}
 	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
 	if ev, ok := pf.FindEvents(); ok {
-		rep.RPC = rpcOf(ev)
+		rep.RPC = &RPC{
+			RPC: ev.RPC, RequestFields: protoFields(ev.Request), ResponseFields: protoFields(ev.Response),
+			EventTypes: append([]EventType{}, ev.EventTypes...), GoCalls: []Pos{},
+		}
 	}
 	return rep, nil
 }
@@ -156,7 +159,7 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 			calls[i].Method = w
 		}
 	}
-	rep.Diagnostics = joinStream(rep, rep.file, calls)
+	rep.Diagnostics = joinStream(rep, calls)
 	return nil
 }
 
@@ -172,13 +175,6 @@ func absPath(p string) string {
 	return p
 }
 
-func rpcOf(ev criproto.Events) *RPC {
-	return &RPC{
-		RPC: ev.RPC, RequestFields: protoFields(ev.Request), ResponseFields: protoFields(ev.Response),
-		EventTypes: append([]EventType{}, ev.EventTypes...), GoCalls: []Pos{},
-	}
-}
-
 func protoFields(m *criproto.Message) []ProtoField {
 	if m == nil {
 		return []ProtoField{}
@@ -186,10 +182,9 @@ func protoFields(m *criproto.Message) []ProtoField {
 	return append([]ProtoField{}, m.Fields...)
 }
 
-// joinStream links the Go calls to the proto and checks they agree; this
-// is the seam where what no analysis pass can read (the .proto) meets what
-// the analyzers found.
-func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
+// joinStream links the Go calls to the proto and checks they agree: where
+// what no analysis pass can read (the .proto) meets what they found.
+func joinStream(rep *RPCReport, calls []plegperiods.StreamCall) []Diagnostic {
 	ds := []Diagnostic{}
 	protoStart := Pos{File: rep.Proto, Line: 1, Column: 1}
 	for i, c := range calls {
@@ -210,20 +205,19 @@ func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCal
 				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
 				Related: []Related{{Message: "the CRI api.proto read", Pos: protoStart}}}
 			// Named like it, but not what the kubelet calls: mentioned, not used.
-			if others := pf.Elsewhere(); len(others) > 0 {
+			if others := rep.file.Elsewhere(); len(others) > 0 {
 				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
 				for _, o := range others {
 					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: o.Pos})
 				}
 			}
 			ds = append(ds, d)
-		case !rep.RPC.ServerStreaming:
-			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at,
-				Message: fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response),
-				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
-		case c.Shape == "unary":
-			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at,
-				Message: fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response),
+		case !rep.RPC.ServerStreaming || c.Shape == "unary":
+			msg := fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response)
+			if !rep.RPC.ServerStreaming {
+				msg = fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response)
+			}
+			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at, Message: msg,
 				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
 		}
 	}

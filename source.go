@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/tools/go/analysis"
@@ -84,13 +85,10 @@ func (o FetchOptions) fetcher() release.Fetcher {
 func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, error) {
 	if opts.Kubernetes != "" {
 		t, err := opts.Fetch.fetcher().Fetch(ctx, opts.Kubernetes, withCRI)
-		if errors.Is(err, release.ErrNotARelease) {
-			return nil, Source{}, &OptionError{Option: "Kubernetes", Err: err}
-		}
 		if err != nil {
-			return nil, Source{}, err
+			return nil, Source{}, kubernetesError(err)
 		}
-		return t, Source{Dir: tree.KubernetesModule + "@" + t.Version, KubernetesVersion: t.Version}, nil
+		return t, releaseSource(t.Version), nil
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -103,24 +101,31 @@ func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, Source, 
 	return t, Source{Dir: filepath.ToSlash(filepath.Clean(dir))}, nil
 }
 
-// load type-checks the packages (paths relative to the tree's module,
-// such as "pkg/features") from source, with the imports also picks when
-// the tree holds them, and records how in src.Load.
-func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, rel ...string) (*srcload.Result, error) {
-	paths := make([]string, len(rel))
-	for i, r := range rel {
-		paths[i] = t.Module + "/" + r
+// kubernetesError is err, an OptionError when Options.Kubernetes (or a
+// range) names no release.
+func kubernetesError(err error) error {
+	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) {
+		return &OptionError{Option: "Kubernetes", Err: err}
 	}
+	return err
+}
+
+// releaseSource is the Source of a fetched release.
+func releaseSource(version string) Source {
+	return Source{Dir: tree.KubernetesModule + "@" + version, KubernetesVersion: version}
+}
+
+// load type-checks the packages (import paths) from source, with the
+// imports also picks when the tree holds them, and records how in
+// src.Load, after the problems found before it.
+func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, problems []string, paths ...string) (*srcload.Result, error) {
 	// The analyzers read no function body of an import they do not read
 	// (the CRI API's generated code, say): declarations suffice.
 	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: also, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }, TreeRelativeNames: true}, paths...)
 	if err != nil {
 		return nil, err
 	}
-	src.Load = Load{Mode: srcload.Mode, Modelled: res.Modelled, Stubbed: len(res.Stubbed), Problems: []string{}, Unfollowed: []string{}}
-	if src.Load.Modelled == nil {
-		src.Load.Modelled = []string{}
-	}
+	src.Load = Load{Mode: srcload.Mode, Modelled: append([]string{}, res.Modelled...), Stubbed: len(res.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}}
 	for _, p := range res.Problems {
 		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
@@ -139,7 +144,11 @@ type analysed struct {
 // analyse loads the packages (relative to the tree's module) and runs
 // the suite's analyzers, as configured by default, over them.
 func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bool, rel ...string) (*analysed, error) {
-	res, err := load(ctx, t, &src, also, rel...)
+	paths := make([]string, len(rel))
+	for i, r := range rel {
+		paths[i] = t.Module + "/" + r
+	}
+	res, err := load(ctx, t, &src, also, nil, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +177,8 @@ func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*analysisrun.Outc
 func (a *analysed) unreadIn(rel ...string) string {
 	var in []string
 	for _, p := range a.res.Problems {
-		dir := path.Dir(p.Pos.Filename)
-		for _, r := range rel {
-			if dir == r {
-				in = append(in, p.Error())
-				break
-			}
+		if slices.Contains(rel, path.Dir(p.Pos.Filename)) {
+			in = append(in, p.Error())
 		}
 	}
 	switch len(in) {
@@ -183,17 +188,4 @@ func (a *analysed) unreadIn(rel ...string) string {
 		return "; it may be in the file that was not read: " + in[0]
 	}
 	return fmt.Sprintf("; it may be in the %d files that were not read, first %s", len(in), in[0])
-}
-
-// anyImport picks the imports worth loading from source when the tree
-// holds them: each predicate's picks.
-func anyImport(preds ...func(string) bool) func(string) bool {
-	return func(p string) bool {
-		for _, pred := range preds {
-			if pred(p) {
-				return true
-			}
-		}
-		return false
-	}
 }
