@@ -6,25 +6,19 @@
 // # Building golangci-lint with plegvet
 //
 // A module plugin is compiled in, not loaded: build a golangci-lint whose
-// main package imports this one. The tools/golangci-lint module of this
-// repository is such a main package (golangci-lint v2.15.0), with its own
-// go.mod so that golangci-lint's dependencies stay out of plegvet's:
+// main package imports this one, as the tools/golangci-lint module of this
+// repository does (golangci-lint v2.15.0, in a module of its own so that
+// golangci-lint's dependencies stay out of plegvet's):
 //
-//	git clone https://github.com/plegvet/plegvet
-//	cd plegvet/tools/golangci-lint
+//	cd tools/golangci-lint    # in a clone of github.com/plegvet/plegvet
 //	go build -o /usr/local/bin/golangci-lint-plegvet .
 //
-// Its main.go is golangci-lint's own main (commands.Execute from
-// github.com/golangci/golangci-lint/v2/pkg/commands) plus
+// A project's own tools module does the same with
 //
 //	import _ "github.com/plegvet/plegvet/gclplugin"
 //
-// so the same two lines in a project's own tools module (beside other
-// plugins, as Kubernetes' hack/tools/golangci-lint does) work as well.
-// golangci-lint's own `custom` command can build an equivalent binary
-// from a .custom-gcl.yml whose plugin is module github.com/plegvet/plegvet,
-// import github.com/plegvet/plegvet/gclplugin (plegvet's tests build the
-// tools module instead).
+// and golangci-lint's `custom` command can build an equivalent binary
+// (the README says how).
 //
 // # Configuration
 //
@@ -52,35 +46,14 @@
 //	          disable: []                   # "featuregate" and/or "pleg"
 //
 // Each setting is a field of its analyzer's Config and the flag of the
-// same analyzer under go vet (internal/suite lists them):
-//
-//	featuregate.rules               -featuregate.rules
-//	featuregate.alphaDefaultExempt  -featuregate.alpha-default-exempt (a list, not a comma-separated string)
-//	pleg.note                       -pleg.note
-//	disable                         leaves an analyzer's findings out
-//
-// The settings are decoded strictly: an unknown or misspelt key, a value
-// of the wrong type (such as rules: 1.30 unquoted, which YAML reads as the
-// number 1.3), an unknown analyzer in disable, or a rules value that is not
-// "auto" or a Kubernetes minor stops golangci-lint before it lints, with
-// the key named:
-//
-//	plugin(plegvet): newPlugin plegvet settings: unknown key "pleg.notes" (known: ...)
-//
-// Disabling featuregate runs none of its checks; pleg still reads the
-// gates' specs, through the facts-only gatefacts analyzer it requires.
-// Disabling both analyzers is an error; remove plegvet from
-// linters.enable instead.
-//
-// Findings read like
-//
-//	pkg/features/kube_features.go:24:3: featuregate: feature gate PrematureAlpha is Alpha but on by default at 1.36; Alpha gates must default to false (plegvet)
-//
-// with the analyzer's name before the message (the check's name is
-// the diagnostic's category, which golangci-lint does not print), and a
-// finding's related positions in the same file as further lines marked
-// "(related information)". linters.exclusions and //nolint:plegvet apply
-// as to any linter.
+// same analyzer under go vet (internal/suite lists them); the README's
+// "golangci-lint" section has the table, and how findings print. The
+// settings are decoded strictly (DecodeSettings): a misspelt key, a value
+// of the wrong type (rules: 1.30 unquoted is the number 1.3 to YAML), an
+// unknown analyzer in disable, or a bad rules value stops golangci-lint
+// before it lints, with the key named. Disabling featuregate runs none of
+// its checks; pleg still reads the gates' specs, through the facts-only
+// gatefacts analyzer it requires. Disabling both analyzers is an error.
 //
 // The analyzers need type information (the plugin's load mode is
 // "typesinfo"), so golangci-lint type-checks the tree's packages with the

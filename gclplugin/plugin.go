@@ -2,6 +2,7 @@ package gclplugin
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,7 +64,15 @@ func DecodeSettings(raw any) (Settings, error) {
 	if raw == nil {
 		return s, nil
 	}
-	if err := decodeStrictly(raw, &s); err != nil {
+	// register.DecodeSettings, onto a value that holds the defaults: a
+	// key left out keeps its default, and an empty list is empty.
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return Settings{}, fmt.Errorf("plegvet settings: encoding settings: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
 		return Settings{}, fmt.Errorf("plegvet settings: %w", clarify(err, raw))
 	}
 	if err := s.validate(); err != nil {
@@ -72,26 +81,11 @@ func DecodeSettings(raw any) (Settings, error) {
 	return s, nil
 }
 
-// decodeStrictly is register.DecodeSettings onto a value that holds the
-// defaults: a key left out keeps its default, and an empty list is empty.
-func decodeStrictly(raw any, s *Settings) error {
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return fmt.Errorf("encoding settings: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(s)
-}
-
 // clarify rewords the decoder's errors after the keys a user writes.
 func clarify(err error, raw any) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		key := jsonPath(te.Field)
-		if key == "" {
-			key = "settings"
-		}
+		key := cmp.Or(jsonPath(te.Field), "settings")
 		value, _, _ := strings.Cut(te.Value, " ") // "number 1.3"
 		want := kindOf(te.Type.String())
 		msg := fmt.Sprintf("%s: got %s, want %s", key, article(value), want)
@@ -149,12 +143,10 @@ func keyPath(raw any, name string) string {
 }
 
 func article(jsonKind string) string {
-	switch jsonKind {
-	case "array", "object":
+	if jsonKind == "array" || jsonKind == "object" {
 		return "an " + jsonKind
-	default:
-		return "a " + jsonKind
 	}
+	return "a " + jsonKind
 }
 
 func kindOf(goType string) string {
@@ -192,27 +184,21 @@ func (s Settings) validate() error {
 	return nil
 }
 
-// build builds the analyzers that are not disabled, each configured by
-// the settings and with flags of its own: no other plugin instance, nor go
-// vet's analyzers in the same process, share them.
-func (s Settings) build() []*analysis.Analyzer {
+// BuildAnalyzers returns the analyzers that are not disabled, each
+// configured by the settings and with flags of its own: no other plugin
+// instance, nor go vet's analyzers in the same process, share them.
+func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 	var as []*analysis.Analyzer
 	for _, a := range suite.Analyzers() {
-		if !slices.Contains(s.Disable, a.Name) {
-			as = append(as, a.New(s.Config))
+		if !slices.Contains(p.settings.Disable, a.Name) {
+			as = append(as, a.New(p.settings.Config))
 		}
 	}
-	return as
+	return as, nil
 }
 
 // Settings returns the plugin's decoded settings.
 func (p *Plugin) Settings() Settings { return p.settings }
-
-// BuildAnalyzers returns the analyzers that are not disabled, configured
-// by the settings.
-func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
-	return p.settings.build(), nil
-}
 
 // GetLoadMode asks golangci-lint for type information: the analyzers read
 // types (and gatefacts' facts), and need nothing heavier.

@@ -24,20 +24,17 @@ import (
 )
 
 // analyser loads and checks the open files' packages, keeping between
-// edits what it parsed and type-checked (one srcload cache per module):
-// an edit re-parses the edited file and re-checks its package and, among
-// the loaded packages, those that import it. Only the worker uses it.
+// edits what it parsed and type-checked (one srcload cache per module).
+// Only the worker uses it.
 type analyser struct {
 	opts   Options
 	caches map[string]*srcload.Cache // by module root
 }
 
-// analyse loads the packages of the open files (their text as open, not
-// as saved) from the tree's source, as plegvet's lean driver does: the
-// imports the analyzers read facts or constants from are type-checked
-// from the tree, the rest stubbed, and nothing runs the go command. It
-// returns the findings by file, the files' problems (syntax errors) as
-// error findings too, and what to tell the user's log.
+// analyse loads and checks the packages of the open files (their text as
+// open, not as saved). It returns the findings by file, the files'
+// problems (syntax errors) as error findings too, and what to tell the
+// user's log.
 func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[string][]shown, []string, error) {
 	found := map[string][]shown{}
 	var logs []string
@@ -48,7 +45,7 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 	for path, text := range open {
 		overlay[path] = []byte(text)
 	}
-	for _, path := range sortedKeys(open) {
+	for _, path := range slices.Sorted(maps.Keys(open)) {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			continue
 		}
@@ -71,15 +68,9 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 			byTree[t.Dir] = append(byTree[t.Dir], imp)
 		}
 	}
-	if a.caches == nil {
-		a.caches = map[string]*srcload.Cache{}
-	}
-	for dir := range a.caches {
-		if trees[dir] == nil {
-			delete(a.caches, dir) // no open file there any more
-		}
-	}
-	for _, dir := range sortedKeys(trees) {
+	// No open file is left in these.
+	maps.DeleteFunc(a.caches, func(dir string, _ *srcload.Cache) bool { return trees[dir] == nil })
+	for _, dir := range slices.Sorted(maps.Keys(trees)) {
 		cache := a.caches[dir]
 		if cache == nil {
 			cache = srcload.NewCache()
@@ -98,10 +89,7 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(t.Dir, filepath.FromSlash(file))
 			}
-			pos := lines.position(file, p.Pos.Line, p.Pos.Column)
-			found[file] = append(found[file], shown{diag: lspprotocol.Diagnostic{
-				Range: lspprotocol.Range{Start: pos, End: pos}, Severity: lspprotocol.SeverityError, Source: "plegvet", Message: p.Msg,
-			}})
+			found[file] = append(found[file], errorFinding(lines.position(file, p.Pos.Line, p.Pos.Column), p.Msg))
 		}
 		if len(res.Packages) == 0 {
 			continue
@@ -153,16 +141,14 @@ func syntaxError(path, text string, lines *lineSource) (shown, bool) {
 	if !errors.As(err, &list) || len(list) == 0 {
 		return shown{}, false
 	}
-	pos := lines.position(path, list[0].Pos.Line, list[0].Pos.Column)
-	return shown{diag: lspprotocol.Diagnostic{
-		Range: lspprotocol.Range{Start: pos, End: pos}, Severity: lspprotocol.SeverityError, Source: "plegvet", Message: "syntax error: " + list[0].Msg,
-	}}, true
+	return errorFinding(lines.position(path, list[0].Pos.Line, list[0].Pos.Column), "syntax error: "+list[0].Msg), true
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.Sort(keys)
-	return keys
+// errorFinding is an error diagnostic at one position.
+func errorFinding(pos lspprotocol.Position, msg string) shown {
+	return shown{diag: lspprotocol.Diagnostic{
+		Range: lspprotocol.Range{Start: pos, End: pos}, Severity: lspprotocol.SeverityError, Source: "plegvet", Message: msg,
+	}}
 }
 
 // finding converts a diagnostic: its range in UTF-16 positions, its check
@@ -172,13 +158,8 @@ func finding(fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic, l
 	if !d.Pos.IsValid() {
 		return "", shown{}, false
 	}
-	start := fset.Position(d.Pos)
-	end := start
-	if d.End.IsValid() {
-		end = fset.Position(d.End)
-	}
 	diag := lspprotocol.Diagnostic{
-		Range:    lspprotocol.Range{Start: lines.position(start.Filename, start.Line, start.Column), End: lines.position(end.Filename, end.Line, end.Column)},
+		Range:    lines.span(fset, d.Pos, d.End),
 		Severity: lspprotocol.SeverityWarning,
 		Code:     d.Category,
 		Source:   "plegvet",
@@ -199,13 +180,8 @@ func finding(fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic, l
 		diag.Code = a.Name
 	}
 	for _, r := range d.Related {
-		p := fset.Position(r.Pos)
-		e := p
-		if r.End.IsValid() {
-			e = fset.Position(r.End)
-		}
 		diag.RelatedInformation = append(diag.RelatedInformation, lspprotocol.DiagnosticRelatedInformation{
-			Location: lspprotocol.Location{URI: fileURI(p.Filename), Range: lspprotocol.Range{Start: lines.position(p.Filename, p.Line, p.Column), End: lines.position(e.Filename, e.Line, e.Column)}},
+			Location: lspprotocol.Location{URI: fileURI(fset.Position(r.Pos).Filename), Range: lines.span(fset, r.Pos, r.End)},
 			Message:  r.Message,
 		})
 	}
@@ -213,22 +189,15 @@ func finding(fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic, l
 	for i, f := range d.SuggestedFixes {
 		edit := &lspprotocol.WorkspaceEdit{Changes: map[string][]lspprotocol.TextEdit{}}
 		for _, e := range f.TextEdits {
-			p, q := fset.Position(e.Pos), fset.Position(e.End)
-			if !e.End.IsValid() {
-				q = p
-			}
-			uri := fileURI(p.Filename)
-			edit.Changes[uri] = append(edit.Changes[uri], lspprotocol.TextEdit{
-				Range:   lspprotocol.Range{Start: lines.position(p.Filename, p.Line, p.Column), End: lines.position(q.Filename, q.Line, q.Column)},
-				NewText: string(e.NewText),
-			})
+			uri := fileURI(fset.Position(e.Pos).Filename)
+			edit.Changes[uri] = append(edit.Changes[uri], lspprotocol.TextEdit{Range: lines.span(fset, e.Pos, e.End), NewText: string(e.NewText)})
 		}
 		sh.fixes = append(sh.fixes, lspprotocol.CodeAction{
 			Title: f.Message, Kind: lspprotocol.CodeActionQuickFix, Diagnostics: []lspprotocol.Diagnostic{diag},
 			IsPreferred: i == 0, Edit: edit,
 		})
 	}
-	return start.Filename, sh, true
+	return fset.Position(d.Pos).Filename, sh, true
 }
 
 // lineSource gives a file's lines: an open document's as edited, another
@@ -267,16 +236,19 @@ func (l *lineSource) position(file string, line, col int) lspprotocol.Position {
 	}
 	text := ls[line-1]
 	b := min(max(col-1, 0), len(text))
-	p.Character = utf16Len(text[:b])
+	for _, r := range text[:b] {
+		p.Character += utf16.RuneLen(r)
+	}
 	return p
 }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
+// span is the range from pos to end (to pos when end is not valid).
+func (l *lineSource) span(fset *token.FileSet, pos, end token.Pos) lspprotocol.Range {
+	p, e := fset.Position(pos), fset.Position(pos)
+	if end.IsValid() {
+		e = fset.Position(end)
 	}
-	return n
+	return lspprotocol.Range{Start: l.position(p.Filename, p.Line, p.Column), End: l.position(e.Filename, e.Line, e.Column)}
 }
 
 // apply applies a change to a document's text: the whole text, or the

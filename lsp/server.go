@@ -19,10 +19,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,6 +31,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/srcload"
 )
 
 // Options say what the server checks.
@@ -48,23 +50,20 @@ type Options struct {
 // Serve answers one client on in and out until it exits or disconnects,
 // or ctx ends. A client that disconnects without shutdown is no error.
 func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) error {
-	s := &server{opts: opts, analyser: &analyser{opts: opts}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
+	s := &server{analyser: &analyser{opts: opts, caches: map[string]*srcload.Cache{}}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, jsonrpc2.VSCodeObjectCodec{})
 	s.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.work(ctx)
-	}()
+	var worker sync.WaitGroup
+	worker.Go(func() { s.work(ctx) })
 	select {
 	case <-s.conn.DisconnectNotify():
 	case <-ctx.Done():
 		s.conn.Close()
 	}
 	cancel()
-	<-done
+	worker.Wait()
 	return nil
 }
 
@@ -75,16 +74,14 @@ type readWriteCloser struct {
 }
 
 type server struct {
-	opts     Options
 	conn     *jsonrpc2.Conn
 	analyser *analyser       // the worker's
 	logged   map[string]bool // the worker's: what it told the log
 
-	mu       sync.Mutex
-	watch    bool                 // the client watches files when asked
-	docs     map[string]*document // open documents, by absolute path
-	shown    map[string][]shown   // what was last published, by path
-	shutdown bool
+	mu    sync.Mutex
+	watch bool                 // the client watches files when asked
+	docs  map[string]*document // open documents, by absolute path
+	shown map[string][]shown   // what was last published, by path
 
 	dirty chan struct{} // a change to analyse; holds one at most
 }
@@ -153,20 +150,17 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if err := lspprotocol.Params(req.Params, &p); err != nil {
 			return nil, invalid(err)
 		}
-		path, ok := filePath(p.TextDocument.URI)
-		if !ok {
-			return nil, nil
-		}
-		s.mu.Lock()
-		d := s.docs[path]
-		if d != nil {
-			for _, c := range p.ContentChanges {
-				d.text = apply(d.text, c)
+		if path, ok := filePath(p.TextDocument.URI); ok {
+			s.mu.Lock()
+			if d := s.docs[path]; d != nil {
+				for _, c := range p.ContentChanges {
+					d.text = apply(d.text, c)
+				}
+				d.version = p.TextDocument.Version
 			}
-			d.version = p.TextDocument.Version
+			s.mu.Unlock()
+			s.changed()
 		}
-		s.mu.Unlock()
-		s.changed()
 	case "textDocument/didSave", "workspace/didChangeWatchedFiles":
 		s.changed()
 	case "textDocument/didClose":
@@ -186,11 +180,6 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			return nil, invalid(err)
 		}
 		return s.codeActions(p), nil
-	case "shutdown":
-		s.mu.Lock()
-		s.shutdown = true
-		s.mu.Unlock()
-		return nil, nil
 	case "exit":
 		go conn.Close() // after this notification's handling returns
 	case "initialized":
@@ -202,7 +191,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			// handler's connection reads only once the handler returns.
 			go s.registerWatchers(ctx, conn)
 		}
-	case "$/setTrace", "$/cancelRequest":
+	case "shutdown", "$/setTrace", "$/cancelRequest":
 	default:
 		if !req.Notif {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: req.Method + " is not supported"}
@@ -295,26 +284,11 @@ func (s *server) work(ctx context.Context) {
 // every file that had some or is open, cleared with [] where none are left.
 func (s *server) publish(ctx context.Context, found map[string][]shown) {
 	s.mu.Lock()
-	paths := map[string]bool{}
-	for p := range found {
-		paths[p] = true
-	}
-	for p := range s.shown {
-		paths[p] = true
-	}
-	for p := range s.docs {
-		paths[p] = true
-	}
-	type out struct {
-		params lspprotocol.PublishDiagnosticsParams
-	}
-	var sends []out
-	sorted := make([]string, 0, len(paths))
-	for p := range paths {
-		sorted = append(sorted, p)
-	}
-	sort.Strings(sorted)
-	for _, p := range sorted {
+	paths := slices.AppendSeq(slices.Collect(maps.Keys(found)), maps.Keys(s.shown))
+	paths = slices.AppendSeq(paths, maps.Keys(s.docs))
+	slices.Sort(paths)
+	var sends []lspprotocol.PublishDiagnosticsParams
+	for _, p := range slices.Compact(paths) {
 		diags := []lspprotocol.Diagnostic{} // never null: [] clears
 		for _, sh := range found[p] {
 			diags = append(diags, sh.diag)
@@ -325,12 +299,12 @@ func (s *server) publish(ctx context.Context, found map[string][]shown) {
 			v := d.version
 			params.Version = &v
 		}
-		sends = append(sends, out{params})
+		sends = append(sends, params)
 	}
 	s.shown = found
 	s.mu.Unlock()
-	for _, o := range sends {
-		if err := s.conn.Notify(ctx, "textDocument/publishDiagnostics", o.params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+	for _, params := range sends {
+		if err := s.conn.Notify(ctx, "textDocument/publishDiagnostics", params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 			return
 		}
 	}
@@ -346,10 +320,9 @@ func (s *server) codeActions(p lspprotocol.CodeActionParams) []lspprotocol.CodeA
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sh := range s.shown[path] {
-		if !overlaps(sh.diag.Range, p.Range) {
-			continue
+		if overlaps(sh.diag.Range, p.Range) {
+			out = append(out, sh.fixes...)
 		}
-		out = append(out, sh.fixes...)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -14,10 +15,8 @@ func command(args []string, stdout, stderr io.Writer) (int, bool) {
 	if len(args) == 0 {
 		return 0, false
 	}
-	for _, sc := range subcommands {
-		if args[0] == sc.name {
-			return runSubcommand(sc, args[1:], stdout, stderr), true
-		}
+	if sc, ok := lookup(args[0]); ok {
+		return runSubcommand(sc, args[1:], stdout, stderr), true
 	}
 	switch args[0] {
 	case "help", "-help", "--help", "-h":
@@ -25,10 +24,8 @@ func command(args []string, stdout, stderr io.Writer) (int, bool) {
 			usage(stdout)
 			return exitOK, true
 		}
-		for _, sc := range subcommands {
-			if args[1] == sc.name {
-				return runSubcommand(sc, []string{"-h"}, stdout, stderr), true
-			}
+		if sc, ok := lookup(args[1]); ok {
+			return runSubcommand(sc, []string{"-h"}, stdout, stderr), true
 		}
 		return 0, false // plegvet help ANALYZER: the driver describes it
 	case "version", "-version", "--version":
@@ -50,10 +47,7 @@ func moduleVersion() string {
 	if !ok {
 		return "(unknown)"
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
+	v := cmp.Or(bi.Main.Version, "(devel)")
 	for _, s := range bi.Settings {
 		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
 			v += " " + s.Value[:12]
@@ -70,7 +64,7 @@ func nearest(word string) string {
 		return ""
 	}
 	best, bestDist := "", 3
-	for _, sc := range subcommands {
+	for _, sc := range subcommands() {
 		if d := editDistance(word, sc.name); d < bestDist && d <= max(1, len(sc.name)/3) {
 			best, bestDist = sc.name, d
 		}
@@ -104,11 +98,12 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// subcommandUsage is each subcommand's synopsis, for its -h.
-var subcommandUsage = map[string]string{}
-
-func init() {
-	for _, sc := range subcommands {
-		subcommandUsage[sc.name], _, _ = strings.Cut(sc.usage, ": ")
+// lookup finds a subcommand by name.
+func lookup(name string) (subcommand, bool) {
+	for _, sc := range subcommands() {
+		if sc.name == name {
+			return sc, true
+		}
 	}
+	return subcommand{}, false
 }

@@ -1,6 +1,7 @@
 package main
 
-// The standalone go/analysis driver: plegvet [flags] PACKAGES.
+// The standalone go/analysis driver: plegvet [flags] PACKAGES. Its modes
+// and exit codes are the README's ("Checks", "Exit codes").
 //
 // One driver, two loaders. The lean loader (lean.go) type-checks from
 // source only the packages that can matter to the suite (suite.Matters),
@@ -10,64 +11,26 @@ package main
 // the go command and the tree disagree on, a file list as the pattern),
 // the go/packages loader (load.go) types the whole import graph, as
 // multichecker does. Either way, x/tools' checker runs the analyzers and
-// its own printers (checker.Graph's PrintText and PrintJSON) print the
-// result, in the checker's order; -debug=v says which loader ran and why,
-// and PLEGVET_FULL_DRIVER=1 forces the go/packages one (a debugging aid:
-// TestDriversAgree compares the two).
+// its own printers print the result, in the checker's order; -debug=v
+// says which loader ran and why, and PLEGVET_FULL_DRIVER=1 forces the
+// go/packages one (a debugging aid: TestDriversAgree compares the two).
 //
 // Where it differs from multichecker, on purpose:
 //
 //   - each finding once: test variants are never loaded (no finding is
 //     reported in a _test.go file, so a variant only repeats its
 //     package's findings; -test is accepted and has no effect);
-//   - findings make a non-zero exit status in every mode, -json included;
-//   - text output is made safe for a terminal: each message folded onto
-//     one line of bounded length, control characters escaped (printText);
-//   - fixes are the go command's: -fix runs go fix -fixtool=PLEGVET (with
-//     the analyzer flags and patterns given), which applies each finding's
-//     first fix with x/tools' own merge, then analyses again and prints
-//     what is left; -diff runs go fix -fixtool=PLEGVET -diff, which prints
-//     the unified diff and writes nothing, and prints the findings that
-//     have no fix. Both need the go command on PATH and cost a go vet of
-//     the patterns (every package of the import graph is type-checked,
-//     dependencies only for their facts, through the build cache).
+//   - findings make a non-zero exit status in every mode, -json included,
+//     and an error (exit 1) outranks them;
+//   - text output is made safe for a terminal (printText);
+//   - fixes are the go command's: -fix and -diff run go fix
+//     -fixtool=PLEGVET (goFix), which applies each finding's first fix
+//     with x/tools' own merge, then the analysis prints what is left.
 //
-// The modes:
-//
-//	plain        findings as text on stderr (FILE:LINE:COL: message, related
-//	             positions indented under it)
-//	-c=N         the same with the offending lines and N lines around them
-//	-json        the go/analysis JSON tree on stdout: {"pkgpath": {"analyzer":
-//	             [{"posn", "end", "message", "category", "suggested_fixes",
-//	             "related"}] or {"error": "..."}}}
-//	-sarif FILE  also writes every finding to FILE as SARIF 2.1.0, whatever
-//	             the other flags print
-//	-fix         go fix -fixtool=PLEGVET PACKAGES, then the findings left
-//	-diff        go fix -fixtool=PLEGVET -diff PACKAGES (the diff on stdout),
-//	             then the findings without a fix
-//	-findings-exit-code=N  the exit status of a run with findings
-//
-// plus multichecker's own flags: -NAME / -NAME=false to pick analyzers,
-// -NAME.FLAG analyzer settings, -debug=fpstv, -cpuprofile, -memprofile,
-// -trace, and the deprecated -source, -v, -all, -tags (no effect).
-//
-// Exit codes, the same in every mode:
-//
-//	0  no findings; with -fix, every finding was fixed
-//	1  packages failed to load (a go list error, a file that does not
-//	   parse), an analyzer failed, go fix failed (or is not on PATH), or
-//	   the SARIF file could not be written; what could be analysed was
-//	   still printed
-//	2  the command line was wrong
-//	3  findings (with -fix: findings left unfixed; with -diff: any
-//	   finding, as nothing was written); -findings-exit-code=N changes 3
-//	   to N, and N=0 restores go/analysis' -json convention
-//
-// An error outranks findings: a run that could not look at everything
-// exits 1 whatever -findings-exit-code says. Type errors are not load
-// errors on the lean loading, which stubs most imports and so cannot tell
-// a real one from a stub's; the go/packages loader, which types
-// everything, prints them and exits 1 (so do go build and go vet).
+// Type errors are not load errors on the lean loading, which stubs most
+// imports and so cannot tell a real one from a stub's; the go/packages
+// loader, which types everything, prints them and exits 1 (so do go build
+// and go vet).
 //
 // Help (plegvet help [ANALYZER]), -flags and -V=full (go vet's questions)
 // and the vet.cfg protocol (go vet -vettool, go fix -fixtool) are
@@ -100,9 +63,7 @@ import (
 // exitFindings is the default exit status of a run with findings.
 const exitFindings = 3
 
-// fullDriverEnv=1 forces the go/packages loader (a debugging aid: it
-// loads every package of the import graph with syntax, as multichecker
-// does).
+// fullDriverEnv=1 forces the go/packages loader.
 const fullDriverEnv = "PLEGVET_FULL_DRIVER"
 
 // driverOptions are the driver's flags, as multichecker and analysisflags
@@ -133,7 +94,6 @@ const (
 	setFalse
 )
 
-func (ts *triState) Get() any { return *ts == setTrue }
 func (ts *triState) Set(v string) error {
 	b, err := strconv.ParseBool(v)
 	if err != nil {
@@ -145,20 +105,8 @@ func (ts *triState) Set(v string) error {
 	}
 	return nil
 }
-func (ts *triState) String() string {
-	if *ts == setFalse {
-		return "false"
-	}
-	return "true"
-}
+func (ts *triState) String() string   { return strconv.FormatBool(*ts != setFalse) }
 func (ts *triState) IsBoolFlag() bool { return true }
-
-// handoffFlag marks a flag that multichecker answers itself (-flags, -V).
-type handoffFlag struct{ set *bool }
-
-func (h handoffFlag) IsBoolFlag() bool   { return true }
-func (h handoffFlag) String() string     { return "" }
-func (h handoffFlag) Set(v string) error { *h.set = true; return nil }
 
 // parseDriverFlags reads the driver's command line. handoff is true when
 // multichecker must answer (help, -flags, -V, no package); code is 2 for
@@ -194,19 +142,18 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	verbose := fs.Bool("v", false, "no effect (deprecated)")
 	fs.Bool("all", false, "no effect (deprecated)")
 	fs.String("tags", "", "no effect (deprecated)")
-	fs.Var(handoffFlag{&handoff}, "flags", "print analyzer flags in JSON")
-	fs.Var(handoffFlag{&handoff}, "V", "print version and exit")
+	handOff := func(string) error { handoff = true; return nil } // multichecker answers
+	fs.BoolFunc("flags", "print analyzer flags in JSON", handOff)
+	fs.BoolFunc("V", "print version and exit", handOff)
 	// plegvet's own.
 	fs.StringVar(&o.sarif, "sarif", "", "also write the findings to this file as SARIF 2.1.0")
 	fs.IntVar(&o.findingsExit, "findings-exit-code", exitFindings, "exit status of a run with findings, in every mode (0: findings do not fail the run)")
-	sarifSet := false
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		fmt.Fprintln(stderr, "run 'plegvet help' for the flags")
 		return nil, false, exitUsage
 	}
 	fs.Visit(func(f *flag.Flag) {
-		sarifSet = sarifSet || f.Name == "sarif"
 		if analyzerFlag[f.Name] {
 			o.toolFlags = append(o.toolFlags, "-"+f.Name+"="+f.Value.String())
 		}
@@ -215,7 +162,7 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	if handoff || len(o.patterns) == 0 || o.patterns[0] == "help" {
 		return nil, true, -1
 	}
-	if sarifSet && o.sarif == "" {
+	if o.sarif == "" && flagSet(fs, "sarif") {
 		fmt.Fprintln(stderr, "plegvet: -sarif needs a file name")
 		return nil, false, exitUsage
 	}
@@ -226,9 +173,7 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	if *verbose && !o.dbg('v') {
 		o.debug += "v"
 	}
-	if o.diff {
-		o.fix = true
-	}
+	o.fix = o.fix || o.diff
 	// If any -NAME flag is true, run only those analyzers; otherwise,
 	// if any -NAME flag is false, run all but those (analysisflags.Parse).
 	hasTrue := false
@@ -318,11 +263,10 @@ func report(r *run, o *driverOptions, stdout, stderr io.Writer) int {
 }
 
 // printText is the checker's PrintText, made safe for a terminal and
-// named: every message folded onto one line of bounded length and ended
-// with its check's name, [featuregate/alpha-default-on], the name an
-// exemption or a SARIF rule uses (in place: the text is the last use of
-// the diagnostics); then every control character but newline and tab
-// escaped, file names and -c's source lines included.
+// named: every message on one line of bounded length and ended with its
+// check's name, [featuregate/alpha-default-on] (in place: the text is the
+// last use of the diagnostics); then control characters escaped, file
+// names and -c's source lines included.
 func printText(w io.Writer, g *checker.Graph, contextLines int) error {
 	for act := range g.All() {
 		for i := range act.Diagnostics {
@@ -353,14 +297,16 @@ func checkName(a *analysis.Analyzer, category string) string {
 	return a.Name + "/" + category
 }
 
-// writeFinding prints a subcommand's finding as the linter prints one:
+// writeFindings prints a subcommand's findings as the linter prints them:
 // FILE:LINE:COL: message [GROUP/CHECK].
-func writeFinding(w io.Writer, d plegvet.Diagnostic) {
-	name := d.Category
-	if g, _, ok := suite.Rule(d.Category); ok {
-		name = g.Name + "/" + d.Category
+func writeFindings(w io.Writer, ds ...plegvet.Diagnostic) {
+	for _, d := range ds {
+		name := d.Category
+		if g, _, ok := suite.Rule(d.Category); ok {
+			name = g.Name + "/" + d.Category
+		}
+		fmt.Fprintf(w, "%s: %s [%s]\n", d.Pos, errorLine(d.Message), name)
 	}
-	fmt.Fprintf(w, "%s: %s [%s]\n", d.Pos, errorLine(d.Message), name)
 }
 
 // dropFixable leaves the root findings that have no fix: with -diff, the
@@ -459,46 +405,47 @@ func printTiming(g *checker.Graph, o *driverOptions, stderr io.Writer) {
 
 // startProfiles starts -cpuprofile and -trace, and returns what stops
 // them and writes -memprofile.
-func startProfiles(o *driverOptions, stderr io.Writer) (stop func(), err error) {
+func startProfiles(o *driverOptions, stderr io.Writer) (_ func(), err error) {
 	var stops []func()
-	stop = func() {
+	stop := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
 	}
+	defer func() {
+		if err != nil {
+			stop() // what had started
+		}
+	}()
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
-			return stop, err
+			return nil, err
 		}
+		stops = append(stops, func() { f.Close() })
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return stop, err
+			return nil, err
 		}
-		stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		stops = append(stops, pprof.StopCPUProfile)
 	}
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
 		if err != nil {
-			stop()
-			return func() {}, err
+			return nil, err
 		}
+		stops = append(stops, func() { f.Close() })
 		if err := trace.Start(f); err != nil {
-			f.Close()
-			stop()
-			return func() {}, err
+			return nil, err
 		}
 		stops = append(stops, func() {
 			trace.Stop()
-			f.Close()
 			fmt.Fprintf(stderr, "plegvet: To view the trace, run:\n$ go tool trace view %s\n", o.trace)
 		})
 	}
 	if o.memprofile != "" {
 		f, err := os.Create(o.memprofile)
 		if err != nil {
-			stop()
-			return func() {}, err
+			return nil, err
 		}
 		stops = append(stops, func() {
 			runtime.GC() // up-to-date statistics

@@ -72,7 +72,6 @@ type escapingWriter struct {
 
 func (e *escapingWriter) Write(p []byte) (int, error) {
 	buf := append(e.pending, p...)
-	e.pending = nil
 	// Keep a trailing incomplete rune for the next Write.
 	end := len(buf)
 	for k := 1; k < utf8.UTFMax && k <= len(buf); k++ {
@@ -84,10 +83,15 @@ func (e *escapingWriter) Write(p []byte) (int, error) {
 		}
 	}
 	e.pending = append([]byte(nil), buf[end:]...)
-	if _, err := io.WriteString(e.w, e.trim(escapeControls(string(buf[:end]), true))); err != nil {
+	if err := e.emit(buf[:end]); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+func (e *escapingWriter) emit(b []byte) error {
+	_, err := io.WriteString(e.w, e.trim(escapeControls(string(b), true)))
+	return err
 }
 
 // trim drops the spaces before each newline, carrying a trailing run of
@@ -112,10 +116,7 @@ func (e *escapingWriter) trim(s string) string {
 
 // Flush writes what an incomplete rune left pending.
 func (e *escapingWriter) Flush() error {
-	if len(e.pending) == 0 {
-		return nil
-	}
-	_, err := io.WriteString(e.w, e.trim(escapeControls(string(e.pending), true)))
+	p := e.pending
 	e.pending = nil
-	return err
+	return e.emit(p)
 }

@@ -43,18 +43,12 @@ func guardFixes(args []string, stderr io.Writer) (code int, ok bool) {
 	if os.Getenv(fixToolChildEnv) != "" || n == 0 || !strings.HasSuffix(args[n-1], ".cfg") {
 		return 0, false
 	}
-	fix, diff := false, false
+	on := map[string]bool{}
 	for _, a := range args[:n-1] {
 		name, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		on := value == "" || value == "true"
-		switch name {
-		case "fix":
-			fix = on
-		case "diff":
-			diff = on
-		}
+		on[name] = value == "" || value == "true"
 	}
-	if !fix || diff {
+	if !on["fix"] || on["diff"] {
 		return 0, false
 	}
 	var cfg struct {
@@ -88,14 +82,11 @@ func guardFixes(args []string, stderr io.Writer) (code int, ok bool) {
 		return exitFailure, true
 	}
 	refused, err := refusedFixes(cfg.FixArchive, before)
-	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: -fix: reading the fixes: %s\n", errorLine(err.Error()))
-		refused = append(refused, "") // the archive is not trusted either
+	if err != nil { // the archive is not trusted either
+		refused = append(refused, "-fix: reading the fixes: "+errorLine(err.Error()))
 	}
 	for _, why := range refused {
-		if why != "" {
-			fmt.Fprintf(stderr, "plegvet: %s\n", why)
-		}
+		fmt.Fprintf(stderr, "plegvet: %s\n", why)
 	}
 	if len(refused) > 0 {
 		// go fix writes nothing of a package whose tool failed.

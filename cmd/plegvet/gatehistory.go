@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,8 +20,7 @@ import (
 // release that cannot be read is a row with its error (under the table,
 // and on stderr), and the exit code is 1.
 func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdout, stderr io.Writer) int {
-	progress := releaseProgress(stderr)
-	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: src.k8s, Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
+	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: src.k8s, Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}
@@ -28,8 +28,7 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 	for _, g := range rep.Gates {
 		for i := range g.Releases {
 			r := &g.Releases[i]
-			rel := plegvet.Source{Dir: "k8s.io/kubernetes@" + r.KubernetesVersion, KubernetesVersion: r.KubernetesVersion}
-			if err := src.relocate(r, rel); err != nil {
+			if err := src.relocate(r, plegvet.Source{Dir: "k8s.io/kubernetes@" + r.KubernetesVersion, KubernetesVersion: r.KubernetesVersion}); err != nil {
 				return fail(stderr, "gates", err)
 			}
 		}
@@ -104,19 +103,12 @@ func writeGateHistory(w io.Writer, rep *plegvet.GateHistoryReport) error {
 			default:
 				stage, def, locked, at := "?", "?", "?", "-"
 				if s := r.Effective; s != nil {
-					stage, def, locked = s.PreRelease, fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
-					if stage == "" {
-						stage = "?"
-					}
+					stage, def, locked = cmp.Or(s.PreRelease, "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
 				}
 				if r.Pos != nil {
 					at = srcpos.Line(r.Pos)
 				}
-				newest := r.Newest
-				if newest == "" {
-					newest = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, r.KubernetesVersion, stage, def, locked, newest, at)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, r.KubernetesVersion, stage, def, locked, cmp.Or(r.Newest, "-"), at)
 			}
 		}
 	}
@@ -139,16 +131,14 @@ func writeGateHistory(w io.Writer, rep *plegvet.GateHistoryReport) error {
 		}
 		fmt.Fprintf(w, "%s: %s\n", g.Name, strings.Join(parts, "; "))
 	}
-	first := true
+	var failed strings.Builder // under the table, where it can be read whole
 	for _, r := range rep.Releases {
-		if r.Error == "" {
-			continue
+		if r.Error != "" {
+			fmt.Fprintf(&failed, "%s: %s\n", r.KubernetesVersion, r.Error)
 		}
-		if first {
-			fmt.Fprintln(w)
-			first = false
-		}
-		fmt.Fprintf(w, "%s: %s\n", r.KubernetesVersion, r.Error)
+	}
+	if failed.Len() > 0 {
+		fmt.Fprintf(w, "\n%s", failed.String())
 	}
 	return nil
 }

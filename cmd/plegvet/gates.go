@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,9 +14,7 @@ import (
 )
 
 func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
-	var src sourceFlags
-	src.register(fs, true)
+	fs, src := newSourceFlags("gates", true)
 	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml), and apply the tree's removal rule to the gates it lists and the code dropped; exit 3 on differences")
 	verify := fs.Bool("verify", false, "with -C: check the checkout's own feature list as hack/verify-featuregates.sh does (the list, its bytes, the removal rule); exit 3 on differences")
 	update := fs.Bool("update", false, "with -C: rewrite the checkout's feature list as hack/update-featuregates.sh does (refused, as there, when a gate is removed too early)")
@@ -28,42 +25,34 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	if *verify || *update {
-		return runListFiles(ctx, src, names, *verify, *update, stdout, stderr)
+		return runListFiles(ctx, *src, names, *verify, *update, stdout, stderr)
 	}
 	if *annotate && !src.yaml {
-		fmt.Fprintln(stderr, "plegvet gates: -annotate annotates -yaml's output; give -yaml too")
-		return exitUsage
+		return usageError(stderr, "gates", "-annotate annotates -yaml's output; give -yaml too")
 	}
 	if src.json && src.yaml || *markdown && (src.json || src.yaml) {
-		fmt.Fprintln(stderr, "plegvet gates: -json, -yaml and -md exclude each other")
-		return exitUsage
+		return usageError(stderr, "gates", "-json, -yaml and -md exclude each other")
 	}
 	if *markdown && len(names) > 0 {
-		fmt.Fprintln(stderr, "plegvet gates: -md writes the whole list; it takes no gate names")
-		return exitUsage
+		return usageError(stderr, "gates", "-md writes the whole list; it takes no gate names")
 	}
 	if *check != "" && (src.yaml || len(names) > 0) {
-		fmt.Fprintln(stderr, "plegvet gates: -check compares the whole list; it takes no -yaml and no gate names")
-		return exitUsage
+		return usageError(stderr, "gates", "-check compares the whole list; it takes no -yaml and no gate names")
 	}
 	if strings.Contains(src.k8s, "..") || strings.Contains(src.k8s, ",") {
 		if src.yaml || *check != "" {
-			fmt.Fprintln(stderr, "plegvet gates: -yaml and -check read one release; a range or list of releases prints a gate history")
-			return exitUsage
+			return usageError(stderr, "gates", "-yaml and -check read one release; a range or list of releases prints a gate history")
 		}
-		return runGatesHistory(ctx, src, names, stdout, stderr)
+		return runGatesHistory(ctx, *src, names, stdout, stderr)
 	}
 	var list []featurelist.Gate
 	if *check != "" {
 		data, err := inputfile.Read(*check)
-		if err == nil {
-			list, err = featurelist.Parse(*check, data)
-		} else {
-			err = fmt.Errorf("%s: %w", inputfile.QuoteName(*check), err)
-		}
 		if err != nil {
-			fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(err.Error()))
-			return exitFailure
+			return fail(stderr, "gates", fmt.Errorf("%s: %w", inputfile.QuoteName(*check), err))
+		}
+		if list, err = featurelist.Parse(*check, data); err != nil {
+			return fail(stderr, "gates", err)
 		}
 	}
 	rep, err := plegvet.Gates(ctx, src.options(stderr), names...)
@@ -71,7 +60,12 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "gates", err)
 	}
 	if *check != "" {
-		return checkList(stdout, stderr, rep, *check, list, src)
+		where := "-C " + shellQuote(src.dir)
+		if src.k8s != "" {
+			where = "-k8s " + src.k8s
+		}
+		rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(*check))
+		return reportList(stdout, stderr, rep, *check, rep.CheckFeatureList(*check, list, rewrite), rewrite, src.json)
 	}
 	if !src.yaml && !*markdown {
 		// The table and JSON name files as -positions says; the lists
@@ -128,51 +122,25 @@ func unfetched(stderr io.Writer, rep *plegvet.GatesReport) bool {
 	return len(rep.Unfetched) > 0
 }
 
-// checkList prints the differences between the tree's gates and a
-// committed list, one diagnostic a line (or as JSON), and says how to
-// rewrite the list. Exit 3 on differences; a tree not read in full is
-// exit 1 whatever the comparison says.
-func checkList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, list []featurelist.Gate, src sourceFlags) int {
-	where := "-C " + shellQuote(src.dir)
-	if src.k8s != "" {
-		where = "-k8s " + src.k8s
-	}
-	rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(file))
-	return reportList(stdout, stderr, rep, file, rep.CheckFeatureList(file, list, rewrite), rewrite, src.json)
-}
-
 // reportList prints the differences between the tree's gates and its
 // list, one diagnostic a line (or as JSON), and says how to rewrite the
 // list. Exit 3 on differences; a tree not read in full is exit 1 whatever
 // the comparison says.
 func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, ds []plegvet.Diagnostic, rewrite string, asJSON bool) int {
-	var err error
-	if asJSON {
-		err = writeJSON(stdout, struct {
-			SchemaVersion int                  `json:"schemaVersion"`
-			Source        plegvet.Source       `json:"source"`
-			List          string               `json:"list"`
-			Diagnostics   []plegvet.Diagnostic `json:"diagnostics"`
-		}{plegvet.SchemaVersion, rep.Source, file, append([]plegvet.Diagnostic{}, ds...)})
-	} else {
-		err = writeText(stdout, func(w io.Writer) error {
-			for _, d := range ds {
-				writeFinding(w, d)
-			}
-			return nil
-		})
-	}
-	if err != nil {
+	result := struct {
+		SchemaVersion int                  `json:"schemaVersion"`
+		Source        plegvet.Source       `json:"source"`
+		List          string               `json:"list"`
+		Diagnostics   []plegvet.Diagnostic `json:"diagnostics"`
+	}{plegvet.SchemaVersion, rep.Source, file, append([]plegvet.Diagnostic{}, ds...)}
+	if err := printAnswer(stdout, asJSON, result, func(w io.Writer) error { writeFindings(w, ds...); return nil }); err != nil {
 		return fail(stderr, "gates", err)
 	}
 	code := problems(stderr, "gates", rep.Source)
 	if unfetched(stderr, rep) {
 		code = exitFailure
 	}
-	if code != exitOK {
-		return conflictsExit(stderr, "gates", rep.Diagnostics, code)
-	}
-	if len(ds) > 0 {
+	if code == exitOK && len(ds) > 0 {
 		verb, it := "differs", "it"
 		if strings.Contains(file, " and ") {
 			verb, it = "differ", "them"
@@ -209,7 +177,12 @@ func problems(stderr io.Writer, cmd string, src plegvet.Source) int {
 func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTAGE\tDEFAULT\tLOCKED\tSINCE\tDECLARED")
+	unresolved, modules := 0, map[string]bool{}
 	for _, g := range rep.Gates {
+		if g.Unresolved != "" {
+			unresolved++
+		}
+		modules[g.Module] = true
 		stage, def, locked := "?", "?", "?"
 		if s, ok := g.Newest(); ok {
 			stage, def, locked = s.PreRelease, fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
@@ -227,23 +200,11 @@ func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	unresolved := 0
-	for _, g := range rep.Gates {
-		if g.Unresolved != "" {
-			unresolved++
-		}
-	}
-	modules := map[string]bool{}
-	for _, g := range rep.Gates {
-		modules[g.Module] = true
-	}
 	fmt.Fprintf(w, "\n%s of %s in %s (loaded from %s, %s stubbed", plural(len(rep.Gates), "gate"), plural(len(modules), "module"), rep.Source.Dir, rep.Source.Load.Mode, plural(rep.Source.Load.Stubbed, "import"))
 	if unresolved > 0 {
 		fmt.Fprintf(w, "; %d partly unresolved, see -json", unresolved)
 	}
 	fmt.Fprintln(w, ")")
-	for _, d := range rep.Diagnostics {
-		writeFinding(w, d)
-	}
+	writeFindings(w, rep.Diagnostics...)
 	return nil
 }

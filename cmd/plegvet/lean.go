@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -17,29 +18,29 @@ import (
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// loadLean is the driver's usual loader: it asks the go command which
-// packages match (and what they import: names only, nothing parsed),
-// keeps those that can matter (suite.Matters: they are, or directly
-// import, the feature-gate API, a features package or the pleg package),
-// and type-checks only those from source, with the imports the suite
-// picks (suite.FromSource) loaded from the tree so that facts flow, the
-// others stubbed. Of the rest of the import graph it keeps only what the go
-// command lists (names, files, imports): nothing else is parsed.
+// loadLean is the driver's usual loader: of the packages the go command
+// lists (names, files, imports: nothing parsed), it type-checks from
+// source only those that can matter (suite.Matters), with the imports the
+// suite picks (suite.FromSource) loaded from the tree so that facts flow,
+// the others stubbed.
 //
 // r is nil, with why, when the lean loading cannot answer as the go
 // command would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
-//
-// The steps below run in order; each either lets the lean loading go on
-// or ends it: with a why (the go/packages loader answers) or with a code.
 func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int) {
 	meta, ok := listPackages(o.patterns, stderr)
 	if !ok {
 		return nil, "", exitFailure
 	}
-	roots := matteringRoots(meta)
+	// The matched packages that can matter.
+	roots := slices.DeleteFunc(slices.Clone(meta), func(p *packages.Package) bool {
+		return !suite.Matters(p.PkgPath, maps.Keys(p.Imports))
+	})
 	if len(roots) == 0 {
-		return analyzeNothing(o, meta, stderr)
+		// Nothing matched can declare or use what plegvet reads: nothing
+		// is parsed, and every mode still says so in its form ("{}", an
+		// empty SARIF log).
+		return analyzeLean(o, meta, &srcload.Result{}, stderr)
 	}
 	t, paths, why := leanTree(roots)
 	if why != "" {
@@ -57,8 +58,8 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 }
 
 // listPackages asks the go command which packages match the patterns,
-// with what they import (names, files, imports: nothing parsed). ok is
-// false when it fails or nothing matched: the error is printed.
+// with what they import. ok is false when it fails or nothing matched:
+// the error is printed.
 func listPackages(patterns []string, stderr io.Writer) (meta []*packages.Package, ok bool) {
 	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, patterns...)
 	if err != nil {
@@ -70,30 +71,6 @@ func listPackages(patterns []string, stderr io.Writer) (meta []*packages.Package
 		return nil, false
 	}
 	return meta, true
-}
-
-// matteringRoots are the matched packages that can matter (suite.Matters).
-func matteringRoots(meta []*packages.Package) []*packages.Package {
-	var roots []*packages.Package
-	for _, p := range meta {
-		if suite.Matters(p.PkgPath, maps.Keys(p.Imports)) {
-			roots = append(roots, p)
-		}
-	}
-	return roots
-}
-
-// analyzeNothing answers when nothing matched can declare or use what
-// plegvet reads: no analyzer reports anything, nothing needs parsing;
-// every mode still says so in its form ("{}", an empty SARIF log).
-func analyzeNothing(o *driverOptions, meta []*packages.Package, stderr io.Writer) (*run, string, int) {
-	failed := printErrors(stderr, meta) > 0
-	graph, err := analysisrun.Analyze(o.analyzers, nil, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
-		return nil, "", exitFailure
-	}
-	return &run{graph: graph, failed: failed, loader: "lean"}, "", -1
 }
 
 // leanTree opens the module of the working directory and returns the
@@ -147,32 +124,19 @@ func sourcesDisagree(meta []*packages.Package, res *srcload.Result) string {
 			return s + " is needed from source and the tree does not hold it"
 		}
 	}
-	seen := map[*packages.Package]bool{}
-	for _, p := range res.Packages {
-		if why := importDirsDisagree(p, byImport, seen); why != "" {
-			return why
+	// Every import loaded from the tree, from the same directory as the go
+	// command's.
+	why := ""
+	packages.Visit(res.Packages, func(p *packages.Package) bool {
+		for path, dep := range p.Imports {
+			if m := byImport[path]; m == nil || !sameDir(goFilesDir(dep), goFilesDir(m)) {
+				why = path + ": the go command and the tree disagree on its directory"
+				break
+			}
 		}
-	}
-	return ""
-}
-
-// importDirsDisagree walks p's imports, each once (seen), and says which
-// one the tree holds in another directory than the go command (byImport).
-func importDirsDisagree(p *packages.Package, byImport map[string]*packages.Package, seen map[*packages.Package]bool) string {
-	if seen[p] {
-		return ""
-	}
-	seen[p] = true
-	for path, dep := range p.Imports {
-		m := byImport[path]
-		if m == nil || len(dep.GoFiles) == 0 || !sameDir(filepath.Dir(dep.GoFiles[0]), goFilesDir(m)) {
-			return path + ": the go command and the tree disagree on its directory"
-		}
-		if why := importDirsDisagree(dep, byImport, seen); why != "" {
-			return why
-		}
-	}
-	return ""
+		return why == ""
+	}, nil)
+	return why
 }
 
 // analyzeLean runs the analyzers on the packages loaded from source: from

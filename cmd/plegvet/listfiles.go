@@ -25,11 +25,9 @@ import (
 func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, update bool, stdout, stderr io.Writer) int {
 	switch {
 	case verify && update:
-		fmt.Fprintln(stderr, "plegvet gates: -verify and -update exclude each other")
-		return exitUsage
+		return usageError(stderr, "gates", "-verify and -update exclude each other")
 	case src.k8s != "" || src.yaml || len(names) > 0:
-		fmt.Fprintln(stderr, "plegvet gates: -verify and -update read and write a checkout's own files: give -C DIR, and no -k8s, -yaml or gate names")
-		return exitUsage
+		return usageError(stderr, "gates", "-verify and -update read and write a checkout's own files: give -C DIR, and no -k8s, -yaml or gate names")
 	}
 	rep, err := plegvet.Gates(ctx, src.options(stderr))
 	if err != nil {
@@ -52,22 +50,17 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 	}
 	list, err := featurelist.Parse(rel, data)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(err.Error()))
-		return exitFailure
+		return fail(stderr, "gates", err)
 	}
 	rewrite := "`plegvet gates -update -C " + shellQuote(src.dir) + "`"
 	ds := rep.CheckFeatureList(rel, list, rewrite)
 	files := []listFile{{name, rel, want.Bytes()}}
 	if rep.Markdown != nil {
-		md, err := markdownFile(src.dir, rep)
+		md, mds, err := markdownList(src.dir, rep, rewrite)
 		if err != nil {
 			return fail(stderr, "gates", err)
 		}
-		files = append(files, md.file)
-		mds, err := md.check(rep, rewrite)
-		if err != nil {
-			return fail(stderr, "gates", err)
-		}
+		files = append(files, md)
 		ds = append(ds, mds...)
 	}
 	if update {
@@ -105,40 +98,25 @@ type listFile struct {
 	data      []byte
 }
 
-// committedMarkdown is the checkout's feature_list.md, as committed, and
-// as the generator writes it.
-type committedMarkdown struct {
-	file      listFile
-	committed []byte
-	missing   bool
-}
-
-func markdownFile(dir string, rep *plegvet.GatesReport) (committedMarkdown, error) {
+// markdownList is the checkout's feature_list.md as the generator writes
+// it, and the committed file's differences from it.
+func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFile, []plegvet.Diagnostic, error) {
 	rel := rep.Markdown.File
 	var want bytes.Buffer
 	if err := rep.WriteMarkdownList(&want); err != nil {
-		return committedMarkdown{}, err
+		return listFile{}, nil, err
 	}
-	md := committedMarkdown{file: listFile{filepath.Join(dir, filepath.FromSlash(rel)), rel, want.Bytes()}}
-	data, err := inputfile.Read(md.file.name)
-	if errors.Is(err, fs.ErrNotExist) {
-		md.missing = true
-		return md, nil
+	md := listFile{filepath.Join(dir, filepath.FromSlash(rel)), rel, want.Bytes()}
+	data, err := inputfile.Read(md.name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return md, []plegvet.Diagnostic{{Category: string(suite.StaleMarkdown), Pos: plegvet.Pos{File: rel, Line: 1, Column: 1}, Related: []plegvet.Related{},
+			Message: rel + " does not exist; the tree's generator writes it; write it with " + rewrite}}, nil
+	case err != nil:
+		return listFile{}, nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	if err != nil {
-		return committedMarkdown{}, fmt.Errorf("%s: %w", rel, err)
-	}
-	md.committed = data
-	return md, nil
-}
-
-// check is the file's differences from what the generator writes.
-func (md committedMarkdown) check(rep *plegvet.GatesReport, rewrite string) ([]plegvet.Diagnostic, error) {
-	if md.missing {
-		return []plegvet.Diagnostic{{Category: string(suite.StaleMarkdown), Pos: plegvet.Pos{File: md.file.rel, Line: 1, Column: 1}, Related: []plegvet.Related{},
-			Message: md.file.rel + " does not exist; the tree's generator writes it; write it with " + rewrite}}, nil
-	}
-	return rep.CheckMarkdownList(md.file.rel, md.committed, rewrite)
+	ds, err := rep.CheckMarkdownList(rel, data, rewrite)
+	return md, ds, err
 }
 
 // updateList writes the lists, unless a gate was removed too early (the
@@ -152,7 +130,7 @@ func updateList(stderr io.Writer, rep *plegvet.GatesReport, files []listFile, ds
 	refused := 0
 	for _, d := range ds {
 		if d.Category == string(suite.RemovedTooEarly) {
-			writeFinding(stderr, d)
+			writeFindings(stderr, d)
 			refused++
 		}
 	}

@@ -42,10 +42,8 @@ func load(o *driverOptions, stderr io.Writer) (r *run, code int) {
 }
 
 // loadPackages is the go/packages loader, multichecker's loading with
-// -test=false: every package of the import graph parsed and type-checked
-// from source, and every analyzer run on every package its facts need. It
-// answers what the lean loading cannot (loadLean says why); on ./pkg/...
-// of a checkout it holds about 4 GiB.
+// -test=false: every package of the import graph type-checked from
+// source; on ./pkg/... of a checkout it holds about 4 GiB.
 func loadPackages(o *driverOptions, stderr io.Writer) (r *run, code int) {
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, ParseFile: parseFile}
 	initial, err := packages.Load(cfg, o.patterns...)

@@ -23,8 +23,7 @@ func runLSP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	err := lsp.Serve(ctx, os.Stdin, os.Stdout, lsp.Options{Analyzers: analyzers, Rule: rule, FromSource: suite.FromSource})
-	if err != nil {
+	if err := lsp.Serve(ctx, os.Stdin, os.Stdout, lsp.Options{Analyzers: analyzers, Rule: rule, FromSource: suite.FromSource}); err != nil {
 		return fail(stderr, "lsp", err)
 	}
 	return exitOK

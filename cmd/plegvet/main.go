@@ -23,12 +23,9 @@
 //
 // Exit codes of the subcommands: 0 the answer was printed, 1 an input
 // could not be read or understood (or a release could not be fetched), 2
-// the command line was wrong, 130 interrupted by SIGINT (143 by SIGTERM:
-// 128 + the signal's number, as a shell reports a death by signal). On
-// SIGINT or SIGTERM a subcommand stops the go command it runs (and
-// whatever that started), removes its temporary directories, prints the
-// one line "plegvet CMD: interrupted" and nothing after it; a second
-// signal kills plegvet at once.
+// the command line was wrong, 130 interrupted by SIGINT (143 by SIGTERM),
+// after one line "plegvet CMD: interrupted"; the README's "Exit codes"
+// has the rest.
 //
 // Environment:
 //
@@ -39,10 +36,8 @@
 //	                       with one line naming GOPROXY
 //	PLEGVET_CACHE          where report and gates keep their answers for
 //	                       -k8s releases (default: plegvet under the user's
-//	                       cache directory; off: keep nothing). An answer
-//	                       is keyed by plegvet's build ID and the modules'
-//	                       go.sum hashes, so it is the one plegvet would
-//	                       compute; a checkout (-C) is never cached
+//	                       cache directory; off: keep nothing); a checkout
+//	                       (-C) is never cached
 package main
 
 import (
@@ -72,14 +67,17 @@ type subcommand struct {
 	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-var subcommands = []subcommand{
-	{"gates", "gates [-json|-yaml [-annotate]|-check FILE|-verify|-update] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR] [NAME...]: feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history", runGates},
-	{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
-	{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
-	{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
-	{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
-	{"lsp", "lsp: a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
-	{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
+// subcommands is a function, not a variable, as their -h reads it (parse).
+func subcommands() []subcommand {
+	return []subcommand{
+		{"gates", "gates [-json|-yaml [-annotate]|-check FILE|-verify|-update] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR] [NAME...]: feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history", runGates},
+		{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
+		{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
+		{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
+		{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
+		{"lsp", "lsp: a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
+		{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
+	}
 }
 
 func main() {
@@ -114,11 +112,7 @@ func loadsOneTree(args []string) bool {
 	if len(args) == 0 || args[0] == "lsp" {
 		return false
 	}
-	sub := false
-	for _, sc := range subcommands {
-		sub = sub || args[0] == sc.name
-	}
-	if !sub {
+	if _, sub := lookup(args[0]); !sub {
 		return false
 	}
 	for i, a := range args {
@@ -162,8 +156,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 // end; after a signal its output is dropped for one line saying so.
 func runSubcommand(sc subcommand, args []string, stdout, stderr io.Writer) int {
 	if _, err := parseFetchOptions(); err != nil {
-		fmt.Fprintf(stderr, "plegvet %s: %v\n", sc.name, err)
-		return exitUsage
+		return usageError(stderr, sc.name, "%v", err)
 	}
 	ctx, stop := onSignal(context.Background())
 	defer stop()
@@ -188,15 +181,13 @@ func version() string {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "plegvet: which PLEG a kubelet runs, and why relist stays, from Kubernetes source")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Subcommands:")
-	for _, sc := range subcommands {
+	fmt.Fprintln(w, "\nSubcommands:")
+	for _, sc := range subcommands() {
 		fmt.Fprintln(w, "  plegvet "+sc.usage)
 	}
 	fmt.Fprintln(w, "  plegvet help SUBCOMMAND         one subcommand's usage and flags")
 	fmt.Fprintln(w, "  plegvet version                 the version plegvet was built from")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Checks:")
+	fmt.Fprintln(w, "\nChecks:")
 	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
 	fmt.Fprintln(w, "  go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   applies (-diff: prints) the fixes")
 	fmt.Fprintln(w, "  plegvet help ANALYZER           an analyzer's checks and flags")
@@ -208,11 +199,9 @@ func usage(w io.Writer) {
 		for i, c := range g.Checks {
 			names[i] = string(c.Check)
 		}
-		lines := strings.Split(wrap(strings.Join(names, ", "), 64), "\n")
-		fmt.Fprintf(w, "  %-12s %s\n", g.Name, strings.Join(lines, "\n"+strings.Repeat(" ", 15)))
+		fmt.Fprintf(w, "  %-12s %s\n", g.Name, strings.ReplaceAll(wrap(strings.Join(names, ", "), 64), "\n", "\n"+strings.Repeat(" ", 15)))
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Analyzer flags:")
+	fmt.Fprintln(w, "\nAnalyzer flags:")
 	for _, st := range suite.Settings() {
 		fmt.Fprintf(w, "  -%s.%s (default %q)\n      %s\n", st.Analyzer, st.Flag, st.Default, st.Doc)
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +13,7 @@ import (
 )
 
 func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	var src sourceFlags
-	src.register(fs, false)
+	fs, src := newSourceFlags("node", false)
 	dir := fs.Lookup("C")
 	dir.Usage, dir.DefValue = "the root of a Kubernetes checkout to read the gate and the periods from (default: the kubelet's own release, fetched)", ""
 	var opts plegvet.NodeOptions
@@ -32,15 +30,13 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if opts.Configz == "" || opts.Metrics == "" {
-		fmt.Fprintln(stderr, "plegvet node: -configz FILE and -metrics FILE are required (see plegvet node -h)")
-		return exitUsage
+		return usageError(stderr, "node", "-configz FILE and -metrics FILE are required (see plegvet node -h)")
 	}
 	opts.Options = src.options(stderr)
 	opts.SkipIndex = !*useIndex
 	// Without -C or -k8s, the source is the kubelet's own release, not
 	// the current directory.
-	dirSet := flagSet(fs, "C")
-	if !dirSet {
+	if !flagSet(fs, "C") {
 		opts.Dir = ""
 	}
 	rep, err := plegvet.Node(ctx, opts)
@@ -86,8 +82,7 @@ func disagreeing(rep *plegvet.NodeReport) int {
 // evidence, labelled by whether it agrees with the verdict the source
 // predicts (the report's Expected).
 func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
-	var b strings.Builder
-	const indent = "             "
+	var b strings.Builder // one write at the end, whose error is returned
 	line := func(label, text string) {
 		fmt.Fprintf(&b, "%-13s%s\n", label, text)
 	}
@@ -110,10 +105,7 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 	default:
 		line("verdict", fmt.Sprintf("%s: %s, and no reason disagrees", rep.Verdict, because))
 	}
-	kubelet := g.KubeletVersion
-	if kubelet == "" {
-		kubelet = "unknown"
-	}
+	kubelet := cmp.Or(g.KubeletVersion, "unknown")
 	switch {
 	case rep.Source.Dir != "" && rep.Source.From == plegvet.FromIndex:
 		kubelet += " (source " + rep.Source.Dir + ", from plegvet's index)"
@@ -137,7 +129,7 @@ func writeNodeReport(w io.Writer, rep *plegvet.NodeReport) error {
 		line(label, r.Claim)
 		if r.Evidence != "" {
 			for _, l := range wrapCell(r.Evidence, 2*cellWidth) {
-				b.WriteString(indent + l + "\n")
+				line("", l)
 			}
 		}
 	}

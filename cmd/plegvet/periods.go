@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,9 +13,7 @@ import (
 )
 
 func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("periods", flag.ContinueOnError)
-	var src sourceFlags
-	src.register(fs, false)
+	fs, src := newSourceFlags("periods", false)
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -126,9 +123,7 @@ func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
 	case r.Gate != nil:
 		fmt.Fprintln(w, "\nratio gate on / gate off: unknown (a period is missing or unresolved)")
 	}
-	for _, d := range rep.Diagnostics {
-		writeFinding(w, d)
-	}
+	writeFindings(w, rep.Diagnostics...)
 	return nil
 }
 

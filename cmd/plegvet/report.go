@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,16 +18,14 @@ import (
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	var src sourceFlags
-	src.register(fs, false)
+	fs, src := newSourceFlags("report", false)
 	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
 	sarifFile := fs.String("sarif", "", "also write the findings to this file as SARIF 2.1.0")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if strings.ContainsAny(src.k8s, ",") || strings.Contains(src.k8s, "..") {
-		return runTimeline(ctx, src, stdout, stderr)
+		return runTimeline(ctx, *src, stdout, stderr)
 	}
 	opts := src.options(stderr)
 	opts.Proto = *proto
@@ -53,19 +50,13 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
-	progress := releaseProgress(stderr)
-	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: progress, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)})
+	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)})
 	for _, r := range rows {
 		if err := src.relocate(r, r.Source); err != nil {
 			return fail(stderr, "report", err)
 		}
 	}
-	if src.json {
-		err = writeJSON(stdout, rows)
-	} else {
-		err = writeText(stdout, func(w io.Writer) error { return writeTimeline(w, rows) })
-	}
-	if err != nil {
+	if err := printAnswer(stdout, src.json, rows, func(w io.Writer) error { return writeTimeline(w, rows) }); err != nil {
 		return fail(stderr, "report", err)
 	}
 	code := exitOK
@@ -91,18 +82,23 @@ func isTerminal(w io.Writer) bool {
 }
 
 func gateWords(r *plegvet.Report) string {
-	g := r.FeatureGate
-	if g == nil {
+	if r.FeatureGate == nil {
 		return "-"
 	}
-	s, ok := g.Newest()
-	if g.Effective != nil {
-		s, ok = *g.Effective, true
-	}
+	s, ok := inForce(r.FeatureGate)
 	if !ok {
 		return "?"
 	}
 	return fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
+}
+
+// inForce is the gate's spec in force at the tree's version, else its
+// newest.
+func inForce(g *plegvet.FeatureGate) (plegvet.Spec, bool) {
+	if g.Effective != nil {
+		return *g.Effective, true
+	}
+	return g.Newest()
 }
 
 func periodWords(v *plegvet.Value) string {
@@ -190,12 +186,12 @@ func writeSourceHeader(w io.Writer, cmd string, src plegvet.Source, proto string
 func writeReport(w io.Writer, r *plegvet.Report) error {
 	writeSourceHeader(w, "report", r.Source, "")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k, v string) {
-		for i, line := range wrapCell(v, 2*cellWidth) {
-			if i > 0 {
+	row := func(k string, vs ...string) {
+		for _, v := range vs {
+			for _, line := range wrapCell(v, 2*cellWidth) {
+				fmt.Fprintf(tw, "%s\t%s\n", k, line)
 				k = ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\n", k, line)
 		}
 	}
 	gateRows(row, r.FeatureGate)
@@ -212,15 +208,13 @@ func writeReport(w io.Writer, r *plegvet.Report) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", wrap(r.Summary, 76))
-	for _, d := range r.Diagnostics {
-		writeFinding(w, d)
-	}
+	writeFindings(w, r.Diagnostics...)
 	return nil
 }
 
-// rowFunc writes one row of a report's table: a label ("" under the row
-// before) and its value, wrapped.
-type rowFunc func(label, value string)
+// rowFunc writes rows of a report's table: a label ("" under the row
+// before) on the first, and each value, wrapped.
+type rowFunc func(label string, values ...string)
 
 // gateRows says the feature gate: its spec in force and where it is
 // declared, or why no spec could be read.
@@ -233,36 +227,23 @@ func gateRows(row rowFunc, g *plegvet.FeatureGate) {
 	if g.Decl != nil {
 		decl = srcpos.Line(g.Decl)
 	}
-	s, ok := g.Newest()
-	if g.Effective != nil {
-		s, ok = *g.Effective, true
-	}
+	s, ok := inForce(g)
 	if !ok {
 		// No spec could be read (an empty list, or one built by a call):
 		// say so rather than invent a stage.
-		why := g.Unresolved
-		if why == "" {
-			why = "no spec was found"
-		}
-		row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, why))
-		row("", fmt.Sprintf("constant %s, entry %s", decl, srcpos.Line(&g.Entry)))
+		row("Feature gate", fmt.Sprintf("%s: spec unresolved: %s", g.Name, cmp.Or(g.Unresolved, "no spec was found")),
+			fmt.Sprintf("constant %s, entry %s", decl, srcpos.Line(&g.Entry)))
 		return
 	}
-	since := g.Specs[0].Version
-	if since == "" {
-		since = "unversioned"
-	}
-	row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since))
-	row("", fmt.Sprintf("constant %s, spec %s", decl, srcpos.Line(&s.Pos)))
+	since := cmp.Or(g.Specs[0].Version, "unversioned")
+	row("Feature gate", fmt.Sprintf("%s: %s, default %t, since %s", g.Name, s.PreRelease, s.Default, since),
+		fmt.Sprintf("constant %s, spec %s", decl, srcpos.Line(&s.Pos)))
 }
 
 // dependencyRows says each gate the feature gate depends on, a row each.
 func dependencyRows(row rowFunc, deps []plegvet.GateDependency) {
-	for i, d := range deps {
-		label := ""
-		if i == 0 {
-			label = "Depends on"
-		}
+	var lines []string
+	for _, d := range deps {
 		spec := "spec unknown"
 		if s := d.Effective; s != nil {
 			spec = fmt.Sprintf("%s, default %t", s.PreRelease, s.Default)
@@ -270,8 +251,9 @@ func dependencyRows(row rowFunc, deps []plegvet.GateDependency) {
 				spec += ", locked"
 			}
 		}
-		row(label, fmt.Sprintf("%s: %s (%s)", d.Name, spec, srcpos.Line(d.Decl)))
+		lines = append(lines, fmt.Sprintf("%s: %s (%s)", d.Name, spec, srcpos.Line(d.Decl)))
 	}
+	row("Depends on", lines...)
 }
 
 // defaultPLEGRow says what a node that does not set the gate runs.
@@ -292,11 +274,7 @@ func relistRows(row rowFunc, rl *plegvet.Relist) {
 	if rl == nil {
 		return
 	}
-	label := "Relist"
-	for _, l := range modeLines("gate off:", rl.GateOff, "") {
-		row(label, l)
-		label = ""
-	}
+	row("Relist", modeLines("gate off:", rl.GateOff, "")...)
 	if rl.GateOn == nil {
 		return
 	}
@@ -304,9 +282,7 @@ func relistRows(row rowFunc, rl *plegvet.Relist) {
 	if rl.Ratio != nil {
 		ratio = " (x" + trimRatio(*rl.Ratio) + ")"
 	}
-	for _, l := range modeLines("gate on: ", &rl.GateOn.Mode, ratio) {
-		row("", l)
-	}
+	row("", modeLines("gate on: ", &rl.GateOn.Mode, ratio)...)
 	fb := "none: the evented PLEG restores no period after the stream fails"
 	if f := rl.GateOn.Fallback; f != nil {
 		fb = "after the stream fails, the evented PLEG restores " + valueText(f)
@@ -322,8 +298,7 @@ func eventedRows(row rowFunc, e *plegvet.EventedPLEG) {
 	if e == nil {
 		return
 	}
-	row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why))
-	row("", "built at "+srcpos.Line(&e.Constructed))
+	row("Evented PLEG", fmt.Sprintf("%s: %s", e.Role, e.Why), "built at "+srcpos.Line(&e.Constructed))
 	if e.UpdatesPodCache != nil {
 		row("", "writes the pod cache at "+srcpos.Line(e.UpdatesPodCache))
 	}
@@ -350,12 +325,8 @@ func rpcRows(row rowFunc, rpc *plegvet.RPC) {
 	if rpc == nil {
 		return
 	}
-	stream := ""
-	if rpc.ServerStreaming {
-		stream = "stream "
-	}
-	row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream, rpc.Response))
-	row("", fmt.Sprintf("declared %s", srcpos.Line(&rpc.Pos)))
+	row("Event stream", fmt.Sprintf("rpc %s.%s(%s) returns (%s%s)", rpc.Service, rpc.Name, rpc.Request, stream(rpc.ServerStreaming), rpc.Response),
+		"declared "+srcpos.Line(&rpc.Pos))
 	for _, c := range rpc.GoCalls {
 		row("", fmt.Sprintf("called at %s", srcpos.Line(&c)))
 	}
@@ -413,15 +384,7 @@ func writeSARIFFile(name string, opts plegvet.Options, src plegvet.Source, ds []
 			run.Root = abs
 		}
 	}
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := sarif.Write(f, run); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return f.Close()
+	return createSARIF(name, run)
 }
 
 // releaseProgress shows, on a terminal, how many releases of a timeline

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,9 +11,7 @@ import (
 )
 
 func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rpc", flag.ContinueOnError)
-	var src sourceFlags
-	src.register(fs, false)
+	fs, src := newSourceFlags("rpc", false)
 	proto := fs.String("proto", "", "read this api.proto; alone, without a tree")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
@@ -39,12 +37,6 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 	if r == nil {
 		fmt.Fprintf(w, "%s declares no GetContainerEvents rpc: there is no event stream for an evented PLEG.\n", rep.Proto)
 	} else {
-		stream := func(b bool) string {
-			if b {
-				return "stream "
-			}
-			return ""
-		}
 		fmt.Fprintf(w, "rpc %s.%s(%s%s) returns (%s%s)\n", r.Service, r.Name, stream(r.ClientStreaming), r.Request, stream(r.ServerStreaming), r.Response)
 		fmt.Fprintf(w, "  declared at %s\n", r.Pos)
 		if r.Comment != "" {
@@ -87,11 +79,7 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 			fmt.Fprintf(w, "called by the evented PLEG at %s\n", c)
 		}
 		if g := r.GoClient; g != nil {
-			method := g.Method
-			if method == "" {
-				method = "(method type not loaded)"
-			}
-			fmt.Fprintf(w, "  Go method: %s\n  hands over the stream as: %s", method, g.Shape)
+			fmt.Fprintf(w, "  Go method: %s\n  hands over the stream as: %s", cmp.Or(g.Method, "(method type not loaded)"), g.Shape)
 			if g.Consistent != nil {
 				if *g.Consistent {
 					fmt.Fprint(w, " (consistent with the proto)")
@@ -102,8 +90,14 @@ func writeRPC(w io.Writer, rep *plegvet.RPCReport) error {
 			fmt.Fprintln(w)
 		}
 	}
-	for _, d := range rep.Diagnostics {
-		writeFinding(w, d)
-	}
+	writeFindings(w, rep.Diagnostics...)
 	return nil
+}
+
+// stream is the proto's word for a streaming side of an rpc.
+func stream(streaming bool) string {
+	if streaming {
+		return "stream "
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -18,10 +19,7 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !ok {
 		return code
 	}
-	usageErr := func(msg string) int {
-		fmt.Fprintf(stderr, "plegvet runtime: %s (see plegvet runtime -h)\n", msg)
-		return exitUsage
-	}
+	usageErr := func(msg string) int { return usageError(stderr, "runtime", "%s (see plegvet runtime -h)", msg) }
 	var rep *plegvet.RuntimeReport
 	var err error
 	switch {
@@ -50,10 +48,7 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func writeRuntime(w io.Writer, rep *plegvet.RuntimeReport) error {
-	head := rep.Runtime
-	if head == "" {
-		head = rep.Module
-	}
+	head := cmp.Or(rep.Runtime, rep.Module)
 	if v := rep.Version; v != "" && strings.Contains(v, "://") {
 		head = v // containerd://1.7.27 names the runtime itself
 	} else if v != "" {

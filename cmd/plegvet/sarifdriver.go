@@ -34,16 +34,21 @@ func writeSARIF(file string, g *checker.Graph, loadFailed bool) error {
 			run.Results = append(run.Results, sarif.Results(act.Package.Fset, wd, act.Diagnostics)...)
 		}
 	}
-	f, err := os.Create(file)
+	return createSARIF(file, run)
+}
+
+// createSARIF writes run to the file name as a SARIF log.
+func createSARIF(name string, run sarif.Run) error {
+	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	if err := sarif.Write(f, run); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", file, err)
+	err = sarif.Write(f, run)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
 }

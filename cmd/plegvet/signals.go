@@ -13,11 +13,6 @@ import (
 	"github.com/plegvet/plegvet"
 )
 
-// interruptSignals end a subcommand's context. A second one, after the
-// first has been handled, gets the default action (the process dies at
-// once, possibly leaving a temporary directory behind).
-var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
-
 // interrupted is the cause of a context ended by a signal.
 type interrupted struct{ sig os.Signal }
 
@@ -32,12 +27,14 @@ func (e interrupted) exitCode() int {
 	return exitInterrupted
 }
 
-// onSignal is like signal.NotifyContext, but the context's cause says
-// which signal ended it, for the exit code.
+// onSignal is like signal.NotifyContext for SIGINT and SIGTERM, but the
+// context's cause says which signal ended it, for the exit code. A second
+// signal, after the first has been handled, gets the default action (the
+// process dies at once, possibly leaving a temporary directory behind).
 func onSignal(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, interruptSignals...)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case s := <-ch:
@@ -78,8 +75,8 @@ func (u untilSignal) Write(p []byte) (int, error) {
 // no limit; unset or empty, plegvet.DefaultFetchTimeout) into the
 // options every fetch of a subcommand runs with.
 func parseFetchOptions() (plegvet.FetchOptions, error) {
-	s, ok := os.LookupEnv("PLEGVET_FETCH_TIMEOUT")
-	if !ok || s == "" {
+	s := os.Getenv("PLEGVET_FETCH_TIMEOUT")
+	if s == "" {
 		return plegvet.FetchOptions{}, nil
 	}
 	d, err := time.ParseDuration(s)

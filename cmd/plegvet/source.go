@@ -16,28 +16,23 @@ import (
 type sourceFlags struct {
 	k8s, dir   string
 	json, yaml bool
-	positions  positionsFlag
+	positions  plegvet.Positions
 }
 
-// positionsFlag is -positions, checked as it is parsed.
-type positionsFlag struct{ p plegvet.Positions }
-
-func (f *positionsFlag) String() string { return string(f.p) }
-
-func (f *positionsFlag) Set(s string) error {
-	p, err := plegvet.ParsePositions(s)
-	f.p = p
-	return err
-}
-
-func (s *sourceFlags) register(fs *flag.FlagSet, withYAML bool) {
+// newSourceFlags is a subcommand's flag set, with the flags it shares.
+func newSourceFlags(name string, withYAML bool) (*flag.FlagSet, *sourceFlags) {
+	fs, s := flag.NewFlagSet(name, flag.ContinueOnError), &sourceFlags{}
 	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes release (v1.36.1), fetched with the go command, instead of a checkout")
 	fs.StringVar(&s.dir, "C", ".", "the root of the Kubernetes checkout to analyse")
 	fs.BoolVar(&s.json, "json", false, "print JSON")
-	fs.Var(&s.positions, "positions", "how files are named: relative (as in a checkout), module (the file on disk: the checkout's, or the module cache's for -k8s), url (the file at the release's tag in the kubernetes repository, for -k8s); default url for -k8s, relative for a checkout")
+	fs.Func("positions", "how files are named: relative (as in a checkout), module (the file on disk: the checkout's, or the module cache's for -k8s), url (the file at the release's tag in the kubernetes repository, for -k8s); default url for -k8s, relative for a checkout", func(v string) (err error) {
+		s.positions, err = plegvet.ParsePositions(v)
+		return err
+	})
 	if withYAML {
 		fs.BoolVar(&s.yaml, "yaml", false, "print the gates as the tree's feature-list tool writes versioned_feature_list.yaml (hack/update-featuregates.sh's bytes)")
 	}
+	return fs, s
 }
 
 func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
@@ -47,7 +42,7 @@ func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
 // relocate names the files of an answer's positions as -positions says,
 // for the source it was read from.
 func (s *sourceFlags) relocate(answer any, src plegvet.Source) error {
-	if err := plegvet.RelocatePositions(answer, src, s.positions.p); err != nil {
+	if err := plegvet.RelocatePositions(answer, src, s.positions); err != nil {
 		return fmt.Errorf("-%w", err)
 	}
 	return nil
@@ -62,13 +57,14 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []st
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				fmt.Fprintf(stdout, "usage: plegvet %s\n\nFlags:\n", subcommandUsage[fs.Name()])
+				sc, _ := lookup(fs.Name())
+				synopsis, _, _ := strings.Cut(sc.usage, ": ")
+				fmt.Fprintf(stdout, "usage: plegvet %s\n\nFlags:\n", synopsis)
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, exitOK, false
 			}
-			fmt.Fprintf(stderr, "plegvet %s: %v (see plegvet %s -h)\n", fs.Name(), err, fs.Name())
-			return nil, exitUsage, false
+			return nil, usageError(stderr, fs.Name(), "%v (see plegvet %s -h)", err, fs.Name()), false
 		}
 		args = fs.Args()
 		i := 0
@@ -86,8 +82,7 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []st
 		args = args[i:]
 	}
 	if flagSet(fs, "k8s") && flagSet(fs, "C") {
-		fmt.Fprintf(stderr, "plegvet %s: -k8s and -C exclude each other: -k8s analyses a release, -C a checkout (see plegvet %s -h)\n", fs.Name(), fs.Name())
-		return nil, exitUsage, false
+		return nil, usageError(stderr, fs.Name(), "-k8s and -C exclude each other: -k8s analyses a release, -C a checkout (see plegvet %s -h)", fs.Name()), false
 	}
 	return rest, exitOK, true
 }
@@ -101,8 +96,7 @@ func parseNoArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int
 		return code, false
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "plegvet %s: unexpected argument %q (see plegvet %s -h)\n", fs.Name(), rest[0], fs.Name())
-		return exitUsage, false
+		return usageError(stderr, fs.Name(), "unexpected argument %q (see plegvet %s -h)", rest[0], fs.Name()), false
 	}
 	return exitOK, true
 }
@@ -123,16 +117,25 @@ func writeJSON(w io.Writer, v any) error {
 // answer prints a subcommand's result as JSON or as text, then the files
 // that did not load in full; it returns the exit code.
 func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text func(io.Writer) error, src plegvet.Source) int {
-	var err error
-	if asJSON {
-		err = writeJSON(stdout, result)
-	} else {
-		err = writeText(stdout, text)
-	}
-	if err != nil {
+	if err := printAnswer(stdout, asJSON, result, text); err != nil {
 		return fail(stderr, cmd, err)
 	}
 	return problems(stderr, cmd, src)
+}
+
+// printAnswer prints result as JSON, or as text (writeText).
+func printAnswer(w io.Writer, asJSON bool, result any, text func(io.Writer) error) error {
+	if asJSON {
+		return writeJSON(w, result)
+	}
+	return writeText(w, text)
+}
+
+// usageError prints a wrong command line's one error line for a
+// subcommand.
+func usageError(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	return exitUsage
 }
 
 // fail prints one error line for a subcommand.
