@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -46,15 +47,30 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 	if why != "" {
 		return nil, why, -1
 	}
-	res, err := srcload.LoadWith(context.Background(), t, suite.FromSource, paths...)
+	res, err := srcload.LoadWith(context.Background(), t, fromSource(meta), paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
 	}
-	if why := sourcesDisagree(meta, res); why != "" {
+	if why := sourcesDisagree(meta, res, fromSource(meta)); why != "" {
 		return nil, why, -1
 	}
 	return analyzeLean(o, meta, res, stderr)
+}
+
+// fromSource picks the imports loaded from the tree: the suite's picks,
+// and every package of the import graph that imports the feature-gate
+// API, wherever it is (component-base registers its logging gates in
+// logs/api/v1): its feature maps' registrations are facts a relisting
+// pkg/features is checked against, as under go vet.
+func fromSource(meta []*packages.Package) func(string) bool {
+	declares := map[string]bool{}
+	packages.Visit(meta, nil, func(p *packages.Package) {
+		if _, ok := p.Imports[featuregates.APIPath]; ok {
+			declares[p.PkgPath] = true
+		}
+	})
+	return func(path string) bool { return suite.FromSource(path) || declares[path] }
 }
 
 // listPackages asks the go command which packages match the patterns,
@@ -112,7 +128,7 @@ func goFilesDir(p *packages.Package) string {
 // sourcesDisagree says why the loaded packages' imports are not what the
 // go command would read, or "": an import whose facts or constants the
 // analysis reads must come from the same files as for the go command.
-func sourcesDisagree(meta []*packages.Package, res *srcload.Result) string {
+func sourcesDisagree(meta []*packages.Package, res *srcload.Result, fromSource func(string) bool) string {
 	byImport := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
 		for path, dep := range p.Imports {
@@ -120,7 +136,7 @@ func sourcesDisagree(meta []*packages.Package, res *srcload.Result) string {
 		}
 	})
 	for _, s := range res.Stubbed {
-		if suite.FromSource(s) && byImport[s] != nil {
+		if fromSource(s) && byImport[s] != nil {
 			return s + " is needed from source and the tree does not hold it"
 		}
 	}
