@@ -47,12 +47,13 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 	if why != "" {
 		return nil, why, -1
 	}
-	res, err := srcload.LoadWith(context.Background(), t, fromSource(meta), paths...)
+	pick := fromSource(meta)
+	res, err := srcload.LoadWith(context.Background(), t, pick, paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
 	}
-	if why := sourcesDisagree(meta, res, fromSource(meta)); why != "" {
+	if why := sourcesDisagree(meta, res, pick); why != "" {
 		return nil, why, -1
 	}
 	return analyzeLean(o, meta, res, stderr)
