@@ -185,7 +185,7 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a directory: %w", inputfile.QuoteName(dir), errCause(err))
+		return nil, fmt.Errorf("%s: not a directory: %w", inputfile.QuoteName(dir), inputfile.Cause(err))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a runtime's Go module", inputfile.QuoteName(dir))

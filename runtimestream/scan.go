@@ -58,7 +58,7 @@ func scan(ctx context.Context, dir string) (pkgs []string, problems []string, er
 			if p == dir {
 				return err
 			}
-			problems = append(problems, fmt.Sprintf("%s: %v", inputfile.QuoteName(rel), inputfile.OneLine(errCause(err).Error())))
+			problems = append(problems, fmt.Sprintf("%s: %v", inputfile.QuoteName(rel), inputfile.OneLine(inputfile.Cause(err).Error())))
 			if d != nil && d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -196,11 +196,4 @@ func relSlash(root, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(r)
-}
-
-func errCause(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
