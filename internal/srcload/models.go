@@ -1,0 +1,71 @@
+// The imports not loaded from the tree: a built-in model of their API
+// (package time, the feature-gate API), else an empty stand-in.
+
+package srcload
+
+import (
+	"embed"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/types"
+	"path"
+)
+
+//go:embed stubs/*.go.txt
+var stubFS embed.FS
+
+// models maps an import path to the built-in model that stands in for it.
+var models = map[string]string{
+	"k8s.io/component-base/featuregate":    "stubs/featuregate.go.txt",
+	"k8s.io/apimachinery/pkg/util/version": "stubs/version.go.txt",
+	"k8s.io/apiserver/pkg/util/feature":    "stubs/utilfeature.go.txt",
+	"time":                                 "stubs/time.go.txt",
+}
+
+// Modelled reports whether an import is answered by a built-in model of
+// its API (unless it is requested or loaded from source).
+func Modelled(importPath string) bool {
+	_, ok := models[importPath]
+	return ok
+}
+
+// importOther answers an import that is not loaded from the tree: a model
+// of its API, or an empty stand-in.
+func (l *loader) importOther(p string) *types.Package {
+	model, isModel := models[p]
+	if isModel {
+		l.modelled[p] = true
+	} else {
+		l.stubbed[p] = true
+	}
+	if pkg, ok := l.pkgs[p]; ok {
+		return pkg
+	}
+	var pkg *types.Package
+	if isModel {
+		pkg = l.checkModel(p, model)
+	} else {
+		pkg = types.NewPackage(p, guessName(p))
+		pkg.MarkComplete()
+	}
+	l.pkgs[p] = pkg
+	return pkg
+}
+
+func (l *loader) checkModel(p, file string) *types.Package {
+	src, err := stubFS.ReadFile(file)
+	if err != nil {
+		panic(err) // the embedded models are part of this program
+	}
+	f, err := parser.ParseFile(l.fset, "plegvet-model:"+p+"/"+path.Base(p)+".go", src, parser.SkipObjectResolution)
+	if err != nil {
+		panic(err)
+	}
+	conf := types.Config{Importer: importerFunc(func(q string) (*types.Package, error) { return l.importOther(q), nil })}
+	pkg, err := conf.Check(p, l.fset, []*ast.File{f}, nil)
+	if err != nil {
+		panic(fmt.Sprintf("model of %s: %v", p, err))
+	}
+	return pkg
+}

@@ -1,0 +1,298 @@
+// Reading the parsed metric families into Metrics: counters, histograms
+// and gauges summed over their series, with what a capture must hold.
+
+package nodeverdict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// fromFamilies reads the verdict's metrics from the parsed families; all
+// is how many families the input had, for an error.
+func fromFamilies(name string, fams map[string]*dto.MetricFamily, all int) (*Metrics, error) {
+	r := metricsReader{name: name, fams: fams}
+	m := &Metrics{}
+	m.KubeletVersion = r.buildVersion()
+	m.StreamSuccesses = r.counter(MetricStreamSuccesses)
+	m.StreamErrors = r.counter(MetricStreamErrors)
+	m.EventLatency = r.histogram(MetricEventLatency)
+	m.DiscardEvents = r.counter(MetricDiscardEvents)
+	m.RelistInterval = r.histogram(MetricRelistInterval)
+	m.RelistDuration = r.histogram(MetricRelistDuration)
+	m.LastSeen = r.lastSeen()
+	m.FeatureEnabled = r.features()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if m.DiscardEvents == nil && m.RelistInterval == nil && m.RelistDuration == nil && m.LastSeen == nil {
+		return nil, captureError(name, "no kubelet_pleg_* metric among %d metric families; want %s (not /metrics/cadvisor or /metrics/resource)", all, metricsWant)
+	}
+	return m, nil
+}
+
+// metricsReader reads families and keeps the first error.
+type metricsReader struct {
+	name string
+	fams map[string]*dto.MetricFamily
+	err  error
+}
+
+func (r *metricsReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = captureError(r.name, format, args...)
+	}
+}
+
+// family finds a metric by name; a counter exposed in the OpenMetrics
+// style, with _total appended, is found too.
+func (r *metricsReader) family(name string) (*dto.MetricFamily, string) {
+	if f := r.fams[name]; f != nil {
+		return f, name
+	}
+	if f := r.fams[name+"_total"]; f != nil {
+		return f, name + "_total"
+	}
+	return nil, name
+}
+
+// buildVersion returns the git_version label of kubernetes_build_info.
+func (r *metricsReader) buildVersion() string {
+	f := r.fams[MetricBuildInfo]
+	if f == nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "git_version" && l.GetValue() != "" {
+				seen[l.GetValue()] = true
+			}
+		}
+	}
+	if len(seen) > 1 {
+		var versions []string
+		for v := range seen {
+			versions = append(versions, fmt.Sprintf("%q", v))
+		}
+		sort.Strings(versions)
+		r.fail("%s has git_version %s; want one kubelet's metrics", MetricBuildInfo, strings.Join(versions, " and "))
+		return ""
+	}
+	for v := range seen {
+		return v
+	}
+	return ""
+}
+
+// counter sums a counter's series. Gauges and untyped samples are read
+// too: a capture edited by hand may lose its TYPE lines.
+func (r *metricsReader) counter(name string) *float64 {
+	f, found := r.family(name)
+	if f == nil {
+		return nil
+	}
+	var sum float64
+	for _, m := range f.GetMetric() {
+		v, ok := sample(f, m, true)
+		if !ok {
+			r.fail("%s is a %s; want a counter", found, typeName(f.GetType()))
+			return nil
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			r.fail("%s is %v; want a count, a number ≥ 0", found, v)
+			return nil
+		}
+		sum += v
+	}
+	return &sum
+}
+
+// histogram sums a histogram's series.
+func (r *metricsReader) histogram(name string) *Histogram {
+	f := r.fams[name]
+	if f == nil {
+		return nil
+	}
+	if f.GetType() != dto.MetricType_HISTOGRAM {
+		r.fail("%s is a %s; want a histogram (with _bucket, _sum and _count samples)", name, typeName(f.GetType()))
+		return nil
+	}
+	h := &Histogram{}
+	sameBounds := true
+	for i, m := range f.GetMetric() {
+		hm := m.GetHistogram()
+		buckets, ok := r.buckets(name, hm)
+		switch {
+		case !ok:
+			return nil
+		case i == 0:
+			h.Buckets = buckets
+		case !slices.EqualFunc(h.Buckets, buckets, func(a, b Bucket) bool { return a.UpperBound == b.UpperBound }):
+			sameBounds = false // the sums would mean nothing
+		default:
+			for j, b := range buckets {
+				h.Buckets[j].Cumulative += b.Cumulative
+			}
+		}
+		sum, count := hm.GetSampleSum(), hm.GetSampleCount()
+		if math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0 {
+			r.fail("%s_sum is %v; want seconds, a number ≥ 0", name, sum)
+			return nil
+		}
+		if count > maxCount || h.Count+count > maxCount {
+			r.fail("%s_count is %d; want a count below 2^53", name, count)
+			return nil
+		}
+		if count == 0 && sum != 0 {
+			// Also what the parser leaves of a count it cannot convert.
+			r.fail("%s_sum is %v with _count 0; want a count of the observations summed", name, sum)
+			return nil
+		}
+		h.Sum += sum
+		h.Count += count
+	}
+	if h.Count > 0 {
+		mean := h.Sum / float64(h.Count)
+		h.Mean = &mean
+	}
+	if !sameBounds {
+		h.Buckets = nil
+	}
+	return h
+}
+
+// maxCount bounds a histogram's count: the text format carries it as a
+// float, exact only up to 2^53.
+const maxCount = 1 << 53
+
+// buckets are one series' finite buckets; it fails on buckets no
+// histogram has: counts that fall as the bound rises, or exceed the
+// series' count.
+func (r *metricsReader) buckets(name string, hm *dto.Histogram) ([]Bucket, bool) {
+	var out []Bucket
+	prev, prevBound := uint64(0), math.Inf(-1)
+	for _, b := range hm.GetBucket() {
+		bound, n := b.GetUpperBound(), b.GetCumulativeCount()
+		switch {
+		case math.IsInf(bound, 1):
+			continue
+		case bound <= prevBound || math.IsNaN(bound):
+			r.fail("%s_bucket le=%v follows le=%v; want bounds that rise", name, bound, prevBound)
+			return nil, false
+		case n < prev || n > hm.GetSampleCount():
+			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, bound, n, prev, hm.GetSampleCount())
+			return nil, false
+		}
+		prev, prevBound = n, bound
+		out = append(out, Bucket{UpperBound: bound, Cumulative: n})
+	}
+	return out, true
+}
+
+// sample is a gauge's or an untyped sample's value, and a counter's when
+// counters are wanted; ok is false for any other type. Untyped samples are
+// read too: a capture edited by hand may lose its TYPE lines.
+func sample(f *dto.MetricFamily, m *dto.Metric, counters bool) (float64, bool) {
+	switch f.GetType() {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), counters
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), true
+	case dto.MetricType_UNTYPED:
+		return m.GetUntyped().GetValue(), true
+	}
+	return 0, false
+}
+
+// features reads kubernetes_feature_enabled: one 0-or-1 sample per gate.
+func (r *metricsReader) features() map[string]FeatureState {
+	f := r.fams[MetricFeatureEnabled]
+	if f == nil {
+		return nil
+	}
+	out := map[string]FeatureState{}
+	for _, m := range f.GetMetric() {
+		v, ok := sample(f, m, false)
+		if !ok {
+			r.fail("%s is a %s; want a gauge", MetricFeatureEnabled, typeName(f.GetType()))
+			return nil
+		}
+		var st FeatureState
+		name := ""
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "name":
+				name = l.GetValue()
+			case "stage":
+				st.Stage = l.GetValue()
+			}
+		}
+		if name == "" {
+			r.fail("%s has a sample without a name label", MetricFeatureEnabled)
+			return nil
+		}
+		if v != 0 && v != 1 {
+			r.fail("%s{name=%q} is %v; want 0 or 1", MetricFeatureEnabled, name, v)
+			return nil
+		}
+		if prev, dup := out[name]; dup && prev.Enabled != (v == 1) {
+			r.fail("%s{name=%q} is both 0 and 1; want one kubelet's metrics", MetricFeatureEnabled, name)
+			return nil
+		}
+		st.Enabled = v == 1
+		out[name] = st
+	}
+	return out
+}
+
+// lastSeen reads the PLEG's last-seen gauge, a Unix time in seconds.
+func (r *metricsReader) lastSeen() *float64 {
+	f := r.fams[MetricLastSeen]
+	if f == nil {
+		return nil
+	}
+	var last *float64
+	for _, m := range f.GetMetric() {
+		v, ok := sample(f, m, false)
+		if !ok {
+			r.fail("%s is a %s; want a gauge", MetricLastSeen, typeName(f.GetType()))
+			return nil
+		}
+		// Up to the year 9999: anything else is not a time.
+		if math.IsNaN(v) || v < 0 || v > 253402300799 {
+			r.fail("%s is %v; want a Unix time in seconds", MetricLastSeen, v)
+			return nil
+		}
+		if last == nil || v > *last {
+			last = &v
+		}
+	}
+	return last
+}
+
+// printable escapes what the parser quotes raw from the input (a newline
+// after a backslash, say), so that an error stays one line.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func typeName(t dto.MetricType) string {
+	return strings.ToLower(strings.ReplaceAll(t.String(), "_", " "))
+}

@@ -1,0 +1,221 @@
+// The line filter in front of the Prometheus parser: it passes on only
+// the families the verdict reads, keeping line numbers and family counts.
+
+package nodeverdict
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// keptNames are the names of the lines a filter keeps: each family's
+// name, and the names its samples or an OpenMetrics-style counter take.
+var keptNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range Families() {
+		for _, suffix := range []string{"", "_total", "_bucket", "_sum", "_count"} {
+			m[f+suffix] = true
+		}
+	}
+	return m
+}()
+
+// metricsFilter is a reader of the text format that passes on the lines
+// of the kept families, an empty line for each other line (so that the
+// parser's line numbers stay right), and whatever it cannot tell the
+// family of. It holds one line at a time (a prefix of a line longer than
+// its buffer), and remembers the families it dropped, with their types,
+// to count them as the parser would.
+type metricsFilter struct {
+	in  *bufio.Reader
+	out []byte
+	// inLine says the next read continues a line longer than the
+	// buffer, and keeping whether that line is passed on.
+	inLine, keeping bool
+	// dropped are the families dropped, by name, with their types, and
+	// sampled those with a sample (the parser drops a family without).
+	dropped map[string]dto.MetricType
+	sampled map[string]bool
+	// done is io.EOF, or the input's error.
+	done error
+}
+
+func newMetricsFilter(r io.Reader) *metricsFilter {
+	return &metricsFilter{in: bufio.NewReaderSize(r, 64<<10), dropped: map[string]dto.MetricType{}, sampled: map[string]bool{}}
+}
+
+func (f *metricsFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.done != nil {
+			return 0, f.done
+		}
+		f.next()
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// next reads the next line, or the next piece of a long one, into out.
+func (f *metricsFilter) next() {
+	chunk, err := f.in.ReadSlice('\n')
+	if err != nil && err != bufio.ErrBufferFull {
+		f.done = err
+	}
+	// out aliases the reader's buffer until the next ReadSlice, which
+	// runs only once out is drained.
+	ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+	switch {
+	case f.inLine && f.keeping:
+		f.out = chunk
+	case f.inLine:
+		if ended {
+			f.out = newline
+		}
+	case len(chunk) == 0:
+	case !ended && err != bufio.ErrBufferFull:
+		// A last line without its newline: the parser says how it is
+		// cut, as it would of the whole input.
+		f.out = chunk
+	case f.keep(chunk):
+		f.out = chunk
+	case ended:
+		f.out = newline
+	}
+	if !f.inLine {
+		f.keeping = len(f.out) > 0
+	}
+	f.inLine = !ended && err == bufio.ErrBufferFull
+}
+
+var newline = []byte("\n")
+
+// metricName matches a metric name at the start of a line.
+var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*`)
+
+// keep says whether to pass a line (or a long line's first piece) on: a
+// line of a kept family, or one whose family it cannot tell. A dropped
+// line's family is remembered.
+func (f *metricsFilter) keep(line []byte) bool {
+	s := bytes.TrimLeft(line, " \t")
+	switch {
+	case len(s) == 0 || s[0] == '\n':
+		return true
+	case s[0] == '#':
+		fields := bytes.Fields(s[1:])
+		if len(fields) == 0 || (string(fields[0]) != "HELP" && string(fields[0]) != "TYPE") {
+			return false // a comment
+		}
+		if len(fields) < 2 || len(metricName.Find(fields[1])) < len(fields[1]) {
+			return true
+		}
+		name := string(fields[1])
+		if keptNames[name] || bytes.IndexByte(s, '\\') >= 0 {
+			return true // the parser reads escapes in HELP
+		}
+		if string(fields[0]) == "TYPE" {
+			t, ok := dto.MetricType_value[strings.ToUpper(string(fields[len(fields)-1]))]
+			if len(fields) != 3 || !ok {
+				return true // the parser says what is wrong with the type
+			}
+			f.dropped[name] = dto.MetricType(t)
+		} else if _, seen := f.dropped[name]; !seen {
+			f.dropped[name] = dto.MetricType_UNTYPED
+		}
+		return false
+	}
+	i := len(metricName.Find(s))
+	if i == 0 || i == len(s) || (s[i] != '{' && s[i] != ' ' && s[i] != '\t') {
+		return true
+	}
+	name := string(s[:i])
+	if keptNames[name] || !wellFormed(s[i:]) {
+		return true
+	}
+	f.dropSample(name)
+	return false
+}
+
+// wellFormed says whether what follows a sample's name is labels, a value
+// and maybe a timestamp, and a newline: a line the parser would take. A
+// line it doubts is passed on, for the parser to say what is wrong.
+func wellFormed(s []byte) bool {
+	if len(s) > 0 && s[0] == '{' {
+		quoted := false
+		end := -1
+		for i := 1; i < len(s) && end < 0; i++ {
+			switch c := s[i]; {
+			case quoted && c == '\\':
+				i++
+			case c == '"':
+				quoted = !quoted
+			case c == '\n':
+				return false
+			case !quoted && c == '}':
+				end = i
+			}
+		}
+		if end < 0 {
+			return false
+		}
+		s = s[end+1:]
+	}
+	fields := bytes.Fields(s)
+	if len(fields) == 0 || len(fields) > 2 || !bytes.HasSuffix(s, newline) {
+		return false
+	}
+	if _, err := strconv.ParseFloat(string(fields[0]), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return false
+	}
+	if bytes.ContainsRune(fields[0], '_') {
+		return false // ParseFloat takes underscores; the parser does not
+	}
+	if len(fields) == 2 {
+		if _, err := strconv.ParseInt(string(fields[1]), 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// dropSample remembers a dropped sample's family as the parser names it:
+// a _sum, _count or _bucket of a summary or histogram seen before belongs
+// to it.
+func (f *metricsFilter) dropSample(name string) {
+	if _, ok := f.dropped[name]; ok {
+		f.sampled[name] = true
+		return
+	}
+	for _, suffix := range []string{"_sum", "_count", "_bucket"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		t, seen := f.dropped[base]
+		if seen && (t == dto.MetricType_HISTOGRAM || t == dto.MetricType_SUMMARY && suffix != "_bucket") {
+			f.sampled[base] = true
+			return
+		}
+	}
+	f.dropped[name] = dto.MetricType_UNTYPED
+	f.sampled[name] = true
+}
+
+// families is how many families the input had: those parsed and those
+// dropped.
+func (f *metricsFilter) families(parsed map[string]*dto.MetricFamily) int {
+	n := len(parsed)
+	for name := range f.sampled {
+		if parsed[name] == nil {
+			n++
+		}
+	}
+	return n
+}
