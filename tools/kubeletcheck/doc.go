@@ -10,5 +10,5 @@
 // as root: (cd tools/kubeletcheck && go test ./...). PLEGVET_KUBELETCHECK_RELEASES
 // names the releases (default v1.37.2); the harness package says what it
 // starts and how it stops it. Not root, or no cgroups: skipped, with the
-// reason.
+// reason (failed, under CI=true).
 package kubeletcheck

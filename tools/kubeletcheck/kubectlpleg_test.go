@@ -51,20 +51,10 @@ func TestKubectlPleg(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	removeNetwork, err := harness.CreateNodeNetwork(ctx)
-	if err != nil {
-		if errors.Is(err, harness.ErrUnsupported) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
+	skipOrFail(t, err)
 	t.Cleanup(removeNetwork)
 	cp, err := harness.StartControlPlane(ctx, apiserverBin, filepath.Join(dir, "cp"))
-	if err != nil {
-		if errors.Is(err, harness.ErrUnsupported) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
+	skipOrFail(t, err)
 	t.Cleanup(cp.Stop)
 	nodeConf, err := cp.Kubeconfig("node", harness.NodeToken)
 	if err != nil {

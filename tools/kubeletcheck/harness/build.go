@@ -13,23 +13,21 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // Builder builds the components from source into a cache directory that
-// outlives a test run: a checkout and a kubelet take minutes on 2 cores
-// the first time, and seconds after.
+// outlives a test run: a kubelet takes minutes on 2 cores the first time,
+// and nothing after.
 type Builder struct {
-	// Cache holds checkouts and binaries.
+	// Cache holds the modules the builds run in and the binaries.
 	Cache string
-	// CheckoutScript is k8s-checkout.sh, which rebuilds a Kubernetes
-	// checkout (with staging/) from the module proxy.
-	CheckoutScript string
-	Logf           func(string, ...any)
+	Logf  func(string, ...any)
 }
 
-// NewBuilder finds the cache (PLEGVET_KUBELETCHECK_CACHE, else the user's
-// cache directory) and the checkout script (PLEGVET_K8S_CHECKOUT, else
-// ../shared/tools/k8s-checkout.sh beside the plegvet repository).
+// NewBuilder finds the cache: PLEGVET_KUBELETCHECK_CACHE, else the user's
+// cache directory.
 func NewBuilder(logf func(string, ...any)) (*Builder, error) {
 	cache := os.Getenv("PLEGVET_KUBELETCHECK_CACHE")
 	if cache == "" {
@@ -39,54 +37,84 @@ func NewBuilder(logf func(string, ...any)) (*Builder, error) {
 		}
 		cache = filepath.Join(dir, "plegvet-kubeletcheck")
 	}
-	script := os.Getenv("PLEGVET_K8S_CHECKOUT")
-	if script == "" {
-		root, err := repoRoot()
-		if err != nil {
-			return nil, err
-		}
-		script = filepath.Join(filepath.Dir(root), "shared", "tools", "k8s-checkout.sh")
-	}
-	if _, err := os.Stat(script); err != nil {
-		return nil, fmt.Errorf("%w: no checkout script at %s (set PLEGVET_K8S_CHECKOUT)", ErrUnsupported, script)
-	}
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return nil, err
 	}
-	return &Builder{Cache: cache, CheckoutScript: script, Logf: logf}, nil
+	return &Builder{Cache: cache, Logf: logf}, nil
 }
 
-// repoRoot is the plegvet repository: the nearest directory upwards whose
-// go.mod declares plegvet's module.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
+// download fetches mod@version into the module cache.
+func (b *Builder) download(ctx context.Context, mod, version string) (dir, gomod string, err error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", mod+"@"+version)
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	cmd.Dir = b.Cache
+	out, err := cmd.Output()
+	var dl struct{ Dir, GoMod, Error string }
+	if err == nil {
+		err = json.Unmarshal(out, &dl)
+	}
+	if err != nil || dl.Dir == "" {
+		return "", "", fmt.Errorf("fetching %s@%s: %v %s", mod, version, err, dl.Error)
+	}
+	return dl.Dir, dl.GoMod, nil
+}
+
+// kubernetesModule writes, once per release, a module that requires
+// k8s.io/kubernetes at version: the go command builds its commands from
+// the module cache. The release's go.mod replaces each staging module
+// (k8s.io/api, ...) with its directory in the git tree, which a
+// dependency's replace cannot do; this module replaces it with the
+// version the publishing bot cut from that directory, v0.X.Y for v1.X.Y.
+// The release's godebug lines are kept, as a release build has them.
+func (b *Builder) kubernetesModule(ctx context.Context, version string) (string, error) {
+	dir := filepath.Join(b.Cache, "k8s-module-"+version)
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		return dir, nil
+	}
+	_, gomod, err := b.download(ctx, "k8s.io/kubernetes", version)
 	if err != nil {
 		return "", err
 	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module github.com/plegvet/plegvet\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("not inside the plegvet repository")
-		}
-		dir = parent
-	}
-}
-
-// Checkout returns a Kubernetes checkout of version, built by the script
-// when missing.
-func (b *Builder) Checkout(ctx context.Context, version string) (string, error) {
-	dest := filepath.Join(b.Cache, "k8s-"+version)
-	cmd := exec.CommandContext(ctx, "bash", b.CheckoutScript, version, dest)
-	cmd.Env = append(os.Environ(), "VERIFY=0")
-	out, err := cmd.CombinedOutput()
+	data, err := os.ReadFile(gomod)
 	if err != nil {
-		return "", fmt.Errorf("k8s-checkout.sh %s: %w\n%s", version, err, LastLines(out, 15))
+		return "", err
 	}
-	return dest, nil
+	release, err := modfile.Parse(gomod, data, nil)
+	if err != nil {
+		return "", err
+	}
+	staging := "v0." + strings.TrimPrefix(version, "v1.")
+	f := new(modfile.File)
+	f.AddModuleStmt("kubeletcheck.invalid/k8s")
+	if err := f.AddGoStmt(release.Go.Version); err != nil {
+		return "", err
+	}
+	for _, g := range release.Godebug {
+		if err := f.AddGodebug(g.Key, g.Value); err != nil {
+			return "", err
+		}
+	}
+	if err := f.AddRequire("k8s.io/kubernetes", version); err != nil {
+		return "", err
+	}
+	for _, r := range release.Replace {
+		to, toVersion := r.New.Path, r.New.Version
+		if modfile.IsDirectoryPath(to) {
+			to, toVersion = r.Old.Path, staging
+		}
+		if err := f.AddReplace(r.Old.Path, r.Old.Version, to, toVersion); err != nil {
+			return "", err
+		}
+	}
+	out, err := f.Format()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Written last: a go.mod marks the module as made.
+	return dir, os.WriteFile(filepath.Join(dir, "go.mod"), out, 0o644)
 }
 
 // Kubernetes builds cmd/NAME (kubelet, kube-apiserver) of a release with
@@ -96,7 +124,7 @@ func (b *Builder) Kubernetes(ctx context.Context, version, name string) (string,
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
-	src, err := b.Checkout(ctx, version)
+	dir, err := b.kubernetesModule(ctx, version)
 	if err != nil {
 		return "", err
 	}
@@ -104,8 +132,8 @@ func (b *Builder) Kubernetes(ctx context.Context, version, name string) (string,
 	pkg := "k8s.io/component-base/version"
 	ldflags := fmt.Sprintf("-X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s -X %s.gitTreeState=clean",
 		pkg, version, pkg, major, pkg, minor, pkg)
-	b.Logf("building %s %s from %s", name, version, src)
-	return bin, b.goBuild(ctx, src, bin, nil, "-ldflags", ldflags, "./cmd/"+name)
+	b.Logf("building %s %s in %s", name, version, dir)
+	return bin, b.goBuild(ctx, dir, bin, []string{"GOFLAGS=-mod=mod"}, "-ldflags", ldflags, "k8s.io/kubernetes/cmd/"+name)
 }
 
 // Module builds pkg of the module mod@version, fetched with the go command
@@ -115,22 +143,15 @@ func (b *Builder) Module(ctx context.Context, mod, version, pkg, name string, en
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", mod+"@"+version)
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	cmd.Dir = b.Cache
-	out, err := cmd.Output()
-	var dl struct{ Dir, Error string }
-	if err == nil {
-		err = json.Unmarshal(out, &dl)
-	}
-	if err != nil || dl.Dir == "" {
-		return "", fmt.Errorf("fetching %s@%s: %v %s", mod, version, err, dl.Error)
+	modDir, _, err := b.download(ctx, mod, version)
+	if err != nil {
+		return "", err
 	}
 	src := filepath.Join(b.Cache, "src", name+"-"+version)
 	if _, err := os.Stat(src); err != nil {
 		tmp := src + ".tmp"
 		os.RemoveAll(tmp)
-		if err := os.CopyFS(tmp, os.DirFS(dl.Dir)); err != nil {
+		if err := os.CopyFS(tmp, os.DirFS(modDir)); err != nil {
 			return "", err
 		}
 		if err := os.Rename(tmp, src); err != nil {
@@ -150,10 +171,7 @@ func (b *Builder) goBuild(ctx context.Context, dir, bin string, env []string, ar
 	tmp := bin + ".tmp"
 	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", tmp}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GOWORK="), env...)
-	if data, err := os.ReadFile(filepath.Join(dir, ".make-checkout.goflags")); err == nil {
-		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(string(data)))
-	}
+	cmd.Env = append(append(os.Environ(), "GOWORK=off"), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s in %s: %w\n%s", strings.Join(args, " "), dir, err, LastLines(out, 20))
 	}

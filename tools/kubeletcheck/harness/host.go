@@ -17,7 +17,7 @@ import (
 )
 
 // ErrUnsupported says the machine cannot run the harness (not root, no
-// cgroups): tests skip with it, never fail.
+// cgroups): tests skip with it, except under CI, where they fail with it.
 var ErrUnsupported = errors.New("this machine cannot run a kubelet")
 
 // Packages are Debian's packages the harness runs: containerd 1.6 (its
