@@ -53,10 +53,10 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
@@ -190,7 +190,7 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 
 // run is one analysis, from either loader.
 type run struct {
-	graph  *checker.Graph
+	graph  *engine.Graph
 	failed bool   // load errors were printed
 	loader string // "lean" or "go/packages", for -debug=v
 }
@@ -267,7 +267,7 @@ func report(r *run, o *driverOptions, stdout, stderr io.Writer) int {
 // check's name, [featuregate/alpha-default-on] (in place: the text is the
 // last use of the diagnostics); then control characters escaped, file
 // names and -c's source lines included.
-func printText(w io.Writer, g *checker.Graph, contextLines int) error {
+func printText(w io.Writer, g *engine.Graph, contextLines int) error {
 	for act := range g.All() {
 		for i := range act.Diagnostics {
 			d := &act.Diagnostics[i]
@@ -311,7 +311,7 @@ func writeFindings(w io.Writer, ds ...plegvet.Diagnostic) {
 
 // dropFixable leaves the root findings that have no fix: with -diff, the
 // text says only what the diff does not show.
-func dropFixable(g *checker.Graph) {
+func dropFixable(g *engine.Graph) {
 	for _, act := range g.Roots {
 		act.Diagnostics = slices.DeleteFunc(act.Diagnostics, func(d analysis.Diagnostic) bool { return len(d.SuggestedFixes) > 0 })
 	}
@@ -370,8 +370,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // checkerOptions are -debug's f, p and s.
-func checkerOptions(o *driverOptions, stderr io.Writer) *checker.Options {
-	opts := &checker.Options{SanityCheck: o.dbg('s'), Sequential: o.dbg('p')}
+func checkerOptions(o *driverOptions, stderr io.Writer) *engine.Options {
+	opts := &engine.Options{SanityCheck: o.dbg('s'), Sequential: o.dbg('p')}
 	if o.dbg('f') {
 		opts.FactLog = stderr
 	}
@@ -379,11 +379,11 @@ func checkerOptions(o *driverOptions, stderr io.Writer) *checker.Options {
 }
 
 // printTiming is -debug=t: the actions that took 90% of the time.
-func printTiming(g *checker.Graph, o *driverOptions, stderr io.Writer) {
+func printTiming(g *engine.Graph, o *driverOptions, stderr io.Writer) {
 	if !o.dbg('p') {
 		fmt.Fprintln(stderr, "plegvet: Warning: times are mostly GC/scheduler noise; use -debug=tp to disable parallelism")
 	}
-	var list []*checker.Action
+	var list []*engine.Action
 	var total time.Duration
 	for act := range g.All() {
 		list = append(list, act)

@@ -13,8 +13,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/analysisrun"
-	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
@@ -41,14 +40,14 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 		// Nothing matched can declare or use what plegvet reads: nothing
 		// is parsed, and every mode still says so in its form ("{}", an
 		// empty SARIF log).
-		return analyzeLean(o, meta, &srcload.Result{}, stderr)
+		return analyzeLean(o, meta, &engine.Loaded{}, stderr)
 	}
 	t, paths, why := leanTree(roots)
 	if why != "" {
 		return nil, why, -1
 	}
 	pick := fromSource(meta)
-	res, err := srcload.LoadWith(context.Background(), t, pick, paths...)
+	res, err := engine.Load(context.Background(), engine.Request{Tree: t, Paths: paths, FromSource: pick})
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure
@@ -61,14 +60,17 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 
 // fromSource picks the imports loaded from the tree: the suite's picks,
 // and every package of the import graph that imports the feature-gate
-// API, wherever it is (component-base registers its logging gates in
-// logs/api/v1): its feature maps' registrations are facts a relisting
-// pkg/features is checked against, as under go vet.
+// API (or a vendored copy of it), wherever it is (component-base
+// registers its logging gates in logs/api/v1): its feature maps'
+// registrations are facts a relisting pkg/features is checked against,
+// as under go vet.
 func fromSource(meta []*packages.Package) func(string) bool {
 	declares := map[string]bool{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
-		if _, ok := p.Imports[featuregates.APIPath]; ok {
-			declares[p.PkgPath] = true
+		for imp := range p.Imports {
+			if featuregates.IsAPIPath(imp) {
+				declares[p.PkgPath] = true
+			}
 		}
 	})
 	return func(path string) bool { return suite.FromSource(path) || declares[path] }
@@ -129,7 +131,7 @@ func goFilesDir(p *packages.Package) string {
 // sourcesDisagree says why the loaded packages' imports are not what the
 // go command would read, or "": an import whose facts or constants the
 // analysis reads must come from the same files as for the go command.
-func sourcesDisagree(meta []*packages.Package, res *srcload.Result, fromSource func(string) bool) string {
+func sourcesDisagree(meta []*packages.Package, res *engine.Loaded, fromSource func(string) bool) string {
 	byImport := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
 		for path, dep := range p.Imports {
@@ -158,13 +160,13 @@ func sourcesDisagree(meta []*packages.Package, res *srcload.Result, fromSource f
 
 // analyzeLean runs the analyzers on the packages loaded from source: from
 // here on the lean loading answers.
-func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result, stderr io.Writer) (*run, string, int) {
+func analyzeLean(o *driverOptions, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
 	failed := printErrors(stderr, meta) > 0
 	for _, p := range res.Problems {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))
 		failed = true
 	}
-	graph, err := analysisrun.Analyze(o.analyzers, res.Packages, checkerOptions(o, stderr))
+	graph, err := engine.Analyze(o.analyzers, res.Packages, checkerOptions(o, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
 		return nil, "", exitFailure

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/tools/go/analysis/checker"
-
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
 )
@@ -19,7 +18,7 @@ import (
 // analyzer that failed on a package contributes nothing: its error is a
 // notification of the invocation, which is then not successful, as it is
 // when a package did not load (loadFailed).
-func writeSARIF(file string, g *checker.Graph, loadFailed bool) error {
+func writeSARIF(file string, g *engine.Graph, loadFailed bool) error {
 	wd, _ := os.Getwd()
 	run := sarif.Run{Version: version(), Rules: suite.Rules(), Root: wd, Successful: !loadFailed}
 	if loadFailed {
