@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"context"
@@ -27,8 +27,8 @@ import (
 // r is nil, with why, when the lean loading cannot answer as the go
 // command would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
-func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int) {
-	meta, ok := listPackages(o.patterns, stderr)
+func loadLean(o *Options, stderr io.Writer) (r *run, why string, code int) {
+	meta, ok := listPackages(o, stderr)
 	if !ok {
 		return nil, "", exitFailure
 	}
@@ -49,7 +49,7 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 	pick := fromSource(meta)
 	res, err := engine.Load(context.Background(), engine.Request{Tree: t, Paths: paths, FromSource: pick})
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, "", exitFailure
 	}
 	if why := sourcesDisagree(meta, res, pick); why != "" {
@@ -79,14 +79,14 @@ func fromSource(meta []*packages.Package) func(string) bool {
 // listPackages asks the go command which packages match the patterns,
 // with what they import. ok is false when it fails or nothing matched:
 // the error is printed.
-func listPackages(patterns []string, stderr io.Writer) (meta []*packages.Package, ok bool) {
-	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, patterns...)
+func listPackages(o *Options, stderr io.Writer) (meta []*packages.Package, ok bool) {
+	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.Patterns...)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, false
 	}
 	if len(meta) == 0 {
-		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", errorLine(strings.Join(patterns, " ")))
+		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", o.Text.ErrorLine(strings.Join(o.Patterns, " ")))
 		return nil, false
 	}
 	return meta, true
@@ -160,15 +160,15 @@ func sourcesDisagree(meta []*packages.Package, res *engine.Loaded, fromSource fu
 
 // analyzeLean runs the analyzers on the packages loaded from source: from
 // here on the lean loading answers.
-func analyzeLean(o *driverOptions, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
-	failed := printErrors(stderr, meta) > 0
+func analyzeLean(o *Options, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
+	failed := printErrors(stderr, meta, o.Text) > 0
 	for _, p := range res.Problems {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))
+		o.fail(stderr, p.Error())
 		failed = true
 	}
-	graph, err := engine.Analyze(o.analyzers, res.Packages, checkerOptions(o, stderr))
+	graph, err := engine.Analyze(o.Analyzers, res.Packages, checkerOptions(o, stderr))
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, "", exitFailure
 	}
 	return &run{graph: graph, failed: failed, loader: "lean"}, "", -1
