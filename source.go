@@ -152,7 +152,7 @@ func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bo
 }
 
 // outcome is what an analyzer produced for a package (relative path).
-func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*engine.Action, error) {
+func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*engine.Outcome, error) {
 	out := a.res.Root(an, a.tree.Module+"/"+rel)
 	if out == nil {
 		return nil, fmt.Errorf("%s: %s was not analysed", a.src.Dir, rel)

@@ -9,8 +9,9 @@
 // requires k8s.io/kubernetes instead of being its checkout, a directory
 // the go command and the tree disagree on, a file list as the pattern),
 // the go/packages loader (load.go) types the whole import graph, as
-// multichecker does. Either way, x/tools' checker runs the analyzers and
-// its own printers print the result, in the checker's order; -debug=v
+// multichecker does. Either way, x/tools' checker runs the analyzers
+// (both loaders and the checker are internal/engine's) and its own
+// printers print the result, in the checker's order; -debug=v
 // says which loader ran and why, and PLEGVET_FULL_DRIVER=1 forces the
 // go/packages one (a debugging aid: TestDriversAgree compares the two).
 //
@@ -21,7 +22,7 @@
 //     package's findings; -test is accepted and has no effect);
 //   - findings make a non-zero exit status in every mode, -json included,
 //     and an error (exit 1) outranks them;
-//   - text output is made safe for a terminal (printText);
+//   - text output is made safe for a terminal (PrintText);
 //   - fixes are the go command's: -fix and -diff run go fix
 //     -fixtool=PLEGVET (goFix), which applies each finding's first fix
 //     with x/tools' own merge, then the analysis prints what is left.

@@ -106,11 +106,21 @@ func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, opts *Opt
 	return graph, nil
 }
 
-// Run is one load of a tree and one run of the analyzers over it.
+// Run is one load of a tree and one run of the analyzers over it: the
+// packages and what each analyzer did on each.
 type Run struct {
 	*Loaded
-	Graph *Graph
-	roots map[*analysis.Analyzer]map[string]*Action
+	roots map[*analysis.Analyzer]map[string]*Outcome
+}
+
+// Outcome is what one analyzer did on one package: its root action's
+// fields, without the action, whose dependencies (the results of the
+// analyzers it requires) an answer need not keep alive.
+type Outcome struct {
+	Package     *packages.Package
+	Result      any
+	Diagnostics []analysis.Diagnostic
+	Err         error
 }
 
 // Analyse loads the requested packages and runs the analyzers over them.
@@ -127,20 +137,20 @@ func Analyse(ctx context.Context, r Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Loaded: res, Graph: graph, roots: map[*analysis.Analyzer]map[string]*Action{}}
+	run := &Run{Loaded: res, roots: map[*analysis.Analyzer]map[string]*Outcome{}}
 	for _, act := range graph.Roots {
 		m := run.roots[act.Analyzer]
 		if m == nil {
-			m = map[string]*Action{}
+			m = map[string]*Outcome{}
 			run.roots[act.Analyzer] = m
 		}
-		m[act.Package.PkgPath] = act
+		m[act.Package.PkgPath] = &Outcome{Package: act.Package, Result: act.Result, Diagnostics: act.Diagnostics, Err: act.Err}
 	}
 	return run, nil
 }
 
 // Root is what an analyzer did on a requested package (import path); nil
 // when it did not run on it.
-func (r *Run) Root(a *analysis.Analyzer, importPath string) *Action {
+func (r *Run) Root(a *analysis.Analyzer, importPath string) *Outcome {
 	return r.roots[a][importPath]
 }
