@@ -9,7 +9,6 @@ import (
 	"go/build"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"io"
 	"io/fs"
 	"maps"
@@ -28,10 +27,9 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/srcpos"
@@ -413,7 +411,7 @@ func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]st
 			problems = append(problems, unread[p]...)
 		}
 	}
-	return slices.DeleteFunc(slices.Sorted(maps.Keys(found)), srcload.Modelled), problems, nil
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(found)), engine.Modelled), problems, nil
 }
 
 // goFile is a Go file of a package that may declare feature maps, and
@@ -456,7 +454,7 @@ func (f *goFile) read(t *tree.Tree) {
 		return
 	}
 	for _, im := range parsed.Imports {
-		if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPI(types.NewPackage(v, "")) {
+		if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPIPath(v) {
 			f.importsAPI = true
 		}
 	}
@@ -478,11 +476,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source) (*GatesReport, erro
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
 	}
-	res, err := load(ctx, t, &src, suite.FromSource, problems, paths...)
-	if err != nil {
-		return nil, err
-	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{featuregate.Analyzer}, res.Packages)
+	res, err := load(ctx, t, &src, suite.FromSource, problems, []*analysis.Analyzer{featuregate.Analyzer}, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +485,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source) (*GatesReport, erro
 	byName := map[string]int{}
 	registrations := map[string][]Registration{}
 	for _, pkg := range res.Packages {
-		out := outs[featuregate.Analyzer][pkg.PkgPath]
+		out := res.Root(featuregate.Analyzer, pkg.PkgPath)
 		if out == nil {
 			continue
 		}

@@ -11,10 +11,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/release"
-	"github.com/plegvet/plegvet/internal/srcload"
-	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -116,20 +114,19 @@ func releaseSource(version string) Source {
 }
 
 // load type-checks the packages (import paths) from source, with the
-// imports also picks when the tree holds them, and records how in
-// src.Load, after the problems found before it.
-func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, problems []string, paths ...string) (*srcload.Result, error) {
-	// The analyzers read no function body of an import they do not read
-	// (the CRI API's generated code, say): declarations suffice.
-	res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: also, DeclarationsOnly: func(p string) bool { return !suite.Reads(p) }, TreeRelativeNames: true}, paths...)
+// imports also picks when the tree holds them, runs the analyzers over
+// them (nil: the suite's) and records how in src.Load, after the problems
+// found before it.
+func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, problems []string, analyzers []*analysis.Analyzer, paths ...string) (*engine.Run, error) {
+	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Analyzers: analyzers})
 	if err != nil {
 		return nil, err
 	}
-	src.Load = Load{Mode: srcload.Mode, Modelled: append([]string{}, res.Modelled...), Stubbed: len(res.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}}
-	for _, p := range res.Problems {
+	src.Load = Load{Mode: engine.Mode, Modelled: append([]string{}, run.Modelled...), Stubbed: len(run.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}}
+	for _, p := range run.Problems {
 		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
-	return res, nil
+	return run, nil
 }
 
 // analysed is one load of a tree and one run of the analyzers over it,
@@ -137,8 +134,7 @@ func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool
 type analysed struct {
 	tree *tree.Tree
 	src  Source
-	res  *srcload.Result
-	outs map[*analysis.Analyzer]map[string]*analysisrun.Outcome
+	res  *engine.Run
 }
 
 // analyse loads the packages (relative to the tree's module) and runs
@@ -148,20 +144,16 @@ func analyse(ctx context.Context, t *tree.Tree, src Source, also func(string) bo
 	for i, r := range rel {
 		paths[i] = t.Module + "/" + r
 	}
-	res, err := load(ctx, t, &src, also, nil, paths...)
+	run, err := load(ctx, t, &src, also, nil, nil, paths...)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := analysisrun.Run(suite.Defaults(), res.Packages)
-	if err != nil {
-		return nil, err
-	}
-	return &analysed{tree: t, src: src, res: res, outs: outs}, nil
+	return &analysed{tree: t, src: src, res: run}, nil
 }
 
 // outcome is what an analyzer produced for a package (relative path).
-func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*analysisrun.Outcome, error) {
-	out := a.outs[an][a.tree.Module+"/"+rel]
+func (a *analysed) outcome(an *analysis.Analyzer, rel string) (*engine.Outcome, error) {
+	out := a.res.Root(an, a.tree.Module+"/"+rel)
 	if out == nil {
 		return nil, fmt.Errorf("%s: %s was not analysed", a.src.Dir, rel)
 	}

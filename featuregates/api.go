@@ -22,8 +22,12 @@ const (
 // IsAPI reports whether pkg is the feature-gate API package (or a
 // vendored copy of it).
 func IsAPI(pkg *types.Package) bool {
-	return pkg != nil && pathIs(pkg.Path(), APIPath)
+	return pkg != nil && IsAPIPath(pkg.Path())
 }
+
+// IsAPIPath reports whether an import path is the feature-gate API's (or
+// a vendored copy's): the one test of "this package imports the API".
+func IsAPIPath(importPath string) bool { return pathIs(importPath, APIPath) }
 
 // IsClientGo reports whether pkg is client-go's copy of the API, which
 // declares client-go's gates.

@@ -16,19 +16,18 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/lspprotocol"
-	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // analyser loads and checks the open files' packages, keeping between
-// edits what it parsed and type-checked (one srcload cache per module).
+// edits what it parsed and type-checked (one engine cache per module).
 // Only the worker uses it.
 type analyser struct {
 	opts   Options
-	caches map[string]*srcload.Cache // by module root
+	caches map[string]*engine.Cache // by module root
 }
 
 // analyse loads and checks the packages of the open files (their text as
@@ -69,15 +68,15 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 		}
 	}
 	// No open file is left in these.
-	maps.DeleteFunc(a.caches, func(dir string, _ *srcload.Cache) bool { return trees[dir] == nil })
+	maps.DeleteFunc(a.caches, func(dir string, _ *engine.Cache) bool { return trees[dir] == nil })
 	for _, dir := range slices.Sorted(maps.Keys(trees)) {
 		cache := a.caches[dir]
 		if cache == nil {
-			cache = srcload.NewCache()
+			cache = engine.NewCache()
 			a.caches[dir] = cache
 		}
 		t := trees[dir]
-		res, err := srcload.LoadImports(ctx, t, srcload.Imports{FromSource: a.opts.FromSource, Overlay: overlay, LeaveOut: true, Cache: cache}, byTree[dir]...)
+		res, err := engine.Load(ctx, engine.Request{Tree: t, Paths: byTree[dir], FromSource: a.opts.FromSource, Overlay: overlay, LeaveOut: true, Cache: cache})
 		if err != nil {
 			return nil, logs, fmt.Errorf("loading the open files' packages in %s: %w", t.Dir, err)
 		}
@@ -94,7 +93,7 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 		if len(res.Packages) == 0 {
 			continue
 		}
-		graph, err := checker.Analyze(a.opts.Analyzers, res.Packages, &checker.Options{})
+		graph, err := engine.Analyze(a.opts.Analyzers, res.Packages, nil)
 		if err != nil {
 			return nil, logs, err
 		}

@@ -6,7 +6,7 @@
 // related positions, and quick fixes from the checks' suggested fixes.
 //
 // Unsaved buffers are analysed as they are. Packages are loaded from the
-// tree's source as plegvet's lean driver loads them (internal/srcload:
+// tree's source as plegvet's lean driver loads them (internal/engine:
 // no go command), and what was parsed and checked is kept between
 // changes: a change re-checks the changed package and, among the loaded
 // ones, those that import it, so an edit to a gate's spec in pkg/features
@@ -30,8 +30,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/lspprotocol"
-	"github.com/plegvet/plegvet/internal/srcload"
 )
 
 // Options say what the server checks.
@@ -50,7 +50,7 @@ type Options struct {
 // Serve answers one client on in and out until it exits or disconnects,
 // or ctx ends. A client that disconnects without shutdown is no error.
 func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) error {
-	s := &server{analyser: &analyser{opts: opts, caches: map[string]*srcload.Cache{}}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
+	s := &server{analyser: &analyser{opts: opts, caches: map[string]*engine.Cache{}}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, jsonrpc2.VSCodeObjectCodec{})

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 
-	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -68,7 +68,7 @@ type valueSrc struct {
 // maxSteps bounds the work of following values, whatever the code.
 const maxSteps = 20000
 
-func newReader(t *tree.Tree, res *srcload.Result) *reader {
+func newReader(t *tree.Tree, res *engine.Loaded) *reader {
 	r := &reader{
 		tree: t, fset: res.Fset,
 		funcs:     map[*types.Func]*funcInfo{},

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -218,7 +218,7 @@ func read(ctx context.Context, dir, module string) (*Result, error) {
 	for i, p := range pkgs {
 		paths[i] = importPath(mod, p)
 	}
-	loaded, err := srcload.Load(ctx, t, paths...)
+	loaded, err := engine.Load(ctx, engine.Request{Tree: t, Paths: paths})
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/analysisrun"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/release"
-	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/srcpos"
@@ -73,26 +72,22 @@ func rowOf(res *pleg.Result) roleRow {
 // analyseTree loads features, pleg and kubelet from a tree's source as
 // the library does (imports stubbed, the CRI API and feature packages
 // from source) and runs the pleg analyzer.
-func analyseTree(t *testing.T, tr *tree.Tree) (*pleg.Result, *srcload.Result) {
+func analyseTree(t *testing.T, tr *tree.Tree) (*pleg.Result, *engine.Loaded) {
 	t.Helper()
 	also := func(p string) bool { return suite.FromSource(p) || suite.Stream().FromSource(p) }
 	var paths []string
 	for _, rel := range []string{"pkg/features", "pkg/kubelet/pleg", "pkg/kubelet"} {
 		paths = append(paths, tr.Module+"/"+rel)
 	}
-	res, err := srcload.LoadWith(context.Background(), tr, also, paths...)
+	run, err := engine.Analyse(context.Background(), engine.Request{Tree: tr, Paths: paths, FromSource: also, Analyzers: []*analysis.Analyzer{pleg.Analyzer}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := analysisrun.Run([]*analysis.Analyzer{pleg.Analyzer}, res.Packages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := outs[pleg.Analyzer][tr.Module+"/pkg/kubelet"]
+	out := run.Root(pleg.Analyzer, tr.Module+"/pkg/kubelet")
 	if out == nil || out.Err != nil {
 		t.Fatalf("pkg/kubelet: %v", out)
 	}
-	return out.Result.(*pleg.Result), res
+	return out.Result.(*pleg.Result), run.Loaded
 }
 
 // The look-alike checkout, loaded from source as the library loads a

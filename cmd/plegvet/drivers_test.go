@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/internal/driver"
 )
 
 // fixtureGroups are the analyzers' fixtures under testdata/src (GOPATH
@@ -119,13 +121,13 @@ type outcome struct {
 }
 
 // runPlegvet runs the plegvet the test binary installed (see TestMain) in
-// dir, with PLEGVET_FULL_DRIVER=driver ("1" forces the go/packages
+// dir, with PLEGVET_FULL_DRIVER=full ("1" forces the go/packages
 // loader).
-func runPlegvet(t *testing.T, dir, driver string, args ...string) outcome {
+func runPlegvet(t *testing.T, dir, full string, args ...string) outcome {
 	t.Helper()
 	cmd := exec.Command("plegvet", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "PWD="+dir, fullDriverEnv+"="+driver)
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "PWD="+dir, driver.FullDriverEnv+"="+full)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/plegvet/plegvet/internal/driver"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
@@ -94,7 +95,7 @@ func TestPrintTextEscapes(t *testing.T) {
 		}},
 	}
 	var out bytes.Buffer
-	if err := printText(&out, &checker.Graph{Roots: []*checker.Action{act}}, -1); err != nil {
+	if err := driver.PrintText(&out, &checker.Graph{Roots: []*checker.Action{act}}, -1, driverText()); err != nil {
 		t.Fatal(err)
 	}
 	want := `evil\x1b[2J.go:1:4: gate \x1b]0;owned\a\nsecond line [a]` + "\n" +

@@ -128,8 +128,8 @@ func loadsOneTree(args []string) bool {
 }
 
 // dispatch runs a subcommand, or the standalone go/analysis driver
-// (driver.go), or hands over to multichecker for go vet's -vettool
-// protocol, help, -flags and -V.
+// (internal/driver, its flags read by driver.go), or hands over to
+// multichecker for go vet's -vettool protocol, help, -flags and -V.
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if code, ok := command(args, stdout, stderr); ok {
 		return code

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,10 +14,66 @@ const module = "github.com/plegvet/plegvet"
 
 // drivers are the packages under internal/ that depend on analyzers by
 // design, each with why. Keep the list short: plumbing takes what it needs
-// from its callers as plain data (internal/sarif takes the suite's rules,
-// internal/analysisrun the analyzers to run).
+// from its callers as plain data (internal/sarif takes the suite's rules).
 var drivers = map[string]string{
-	module + "/internal/suite": "the one list of analyzers: it builds each and reads its checks and flags",
+	module + "/internal/suite":  "the one list of analyzers: it builds each and reads its checks and flags",
+	module + "/internal/engine": "the one place that loads a tree and runs the suite over it",
+	module + "/internal/driver": "the standalone go/analysis driver: it runs the suite's analyzers and prints their findings",
+}
+
+// loaders are the packages that load a tree and run analyzers: only the
+// engine imports them, so that every loading and run is configured once.
+var loaders = []string{
+	module + "/internal/srcload",
+	"golang.org/x/tools/go/analysis/checker",
+}
+
+// The one importer of the loader and of x/tools' checker is the engine:
+// not the library, not the command, not the language server.
+func TestOnlyTheEngineLoads(t *testing.T) {
+	listed := 0
+	for _, p := range list(t, "-json=ImportPath,Imports", module+"/...") {
+		listed++
+		if p.ImportPath == module+"/internal/engine" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if slices.Contains(loaders, imp) {
+				t.Errorf("%s imports %s: load and run analyzers through internal/engine", p.ImportPath, imp)
+			}
+		}
+	}
+	if listed < 10 {
+		t.Fatalf("go list listed %d packages of the module", listed)
+	}
+}
+
+// pkg is what go list says of a package.
+type pkg struct {
+	ImportPath    string
+	Imports, Deps []string
+}
+
+// list runs go list with the arguments and decodes its packages.
+func list(t *testing.T, args ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	out, err := cmd.Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+	} else if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
 }
 
 // above reports whether a package sits above the plumbing: the root
@@ -29,23 +86,8 @@ func above(path string) bool {
 // root package or on a package under analyzer/, except the drivers. Test
 // files do not count: a test may exercise its package through the library.
 func TestInternalDependsOnNothingAbove(t *testing.T) {
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/internal/...")
-	out, err := cmd.Output()
-	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-		t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-	} else if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	listed := map[string]bool{}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var p struct {
-			ImportPath    string
-			Imports, Deps []string
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range list(t, "-json=ImportPath,Imports,Deps", module+"/internal/...") {
 		listed[p.ImportPath] = true
 		if _, ok := drivers[p.ImportPath]; ok {
 			continue

@@ -88,17 +88,12 @@ type Analyzer struct {
 
 type validator interface{ Validate() error }
 
-// isGateAPI is the feature-gate API, vendored or not: its importers declare gates.
-func isGateAPI(p string) bool {
-	return p == featuregates.APIPath || strings.HasSuffix(p, "/vendor/"+featuregates.APIPath)
-}
-
 // isFeaturesPackage is a features package (pkg/features, a staging
 // module's): its constants key the gates other packages declare and test.
 func isFeaturesPackage(p string) bool { return strings.HasSuffix(p, "/features") }
 
 // readsGates is what gatefacts, which both analyzers require, reads.
-func readsGates(p string) bool { return isGateAPI(p) || isFeaturesPackage(p) }
+func readsGates(p string) bool { return featuregates.IsAPIPath(p) || isFeaturesPackage(p) }
 
 var analyzers = []Analyzer{
 	{

@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"context"
@@ -13,8 +13,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/analysisrun"
-	"github.com/plegvet/plegvet/internal/srcload"
+	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
@@ -28,8 +27,8 @@ import (
 // r is nil, with why, when the lean loading cannot answer as the go
 // command would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
-func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int) {
-	meta, ok := listPackages(o.patterns, stderr)
+func loadLean(o *Options, stderr io.Writer) (r *run, why string, code int) {
+	meta, ok := listPackages(o, stderr)
 	if !ok {
 		return nil, "", exitFailure
 	}
@@ -41,16 +40,16 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 		// Nothing matched can declare or use what plegvet reads: nothing
 		// is parsed, and every mode still says so in its form ("{}", an
 		// empty SARIF log).
-		return analyzeLean(o, meta, &srcload.Result{}, stderr)
+		return analyzeLean(o, meta, &engine.Loaded{}, stderr)
 	}
 	t, paths, why := leanTree(roots)
 	if why != "" {
 		return nil, why, -1
 	}
 	pick := fromSource(meta)
-	res, err := srcload.LoadWith(context.Background(), t, pick, paths...)
+	res, err := engine.Load(context.Background(), engine.Request{Tree: t, Paths: paths, FromSource: pick})
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, "", exitFailure
 	}
 	if why := sourcesDisagree(meta, res, pick); why != "" {
@@ -61,14 +60,17 @@ func loadLean(o *driverOptions, stderr io.Writer) (r *run, why string, code int)
 
 // fromSource picks the imports loaded from the tree: the suite's picks,
 // and every package of the import graph that imports the feature-gate
-// API, wherever it is (component-base registers its logging gates in
-// logs/api/v1): its feature maps' registrations are facts a relisting
-// pkg/features is checked against, as under go vet.
+// API (or a vendored copy of it), wherever it is (component-base
+// registers its logging gates in logs/api/v1): its feature maps'
+// registrations are facts a relisting pkg/features is checked against,
+// as under go vet.
 func fromSource(meta []*packages.Package) func(string) bool {
 	declares := map[string]bool{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
-		if _, ok := p.Imports[featuregates.APIPath]; ok {
-			declares[p.PkgPath] = true
+		for imp := range p.Imports {
+			if featuregates.IsAPIPath(imp) {
+				declares[p.PkgPath] = true
+			}
 		}
 	})
 	return func(path string) bool { return suite.FromSource(path) || declares[path] }
@@ -77,14 +79,14 @@ func fromSource(meta []*packages.Package) func(string) bool {
 // listPackages asks the go command which packages match the patterns,
 // with what they import. ok is false when it fails or nothing matched:
 // the error is printed.
-func listPackages(patterns []string, stderr io.Writer) (meta []*packages.Package, ok bool) {
-	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, patterns...)
+func listPackages(o *Options, stderr io.Writer) (meta []*packages.Package, ok bool) {
+	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.Patterns...)
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, false
 	}
 	if len(meta) == 0 {
-		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", errorLine(strings.Join(patterns, " ")))
+		fmt.Fprintf(stderr, "plegvet: %s matched no packages\n", o.Text.ErrorLine(strings.Join(o.Patterns, " ")))
 		return nil, false
 	}
 	return meta, true
@@ -129,7 +131,7 @@ func goFilesDir(p *packages.Package) string {
 // sourcesDisagree says why the loaded packages' imports are not what the
 // go command would read, or "": an import whose facts or constants the
 // analysis reads must come from the same files as for the go command.
-func sourcesDisagree(meta []*packages.Package, res *srcload.Result, fromSource func(string) bool) string {
+func sourcesDisagree(meta []*packages.Package, res *engine.Loaded, fromSource func(string) bool) string {
 	byImport := map[string]*packages.Package{}
 	packages.Visit(meta, nil, func(p *packages.Package) {
 		for path, dep := range p.Imports {
@@ -158,15 +160,15 @@ func sourcesDisagree(meta []*packages.Package, res *srcload.Result, fromSource f
 
 // analyzeLean runs the analyzers on the packages loaded from source: from
 // here on the lean loading answers.
-func analyzeLean(o *driverOptions, meta []*packages.Package, res *srcload.Result, stderr io.Writer) (*run, string, int) {
-	failed := printErrors(stderr, meta) > 0
+func analyzeLean(o *Options, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
+	failed := printErrors(stderr, meta, o.Text) > 0
 	for _, p := range res.Problems {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(p.Error()))
+		o.fail(stderr, p.Error())
 		failed = true
 	}
-	graph, err := analysisrun.Analyze(o.analyzers, res.Packages, checkerOptions(o, stderr))
+	graph, err := engine.Analyze(o.Analyzers, res.Packages, checkerOptions(o, stderr))
 	if err != nil {
-		fmt.Fprintf(stderr, "plegvet: %s\n", errorLine(err.Error()))
+		o.fail(stderr, err.Error())
 		return nil, "", exitFailure
 	}
 	return &run{graph: graph, failed: failed, loader: "lean"}, "", -1
