@@ -42,7 +42,7 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 	// An answer with a file not read or a construct not followed is not
 	// kept: the cause may pass (a file unreadable for a moment, too many
 	// open files), and the next run should try again.
-	if c, ok := any(answer).(interface{ complete() bool }); ok && !c.complete() {
+	if !complete(answer) {
 		return answer, nil
 	}
 	// A cache that cannot be written costs the next run its time, not
@@ -55,29 +55,34 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 // the tree always holds: an entry that decodes but says less (null, {},
 // a bare schema version) is computed again, not served.
 func keptWhole(answer any, t *tree.Tree) bool {
-	k, ok := answer.(interface{ whole(*tree.Tree) bool })
-	return !ok || k.whole(t)
+	switch a := answer.(type) {
+	case *Report:
+		return a.SchemaVersion == SchemaVersion && sourceWhole(a.Source, t) && a.Error == "" &&
+			a.DefaultPLEG != "" && a.Summary != ""
+	case *GatesReport:
+		return a.SchemaVersion == SchemaVersion && sourceWhole(a.Source, t) && len(a.Gates) > 0
+	}
+	return true
 }
 
-func (r *Report) whole(t *tree.Tree) bool {
-	return r.SchemaVersion == SchemaVersion && r.Source.whole(t) && r.Error == "" &&
-		r.DefaultPLEG != "" && r.Summary != ""
-}
-
-func (r *GatesReport) whole(t *tree.Tree) bool {
-	return r.SchemaVersion == SchemaVersion && r.Source.whole(t) && len(r.Gates) > 0
-}
-
-// whole: the source a release's answer names, read from source.
-func (s Source) whole(t *tree.Tree) bool {
+// sourceWhole: the source a release's answer names, read from source.
+func sourceWhole(s Source, t *tree.Tree) bool {
 	return s.Dir == t.Module+"@"+t.Version && s.KubernetesVersion == t.Version && s.Load.Mode != ""
 }
 
-func (r *Report) complete() bool { return r.Source.Load.complete() }
+// complete reports whether an answer read every file and followed every
+// construct; only those are kept.
+func complete(answer any) bool {
+	switch a := answer.(type) {
+	case *Report:
+		return loadComplete(a.Source.Load)
+	case *GatesReport:
+		return loadComplete(a.Source.Load)
+	}
+	return true
+}
 
-func (r *GatesReport) complete() bool { return r.Source.Load.complete() }
-
-func (l Load) complete() bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
+func loadComplete(l Load) bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
 
 func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 	if opts.CacheDir == "" || opts.Kubernetes == "" || opts.Proto != "" || len(t.Sums) == 0 {

@@ -6,11 +6,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/featurelist"
@@ -51,48 +49,6 @@ func readLifecycle(t *tree.Tree) (*featurelist.Generator, string) {
 		return nil, err.Error() + unread // featurelist's errors name the file
 	}
 	return &g, ""
-}
-
-// ListGates is FeatureList in featurelist's terms: what the tree's list
-// should hold, named as ListNames says, in the tool's order.
-func (r *GatesReport) ListGates() []featurelist.Gate {
-	entries := r.FeatureList()
-	out := make([]featurelist.Gate, len(entries))
-	for i, e := range entries {
-		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
-		for j, s := range e.Gate.Specs {
-			g.Specs[j] = s.listSpec()
-		}
-		out[i] = g
-	}
-	return out
-}
-
-// WriteFeatureList writes FeatureList as the tree's feature-list tool
-// writes versioned_feature_list.yaml, its header included: the bytes
-// hack/update-featuregates.sh writes (a tree without the tool gets no
-// header). With annotate, comment lines give each gate's and spec's
-// position in the code.
-func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
-	header := ""
-	if r.Lifecycle != nil {
-		header = r.Lifecycle.Header
-	}
-	var at featurelist.Annotate
-	if annotate {
-		entries := r.FeatureList()
-		at = func(gate, spec int) string {
-			g := entries[gate].Gate
-			p := g.Entry
-			if spec >= 0 {
-				p = g.Specs[spec].Pos
-			} else if g.Decl != nil {
-				p = *g.Decl
-			}
-			return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
-		}
-	}
-	return featurelist.WriteYAML(w, header, r.ListGates(), at)
 }
 
 // readMarkdownList reads the tree's Markdown feature-list generator
@@ -158,46 +114,13 @@ func parsePackage(t *tree.Tree, importPath string) ([]*ast.File, error) {
 	return files, nil
 }
 
-// MarkdownGates is the rows of the tree's feature_list.md: the gates of
-// the maps its generator's imports register, but those it skips; nil when
-// the tree has no such generator.
-func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
-	md := r.Markdown
-	if md == nil {
-		return nil
-	}
-	var out []featurelist.MarkdownGate
-	for _, g := range r.Gates {
-		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
-			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
-		}) {
-			continue
-		}
-		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
-		for _, s := range g.Specs {
-			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version})
-		}
-		out = append(out, row)
-	}
-	return out
-}
-
-// WriteMarkdownList writes the tree's feature_list.md as its generator
-// (cmd/genfeaturegates, run by hack/update-featuregates.sh) writes it.
-func (r *GatesReport) WriteMarkdownList(w io.Writer) error {
-	if r.Markdown == nil {
-		return fmt.Errorf("%s: no %s: the tree has no Markdown feature list", r.Source.Dir, featurelist.MarkdownGeneratorFile)
-	}
-	return featurelist.WriteMarkdown(w, r.MarkdownGates())
-}
-
 // CheckMarkdownList compares a committed feature_list.md with the one
 // the tree's generator writes, as hack/verify-featuregates.sh does (its
 // diff -q), and says where: a row that differs or that the file lacks is
 // a stale-markdown diagnostic at the gate's entry in the code, a row the
 // code has no gate for or any other line at the file's line. rewrite,
 // when set, ends each message.
-func (r *GatesReport) CheckMarkdownList(file string, data []byte, rewrite string) ([]Diagnostic, error) {
+func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
 	var want strings.Builder
 	if err := r.WriteMarkdownList(&want); err != nil {
 		return nil, err

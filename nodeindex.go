@@ -240,7 +240,7 @@ func nodeIndexLine(ctx context.Context, release string, fetch FetchOptions) (jso
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", release, err)
 	}
-	if !s.Source.Load.complete() {
+	if !loadComplete(s.Source.Load) {
 		return nil, fmt.Errorf("%s: the source was not read whole (problems %q, unfollowed %q): not an index entry", release, s.Source.Load.Problems, s.Source.Load.Unfollowed)
 	}
 	s.Source.From = ""

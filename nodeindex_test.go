@@ -51,7 +51,7 @@ func TestNodeIndexFile(t *testing.T) {
 		if re, _ := json.Marshal(&s); !bytes.Equal(re, raw) {
 			t.Errorf("%s: encodes as\n%s\nnot as the index holds it\n%s", r, re, raw)
 		}
-		if s.Source.KubernetesVersion != r || s.Source.From != "" || !s.Source.Load.complete() {
+		if s.Source.KubernetesVersion != r || s.Source.From != "" || !loadComplete(s.Source.Load) {
 			t.Errorf("%s: source %+v: want the release's, read whole, without from", r, s.Source)
 		}
 		if s.Relist.GateOff == nil || s.Relist.GateOff.Period == nil {

@@ -35,20 +35,6 @@ type NodeSource struct {
 	Evented *NodeEvented `json:"evented,omitempty"`
 }
 
-// NodeEvented is what the evented PLEG does, read from its code.
-type NodeEvented struct {
-	// Role is its design (an event source, a relist trigger, unknown),
-	// Why on what evidence.
-	Role string `json:"role"`
-	Why  string `json:"why"`
-	// OnStreamFailure is what it does after giving the stream up.
-	OnStreamFailure string `json:"onStreamFailure,omitempty"`
-	// ForcedRelists says that it relists the generic PLEG itself when a
-	// stream call fails, ForcedRelistsWhy on what evidence.
-	ForcedRelists    bool   `json:"forcedRelists,omitempty"`
-	ForcedRelistsWhy string `json:"forcedRelistsWhy,omitempty"`
-}
-
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
 // as nodeverdict.Release gives it): the tree opts names, or, when opts
 // names none (Dir and Kubernetes empty), the release: its answer in

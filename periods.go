@@ -6,41 +6,12 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/suite"
-	"github.com/plegvet/plegvet/plegperiods"
 )
 
 // The packages the relist answer reads, relative to the tree's module.
 const (
 	KubeletPackage = "pkg/kubelet"
 	PlegPackage    = "pkg/kubelet/pleg"
-)
-
-// PeriodsReport is the relist periods a tree's kubelet runs with.
-type PeriodsReport struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	Relist        Relist `json:"relist"`
-	// Diagnostics are the pleg analyzer's findings.
-	Diagnostics []Diagnostic `json:"diagnostics"`
-}
-
-// The relist answer's parts are the pleg analyzer's own.
-type (
-	// Relist is the two modes of the kubelet's PLEG.
-	Relist = plegperiods.Relist
-	// RelistGate names the gate and where it is tested.
-	RelistGate = plegperiods.RelistGate
-	// UnresolvedGate is the test deciding the evented PLEG that could not
-	// be followed to a feature gate.
-	UnresolvedGate = plegperiods.UnfollowedTest
-	// Mode is what runs with the gate off: the generic relist.
-	Mode = plegperiods.Mode
-	// GateOnMode is what runs with the gate on.
-	GateOnMode = plegperiods.GateOnMode
-	// Value is a duration resolved to its constant, or why it could not be.
-	Value = plegperiods.Value
-	// RetryCount is the evented PLEG's stream retries.
-	RetryCount = plegperiods.RetryCount
 )
 
 // Periods follows the PLEG relist periods of a tree's kubelet, in both
@@ -58,7 +29,7 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Source.noteUnfollowed(rep.Diagnostics)
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	return rep, nil
 }
 

@@ -10,81 +10,9 @@ import (
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
-// Report is plegvet's answer for one tree: which PLEG a kubelet runs, on
-// what evidence, and why the relist stays.
-type Report struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	// FeatureGate is the gate as plegvet gates -json prints it, plus the
-	// spec in force at Source.KubernetesVersion; null when the tree
-	// declares no such gate.
-	FeatureGate *FeatureGate `json:"featureGate"`
-	// EventedPLEG is what the tree's evented PLEG does, read from its
-	// code; null when the tree builds none.
-	EventedPLEG *EventedPLEG `json:"eventedPLEG"`
-	// GateDependencies are the gates the feature gate depends on in the
-	// tree's dependency map, each with its spec in force.
-	GateDependencies []GateDependency `json:"gateDependencies"`
-	// DefaultPLEG is what a node that does not set the gate runs:
-	// "generic" or "evented" (the evented PLEG, with the generic relist
-	// beside it as a safety net); "unknown" when the test deciding the
-	// evented PLEG could not be followed (relist.gateUnresolved says why)
-	// or the gate's spec could not be read (featureGate.unresolved).
-	DefaultPLEG string `json:"defaultPLEG"`
-	// Relist is the object plegvet periods -json prints; null when
-	// pkg/kubelet builds no PLEG.
-	Relist *Relist `json:"relist"`
-	// RPC is the object plegvet rpc -json prints; null when missing.
-	RPC *RPC `json:"rpc"`
-	// SyncLoop is the kubelet loop that consumes PLEG events.
-	SyncLoop *SyncLoop `json:"syncLoop"`
-	// Summary states the safety-net argument from the facts found.
-	Summary string `json:"summary"`
-	// Missing lists the parts of the answer the tree does not have, and why.
-	Missing     []Missing    `json:"missing"`
-	Diagnostics []Diagnostic `json:"diagnostics"`
-	// Error is set, and nothing else but Source, on a timeline row whose
-	// release could not be fetched or read.
-	Error string `json:"error,omitempty"`
-}
-
-// FeatureGate is a Gate and the spec in force at the tree's version.
-type FeatureGate struct {
-	Gate
-	Effective *Spec `json:"effective,omitempty"`
-}
-
-// GateDependency is a gate the feature gate depends on.
-type GateDependency struct {
-	Name string `json:"name"`
-	// Decl is the gate constant's declaration; null when the tree declares
-	// no such gate (or in a package that was not loaded).
-	Decl *Pos `json:"decl"`
-	// Effective is its spec in force at the tree's version (its newest
-	// without one); null when none is known.
-	Effective *Spec `json:"effective"`
-}
-
-// Missing is a part of the answer the tree does not have.
-type Missing struct {
-	Part string `json:"part"`
-	Why  string `json:"why"`
-}
-
-// The sync loop's answer is the pleg analyzer's own.
-type (
-	// SyncLoop is the select that consumes PLEG events beside periodic ticks.
-	SyncLoop = plegperiods.SyncLoop
-	// Tick is a periodic case of the sync loop.
-	Tick = plegperiods.Tick
-)
-
-// Inspect answers for one tree: it loads pkg/features, pkg/kubelet/pleg
-// and pkg/kubelet once, runs every analyzer, reads the CRI api.proto, and
 // joins them. A part the tree lacks is reported in Missing, not as an
 // error.
 func Inspect(ctx context.Context, opts Options) (*Report, error) {
@@ -111,14 +39,14 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 		return nil, err
 	}
 	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
-	rep.addRelist(a, len(rel) == 3)
-	rep.addFeatureGate(gates, src.KubernetesVersion)
-	if err := rep.addStream(t, a, proto, len(rel) >= 2); err != nil {
+	addRelist(rep, a, len(rel) == 3)
+	addFeatureGate(rep, gates, src.KubernetesVersion)
+	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
 		return nil, err
 	}
 	sortDiagnostics(rep.Diagnostics)
-	rep.Source.noteUnfollowed(rep.Diagnostics)
-	rep.DefaultPLEG = rep.defaultPLEG()
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = summarize(rep)
 	return rep, nil
 }
@@ -136,20 +64,20 @@ func inspectedPackages(t *tree.Tree) []string {
 }
 
 // missing notes a part of the answer the tree does not have, and why.
-func (r *Report) missing(part, format string, args ...any) {
+func missing(r *Report, part, format string, args ...any) {
 	r.Missing = append(r.Missing, Missing{Part: part, Why: fmt.Sprintf(format, args...)})
 }
 
 // addRelist fills the relist, the evented PLEG and the sync loop when the
 // tree has both the pleg and the kubelet packages (hasPLEG).
-func (r *Report) addRelist(a *analysed, hasPLEG bool) {
+func addRelist(r *Report, a *analysed, hasPLEG bool) {
 	if !hasPLEG {
-		r.missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
+		missing(r, "relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
 		return
 	}
 	periods, err := a.periods()
 	if err != nil {
-		r.missing("relist", "%v", err)
+		missing(r, "relist", "%v", err)
 		return
 	}
 	r.Relist = &periods.Relist
@@ -160,14 +88,14 @@ func (r *Report) addRelist(a *analysed, hasPLEG bool) {
 	if len(res.SyncLoops) > 0 {
 		r.SyncLoop = &res.SyncLoops[0]
 	} else {
-		r.missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
+		missing(r, "syncLoop", "no select in %s receives PLEG events", KubeletPackage)
 	}
 }
 
 // addFeatureGate fills the feature gate the relist tests (the evented
 // PLEG's by default) and its dependencies, each with its spec in force at
 // version, or says why the tree has no such gate.
-func (r *Report) addFeatureGate(gates *GatesReport, version string) {
+func addFeatureGate(r *Report, gates *GatesReport, version string) {
 	name := EventedPLEGGate
 	if r.Relist != nil && r.Relist.Gate != nil {
 		name = r.Relist.Gate.Name // the gate the tree really tests
@@ -182,7 +110,7 @@ func (r *Report) addFeatureGate(gates *GatesReport, version string) {
 				break
 			}
 		}
-		r.missing("featureGate", "%s", why)
+		missing(r, "featureGate", "%s", why)
 		return
 	}
 	r.FeatureGate = &FeatureGate{Gate: *g}
@@ -216,10 +144,10 @@ func gateDependency(gates *GatesReport, dep, version string) GateDependency {
 // addStream fills the CRI event stream rpc from the tree's api.proto (or
 // proto), with its Go calls when the pleg or the kubelet package was
 // loaded (linked); a proto that cannot be read is a load problem too.
-func (r *Report) addStream(t *tree.Tree, a *analysed, proto string, linked bool) error {
-	stream, err := readStream(t, a.src, proto)
+func addStream(r *Report, t *tree.Tree, a *analysed, proto string, linked bool) error {
+	stream, pf, err := readStream(t, a.src, proto)
 	if err != nil {
-		r.missing("rpc", "%v", err)
+		missing(r, "rpc", "%v", err)
 		var unread *protoUnread
 		if errors.As(err, &unread) {
 			r.Source.Load.Problems = append(r.Source.Load.Problems, err.Error())
@@ -227,38 +155,26 @@ func (r *Report) addStream(t *tree.Tree, a *analysed, proto string, linked bool)
 		return nil
 	}
 	if linked {
-		if err := a.linkStream(stream); err != nil {
+		if err := a.linkStream(stream, pf); err != nil {
 			return err
 		}
 	}
 	r.RPC = stream.RPC
 	r.Diagnostics = append(r.Diagnostics, stream.Diagnostics...)
 	if stream.RPC == nil {
-		r.missing("rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
+		missing(r, "rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
 	}
 	return nil
 }
 
-// spec is the gate's spec in force: at the tree's version when known,
-// else its newest.
-func (r *Report) spec() (Spec, bool) {
-	if r.FeatureGate == nil {
-		return Spec{}, false
-	}
-	if r.FeatureGate.Effective != nil {
-		return *r.FeatureGate.Effective, true
-	}
-	return r.FeatureGate.Newest()
-}
-
-func (r *Report) defaultPLEG() string {
+func defaultPLEG(r *Report) string {
 	if r.Relist != nil && r.Relist.Gate == nil && r.Relist.GateUnresolved != nil {
 		return "unknown" // an evented PLEG is built under a test not followed
 	}
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
-	s, ok := r.spec()
+	s, ok := r.EffectiveSpec()
 	if !ok {
 		return "unknown" // the gate's spec could not be read
 	}
@@ -284,7 +200,7 @@ func summarize(r *Report) string {
 	g := r.Relist.Gate.Name
 	on := r.Relist.GateOn
 	stage := ""
-	if s, ok := r.spec(); ok {
+	if s, ok := r.EffectiveSpec(); ok {
 		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
 	}
 	if on.Evented == nil {

@@ -13,56 +13,6 @@ import (
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
-// RPCReport is the CRI event stream as the tree's api.proto declares it,
-// joined with the Go code that consumes it.
-type RPCReport struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	// RPC is null when the proto's runtime.v1.RuntimeService declares no
-	// GetContainerEvents (another service's is not it).
-	RPC *RPC `json:"rpc"`
-	// Proto is the api.proto read, relative to the checkout root.
-	Proto string `json:"proto"`
-	// Diagnostics are the findings of joining the proto with the Go code.
-	Diagnostics []Diagnostic `json:"diagnostics"`
-
-	file *criproto.File
-}
-
-// RPC is GetContainerEvents and what surrounds it: the rpc as the proto
-// declares it, its messages' fields and event types, and its Go calls.
-type RPC struct {
-	criproto.RPC
-	RequestFields  []ProtoField `json:"requestFields"`
-	ResponseFields []ProtoField `json:"responseFields"`
-	EventTypes     []EventType  `json:"eventTypes"`
-	// GoCalls are the calls of the CRI client's GetContainerEvents in the
-	// evented PLEG.
-	GoCalls []Pos `json:"goCalls"`
-	// GoClient is the Go method those calls reach; null without calls.
-	GoClient *GoClient `json:"goClient"`
-}
-
-type (
-	// ProtoField is a field of a message.
-	ProtoField = criproto.Field
-	// EventType is a value of ContainerEventType.
-	EventType = criproto.EnumValue
-)
-
-// GoClient is how the Go method hands over the stream.
-type GoClient struct {
-	// Method is the Go method as its source declares it, qualified by its
-	// receiver; "" when its package was not loaded.
-	Method string `json:"method"`
-	// Shape: "stream" (returns a value with Recv), "channel" (fills a
-	// channel from the stream), "unary", or "unknown".
-	Shape string `json:"shape"`
-	// Consistent says whether the shape agrees with the proto's
-	// server-streaming flag; null when the shape is unknown.
-	Consistent *bool `json:"consistent"`
-}
-
 // ProtoPath is where a checkout keeps the CRI api.proto.
 const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeToRoot
 
@@ -76,13 +26,14 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 	if opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == "" {
 		t := &tree.Tree{Dir: absPath(".")}
 		src := Source{Load: Load{Mode: "proto only", Modelled: []string{}, Problems: []string{}}}
-		return readStream(t, src, opts.Proto)
+		rep, _, err := readStream(t, src, opts.Proto)
+		return rep, err
 	}
 	t, src, err := open(ctx, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := readStream(t, src, opts.Proto)
+	rep, pf, err := readStream(t, src, opts.Proto)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +45,7 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 		return nil, err
 	}
 	rep.Source = a.src
-	return rep, a.linkStream(rep)
+	return rep, a.linkStream(rep, pf)
 }
 
 // protoUnread is an api.proto that is there but could not be read as the
@@ -105,12 +56,13 @@ type protoUnread struct{ err error }
 func (p *protoUnread) Error() string { return p.err.Error() }
 func (p *protoUnread) Unwrap() error { return p.err }
 
-// readStream reads the proto: the given file, or the tree's.
-func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) {
+// readStream reads the proto: the given file, or the tree's; it returns
+// the file read too, for joining with the Go code.
+func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, *criproto.File, error) {
 	if protoFile == "" {
 		dir := t.ModuleDir(tree.CRIAPIModule)
 		if dir == "" {
-			return nil, fmt.Errorf("%s: %w (looked in staging/src/ and vendor/)", src.Dir, ErrNoCRIAPI)
+			return nil, nil, fmt.Errorf("%s: %w (looked in staging/src/ and vendor/)", src.Dir, ErrNoCRIAPI)
 		}
 		protoFile = filepath.Join(dir, filepath.FromSlash(criproto.RelativeToRoot))
 	}
@@ -123,27 +75,27 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	pf, err := criproto.ReadFileNamed(protoFile, display)
 	if err != nil {
 		if _, statErr := os.Lstat(protoFile); statErr == nil {
-			return nil, &protoUnread{err}
+			return nil, nil, &protoUnread{err}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Not the API the kubelet calls: no rpc of it can be judged.
 	if err := pf.CheckRuntimeService(); err != nil {
-		return nil, &protoUnread{err}
+		return nil, nil, &protoUnread{err}
 	}
-	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
+	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}}
 	if ev, ok := pf.FindEvents(); ok {
 		rep.RPC = &RPC{
 			RPC: ev.RPC, RequestFields: protoFields(ev.Request), ResponseFields: protoFields(ev.Response),
 			EventTypes: append([]EventType{}, ev.EventTypes...), GoCalls: []Pos{},
 		}
 	}
-	return rep, nil
+	return rep, pf, nil
 }
 
 // linkStream joins the evented PLEG's calls of the stream (the pleg
 // analyzer's outcome on the pleg package) with the proto.
-func (a *analysed) linkStream(rep *RPCReport) error {
+func (a *analysed) linkStream(rep *RPCReport, pf *criproto.File) error {
 	out, err := a.outcome(pleg.Analyzer, PlegPackage)
 	if err != nil {
 		return err
@@ -159,7 +111,7 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 			calls[i].Method = w
 		}
 	}
-	rep.Diagnostics = joinStream(rep, calls)
+	rep.Diagnostics = joinStream(rep, pf, calls)
 	return nil
 }
 
@@ -184,7 +136,7 @@ func protoFields(m *criproto.Message) []ProtoField {
 
 // joinStream links the Go calls to the proto and checks they agree: where
 // what no analysis pass can read (the .proto) meets what they found.
-func joinStream(rep *RPCReport, calls []plegperiods.StreamCall) []Diagnostic {
+func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
 	ds := []Diagnostic{}
 	protoStart := Pos{File: rep.Proto, Line: 1, Column: 1}
 	for i, c := range calls {
@@ -205,7 +157,7 @@ func joinStream(rep *RPCReport, calls []plegperiods.StreamCall) []Diagnostic {
 				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
 				Related: []Related{{Message: "the CRI api.proto read", Pos: protoStart}}}
 			// Named like it, but not what the kubelet calls: mentioned, not used.
-			if others := rep.file.Elsewhere(); len(others) > 0 {
+			if others := pf.Elsewhere(); len(others) > 0 {
 				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
 				for _, o := range others {
 					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: o.Pos})

@@ -65,7 +65,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			where = "-k8s " + src.k8s
 		}
 		rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(*check))
-		return reportList(stdout, stderr, rep, *check, rep.CheckFeatureList(*check, list, rewrite), rewrite, src.json)
+		return reportList(stdout, stderr, rep, *check, plegvet.CheckFeatureList(rep, *check, list, rewrite), rewrite, src.json)
 	}
 	if !src.yaml && !*markdown {
 		// The table and JSON name files as -positions says; the lists

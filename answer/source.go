@@ -1,0 +1,87 @@
+// Package answer is the JSON form of plegvet's answers: plain data, the
+// same after a JSON round trip. The root package plegvet computes them and
+// aliases every type here; internal/render puts them into words. It
+// imports the extractors whose types are parts of an answer, and nothing
+// that loads or analyses.
+package answer
+
+import "github.com/plegvet/plegvet/srcpos"
+
+// SchemaVersion is the version of the JSON form of every result. It
+// changes only when a key is removed or changes meaning.
+const SchemaVersion = 1
+
+// Pos is a position in the tree: File relative to the checkout root.
+type Pos = srcpos.Pos
+
+// Source says what was analysed and how it was loaded.
+type Source struct {
+	// Dir is the checkout as the user named it, or module@version for a
+	// fetched release.
+	Dir               string `json:"dir"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// From says where a node verdict's source answer came from: FromIndex
+	// or FromSource. Empty in the other answers, always read from source.
+	From string `json:"from,omitempty"`
+	Load Load   `json:"load"`
+}
+
+// Where a node verdict's source answer came from (Source.From).
+const (
+	// FromIndex: plegvet's index of releases, computed from each
+	// release's source by plegvet itself when it was built.
+	FromIndex = "index"
+	// FromSource: the source, read for this answer (or kept from such a
+	// read in the answer cache).
+	FromSource = "source"
+)
+
+// Load says how packages were type-checked.
+type Load struct {
+	// Mode is "source": the needed packages type-checked from source,
+	// their other imports stubbed.
+	Mode string `json:"mode"`
+	// Modelled are imports answered by plegvet's built-in models of their API.
+	Modelled []string `json:"modelled"`
+	// Stubbed counts the imports answered by empty packages; expressions
+	// that reach into them are untyped, and what depends on them is
+	// reported as unresolved.
+	Stubbed int `json:"stubbed"`
+	// Problems are files that could not be read or parsed in full; the
+	// rest was analysed.
+	Problems []string `json:"problems"`
+	// Unfollowed are constructs plegvet read but could not follow (a gate
+	// test it could not trace to a gate, a feature map entry it could not
+	// read), each "FILE:LINE:COL: why"; they are also diagnostics. Like
+	// Problems, they mean the answer is not whole: the command exits 1.
+	Unfollowed []string `json:"unfollowed"`
+}
+
+// Diagnostic is one finding of a check.
+type Diagnostic struct {
+	Category string    `json:"category"`
+	Message  string    `json:"message"`
+	Pos      Pos       `json:"pos"`
+	End      *Pos      `json:"end,omitempty"`
+	Related  []Related `json:"related"`
+	Fixes    []Fix     `json:"fixes,omitempty"`
+}
+
+// Fix is a suggested fix: edits to apply together.
+type Fix struct {
+	Message string `json:"message"`
+	Edits   []Edit `json:"edits"`
+}
+
+// Edit replaces the text from Pos to End with NewText.
+type Edit struct {
+	Pos     Pos    `json:"pos"`
+	End     Pos    `json:"end"`
+	NewText string `json:"newText"`
+}
+
+// Related is a position that explains a diagnostic.
+type Related struct {
+	Message string `json:"message"`
+	Pos     Pos    `json:"pos"`
+}
