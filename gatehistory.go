@@ -15,6 +15,7 @@ import (
 
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // HistoryOptions say which releases a gate history reads.
@@ -180,7 +181,7 @@ func historyOf(reads []releaseGates, names []string) (*GateHistoryReport, error)
 					declared = append(declared, declaredNames(r.rep.Gates)...)
 				}
 			}
-			return nil, &UnknownGateError{Name: n, Releases: ok, DidYouMean: closestNames(n, declared)}
+			return nil, &UnknownGateError{Name: n, Releases: ok, DidYouMean: render.Closest(n, declared)}
 		}
 		if done[name] {
 			continue // named twice, or by its name and its constant

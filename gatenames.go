@@ -1,12 +1,8 @@
 package plegvet
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
-
-	"github.com/agnivade/levenshtein"
 )
 
 // UnknownGateError is a gate name that no release read declares, with
@@ -37,47 +33,6 @@ func (e *UnknownGateError) Error() string {
 	default:
 		return fmt.Sprintf("%s; did you mean one of %s?", msg, strings.Join(e.DidYouMean, ", "))
 	}
-}
-
-// maxSuggestions bounds the names a "did you mean" offers.
-const maxSuggestions = 3
-
-// closestNames returns the names a mistyped name most likely meant: the
-// names equal to it but for case (a user types eventedpleg for
-// EventedPLEG), else those within a few edits of it, case aside, closest
-// first. A name is allowed about one edit in four of its letters, so
-// that short names do not suggest unrelated ones.
-func closestNames(name string, declared []string) []string {
-	var folded []string
-	for _, d := range declared {
-		if strings.EqualFold(d, name) {
-			folded = append(folded, d)
-		}
-	}
-	if len(folded) > 0 {
-		slices.Sort(folded)
-		return slices.Compact(folded)
-	}
-	limit := max(1, len(name)/4)
-	type near struct {
-		name string
-		dist int
-	}
-	var found []near
-	lower := strings.ToLower(name)
-	for _, d := range declared {
-		if dist := levenshtein.ComputeDistance(lower, strings.ToLower(d)); dist <= limit {
-			found = append(found, near{d, dist})
-		}
-	}
-	slices.SortFunc(found, func(a, b near) int { return cmp.Or(a.dist-b.dist, strings.Compare(a.name, b.name)) })
-	// A name declared twice is at one distance: its repeats are adjacent.
-	found = slices.CompactFunc(found, func(a, b near) bool { return a.name == b.name })
-	var out []string
-	for _, f := range found[:min(len(found), maxSuggestions)] {
-		out = append(out, f.name)
-	}
-	return out
 }
 
 // declaredNames are the names a gate can be asked for by: its name and

@@ -30,6 +30,7 @@ import (
 	"github.com/plegvet/plegvet/internal/analysisrun"
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -88,7 +89,7 @@ func keepOnly(r *GatesReport, names []string) error {
 	for _, n := range names {
 		g := r.Find(n)
 		if g == nil {
-			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: closestNames(n, declaredNames(r.Gates))}
+			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: render.Closest(n, declaredNames(r.Gates))}
 		}
 		keep = append(keep, *g)
 	}

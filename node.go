@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -121,39 +122,6 @@ func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) 
 	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 }
 
-// specText describes the gate's spec in force (s, when ok), or why there
-// is none.
-func specText(src Source, g *Gate, name string, s Spec, ok bool) string {
-	if g == nil {
-		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, src.Dir, name)
-	}
-	if !ok {
-		first := "none"
-		if len(g.Specs) > 0 {
-			first = g.Specs[0].Version
-		}
-		return fmt.Sprintf("%s's specs begin at %s (%s:%d)", name, first, g.Entry.File, g.Entry.Line)
-	}
-	since := ""
-	if s.Version != "" {
-		since = " since " + s.Version
-	}
-	return fmt.Sprintf("%s, default %t%s (%s:%d)", s.PreRelease, s.Default, since, s.Pos.File, s.Pos.Line)
-}
-
-// testText says where the kubelet tests the gate, or that it builds the
-// generic PLEG only.
-func testText(r Relist) string {
-	if r.Gate == nil || r.GateOn == nil {
-		at := ""
-		if r.GateOff != nil && r.GateOff.Call != nil {
-			at = fmt.Sprintf(" (%s:%d)", r.GateOff.Call.File, r.GateOff.Call.Line)
-		}
-		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", KubeletPackage, at)
-	}
-	return fmt.Sprintf("the kubelet tests it at %s:%d", r.Gate.Test.File, r.Gate.Test.Line)
-}
-
 // relistPeriods turns the source's relist answer into the decision's facts.
 func relistPeriods(r Relist) nodeverdict.Periods {
 	var p nodeverdict.Periods
@@ -166,7 +134,7 @@ func relistPeriods(r Relist) nodeverdict.Periods {
 	p.GateOn, p.Fallback = period(r.GateOn.Period), period(r.GateOn.Fallback)
 	if rc := r.GateOn.MaxStreamRetries; rc != nil && rc.Value != nil {
 		p.MaxStreamRetries, p.RetriesKnown = *rc.Value, true
-		p.MaxStreamRetriesCause = evidence(fmt.Sprint(*rc.Value), rc.Const, rc.Decl)
+		p.MaxStreamRetriesCause = render.Evidence(fmt.Sprint(*rc.Value), rc.Const, rc.Decl)
 	}
 	return p
 }
@@ -176,19 +144,8 @@ func period(v *Value) nodeverdict.Period {
 	case v == nil:
 		return nodeverdict.Period{Evidence: "none"}
 	case v.Unresolved != "":
-		return nodeverdict.Period{Evidence: "unresolved: " + v.Unresolved}
+		return nodeverdict.Period{Evidence: render.Value(v, render.Cited)}
 	}
 	d, ok := v.Duration()
-	return nodeverdict.Period{Duration: d, Known: ok, Evidence: evidence(v.Value, v.Const, v.Decl)}
-}
-
-// evidence is a value as read: "5m0s = name (file:line)".
-func evidence(value, constant string, decl *Pos) string {
-	if constant != "" {
-		value += " = " + constant
-	}
-	if decl != nil {
-		value += fmt.Sprintf(" (%s:%d)", decl.File, decl.Line)
-	}
-	return value
+	return nodeverdict.Period{Duration: d, Known: ok, Evidence: render.Value(v, render.Cited)}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
@@ -192,7 +193,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*NodeReport, error) {
 	in := nodeverdict.Input{
 		Gate: nodeverdict.GateState{
 			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, Explicit: ng.Explicit, Value: ng.Value,
-			Built: ng.Built, Spec: specText(s.Source, gate, ng.Name, spec, found), Test: testText(r),
+			Built: ng.Built, Spec: render.GateSpec(FeaturesPackage+" of "+s.Source.Dir, gate, ng.Name, spec, found), Test: render.GateTest(r, KubeletPackage),
 		},
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,

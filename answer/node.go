@@ -76,3 +76,23 @@ type NodeEvented struct {
 	ForcedRelists    bool   `json:"forcedRelists,omitempty"`
 	ForcedRelistsWhy string `json:"forcedRelistsWhy,omitempty"`
 }
+
+// Disagreeing counts the reasons that disagree with Expected.
+func (r *NodeReport) Disagreeing() int {
+	n := 0
+	for _, reason := range r.Reasons {
+		if reason.Agrees != nil && !*reason.Agrees {
+			n++
+		}
+	}
+	return n
+}
+
+// The verdicts of a NodeReport, as nodeverdict decides them.
+const (
+	Generic               = nodeverdict.Generic
+	Evented               = nodeverdict.Evented
+	GenericWithEventHints = nodeverdict.GenericWithEventHints
+	FellBack              = nodeverdict.FellBack
+	Inconsistent          = nodeverdict.Inconsistent
+)

@@ -92,14 +92,14 @@ type (
 	StreamFailure = plegperiods.StreamFailure
 )
 
-// EffectiveSpec is the feature gate's spec in force: at the tree's
-// version when known, else its newest.
-func (r *Report) EffectiveSpec() (Spec, bool) {
-	if r.FeatureGate == nil {
+// InForce is the gate's spec in force: at the tree's version when known,
+// else its newest; none for no gate.
+func (g *FeatureGate) InForce() (Spec, bool) {
+	if g == nil {
 		return Spec{}, false
 	}
-	if r.FeatureGate.Effective != nil {
-		return *r.FeatureGate.Effective, true
+	if g.Effective != nil {
+		return *g.Effective, true
 	}
-	return r.FeatureGate.Newest()
+	return g.Newest()
 }
