@@ -3,11 +3,13 @@ package plegvet
 import (
 	"fmt"
 	"go/build"
+	"io"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/internal/answercache"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -75,14 +77,12 @@ func sourceWhole(s Source, t *tree.Tree) bool {
 func complete(answer any) bool {
 	switch a := answer.(type) {
 	case *Report:
-		return loadComplete(a.Source.Load)
+		return a.Source.Load.Complete()
 	case *GatesReport:
-		return loadComplete(a.Source.Load)
+		return a.Source.Load.Complete()
 	}
 	return true
 }
-
-func loadComplete(l Load) bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
 
 func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 	if opts.CacheDir == "" || opts.Kubernetes == "" || opts.Proto != "" || len(t.Sums) == 0 {
@@ -105,4 +105,12 @@ func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
 		parts = append(parts, m+" "+t.Sums[m])
 	}
 	return answercache.Key(parts...)
+}
+
+// FetchProgress is a FetchOptions.Progress that says on stderr (a
+// command line's) what a slow run of the go command is fetching
+// (render.FetchProgress): on a terminal a line while it runs, elsewhere a
+// line for each run still going after a second.
+func FetchProgress(stderr io.Writer, terminal bool) func(what string) (done func()) {
+	return render.FetchProgress(stderr, terminal)
 }

@@ -97,8 +97,8 @@ func keepOnly(r *GatesReport, names []string) error {
 	return nil
 }
 
-// gates reads the featuregate analyzer's outcome on pkg/features.
-func (a *analysed) gates() (*GatesReport, error) {
+// analysedGates reads the featuregate analyzer's outcome on pkg/features.
+func analysedGates(a *analysed) (*GatesReport, error) {
 	out, err := a.outcome(featuregate.Analyzer, FeaturesPackage)
 	if err != nil {
 		return nil, err

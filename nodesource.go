@@ -67,11 +67,11 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 	if err != nil {
 		return nil, err
 	}
-	gates, err := a.gates()
+	gates, err := analysedGates(a)
 	if err != nil {
 		return nil, err
 	}
-	periods, err := a.periods()
+	periods, err := analysedPeriods(a)
 	if err != nil {
 		return nil, err
 	}

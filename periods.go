@@ -25,7 +25,7 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := a.periods()
+	rep, err := analysedPeriods(a)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +33,8 @@ func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
 	return rep, nil
 }
 
-// periods reads the pleg analyzer's outcome on pkg/kubelet.
-func (a *analysed) periods() (*PeriodsReport, error) {
+// analysedPeriods reads the pleg analyzer's outcome on pkg/kubelet.
+func analysedPeriods(a *analysed) (*PeriodsReport, error) {
 	out, err := a.outcome(pleg.Analyzer, KubeletPackage)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 		return nil, err
 	}
 	rep := &Report{SchemaVersion: SchemaVersion, Source: a.src, Missing: []Missing{}, Diagnostics: []Diagnostic{}}
-	gates, err := a.gates()
+	gates, err := analysedGates(a)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func addRelist(r *Report, a *analysed, hasPLEG bool) {
 		missing(r, "relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
 		return
 	}
-	periods, err := a.periods()
+	periods, err := analysedPeriods(a)
 	if err != nil {
 		missing(r, "relist", "%v", err)
 		return
@@ -154,7 +154,7 @@ func addStream(r *Report, t *tree.Tree, a *analysed, proto string, linked bool) 
 		return nil
 	}
 	if linked {
-		if err := a.linkStream(stream, pf); err != nil {
+		if err := linkStream(a, stream, pf); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,17 @@
 package plegvet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/criproto"
@@ -45,7 +52,7 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 		return nil, err
 	}
 	rep.Source = a.src
-	return rep, a.linkStream(rep, pf)
+	return rep, linkStream(a, rep, pf)
 }
 
 // protoUnread is an api.proto that is there but could not be read as the
@@ -95,7 +102,7 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, *cripro
 
 // linkStream joins the evented PLEG's calls of the stream (the pleg
 // analyzer's outcome on the pleg package) with the proto.
-func (a *analysed) linkStream(rep *RPCReport, pf *criproto.File) error {
+func linkStream(a *analysed, rep *RPCReport, pf *criproto.File) error {
 	out, err := a.outcome(pleg.Analyzer, PlegPackage)
 	if err != nil {
 		return err
@@ -107,7 +114,7 @@ func (a *analysed) linkStream(rep *RPCReport, pf *criproto.File) error {
 		}
 	}
 	for i := range calls {
-		if w := a.writtenMethod(calls[i].Method); w != "" {
+		if w := writtenMethod(a, calls[i].Method); w != "" {
 			calls[i].Method = w
 		}
 	}
@@ -175,4 +182,84 @@ func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCal
 	}
 	sortDiagnostics(ds)
 	return ds
+}
+
+// writtenMethod finds, among the loaded packages, the method go/types
+// prints as objString and returns its signature as its source writes it
+// (ctx context.Context, not a stubbed import's "invalid type"), qualified
+// by its receiver: "(k8s.io/cri-api/pkg/apis.ContainerManager)
+// GetContainerEvents(ctx context.Context, ...) error". "" when it is not
+// in the loaded source.
+func writtenMethod(a *analysed, objString string) string {
+	var found string
+	packages.Visit(a.res.Packages, func(p *packages.Package) bool {
+		if found != "" {
+			return false
+		}
+		if p.TypesInfo == nil {
+			return true
+		}
+		for id, obj := range p.TypesInfo.Defs {
+			fn, ok := obj.(*types.Func)
+			if !ok || types.ObjectString(fn, nil) != objString {
+				continue
+			}
+			if ft, recv := funcTypeOf(p.Syntax, id); ft != nil {
+				found = signatureText(p.Fset, fn, recv, ft)
+				return false
+			}
+		}
+		return true
+	}, nil)
+	return found
+}
+
+// funcTypeOf finds the declaration of a method named by id: an interface
+// method (the interface's type name is the receiver) or a method
+// declaration.
+func funcTypeOf(files []*ast.File, id *ast.Ident) (*ast.FuncType, string) {
+	for _, f := range files {
+		if id.Pos() < f.FileStart || id.Pos() > f.FileEnd {
+			continue
+		}
+		var ft *ast.FuncType
+		recv := ""
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.TypeSpec:
+				if it, ok := n.Type.(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						for _, name := range m.Names {
+							if name == id {
+								ft, _ = m.Type.(*ast.FuncType)
+								recv = n.Name.Name
+							}
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if n.Name == id {
+					ft = n.Type
+				}
+			}
+			return ft == nil
+		})
+		return ft, recv
+	}
+	return nil, ""
+}
+
+func signatureText(fset *token.FileSet, fn *types.Func, recv string, ft *ast.FuncType) string {
+	var b bytes.Buffer
+	b.WriteString("func ")
+	if recv != "" && fn.Pkg() != nil {
+		b.WriteString("(" + fn.Pkg().Path() + "." + recv + ") ")
+	}
+	b.WriteString(fn.Name())
+	var sig bytes.Buffer
+	if err := printer.Fprint(&sig, fset, ft); err != nil {
+		return ""
+	}
+	b.Write(bytes.TrimPrefix(sig.Bytes(), []byte("func")))
+	return b.String()
 }

@@ -85,3 +85,6 @@ type Related struct {
 	Message string `json:"message"`
 	Pos     Pos    `json:"pos"`
 }
+
+// Complete says that every file was read and every construct followed.
+func (l Load) Complete() bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }

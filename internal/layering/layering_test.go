@@ -16,7 +16,8 @@ const module = "github.com/plegvet/plegvet"
 // from its callers as plain data (internal/sarif takes the suite's rules,
 // internal/analysisrun the analyzers to run).
 var drivers = map[string]string{
-	module + "/internal/suite": "the one list of analyzers: it builds each and reads its checks and flags",
+	module + "/internal/suite":         "the one list of analyzers: it builds each and reads its checks and flags",
+	module + "/internal/nodeindex/gen": "go generate's command: the index holds the library's own answers (LoadNodeSource)",
 }
 
 // above reports whether a package sits above the plumbing: the root
