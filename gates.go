@@ -89,7 +89,7 @@ func keepOnly(r *GatesReport, names []string) error {
 	for _, n := range names {
 		g := r.Find(n)
 		if g == nil {
-			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: render.Closest(n, declaredNames(r.Gates))}
+			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: render.Closest(n, r.Names())}
 		}
 		keep = append(keep, *g)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/gatehistory"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -215,7 +216,7 @@ type TimelineOptions struct {
 // be fetched or read is a row with its Error, not a failure of the whole
 // timeline.
 func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*Report {
-	return eachRelease(versions, opts.Workers, opts.Progress, func(v string) *Report {
+	return gatehistory.Each(versions, opts.Workers, opts.Progress, func(v string) *Report {
 		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		if err != nil {
 			// A failed release is a row, not a failure.

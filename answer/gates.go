@@ -316,3 +316,16 @@ func (r *GatesReport) WriteMarkdownList(w io.Writer) error {
 	}
 	return featurelist.WriteMarkdown(w, r.MarkdownGates())
 }
+
+// Names are the names each gate can be asked for by: its name and its
+// constant's identifier.
+func (r *GatesReport) Names() []string {
+	names := make([]string, 0, 2*len(r.Gates))
+	for _, g := range r.Gates {
+		names = append(names, g.Name)
+		if g.Const != "" && g.Const != g.Name {
+			names = append(names, g.Const)
+		}
+	}
+	return names
+}
