@@ -1,16 +1,26 @@
 package plegvet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"go/build"
+	"go/token"
+	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/gatehistory"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
+	"golang.org/x/tools/go/analysis"
 )
 
 // joins them. A part the tree lacks is reported in Missing, not as an
@@ -224,4 +234,236 @@ func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*R
 		}
 		return rep
 	})
+}
+
+// The packages the relist answer reads, relative to the tree's module.
+const (
+	KubeletPackage = "pkg/kubelet"
+	PlegPackage    = "pkg/kubelet/pleg"
+)
+
+// Periods follows the PLEG relist periods of a tree's kubelet, in both
+// states of the EventedPLEG gate, and checks the relist safety net.
+func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
+	t, src, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyse(ctx, t, src, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analysedPeriods(a)
+	if err != nil {
+		return nil, err
+	}
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	return rep, nil
+}
+
+// analysedPeriods reads the pleg analyzer's outcome on pkg/kubelet.
+func analysedPeriods(a *analysed) (*PeriodsReport, error) {
+	out, err := a.outcome(pleg.Analyzer, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	res := out.Result.(*pleg.Result)
+	if res.Relist == nil {
+		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found%s", a.src.Dir, KubeletPackage, PlegPackage, a.unreadIn(KubeletPackage, PlegPackage))
+	}
+	return &PeriodsReport{SchemaVersion: SchemaVersion, Source: a.src, Relist: *res.Relist, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}, nil
+}
+
+// HistoryOptions say which releases a gate history reads.
+type HistoryOptions struct {
+	// Kubernetes is the releases, as Releases expands them: one version,
+	// a comma list (v1.26.0,v1.27.0) or a range (v1.25.0..v1.37.2, the
+	// newest patch of each minor the module proxy serves).
+	Kubernetes string
+	// Workers bounds the releases fetched and analysed at once; 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Progress, when set, is called as each release finishes.
+	Progress func(done, total int, version string)
+	// CacheDir is Options.CacheDir for each release.
+	CacheDir string
+	// Fetch is Options.Fetch, for listing the releases and for each one.
+	Fetch FetchOptions
+}
+
+// GateHistory reads the feature gates of each release (see Releases for
+// the forms opts.Kubernetes takes), fetching and analysing the releases in
+// parallel, and follows the named gates through them, oldest release
+// first. A name matches a gate's name or its constant's identifier, as
+// for Gates; no names means every gate any release declares, by name. A
+// name no release read declares is an error naming it; a release that
+// cannot be fetched or read is a row with its error, in every gate, while
+// the others still answer. It is an error when no release could be read.
+func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*GateHistoryReport, error) {
+	versions, err := Releases(ctx, opts.Kubernetes, opts.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	reads := gatehistory.Each(gatehistory.SortVersions(versions), opts.Workers, opts.Progress, func(v string) gatehistory.Read {
+		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
+		return gatehistory.Read{Version: v, Gates: rep, Err: err}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep, err := gatehistory.Of(reads, names, releaseSource)
+	if u := (*gatehistory.UnknownName)(nil); errors.As(err, &u) {
+		return nil, &UnknownGateError{Name: u.Name, Releases: u.Releases, DidYouMean: u.DidYouMean}
+	}
+	return rep, err
+}
+
+// unfollowedChecks are the checks whose findings say that part of the tree
+// was not followed, rather than that the tree breaks a rule.
+var unfollowedChecks = map[string]bool{
+	string(pleg.GateTestUnresolved):    true,
+	string(featuregate.GateUnreadable): true,
+}
+
+// noteUnfollowed records the diagnostics that say part of the tree was not
+// followed in Load.Unfollowed.
+func noteUnfollowed(s *Source, ds []Diagnostic) {
+	s.Load.Unfollowed = []string{}
+	for _, d := range ds {
+		if unfollowedChecks[d.Category] {
+			s.Load.Unfollowed = append(s.Load.Unfollowed, fmt.Sprintf("%s:%d:%d: %s", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message))
+		}
+	}
+}
+
+// files are named relative to the tree (srcload.Imports.TreeRelativeNames).
+func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: srcpos.Of(fset, d.Pos), Related: []Related{}}
+		if d.End.IsValid() && d.End != d.Pos {
+			jd.End = srcpos.At(fset, d.End)
+		}
+		for _, r := range d.Related {
+			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: srcpos.Of(fset, r.Pos)})
+		}
+		for _, f := range d.SuggestedFixes {
+			fix := Fix{Message: f.Message, Edits: []Edit{}}
+			for _, e := range f.TextEdits {
+				fix.Edits = append(fix.Edits, Edit{Pos: srcpos.Of(fset, e.Pos), End: srcpos.Of(fset, e.End), NewText: string(e.NewText)})
+			}
+			jd.Fixes = append(jd.Fixes, fix)
+		}
+		out = append(out, jd)
+	}
+	sortDiagnostics(out)
+	return out
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Category, b.Category))
+	})
+}
+
+// DefaultCacheDir is the cache the command line uses for Options.CacheDir:
+// $PLEGVET_CACHE, or plegvet under the user's cache directory; "" when the
+// cache is off (PLEGVET_CACHE=off) or there is no such directory.
+func DefaultCacheDir() string {
+	dir, _ := answercache.Dir() // "" when off
+	return dir
+}
+
+// cached answers a question about a fetched release from opts.CacheDir,
+// or computes the answer and keeps it there. The key is the running
+// program's build ID, the question and every module's go.sum hash: the
+// same program, asked the same of the same content, answers the same, so
+// a kept answer is the one compute would return. A checkout (no sums), a
+// module without a hash, a program without a build ID, or an answer that
+// is an error: nothing is kept, compute runs.
+func cached[T any](opts Options, t *tree.Tree, question []string, compute func() (*T, error)) (*T, error) {
+	key, ok := cacheKey(opts, t, question)
+	if !ok {
+		return compute()
+	}
+	var kept T
+	if answercache.Get(opts.CacheDir, key, &kept) && keptWhole(&kept, t) {
+		return &kept, nil
+	}
+	answer, err := compute()
+	if err != nil {
+		return nil, err
+	}
+	// An answer with a file not read or a construct not followed is not
+	// kept: the cause may pass (a file unreadable for a moment, too many
+	// open files), and the next run should try again.
+	if !complete(answer) {
+		return answer, nil
+	}
+	// A cache that cannot be written costs the next run its time, not
+	// this one its answer.
+	_ = answercache.Put(opts.CacheDir, key, answer)
+	return answer, nil
+}
+
+// keptWhole reports whether a kept answer holds what a computed answer of
+// the tree always holds: an entry that decodes but says less (null, {},
+// a bare schema version) is computed again, not served.
+func keptWhole(answer any, t *tree.Tree) bool {
+	switch a := answer.(type) {
+	case *Report:
+		return a.SchemaVersion == SchemaVersion && sourceWhole(a.Source, t) && a.Error == "" &&
+			a.DefaultPLEG != "" && a.Summary != ""
+	case *GatesReport:
+		return a.SchemaVersion == SchemaVersion && sourceWhole(a.Source, t) && len(a.Gates) > 0
+	}
+	return true
+}
+
+// sourceWhole: the source a release's answer names, read from source.
+func sourceWhole(s Source, t *tree.Tree) bool {
+	return s.Dir == t.Module+"@"+t.Version && s.KubernetesVersion == t.Version && s.Load.Mode != ""
+}
+
+// complete reports whether an answer read every file and followed every
+// construct; only those are kept.
+func complete(answer any) bool {
+	switch a := answer.(type) {
+	case *Report:
+		return a.Source.Load.Complete()
+	case *GatesReport:
+		return a.Source.Load.Complete()
+	}
+	return true
+}
+
+func cacheKey(opts Options, t *tree.Tree, question []string) (string, bool) {
+	if opts.CacheDir == "" || opts.Kubernetes == "" || opts.Proto != "" || len(t.Sums) == 0 {
+		return "", false
+	}
+	// The build context's tool tags come from the environment
+	// (GOEXPERIMENT, GOAMD64) and decide which files build.
+	parts := append([]string{fmt.Sprint("schema ", SchemaVersion), "tags " + strings.Join(build.Default.ToolTags, ","), t.Module + "@" + t.Version}, question...)
+	// Staging modules present without a hash (none today) would make the
+	// key say less than the tree holds.
+	for m := range t.Modules {
+		if t.Sums[m] == "" {
+			return "", false
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(t.Sums)) {
+		if t.Sums[m] == "" {
+			return "", false
+		}
+		parts = append(parts, m+" "+t.Sums[m])
+	}
+	return answercache.Key(parts...)
+}
+
+// FetchProgress is a FetchOptions.Progress that says on stderr (a
+// command line's) what a slow run of the go command is fetching
+// (render.FetchProgress): on a terminal a line while it runs, elsewhere a
+// line for each run still going after a second.
+func FetchProgress(stderr io.Writer, terminal bool) func(what string) (done func()) {
+	return render.FetchProgress(stderr, terminal)
 }
