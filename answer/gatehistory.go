@@ -81,3 +81,18 @@ type GateChange struct {
 	// "removed".
 	What string `json:"what"`
 }
+
+// Files visits the history's file names (Located): each row's is in its
+// own release.
+func (r *GateHistoryReport) Files(visit func(*string)) {
+	for i := range r.Gates {
+		for j := range r.Gates[i].Releases {
+			r.Gates[i].Releases[j].Files(visit)
+		}
+	}
+}
+
+// Files visits the row's file names (Located).
+func (r *GateAtRelease) Files(visit func(*string)) {
+	files(visit).pos(r.Pos)
+}

@@ -329,3 +329,13 @@ func (r *GatesReport) Names() []string {
 	}
 	return names
 }
+
+// Files visits the report's file names (Located).
+func (r *GatesReport) Files(visit func(*string)) {
+	v := files(visit)
+	for i := range r.Gates {
+		v.gate(&r.Gates[i])
+	}
+	v.diagnostics(r.Diagnostics)
+	v.markdown(r.Markdown)
+}

@@ -96,3 +96,10 @@ const (
 	FellBack              = nodeverdict.FellBack
 	Inconsistent          = nodeverdict.Inconsistent
 )
+
+// Files visits the report's file names (Located).
+func (r *NodeReport) Files(visit func(*string)) {
+	v := files(visit)
+	v.spec(r.Gate.Spec)
+	v.pos(r.Gate.Test)
+}

@@ -31,3 +31,10 @@ type (
 	// RetryCount is the evented PLEG's stream retries.
 	RetryCount = plegperiods.RetryCount
 )
+
+// Files visits the report's file names (Located).
+func (r *PeriodsReport) Files(visit func(*string)) {
+	v := files(visit)
+	v.relist(&r.Relist)
+	v.diagnostics(r.Diagnostics)
+}

@@ -103,3 +103,22 @@ func (g *FeatureGate) InForce() (Spec, bool) {
 	}
 	return g.Newest()
 }
+
+// Files visits the report's file names (Located).
+func (r *Report) Files(visit func(*string)) {
+	v := files(visit)
+	if fg := r.FeatureGate; fg != nil {
+		v.gate(&fg.Gate)
+		v.spec(fg.Effective)
+	}
+	v.evented(r.EventedPLEG)
+	for i := range r.GateDependencies {
+		d := &r.GateDependencies[i]
+		v.pos(d.Decl)
+		v.spec(d.Effective)
+	}
+	v.relist(r.Relist)
+	v.rpc(r.RPC)
+	v.syncLoop(r.SyncLoop)
+	v.diagnostics(r.Diagnostics)
+}

@@ -51,3 +51,10 @@ type GoClient struct {
 	// server-streaming flag; null when the shape is unknown.
 	Consistent *bool `json:"consistent"`
 }
+
+// Files visits the report's file names (Located).
+func (r *RPCReport) Files(visit func(*string)) {
+	v := files(visit)
+	v.rpc(r.RPC)
+	v.diagnostics(r.Diagnostics)
+}

@@ -55,3 +55,10 @@ type (
 	// through an embedded field.
 	RuntimeStep = runtimestream.Step
 )
+
+// Files visits the report's file names (Located).
+func (r *RuntimeReport) Files(visit func(*string)) {
+	v := files(visit)
+	v.pos(r.Pos)
+	v.servers(r.Servers)
+}
