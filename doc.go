@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/nodesource"
 	"github.com/plegvet/plegvet/internal/release"
 )
 
@@ -33,6 +34,17 @@ const SchemaVersion = answer.SchemaVersion
 const (
 	FromIndex  = answer.FromIndex
 	FromSource = answer.FromSource
+)
+
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = answer.EventedPLEGGate
+
+// The packages the answers read, relative to the tree's module.
+const (
+	FeaturesPackage = answer.FeaturesPackage
+	KubeletPackage  = answer.KubeletPackage
+	PlegPackage     = answer.PlegPackage
 )
 
 // The answers are package answer's: plain data, documented there.
@@ -75,6 +87,12 @@ type (
 	NodeGate    = answer.NodeGate
 	NodeInputs  = answer.NodeInputs
 	NodeEvented = answer.NodeEvented
+
+	// NodeSource is a kubelet's source read once for the node verdict
+	// (LoadNodeSource); it decides for any number of nodes (Decide).
+	NodeSource = nodesource.NodeSource
+	// NodeCapture is what one node reports, parsed.
+	NodeCapture = nodesource.NodeCapture
 
 	PeriodsReport  = answer.PeriodsReport
 	Relist         = answer.Relist

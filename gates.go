@@ -37,10 +37,6 @@ import (
 	"github.com/plegvet/plegvet/srcpos"
 )
 
-// FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
-// relative to the tree's module.
-const FeaturesPackage = "pkg/features"
-
 // Gates reads every feature gate of the tree and checks them: the feature
 // maps (recognised by their types) of every package of pkg/ and of every
 // staging module, as Kubernetes' own feature-list generator walks them.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/analysis"
+
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/answercache"
@@ -18,7 +20,6 @@ import (
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/srcpos"
-	"golang.org/x/tools/go/analysis"
 )
 
 // joins them. A part the tree lacks is reported in Missing, not as an
@@ -233,12 +234,6 @@ func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*R
 		return rep
 	})
 }
-
-// The packages the relist answer reads, relative to the tree's module.
-const (
-	KubeletPackage = "pkg/kubelet"
-	PlegPackage    = "pkg/kubelet/pleg"
-)
 
 // Periods follows the PLEG relist periods of a tree's kubelet, in both
 // states of the EventedPLEG gate, and checks the relist safety net.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/runtimeread"
@@ -18,7 +20,6 @@ import (
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/runtimestream"
-	"golang.org/x/tools/go/packages"
 )
 
 // ProtoPath is where a checkout keeps the CRI api.proto.

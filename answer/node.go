@@ -103,3 +103,14 @@ func (r *NodeReport) Files(visit func(*string)) {
 	v.spec(r.Gate.Spec)
 	v.pos(r.Gate.Test)
 }
+
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = "EventedPLEG"
+
+// The packages the answers read, relative to the tree's module.
+const (
+	FeaturesPackage = "pkg/features"
+	KubeletPackage  = "pkg/kubelet"
+	PlegPackage     = "pkg/kubelet/pleg"
+)

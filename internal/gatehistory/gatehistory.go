@@ -12,12 +12,13 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/mod/semver"
+	"golang.org/x/sync/errgroup"
+
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/kubeversion"
 	"github.com/plegvet/plegvet/internal/render"
-	"golang.org/x/mod/semver"
-	"golang.org/x/sync/errgroup"
 )
 
 // UnknownName is a name no release read declares (plegvet's

@@ -17,10 +17,11 @@ import (
 	"os"
 	"slices"
 
-	"github.com/plegvet/plegvet/internal/kubeversion"
-	"github.com/plegvet/plegvet/internal/release"
 	"golang.org/x/mod/semver"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/release"
 )
 
 // Entry is one line of the index: a release's answer, or why the

@@ -102,11 +102,11 @@ func every(period string) string {
 }
 
 // GateSpec describes, for the node verdict, the gate's spec in force (s,
-// when ok), or why there is none: where names the package and tree read
-// ("pkg/features of DIR"), name the gate, g its declaration (nil: none).
-func GateSpec(where string, g *answer.Gate, name string, s answer.Spec, ok bool) string {
+// when ok), or why there is none: dir is the tree read, name the gate, g
+// its declaration (nil: none).
+func GateSpec(dir string, g *answer.Gate, name string, s answer.Spec, ok bool) string {
 	if g == nil {
-		return fmt.Sprintf("%s declares no %s", where, name)
+		return fmt.Sprintf("%s of %s declares no %s", answer.FeaturesPackage, dir, name)
 	}
 	if !ok {
 		first := "none"
@@ -123,14 +123,14 @@ func GateSpec(where string, g *answer.Gate, name string, s answer.Spec, ok bool)
 }
 
 // GateTest says, for the node verdict, where the kubelet tests the gate,
-// or that kubelet, its package, builds the generic PLEG only.
-func GateTest(r answer.Relist, kubelet string) string {
+// or that it builds the generic PLEG only.
+func GateTest(r answer.Relist) string {
 	if r.Gate == nil || r.GateOn == nil {
 		at := ""
 		if r.GateOff != nil && r.GateOff.Call != nil {
 			at = fmt.Sprintf(" (%s:%d)", r.GateOff.Call.File, r.GateOff.Call.Line)
 		}
-		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", kubelet, at)
+		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", answer.KubeletPackage, at)
 	}
 	return fmt.Sprintf("the kubelet tests it at %s:%d", r.Gate.Test.File, r.Gate.Test.Line)
 }
