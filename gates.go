@@ -25,10 +25,10 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/analysisrun"
-	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/srcload"
@@ -497,17 +497,9 @@ func treeListNames(t *tree.Tree) ([]string, string) {
 		if err != nil {
 			return nil, err.Error() + " (its gates' naming not read)"
 		}
-		return listNames(list), ""
+		return stalelist.ListNames(list), ""
 	}
 	return nil, ""
-}
-
-func listNames(list []featurelist.Gate) []string {
-	names := make([]string, len(list))
-	for i, g := range list {
-		names[i] = g.Name
-	}
-	return names
 }
 
 // withoutLocalReads drops the findings that a function's local feature
@@ -527,90 +519,12 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 	})
 }
 
-// staleDiag makes diagnostics of a check, each message ending with the
-// command that rewrites the list when there is one.
-func staleDiag(c check.Check, rewrite string) func(at Pos, format string, args ...any) Diagnostic {
-	tail := ""
-	if rewrite != "" {
-		tail = "; rewrite the list with " + rewrite
-	}
-	return func(at Pos, format string, args ...any) Diagnostic {
-		return Diagnostic{Category: string(c), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
-	}
-}
-
 // CheckFeatureList compares the tree's FeatureList with a committed list
 // (featurelist.Parse's), named as the list names gates (NamingOf), and
 // returns each difference as a stale-list diagnostic at the gate's spec
-// in the code: a spec that differs, a spec or a gate the list lacks, a
-// gate or a spec the list has and the code does not (at the list's line,
-// when the code has no position for it). rewrite, when set, is the
+// in the code, or removed-too-early where the tree's feature-list tool
+// refuses to drop a gate (stalelist.List). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
 func CheckFeatureList(r *GatesReport, file string, list []featurelist.Gate, rewrite string) []Diagnostic {
-	byName := map[string]*featurelist.Gate{}
-	for i := range list {
-		byName[list[i].Name] = &list[i]
-	}
-	diag := staleDiag(suite.StaleList, rewrite)
-	short := func(p Pos) string { return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line) }
-	listed := func(s featurelist.Spec) string {
-		out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
-		if s.LockToDefault {
-			out += " locked"
-		}
-		out += " at " + s.Version
-		if s.MinCompatibility != "" {
-			out += " (min compatibility " + s.MinCompatibility + ")"
-		}
-		return out
-	}
-	var out []Diagnostic
-	inCode := map[string]bool{}
-	for _, e := range r.FeatureListNamed(r.NamingOf(listNames(list))) {
-		inCode[e.Name] = true
-		g := e.Gate
-		at := g.Entry
-		lg := byName[e.Name]
-		if lg == nil {
-			out = append(out, diag(at, "the list %s lacks gate %s, which the code declares at %s", file, e.Name, short(at)))
-			continue
-		}
-		for i := 0; i < max(len(g.Specs), len(lg.Specs)); i++ {
-			switch {
-			case i >= len(lg.Specs):
-				s := g.Specs[i]
-				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(s.ListSpec()), short(s.Pos)))
-			case i >= len(g.Specs):
-				p := at
-				if len(g.Specs) > 0 {
-					p = g.Specs[len(g.Specs)-1].Pos
-				}
-				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
-			default:
-				s, ls := g.Specs[i], lg.Specs[i]
-				if code := listed(s.ListSpec()); code != listed(ls) {
-					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), code, short(s.Pos)))
-				}
-			}
-		}
-	}
-	refused := map[string]string{}
-	if r.Lifecycle != nil {
-		for _, rm := range r.Lifecycle.Removals(list, func(name string) bool { return inCode[name] }) {
-			refused[rm.Gate] = rm.Why
-		}
-	}
-	for _, lg := range list {
-		if inCode[lg.Name] {
-			continue
-		}
-		at := Pos{File: file, Line: lg.Line, Column: 1}
-		if why, ok := refused[lg.Name]; ok {
-			out = append(out, Diagnostic{Category: string(suite.RemovedTooEarly), Pos: at, Related: []Related{},
-				Message: fmt.Sprintf("list has gate %s, which no feature map of the code declares, and the tree's feature-list tool refuses the removal at %s: %s", lg.Name, r.Lifecycle.Current, why)})
-			continue
-		}
-		out = append(out, diag(at, "list has gate %s, which no feature map of the code declares", lg.Name))
-	}
-	return out
+	return stalelist.List(r, file, list, rewrite)
 }

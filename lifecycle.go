@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -115,82 +115,9 @@ func parsePackage(t *tree.Tree, importPath string) ([]*ast.File, error) {
 }
 
 // CheckMarkdownList compares a committed feature_list.md with the one
-// the tree's generator writes, as hack/verify-featuregates.sh does (its
-// diff -q), and says where: a row that differs or that the file lacks is
-// a stale-markdown diagnostic at the gate's entry in the code, a row the
-// code has no gate for or any other line at the file's line. rewrite,
-// when set, ends each message.
+// the tree's generator writes, as hack/verify-featuregates.sh does, and
+// says where, each difference a stale-markdown diagnostic
+// (stalelist.Markdown). rewrite, when set, ends each message.
 func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
-	var want strings.Builder
-	if err := r.WriteMarkdownList(&want); err != nil {
-		return nil, err
-	}
-	if want.String() == string(data) {
-		return nil, nil
-	}
-	diag := staleDiag(suite.StaleMarkdown, rewrite)
-	have, wantRows := markdownRows(string(data)), markdownRows(want.String())
-	var out []Diagnostic
-	for _, row := range wantRows.rows {
-		got, ok := have.byName[row.name]
-		g := r.Gate(row.name)
-		at := Pos{File: file, Line: 1, Column: 1}
-		if g != nil {
-			at = g.Entry
-		}
-		switch {
-		case !ok:
-			out = append(out, diag(at, "%s lacks the row of gate %s", file, row.name))
-		case got.text != row.text:
-			out = append(out, diag(at, "%s:%d: the row of %s is %q; the generator writes %q", file, got.line, row.name, got.text, row.text))
-		}
-	}
-	for _, row := range have.rows {
-		if _, ok := wantRows.byName[row.name]; !ok {
-			out = append(out, diag(Pos{File: file, Line: row.line, Column: 1}, "%s has a row for %s, which no map the generator lists declares", file, row.name))
-		}
-	}
-	if len(out) == 0 {
-		// The rows agree: the header, the legend or the order differs.
-		line := 1
-		for i := 0; i < len(data) && i < want.Len() && data[i] == want.String()[i]; i++ {
-			if data[i] == '\n' {
-				line++
-			}
-		}
-		out = append(out, diag(Pos{File: file, Line: line, Column: 1}, "%s:%d differs from what the generator writes (outside the rows: header, legend or order)", file, line))
-	}
-	return out, nil
-}
-
-// mdRow is a row of a Markdown list: its gate, its text and its line.
-type mdRow struct {
-	name, text string
-	line       int
-}
-
-type mdRows struct {
-	rows   []mdRow
-	byName map[string]mdRow
-}
-
-// markdownRows reads the rows of a feature list's table (lines "| Name |
-// ..." after the header's rule).
-func markdownRows(s string) mdRows {
-	out := mdRows{byName: map[string]mdRow{}}
-	inTable := false
-	for i, l := range strings.Split(s, "\n") {
-		switch {
-		case strings.HasPrefix(l, "|---------|"):
-			inTable = true
-		case inTable && strings.HasPrefix(l, "| "):
-			name, _, _ := strings.Cut(strings.TrimPrefix(l, "| "), " |")
-			row := mdRow{name, l, i + 1}
-			out.rows = append(out.rows, row)
-			out.byName[name] = row
-		default:
-			inTable = false
-		}
-	}
-	return out
+	return stalelist.Markdown(r, file, data, rewrite)
 }

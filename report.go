@@ -1,19 +1,17 @@
 package plegvet
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"go/token"
 	"io"
-	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/gatehistory"
 	"github.com/plegvet/plegvet/internal/render"
@@ -53,7 +51,7 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
 		return nil, err
 	}
-	sortDiagnostics(rep.Diagnostics)
+	answer.SortDiagnostics(rep.Diagnostics)
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = render.Summary(rep)
@@ -349,14 +347,8 @@ func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
 		}
 		out = append(out, jd)
 	}
-	sortDiagnostics(out)
+	answer.SortDiagnostics(out)
 	return out
-}
-
-func sortDiagnostics(ds []Diagnostic) {
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
-		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Category, b.Category))
-	})
 }
 
 // DefaultCacheDir is the cache the command line uses for Options.CacheDir:

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/check/rpcstream"
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/runtimeread"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -120,7 +121,7 @@ func linkStream(a *analysed, rep *RPCReport, pf *criproto.File) error {
 			calls[i].Method = w
 		}
 	}
-	rep.Diagnostics = joinStream(rep, pf, calls)
+	rep.Diagnostics = rpcstream.Join(rep, pf, calls)
 	return nil
 }
 
@@ -141,49 +142,6 @@ func protoFields(m *criproto.Message) []ProtoField {
 		return []ProtoField{}
 	}
 	return append([]ProtoField{}, m.Fields...)
-}
-
-// joinStream links the Go calls to the proto and checks they agree: where
-// what no analysis pass can read (the .proto) meets what they found.
-func joinStream(rep *RPCReport, pf *criproto.File, calls []plegperiods.StreamCall) []Diagnostic {
-	ds := []Diagnostic{}
-	protoStart := Pos{File: rep.Proto, Line: 1, Column: 1}
-	for i, c := range calls {
-		at := c.Pos
-		if rep.RPC != nil {
-			rep.RPC.GoCalls = append(rep.RPC.GoCalls, at)
-			if i == 0 {
-				rep.RPC.GoClient = &GoClient{Method: c.Method, Shape: c.Shape}
-				if c.Shape != "unknown" {
-					consistent := (c.Shape == "unary") != rep.RPC.ServerStreaming
-					rep.RPC.GoClient.Consistent = &consistent
-				}
-			}
-		}
-		switch {
-		case rep.RPC == nil:
-			d := Diagnostic{Category: string(suite.RPCMissing), Pos: at,
-				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
-				Related: []Related{{Message: "the CRI api.proto read", Pos: protoStart}}}
-			// Named like it, but not what the kubelet calls: mentioned, not used.
-			if others := pf.Elsewhere(); len(others) > 0 {
-				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
-				for _, o := range others {
-					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: o.Pos})
-				}
-			}
-			ds = append(ds, d)
-		case !rep.RPC.ServerStreaming || c.Shape == "unary":
-			msg := fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response)
-			if !rep.RPC.ServerStreaming {
-				msg = fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response)
-			}
-			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at, Message: msg,
-				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
-		}
-	}
-	sortDiagnostics(ds)
-	return ds
 }
 
 // writtenMethod finds, among the loaded packages, the method go/types

@@ -5,7 +5,13 @@
 // that loads or analyses.
 package answer
 
-import "github.com/plegvet/plegvet/srcpos"
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/plegvet/plegvet/srcpos"
+)
 
 // SchemaVersion is the version of the JSON form of every result. It
 // changes only when a key is removed or changes meaning.
@@ -88,3 +94,10 @@ type Related struct {
 
 // Complete says that every file was read and every construct followed.
 func (l Load) Complete() bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
+
+// SortDiagnostics orders diagnostics by file, position and check.
+func SortDiagnostics(ds []Diagnostic) {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Category, b.Category))
+	})
+}
