@@ -1,21 +1,15 @@
 package plegvet
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"go/ast"
-	"go/printer"
-	"go/token"
-	"go/types"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/check/rpcstream"
 	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/gosig"
 	"github.com/plegvet/plegvet/internal/runtimeread"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -117,7 +111,7 @@ func linkStream(a *analysed, rep *RPCReport, pf *criproto.File) error {
 		}
 	}
 	for i := range calls {
-		if w := writtenMethod(a, calls[i].Method); w != "" {
+		if w := gosig.WrittenMethod(a.res.Packages, calls[i].Method); w != "" {
 			calls[i].Method = w
 		}
 	}
@@ -142,86 +136,6 @@ func protoFields(m *criproto.Message) []ProtoField {
 		return []ProtoField{}
 	}
 	return append([]ProtoField{}, m.Fields...)
-}
-
-// writtenMethod finds, among the loaded packages, the method go/types
-// prints as objString and returns its signature as its source writes it
-// (ctx context.Context, not a stubbed import's "invalid type"), qualified
-// by its receiver: "(k8s.io/cri-api/pkg/apis.ContainerManager)
-// GetContainerEvents(ctx context.Context, ...) error". "" when it is not
-// in the loaded source.
-func writtenMethod(a *analysed, objString string) string {
-	var found string
-	packages.Visit(a.res.Packages, func(p *packages.Package) bool {
-		if found != "" {
-			return false
-		}
-		if p.TypesInfo == nil {
-			return true
-		}
-		for id, obj := range p.TypesInfo.Defs {
-			fn, ok := obj.(*types.Func)
-			if !ok || types.ObjectString(fn, nil) != objString {
-				continue
-			}
-			if ft, recv := funcTypeOf(p.Syntax, id); ft != nil {
-				found = signatureText(p.Fset, fn, recv, ft)
-				return false
-			}
-		}
-		return true
-	}, nil)
-	return found
-}
-
-// funcTypeOf finds the declaration of a method named by id: an interface
-// method (the interface's type name is the receiver) or a method
-// declaration.
-func funcTypeOf(files []*ast.File, id *ast.Ident) (*ast.FuncType, string) {
-	for _, f := range files {
-		if id.Pos() < f.FileStart || id.Pos() > f.FileEnd {
-			continue
-		}
-		var ft *ast.FuncType
-		recv := ""
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.TypeSpec:
-				if it, ok := n.Type.(*ast.InterfaceType); ok {
-					for _, m := range it.Methods.List {
-						for _, name := range m.Names {
-							if name == id {
-								ft, _ = m.Type.(*ast.FuncType)
-								recv = n.Name.Name
-							}
-						}
-					}
-				}
-			case *ast.FuncDecl:
-				if n.Name == id {
-					ft = n.Type
-				}
-			}
-			return ft == nil
-		})
-		return ft, recv
-	}
-	return nil, ""
-}
-
-func signatureText(fset *token.FileSet, fn *types.Func, recv string, ft *ast.FuncType) string {
-	var b bytes.Buffer
-	b.WriteString("func ")
-	if recv != "" && fn.Pkg() != nil {
-		b.WriteString("(" + fn.Pkg().Path() + "." + recv + ") ")
-	}
-	b.WriteString(fn.Name())
-	var sig bytes.Buffer
-	if err := printer.Fprint(&sig, fset, ft); err != nil {
-		return ""
-	}
-	b.Write(bytes.TrimPrefix(sig.Bytes(), []byte("func")))
-	return b.String()
 }
 
 // KnownRuntimes are the runtimes RuntimeStreams fetches: their names as
