@@ -34,6 +34,7 @@ import (
 	"github.com/plegvet/plegvet/internal/srcload"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/treelists"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -57,10 +58,10 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 		}
 		rep.Unfetched = missing
 		var problem string
-		if rep.Lifecycle, problem = readLifecycle(t); problem != "" {
+		if rep.Lifecycle, problem = treelists.Lifecycle(t); problem != "" {
 			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
 		}
-		if rep.Markdown, problem = readMarkdownList(t); problem != "" {
+		if rep.Markdown, problem = treelists.Markdown(t); problem != "" {
 			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
 		}
 		return rep, nil
@@ -527,4 +528,12 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 // command that rewrites the list; each message ends with it.
 func CheckFeatureList(r *GatesReport, file string, list []featurelist.Gate, rewrite string) []Diagnostic {
 	return stalelist.List(r, file, list, rewrite)
+}
+
+// CheckMarkdownList compares a committed feature_list.md with the one
+// the tree's generator writes, as hack/verify-featuregates.sh does, and
+// says where, each difference a stale-markdown diagnostic
+// (stalelist.Markdown). rewrite, when set, ends each message.
+func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
+	return stalelist.Markdown(r, file, data, rewrite)
 }

@@ -1,4 +1,7 @@
-package plegvet
+// Package treelists reads a tree's own feature-list generators: the tool
+// that holds versioned_feature_list.yaml to its rules, and the generator
+// of feature_list.md with the maps its imports register.
+package treelists
 
 import (
 	"errors"
@@ -11,17 +14,16 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// readLifecycle reads the tree's own feature-list tool and the version it
+// Lifecycle reads the tree's own feature-list tool and the version it
 // calls current (featurelist.GeneratorFile, BinaryVersionFile): nil and
 // no problem when the tree has no such tool (before v1.33, or a fork that
 // dropped it); a tool or version file that cannot be read is a problem.
-func readLifecycle(t *tree.Tree) (*featurelist.Generator, string) {
+func Lifecycle(t *tree.Tree) (*featurelist.Generator, string) {
 	name := filepath.Join(t.Dir, filepath.FromSlash(featurelist.GeneratorFile))
 	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 		return nil, ""
@@ -51,11 +53,11 @@ func readLifecycle(t *tree.Tree) (*featurelist.Generator, string) {
 	return &g, ""
 }
 
-// readMarkdownList reads the tree's Markdown feature-list generator
+// Markdown reads the tree's Markdown feature-list generator
 // (v1.36 on) and the maps its imports register: nil and no problem when
 // the tree has none; a generator, script or package that cannot be read
 // is a problem.
-func readMarkdownList(t *tree.Tree) (*featurelist.MarkdownGenerator, string) {
+func Markdown(t *tree.Tree) (*featurelist.MarkdownGenerator, string) {
 	name := filepath.Join(t.Dir, filepath.FromSlash(featurelist.MarkdownGeneratorFile))
 	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 		return nil, ""
@@ -112,12 +114,4 @@ func parsePackage(t *tree.Tree, importPath string) ([]*ast.File, error) {
 		files = append(files, f)
 	}
 	return files, nil
-}
-
-// CheckMarkdownList compares a committed feature_list.md with the one
-// the tree's generator writes, as hack/verify-featuregates.sh does, and
-// says where, each difference a stale-markdown diagnostic
-// (stalelist.Markdown). rewrite, when set, ends each message.
-func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
-	return stalelist.Markdown(r, file, data, rewrite)
 }
