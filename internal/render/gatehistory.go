@@ -11,6 +11,8 @@ import (
 	"github.com/plegvet/plegvet/srcpos"
 )
 
+// GateHistory prints plegvet gates -history: a row per gate and release,
+// then each gate's changes, then the releases that could not be read.
 func GateHistory(w io.Writer, rep *answer.GateHistoryReport) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRELEASE\tSTAGE\tDEFAULT\tLOCKED\tNEWEST\tSPEC")

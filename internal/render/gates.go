@@ -9,6 +9,7 @@ import (
 	"github.com/plegvet/plegvet/srcpos"
 )
 
+// Gates prints plegvet gates: a row per gate, a count, then findings.
 func Gates(w io.Writer, rep *answer.GatesReport, findings Findings) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTAGE\tDEFAULT\tLOCKED\tSINCE\tDECLARED")

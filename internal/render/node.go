@@ -9,7 +9,7 @@ import (
 	"github.com/plegvet/plegvet/answer"
 )
 
-// writeNodeReport prints the verdict first, then each reason over its
+// Node prints the verdict first, then each reason over its
 // evidence, labelled by whether it agrees with the verdict the source
 // predicts (the report's Expected).
 func Node(w io.Writer, rep *answer.NodeReport) error {

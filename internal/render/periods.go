@@ -11,6 +11,8 @@ import (
 	"github.com/plegvet/plegvet/srcpos"
 )
 
+// Periods prints plegvet periods: the gate that decides, then each mode's
+// relist values with their evidence, then findings.
 func Periods(w io.Writer, rep *answer.PeriodsReport, findings Findings) error {
 	sourceHeader(w, "periods", rep.Source, "")
 	r := rep.Relist
@@ -106,7 +108,7 @@ func cell(lines []string, i int) string {
 	return ""
 }
 
-// plural counts things: "1 gate", "3 gates".
+// Plural counts things: "1 gate", "3 gates".
 func Plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing

@@ -22,6 +22,8 @@ func gateWords(r *answer.Report) string {
 	return fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
 }
 
+// Timeline prints plegvet report over releases: a row per release, the
+// errors of those that could not be read under the table.
 func Timeline(w io.Writer, rows []*answer.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RELEASE\tGATE\tDEFAULT PLEG\tEVENTED ROLE\tGATE OFF\tGATE ON\tRATIO\tFALLBACK\tRPC")
@@ -73,7 +75,7 @@ func Timeline(w io.Writer, rows []*answer.Report) error {
 	return nil
 }
 
-// writeSourceHeader names what a subcommand analysed, and how, as its
+// sourceHeader names what a subcommand analysed, and how, as its
 // first line: the checkout or module@version (the release), else the
 // proto read alone.
 func sourceHeader(w io.Writer, cmd string, src answer.Source, proto string) {
@@ -84,7 +86,7 @@ func sourceHeader(w io.Writer, cmd string, src answer.Source, proto string) {
 	fmt.Fprintf(w, "plegvet %s: %s (loaded from %s, %s stubbed)\n\n", cmd, src.Dir, src.Load.Mode, Plural(src.Load.Stubbed, "import"))
 }
 
-// writeReport prints one report: short, aligned, then the argument. Each
+// Report prints one report: short, aligned, then the argument. Each
 // part of the report has its rows written by one function below, in the
 // order they are printed; a new fact gets its rows in the part it belongs to.
 func Report(w io.Writer, r *answer.Report, findings Findings) error {
@@ -259,7 +261,7 @@ func modeLines(label string, m *answer.Mode, ratio string) []string {
 	}
 }
 
-// wrap breaks a paragraph into lines of at most width columns.
+// Wrap breaks a paragraph into lines of at most width columns.
 func Wrap(s string, width int) string {
 	var b strings.Builder
 	n := 0

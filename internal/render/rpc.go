@@ -9,6 +9,8 @@ import (
 	"github.com/plegvet/plegvet/answer"
 )
 
+// RPC prints plegvet rpc: the rpc, its messages and event types, the Go
+// calls of it, then findings.
 func RPC(w io.Writer, rep *answer.RPCReport, findings Findings) error {
 	sourceHeader(w, "rpc", rep.Source, rep.Proto)
 	r := rep.RPC

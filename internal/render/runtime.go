@@ -9,6 +9,8 @@ import (
 	"github.com/plegvet/plegvet/answer"
 )
 
+// Runtime prints plegvet runtime: whether the runtime streams container
+// events, each server found, and why.
 func Runtime(w io.Writer, rep *answer.RuntimeReport) error {
 	head := cmp.Or(rep.Runtime, rep.Module)
 	if v := rep.Version; v != "" && strings.Contains(v, "://") {

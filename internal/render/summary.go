@@ -8,7 +8,7 @@ import (
 	"github.com/plegvet/plegvet/srcpos"
 )
 
-// summarize states why relist stays, from the facts found: worded by what
+// Summary states why relist stays, from the facts found: worded by what
 // the tree does, never by what a document says it should.
 func Summary(r *answer.Report) string {
 	if r.Relist == nil {
