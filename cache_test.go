@@ -154,7 +154,7 @@ func TestEmptyEntriesAreComputedAgain(t *testing.T) {
 	tr := &tree.Tree{Module: "k8s.io/kubernetes", Version: "v1.37.2", Sums: map[string]string{"k8s.io/kubernetes": "h1:x"}}
 	opts := Options{Kubernetes: "v1.37.2", CacheDir: dir}
 	computed := &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@v1.37.2", KubernetesVersion: "v1.37.2", Load: Load{Mode: "source"}}, DefaultPLEG: "generic", Summary: "computed"}
-	key, ok := cacheKey(opts, tr, []string{"Inspect"})
+	key, ok := answercache.TreeKey(tr, []string{"Inspect"})
 	if !ok {
 		t.Skip("no build ID to key on")
 	}

@@ -15,3 +15,166 @@
 // waits for the dependency graph to compile, and Source.Load says what was
 // modelled and stubbed.
 package plegvet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/nodesource"
+	"github.com/plegvet/plegvet/internal/release"
+)
+
+// SchemaVersion is the version of the JSON form of every result
+// (answer.SchemaVersion).
+const SchemaVersion = answer.SchemaVersion
+
+// Where a node verdict's source answer came from (Source.From).
+const (
+	FromIndex  = answer.FromIndex
+	FromSource = answer.FromSource
+)
+
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = answer.EventedPLEGGate
+
+// The packages the answers read, relative to the tree's module.
+const (
+	FeaturesPackage = answer.FeaturesPackage
+	KubeletPackage  = answer.KubeletPackage
+	PlegPackage     = answer.PlegPackage
+)
+
+// The answers are package answer's: plain data, documented there.
+type (
+	Pos    = answer.Pos
+	Source = answer.Source
+	Load   = answer.Load
+
+	Diagnostic = answer.Diagnostic
+	Fix        = answer.Fix
+	Edit       = answer.Edit
+	Related    = answer.Related
+
+	Report         = answer.Report
+	FeatureGate    = answer.FeatureGate
+	GateDependency = answer.GateDependency
+	Missing        = answer.Missing
+	SyncLoop       = answer.SyncLoop
+	Tick           = answer.Tick
+	EventedPLEG    = answer.EventedPLEG
+	ForcedRelist   = answer.ForcedRelist
+	RelistRequest  = answer.RelistRequest
+	HealthCheck    = answer.HealthCheck
+	StreamFailure  = answer.StreamFailure
+
+	GatesReport  = answer.GatesReport
+	Gate         = answer.Gate
+	Registration = answer.Registration
+	Spec         = answer.Spec
+	ListEntry    = answer.ListEntry
+
+	GateHistoryReport = answer.GateHistoryReport
+	ReleaseRead       = answer.ReleaseRead
+	GateTimeline      = answer.GateTimeline
+	GateAtRelease     = answer.GateAtRelease
+	GateState         = answer.GateState
+	GateChange        = answer.GateChange
+
+	NodeReport  = answer.NodeReport
+	NodeGate    = answer.NodeGate
+	NodeInputs  = answer.NodeInputs
+	NodeEvented = answer.NodeEvented
+
+	// NodeSource is a kubelet's source read once for the node verdict
+	// (LoadNodeSource); it decides for any number of nodes (Decide).
+	NodeSource = nodesource.NodeSource
+	// NodeCapture is what one node reports, parsed.
+	NodeCapture = nodesource.NodeCapture
+
+	PeriodsReport  = answer.PeriodsReport
+	Relist         = answer.Relist
+	RelistGate     = answer.RelistGate
+	UnresolvedGate = answer.UnresolvedGate
+	Mode           = answer.Mode
+	GateOnMode     = answer.GateOnMode
+	Value          = answer.Value
+	RetryCount     = answer.RetryCount
+
+	RPCReport  = answer.RPCReport
+	RPC        = answer.RPC
+	ProtoField = answer.ProtoField
+	EventType  = answer.EventType
+	GoClient   = answer.GoClient
+
+	RuntimeReport = answer.RuntimeReport
+	RuntimeServer = answer.RuntimeServer
+	RuntimeStep   = answer.RuntimeStep
+)
+
+// Errors a library caller can test with errors.Is; the command line adds
+// the flag that mends each.
+var (
+	// ErrKubeletVersionUnknown: the metrics do not say the kubelet's
+	// version (no kubernetes_build_info, or a git_version that is not a
+	// release, as an unstamped build's v0.0.0-master), NodeOptions.KubeletVersion
+	// is not set, and no source (-k8s or -C) says which release to read.
+	// With a source, the report says the build's version is unknown and
+	// goes on.
+	ErrKubeletVersionUnknown = errors.New("the kubelet's version is unknown")
+	// ErrNoCRIAPI: the tree holds no k8s.io/cri-api, and Options.Proto
+	// names no api.proto.
+	ErrNoCRIAPI = errors.New("no k8s.io/cri-api in the tree")
+)
+
+// The release errors, for errors.Is: a version that is not a Kubernetes
+// release (nor a minor), a version the module proxy does not serve, and
+// among those a release after the newest it serves (v1.99.0), whose error
+// names that newest.
+var (
+	ErrNotARelease   = release.ErrNotARelease
+	ErrProxyRefused  = release.ErrProxyRefused
+	ErrNoSuchRelease = release.ErrNoSuchRelease
+)
+
+// OptionError is an option whose value is not what was expected. Option is
+// the field's name in Options or NodeOptions (Kubernetes, KubeletVersion).
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Option + " " + e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// UnknownGateError is a gate name that no release read declares, with
+// the declared names it is likely a misspelling of.
+type UnknownGateError struct {
+	Name string // as asked
+	// Where is the tree read ("k8s.io/kubernetes@v1.36.1: the tree"), or
+	// Releases the releases a history read.
+	Where    string
+	Releases []string
+	// DidYouMean are the declared names closest to Name: one differing
+	// only in case, else those a few edits away (closest first).
+	DidYouMean []string
+}
+
+func (e *UnknownGateError) Error() string {
+	msg := fmt.Sprintf("%s declares no feature gate %q", e.Where, e.Name)
+	if n := len(e.Releases); n > 1 {
+		msg = fmt.Sprintf("none of the %d releases read (%s to %s) declares a feature gate %q", n, e.Releases[0], e.Releases[n-1], e.Name)
+	} else if n == 1 {
+		msg = fmt.Sprintf("%s declares no feature gate %q", e.Releases[0], e.Name)
+	}
+	switch len(e.DidYouMean) {
+	case 0:
+		return msg
+	case 1:
+		return fmt.Sprintf("%s; did you mean %s?", msg, e.DidYouMean[0])
+	default:
+		return fmt.Sprintf("%s; did you mean one of %s?", msg, strings.Join(e.DidYouMean, ", "))
+	}
+}

@@ -155,7 +155,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 					if md.String() != string(mdWant) {
 						t.Errorf("%s: feature_list.md differs from the release's:\n%s", mode, firstDifference(md.String(), string(mdWant)))
 					}
-					if ds, err := rep.CheckMarkdownList(markdownList, mdWant, ""); err != nil || len(ds) != 0 {
+					if ds, err := plegvet.CheckMarkdownList(rep, markdownList, mdWant, ""); err != nil || len(ds) != 0 {
 						t.Errorf("%s: CheckMarkdownList = %v, %v", mode, ds, err)
 					}
 				}
@@ -201,7 +201,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ds := release.CheckFeatureList("list", list, ""); len(ds) != 0 {
+			if ds := plegvet.CheckFeatureList(release, "list", list, ""); len(ds) != 0 {
 				t.Errorf("-check finds %d differences with the release's own list, first %s", len(ds), ds[0].Message)
 			}
 		})

@@ -2,7 +2,6 @@ package plegvet
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,173 +24,17 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/treelists"
 	"github.com/plegvet/plegvet/srcpos"
 )
-
-// FeaturesPackage is where Kubernetes declares the kubelet's feature gates,
-// relative to the tree's module.
-const FeaturesPackage = "pkg/features"
-
-// GatesReport is every feature gate of a tree: those of pkg/features
-// (Inspect, Node) or, from Gates, those of every feature map in pkg/ and
-// the staging modules.
-type GatesReport struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	Gates         []Gate `json:"gates"`
-	// Diagnostics are the featuregate analyzer's findings.
-	Diagnostics []Diagnostic `json:"diagnostics"`
-	// ListNames says how the tree's own feature list (ReferenceLists)
-	// names a gate whose key's identifier differs from its value:
-	// "value", or "identifier" (Kubernetes' lists before v1.36.x, whose
-	// generator read the key's identifier: CPUCFSQuotaPeriod for the gate
-	// CustomCPUCFSQuotaPeriod). FeatureList follows it. Set by Gates.
-	ListNames string `json:"listNames,omitempty"`
-	// Unfetched are the staging modules of a release that the go command
-	// did not fetch (the module proxy does not serve them), each
-	// "staging/src/MODULE: ... why": their feature maps are not read, so a
-	// whole list (no names asked for) is not whole. Set by Gates.
-	Unfetched []string `json:"unfetched,omitempty"`
-	// Lifecycle is the tree's own feature-list tool, as read from its
-	// source, and the version it calls current: the rules
-	// hack/verify-featuregates.sh holds the list to. Nil when the tree
-	// has no such tool (before v1.33). Set by Gates.
-	Lifecycle *featurelist.Generator `json:"lifecycle,omitempty"`
-	// Markdown is the tree's generator of feature_list.md (v1.36 on) and
-	// the maps it lists; nil when the tree has none. Set by Gates.
-	Markdown *featurelist.MarkdownGenerator `json:"markdown,omitempty"`
-}
-
-// Gate is one feature gate and its spec history.
-type Gate struct {
-	Name string `json:"name"`
-	// Const is the identifier of the key's constant when it differs from
-	// the name (Kubernetes' own lists before v1.37 use it).
-	Const string `json:"const,omitempty"`
-	// Decl is the gate constant's declaration; null when the key is a
-	// constant of a package that was not loaded.
-	Decl *Pos `json:"decl"`
-	// Entry is the gate's key in its feature map.
-	Entry Pos `json:"entry"`
-	// Map is the variable or function holding the feature map.
-	Map string `json:"map"`
-	// Format is "versioned" or "unversioned".
-	Format string `json:"format"`
-	// Specs may be empty (a spec list that is empty or built by a call);
-	// Unresolved then says why.
-	Specs        []Spec   `json:"specs"`
-	Dependencies []string `json:"dependencies"`
-	// Unresolved says why part of the gate could not be read as constants.
-	Unresolved string `json:"unresolved,omitempty"`
-	// Assigned is set when the gate's spec comes from an index assignment
-	// (m[K] = V, in init or another function), not a map literal entry.
-	Assigned bool `json:"assigned,omitempty"`
-	// Module is the module whose feature map holds the gate
-	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
-	// package, and File the map's file, named as in a checkout
-	// (staging/src/k8s.io/component-base/...) in every mode. Set by
-	// Gates.
-	Module  string `json:"module,omitempty"`
-	Package string `json:"package,omitempty"`
-	File    string `json:"file,omitempty"`
-	// Listed says that Kubernetes' own feature list
-	// (versioned_feature_list.yaml) holds the gate: a versioned map
-	// literal that initialises a package-level variable or that a
-	// function returns.
-	Listed bool `json:"listed,omitempty"`
-	// Registrations are every feature map entry that registers the gate,
-	// sorted by file and position: the one the fields above describe,
-	// and those of the maps that register it again (pkg/features relists
-	// staging modules' gates "to get a conflict if it is changed").
-	// component-base refuses a registration whose specs differ from an
-	// earlier one's (the conflicting-registration and conflicting-spec
-	// diagnostics). Gates sets every registration of the tree; Inspect's
-	// featureGate and Node's gate have those of pkg/features.
-	Registrations []Registration `json:"registrations,omitempty"`
-}
-
-// Registration is one feature map entry that registers a gate: each
-// map is given to component-base (FeatureGate.Add or AddVersioned), and
-// with it each of its gates.
-type Registration struct {
-	Module  string `json:"module"`
-	Package string `json:"package"`
-	File    string `json:"file"`
-	Map     string `json:"map"`
-	Format  string `json:"format"`
-	// Entry is the gate's key in the map.
-	Entry Pos    `json:"entry"`
-	Specs []Spec `json:"specs"`
-	// Unresolved and Assigned are as the gate's.
-	Unresolved string `json:"unresolved,omitempty"`
-	Assigned   bool   `json:"assigned,omitempty"`
-	// Local is set for a map that a function body builds for a call:
-	// it is registered with whatever FeatureGate the call names (often
-	// one of its own, as a test's), and no conflict with it is reported.
-	Local bool `json:"local,omitempty"`
-}
-
-// Spec is one FeatureSpec of a gate.
-type Spec struct {
-	// Version is the release the spec applies from; "" in the unversioned format.
-	Version                 string `json:"version"`
-	Default                 bool   `json:"default"`
-	PreRelease              string `json:"preRelease"`
-	LockToDefault           bool   `json:"lockToDefault"`
-	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
-	Pos                     Pos    `json:"pos"`
-	// Unresolved says which fields are not constants (they read as zero).
-	Unresolved string `json:"unresolved,omitempty"`
-}
-
-// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
-// by featuregates' rule, computed from Specs alone: a gate decoded from
-// JSON answers as the one returned.
-func (g *Gate) At(version string) (Spec, bool) {
-	fg := featuregates.Gate{Name: g.Name}
-	for i, s := range g.Specs {
-		fg.Specs = append(fg.Specs, featuregates.Spec{
-			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: featuregates.PreRelease(s.PreRelease), MinCompatibilityVersion: s.MinCompatibilityVersion,
-			Pos: token.Pos(i + 1), // which of Specs it is
-		})
-	}
-	s, ok := fg.At(version)
-	if !ok {
-		return Spec{}, false
-	}
-	return g.Specs[int(s.Pos)-1], true
-}
-
-// listSpec is the spec as a feature list holds it.
-func (s Spec) listSpec() featurelist.Spec {
-	return featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
-}
-
-// Newest returns the gate's last spec.
-func (g *Gate) Newest() (Spec, bool) {
-	if len(g.Specs) == 0 {
-		return Spec{}, false
-	}
-	return g.Specs[len(g.Specs)-1], true
-}
-
-// Gate returns the gate with the given name, or nil.
-func (r *GatesReport) Gate(name string) *Gate {
-	for i := range r.Gates {
-		if r.Gates[i].Name == name {
-			return &r.Gates[i]
-		}
-	}
-	return nil
-}
 
 // Gates reads every feature gate of the tree and checks them: the feature
 // maps (recognised by their types) of every package of pkg/ and of every
@@ -213,10 +56,10 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 		}
 		rep.Unfetched = missing
 		var problem string
-		if rep.Lifecycle, problem = readLifecycle(t); problem != "" {
+		if rep.Lifecycle, problem = treelists.Lifecycle(t); problem != "" {
 			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
 		}
-		if rep.Markdown, problem = readMarkdownList(t); problem != "" {
+		if rep.Markdown, problem = treelists.Markdown(t); problem != "" {
 			rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
 		}
 		return rep, nil
@@ -224,31 +67,16 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 	if err != nil {
 		return nil, err
 	}
-	if err := rep.keepOnly(names); err != nil {
+	if err := keepOnly(rep, names); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
-// Find returns the gate a name names, by the gate's name or, failing
-// that, by its constant's identifier (Kubernetes' lists before v1.37 use
-// it); nil when none does.
-func (r *GatesReport) Find(name string) *Gate {
-	if g := r.Gate(name); g != nil {
-		return g
-	}
-	for i := range r.Gates {
-		if r.Gates[i].Const == name {
-			return &r.Gates[i]
-		}
-	}
-	return nil
-}
-
 // keepOnly keeps the named gates, in the order named; a name matches a
 // gate's name or its constant's identifier. A name no gate has is an
 // error.
-func (r *GatesReport) keepOnly(names []string) error {
+func keepOnly(r *GatesReport, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -256,7 +84,7 @@ func (r *GatesReport) keepOnly(names []string) error {
 	for _, n := range names {
 		g := r.Find(n)
 		if g == nil {
-			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: closestNames(n, declaredNames(r.Gates))}
+			return &UnknownGateError{Name: n, Where: r.Source.Dir + ": the tree", DidYouMean: render.Closest(n, r.Names())}
 		}
 		keep = append(keep, *g)
 	}
@@ -264,8 +92,8 @@ func (r *GatesReport) keepOnly(names []string) error {
 	return nil
 }
 
-// gates reads the featuregate analyzer's outcome on pkg/features.
-func (a *analysed) gates() (*GatesReport, error) {
+// analysedGates reads the featuregate analyzer's outcome on pkg/features.
+func analysedGates(a *analysed) (*GatesReport, error) {
 	out, err := a.outcome(featuregate.Analyzer, FeaturesPackage)
 	if err != nil {
 		return nil, err
@@ -526,7 +354,7 @@ func allGates(ctx context.Context, t *tree.Tree, src Source) (*GatesReport, erro
 	for i := range rep.Gates {
 		rep.Gates[i].Registrations = sortedRegistrations(registrations[rep.Gates[i].Name])
 	}
-	rep.Source.noteUnfollowed(rep.Diagnostics)
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	listNames, problem := treeListNames(t)
 	if problem != "" {
 		rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
@@ -664,78 +492,9 @@ func treeListNames(t *tree.Tree) ([]string, string) {
 		if err != nil {
 			return nil, err.Error() + " (its gates' naming not read)"
 		}
-		return listNames(list), ""
+		return stalelist.ListNames(list), ""
 	}
 	return nil, ""
-}
-
-func listNames(list []featurelist.Gate) []string {
-	names := make([]string, len(list))
-	for i, g := range list {
-		names[i] = g.Name
-	}
-	return names
-}
-
-// NamingOf says how a feature list with the given names names the gates
-// whose key's identifier differs from their value: "identifier" when the
-// list has more of them by identifier than by value (Kubernetes' lists up
-// to some v1.36 patch, whose generator read the key's identifier), else
-// "value".
-func (r *GatesReport) NamingOf(names []string) string {
-	has := map[string]bool{}
-	for _, n := range names {
-		has[n] = true
-	}
-	byIdent, byValue := 0, 0
-	for _, g := range r.Gates {
-		if !g.Listed || g.Const == "" {
-			continue
-		}
-		if has[g.Const] && !has[g.Name] {
-			byIdent++
-		}
-		if has[g.Name] {
-			byValue++
-		}
-	}
-	if byIdent > byValue {
-		return "identifier"
-	}
-	return "value"
-}
-
-// ListEntry is one gate of Kubernetes' feature list.
-type ListEntry struct {
-	// Name is the gate as the list names it (ListNames).
-	Name string
-	Gate *Gate
-}
-
-// FeatureList is the gates Kubernetes' own versioned_feature_list.yaml
-// holds for the tree, in its order (names compared without case), named
-// as ListNames says.
-func (r *GatesReport) FeatureList() []ListEntry { return r.FeatureListNamed(r.ListNames) }
-
-// FeatureListNamed is FeatureList with the naming given ("value" or
-// "identifier").
-func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
-	var out []ListEntry
-	for i := range r.Gates {
-		g := &r.Gates[i]
-		if !g.Listed {
-			continue
-		}
-		name := g.Name
-		if naming == "identifier" && g.Const != "" {
-			name = g.Const
-		}
-		out = append(out, ListEntry{Name: name, Gate: g})
-	}
-	slices.SortStableFunc(out, func(a, b ListEntry) int {
-		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
-	})
-	return out
 }
 
 // withoutLocalReads drops the findings that a function's local feature
@@ -755,90 +514,20 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 	})
 }
 
-// staleDiag makes diagnostics of a check, each message ending with the
-// command that rewrites the list when there is one.
-func staleDiag(c check.Check, rewrite string) func(at Pos, format string, args ...any) Diagnostic {
-	tail := ""
-	if rewrite != "" {
-		tail = "; rewrite the list with " + rewrite
-	}
-	return func(at Pos, format string, args ...any) Diagnostic {
-		return Diagnostic{Category: string(c), Message: fmt.Sprintf(format, args...) + tail, Pos: at, Related: []Related{}}
-	}
-}
-
 // CheckFeatureList compares the tree's FeatureList with a committed list
 // (featurelist.Parse's), named as the list names gates (NamingOf), and
 // returns each difference as a stale-list diagnostic at the gate's spec
-// in the code: a spec that differs, a spec or a gate the list lacks, a
-// gate or a spec the list has and the code does not (at the list's line,
-// when the code has no position for it). rewrite, when set, is the
+// in the code, or removed-too-early where the tree's feature-list tool
+// refuses to drop a gate (stalelist.List). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
-func (r *GatesReport) CheckFeatureList(file string, list []featurelist.Gate, rewrite string) []Diagnostic {
-	byName := map[string]*featurelist.Gate{}
-	for i := range list {
-		byName[list[i].Name] = &list[i]
-	}
-	diag := staleDiag(suite.StaleList, rewrite)
-	short := func(p Pos) string { return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line) }
-	listed := func(s featurelist.Spec) string {
-		out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
-		if s.LockToDefault {
-			out += " locked"
-		}
-		out += " at " + s.Version
-		if s.MinCompatibility != "" {
-			out += " (min compatibility " + s.MinCompatibility + ")"
-		}
-		return out
-	}
-	var out []Diagnostic
-	inCode := map[string]bool{}
-	for _, e := range r.FeatureListNamed(r.NamingOf(listNames(list))) {
-		inCode[e.Name] = true
-		g := e.Gate
-		at := g.Entry
-		lg := byName[e.Name]
-		if lg == nil {
-			out = append(out, diag(at, "the list %s lacks gate %s, which the code declares at %s", file, e.Name, short(at)))
-			continue
-		}
-		for i := 0; i < max(len(g.Specs), len(lg.Specs)); i++ {
-			switch {
-			case i >= len(lg.Specs):
-				s := g.Specs[i]
-				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(s.listSpec()), short(s.Pos)))
-			case i >= len(g.Specs):
-				p := at
-				if len(g.Specs) > 0 {
-					p = g.Specs[len(g.Specs)-1].Pos
-				}
-				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
-			default:
-				s, ls := g.Specs[i], lg.Specs[i]
-				if code := listed(s.listSpec()); code != listed(ls) {
-					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), code, short(s.Pos)))
-				}
-			}
-		}
-	}
-	refused := map[string]string{}
-	if r.Lifecycle != nil {
-		for _, rm := range r.Lifecycle.Removals(list, func(name string) bool { return inCode[name] }) {
-			refused[rm.Gate] = rm.Why
-		}
-	}
-	for _, lg := range list {
-		if inCode[lg.Name] {
-			continue
-		}
-		at := Pos{File: file, Line: lg.Line, Column: 1}
-		if why, ok := refused[lg.Name]; ok {
-			out = append(out, Diagnostic{Category: string(suite.RemovedTooEarly), Pos: at, Related: []Related{},
-				Message: fmt.Sprintf("list has gate %s, which no feature map of the code declares, and the tree's feature-list tool refuses the removal at %s: %s", lg.Name, r.Lifecycle.Current, why)})
-			continue
-		}
-		out = append(out, diag(at, "list has gate %s, which no feature map of the code declares", lg.Name))
-	}
-	return out
+func CheckFeatureList(r *GatesReport, file string, list []featurelist.Gate, rewrite string) []Diagnostic {
+	return stalelist.List(r, file, list, rewrite)
+}
+
+// CheckMarkdownList compares a committed feature_list.md with the one
+// the tree's generator writes, as hack/verify-featuregates.sh does, and
+// says where, each difference a stale-markdown diagnostic
+// (stalelist.Markdown). rewrite, when set, ends each message.
+func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
+	return stalelist.Markdown(r, file, data, rewrite)
 }

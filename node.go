@@ -2,16 +2,24 @@ package plegvet
 
 import (
 	"context"
+	_ "embed" // the index
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"sync"
 
+	"golang.org/x/mod/semver"
+
+	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/nodeindex"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
 )
-
-// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
-// unless the tree's kubelet tests a gate of another name.
-const EventedPLEGGate = "EventedPLEG"
 
 // NodeOptions say which captures of a live node to read, and which source
 // to read the gate and the periods from.
@@ -37,65 +45,6 @@ type NodeOptions struct {
 	// ErrKubeletVersionUnknown, unless Options name the source: the gate
 	// is then read at the source's version, and a note says so.
 	KubeletVersion string
-}
-
-// NodeReport is which PLEG a live node runs, and why.
-type NodeReport struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	// Verdict, Expected and Configured are nodeverdict.Decision's. The
-	// verdicts: "generic" (the generic PLEG relists alone), "evented" (an
-	// evented PLEG that emits events runs, the relist slowed to the
-	// safety-net period), "generic-with-event-hints" (the release's evented
-	// PLEG only asks the generic PLEG to relist), "fell-back" (the event
-	// stream was given up after the retries the source allows, or cannot
-	// but be) and "inconsistent" (a reason disagrees with Expected). A
-	// fell-back node is configured evented.
-	Verdict    string   `json:"verdict"`
-	Expected   string   `json:"expected"`
-	Configured string   `json:"configured"`
-	Gate       NodeGate `json:"gate"`
-	// Reasons are every piece of evidence, in the order the rules ran;
-	// each says which PLEG it points to and whether it agrees with
-	// Expected (see nodeverdict.Reason).
-	Reasons []nodeverdict.Reason `json:"reasons"`
-	// Runtime is null without a crictl file.
-	Runtime *nodeverdict.Runtime    `json:"runtime"`
-	Metrics nodeverdict.Metrics     `json:"metrics"`
-	Relist  nodeverdict.RelistCheck `json:"relist"`
-	// Inputs are the files read, as given.
-	Inputs NodeInputs `json:"inputs"`
-}
-
-// NodeGate is the gate that decides the PLEG, as the node sets it and the
-// source defaults it.
-type NodeGate struct {
-	Name string `json:"name"`
-	// Explicit says configz's kubeletconfig.featureGates sets the gate.
-	Explicit bool `json:"explicit"`
-	// Value is the gate's effective value: configz's, or the default.
-	Value bool `json:"value"`
-	// Default is the source's default at KubeletVersion; null when the
-	// source has no spec of the gate there.
-	Default *bool `json:"default"`
-	// KubeletVersion is the kubelet's version, as the metrics (or the
-	// caller) report it: "" when unreported. A version that names no
-	// release (v0.0.0-master+$Format:%H$) is kept as reported; Default is
-	// then the source's own version's, and a reason says so.
-	KubeletVersion string `json:"kubeletVersion"`
-	// Spec is the spec in force at KubeletVersion; null when none.
-	Spec *Spec `json:"spec"`
-	// Built says the kubelet's source builds an evented PLEG under the
-	// gate; Test is where it tests the gate (null when it does not).
-	Built bool `json:"built"`
-	Test  *Pos `json:"test"`
-}
-
-// NodeInputs are the captures read.
-type NodeInputs struct {
-	Configz string `json:"configz"`
-	Metrics string `json:"metrics"`
-	Crictl  string `json:"crictl,omitempty"`
 }
 
 // Node reads a node's configz, metrics and (optionally) crictl version
@@ -180,74 +129,181 @@ func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) 
 	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
 }
 
-// specText describes the gate's spec in force (s, when ok), or why there
-// is none.
-func specText(src Source, g *Gate, name string, s Spec, ok bool) string {
-	if g == nil {
-		return fmt.Sprintf("%s of %s declares no %s", FeaturesPackage, src.Dir, name)
-	}
-	if !ok {
-		first := "none"
-		if len(g.Specs) > 0 {
-			first = g.Specs[0].Version
+// LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
+// as nodeverdict.Release gives it): the tree opts names, or, when opts
+// names none (Dir and Kubernetes empty), the release: its answer in
+// plegvet's index (NodeIndexReleases) unless opts.SkipIndex, or else its
+// source fetched with the go command. A release the index lacks, with no
+// go command on PATH, is an error wrapping ErrNoGoCommand.
+func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSource, error) {
+	if opts.Dir == "" && opts.Kubernetes == "" {
+		if release == "" {
+			return nil, errors.New("no source: want a release, or Options naming a tree")
 		}
-		return fmt.Sprintf("%s's specs begin at %s (%s:%d)", name, first, g.Entry.File, g.Entry.Line)
-	}
-	since := ""
-	if s.Version != "" {
-		since = " since " + s.Version
-	}
-	return fmt.Sprintf("%s, default %t%s (%s:%d)", s.PreRelease, s.Default, since, s.Pos.File, s.Pos.Line)
-}
-
-// testText says where the kubelet tests the gate, or that it builds the
-// generic PLEG only.
-func testText(r Relist) string {
-	if r.Gate == nil || r.GateOn == nil {
-		at := ""
-		if r.GateOff != nil && r.GateOff.Call != nil {
-			at = fmt.Sprintf(" (%s:%d)", r.GateOff.Call.File, r.GateOff.Call.Line)
+		if !opts.SkipIndex && opts.Proto == "" {
+			s, err := indexedNodeSource(release)
+			if s != nil || err != nil {
+				return s, err
+			}
 		}
-		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", KubeletPackage, at)
+		if _, err := exec.LookPath("go"); err != nil {
+			return nil, notIndexed(release)
+		}
+		opts.Kubernetes = release
 	}
-	return fmt.Sprintf("the kubelet tests it at %s:%d", r.Gate.Test.File, r.Gate.Test.Line)
+	// One load of the tree answers both: the gate's spec and the periods.
+	t, source, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyse(ctx, t, source, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	gates, err := analysedGates(a)
+	if err != nil {
+		return nil, err
+	}
+	periods, err := analysedPeriods(a)
+	if err != nil {
+		return nil, err
+	}
+	s := &NodeSource{Source: periods.Source, Relist: periods.Relist}
+	s.Source.From = FromSource
+	s.Gate = gates.Gate(s.GateName())
+	// What the gate being on means is the release's design, read from its
+	// code: an event source, a relist trigger, or unknown.
+	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
+		if e := out.Result.(*pleg.Result).Evented; e != nil && e.Role != "" {
+			s.Evented = &NodeEvented{Role: string(e.Role), Why: e.Why, OnStreamFailure: e.OnStreamFailure.Action}
+			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
+		}
+	}
+	return s, nil
 }
 
-// relistPeriods turns the source's relist answer into the decision's facts.
-func relistPeriods(r Relist) nodeverdict.Periods {
-	var p nodeverdict.Periods
-	if r.GateOff != nil {
-		p.GateOff = period(r.GateOff.Period)
+// forcedRelists says whether the evented PLEG relists the generic PLEG
+// itself when a stream call returns an error, as the pleg analyzer reads
+// its event loop (releases v1.26 to v1.36: e.Relist() after
+// EventedPLEGConnErr.Inc(); v1.37's relist trigger has none), and on what
+// evidence. Restoring the generic relist restarts the generic PLEG in
+// those releases (Stop, Update, Start), and a generic PLEG relists as it
+// starts (wait.Until, then a timer of 0): one forced relist more, which
+// nodeverdict counts with the restore.
+func forcedRelists(e *EventedPLEG) (bool, string) {
+	f := e.RelistOnStreamError
+	if f == nil {
+		return false, ""
 	}
-	if r.GateOn == nil {
-		return p
+	why := fmt.Sprintf("it runs %s (%s:%d) at %s:%d when the stream call at %s:%d returns an error", f.Relist, f.RelistDecl.File, f.RelistDecl.Line, f.Pos.File, f.Pos.Line, f.Stream.File, f.Stream.Line)
+	if e.OnStreamFailure.Action == plegperiods.RestoreGenericRelist && e.OnStreamFailure.Pos != nil {
+		why += fmt.Sprintf(", and restores the relist duration (%s:%d) to a restarted generic PLEG, which relists as it starts", e.OnStreamFailure.Pos.File, e.OnStreamFailure.Pos.Line)
 	}
-	p.GateOn, p.Fallback = period(r.GateOn.Period), period(r.GateOn.Fallback)
-	if rc := r.GateOn.MaxStreamRetries; rc != nil && rc.Value != nil {
-		p.MaxStreamRetries, p.RetriesKnown = *rc.Value, true
-		p.MaxStreamRetriesCause = evidence(fmt.Sprint(*rc.Value), rc.Const, rc.Decl)
-	}
-	return p
+	return true, why
 }
 
-func period(v *Value) nodeverdict.Period {
-	switch {
-	case v == nil:
-		return nodeverdict.Period{Evidence: "none"}
-	case v.Unresolved != "":
-		return nodeverdict.Period{Evidence: "unresolved: " + v.Unresolved}
+// JudgeRuntime reads, from the runtime's own source at the version it
+// reports (fetched with the go command), whether it can stream container
+// events, into rt's StreamsEvents, Module, Pos and StreamsWhy. A runtime
+// plegvet does not know, or whose source cannot be read, is said in
+// StreamsWhy, not an error. The go command runs as FetchOptions{} says
+// (DefaultFetchTimeout); Node runs it as its Options.Fetch says.
+func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
+	if err := judgeRuntime(ctx, rt, FetchOptions{}); err != nil {
+		rt.StreamsWhy = err.Error()
 	}
-	d, ok := v.Duration()
-	return nodeverdict.Period{Duration: d, Known: ok, Evidence: evidence(v.Value, v.Const, v.Decl)}
 }
 
-// evidence is a value as read: "5m0s = name (file:line)".
-func evidence(value, constant string, decl *Pos) string {
-	if constant != "" {
-		value += " = " + constant
+// judgeRuntime is JudgeRuntime, fetching as fetch says. Its error is a
+// fetch that failed for want of the proxy (ErrProxyRefused: GOPROXY=off,
+// no network, a refusal): a part of the answer not read, which Node
+// returns, as plegvet runtime does; every other cause is said in
+// StreamsWhy.
+func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptions) error {
+	if rt == nil || !rt.Known {
+		return nil
 	}
-	if decl != nil {
-		value += fmt.Sprintf(" (%s:%d)", decl.File, decl.Line)
+	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version, fetch)
+	if errors.Is(err, ErrProxyRefused) || ctx.Err() != nil {
+		return fmt.Errorf("reading the runtime's source (-skip-runtime-source leaves it out): %w", err)
 	}
-	return value
+	if err != nil {
+		rt.StreamsWhy = err.Error()
+		return nil
+	}
+	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
+	if rep.Module != "" {
+		rt.Module = rep.Module + "@" + rep.ModuleVersion
+	}
+	if rep.Pos != nil {
+		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
+	}
+	return nil
 }
+
+// nodeIndexFile is plegvet's index of node-source answers: one line per
+// release, {"release":"v1.36.1","nodeSource":{...}}, in version order,
+// each LoadNodeSource's answer for that release read from its source.
+// go generate writes it (internal/nodeindex/gen); TestNodeIndex holds it to
+// what the source gives.
+//
+//go:generate go run ./internal/nodeindex/gen
+//go:embed nodeindex.jsonl
+var nodeIndexFile []byte
+
+// NodeIndexFirst is the first release plegvet's index holds: every
+// release (no pre-release) the module proxy serves from it on, when the
+// index was generated.
+const NodeIndexFirst = "v1.25.0"
+
+// nodeIndex is the index, read once: each release's line, by release.
+var nodeIndex = sync.OnceValues(func() (map[string]nodeindex.Entry, error) {
+	return nodeindex.Read(nodeIndexFile)
+})
+
+// NodeIndexReleases lists the releases plegvet's index holds an answer
+// for, in order.
+func NodeIndexReleases() []string {
+	index, err := nodeIndex()
+	if err != nil {
+		return nil
+	}
+	releases := slices.SortedFunc(maps.Keys(index), semver.Compare)
+	return slices.DeleteFunc(releases, func(r string) bool { return index[r].Unserved != "" })
+}
+
+// indexedNodeSource is the index's answer for a release; nil when it holds
+// none.
+func indexedNodeSource(release string) (*NodeSource, error) {
+	index, err := nodeIndex()
+	if err != nil {
+		return nil, err
+	}
+	e, ok := index[release]
+	if !ok || e.Unserved != "" {
+		return nil, nil
+	}
+	var s NodeSource
+	if err := json.Unmarshal(e.NodeSource, &s); err != nil {
+		return nil, fmt.Errorf("nodeindex.jsonl: %s: %w", release, err)
+	}
+	s.Source.From = FromIndex
+	return &s, nil
+}
+
+// notIndexed says why a release that the index does not hold cannot be
+// read without the go command.
+func notIndexed(release string) error {
+	why := "releases none"
+	if rs := NodeIndexReleases(); len(rs) > 0 {
+		why = "releases " + rs[0] + " to " + rs[len(rs)-1]
+	}
+	if index, err := nodeIndex(); err == nil && index[release].Unserved != "" {
+		why = "the module proxy refused its source when the index was made: " + index[release].Unserved
+	}
+	return fmt.Errorf("%s is not in plegvet's index (%s), and its source cannot be fetched: %w", release, why, ErrNoGoCommand)
+}
+
+// ErrNoGoCommand is wrapped by the error of a release that plegvet would
+// have to fetch when no go command is on PATH.
+var ErrNoGoCommand = errors.New("no go command on PATH")

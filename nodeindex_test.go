@@ -14,6 +14,8 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/nodeindex"
+	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -22,16 +24,16 @@ import (
 // left over and encodes to the same bytes, as a release read whole from
 // its source.
 func TestNodeIndexFile(t *testing.T) {
-	index, err := readNodeIndex(nodeIndexFile)
+	index, err := nodeindex.Read(nodeIndexFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var again bytes.Buffer
-	if err := writeNodeIndex(&again, index); err != nil {
+	if err := nodeindex.Write(&again, index); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again.Bytes(), nodeIndexFile) {
-		t.Error("nodeindex.jsonl is not as writeNodeIndex writes it: run go generate")
+		t.Error("nodeindex.jsonl is not as nodeindex.Write writes it: run go generate")
 	}
 	releases := NodeIndexReleases()
 	if len(releases) == 0 || releases[0] != NodeIndexFirst {
@@ -51,7 +53,7 @@ func TestNodeIndexFile(t *testing.T) {
 		if re, _ := json.Marshal(&s); !bytes.Equal(re, raw) {
 			t.Errorf("%s: encodes as\n%s\nnot as the index holds it\n%s", r, re, raw)
 		}
-		if s.Source.KubernetesVersion != r || s.Source.From != "" || !s.Source.Load.complete() {
+		if s.Source.KubernetesVersion != r || s.Source.From != "" || !s.Source.Load.Complete() {
 			t.Errorf("%s: source %+v: want the release's, read whole, without from", r, s.Source)
 		}
 		if s.Relist.GateOff == nil || s.Relist.GateOff.Period == nil {
@@ -66,29 +68,6 @@ func TestNodeIndexFile(t *testing.T) {
 		if v := (kubeversion.Version{Major: 1, Minor: m}).Semver(); !minors[v] {
 			t.Errorf("the index holds no %s release", v)
 		}
-	}
-}
-
-// readNodeIndex refuses an index go generate would not have written.
-func TestReadNodeIndexRefuses(t *testing.T) {
-	line := func(r string) string { return `{"release":"` + r + `","nodeSource":{}}` + "\n" }
-	for name, data := range map[string]string{
-		"not json":     "{\n",
-		"no answer":    `{"release":"v1.30.0"}` + "\n",
-		"both":         `{"release":"v1.30.0","nodeSource":{},"unserved":"x"}` + "\n",
-		"extra field":  `{"release":"v1.30.0","nodeSource":{},"x":1}` + "\n",
-		"pre-release":  line("v1.30.0-rc.1"),
-		"minor":        line("v1.30"),
-		"out of order": line("v1.30.1") + line("v1.30.0"),
-		"twice":        line("v1.30.0") + line("v1.30.0"),
-		"blank line":   line("v1.30.0") + "\n" + line("v1.30.1"),
-	} {
-		if _, err := readNodeIndex([]byte(data)); err == nil || !strings.HasPrefix(err.Error(), "nodeindex.jsonl:") {
-			t.Errorf("%s: err %v, want one naming the line", name, err)
-		}
-	}
-	if got, err := readNodeIndex(nil); err != nil || len(got) != 0 {
-		t.Errorf("empty: %v, %v; want an empty index", got, err)
 	}
 }
 
@@ -143,7 +122,7 @@ func TestNodeIndexRecomputes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches Kubernetes releases")
 	}
-	index, err := readNodeIndex(nodeIndexFile)
+	index, err := nodeindex.Read(nodeIndexFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +137,15 @@ func TestNodeIndexRecomputes(t *testing.T) {
 	}
 	for _, r := range indexSample(t) {
 		t.Run(r, func(t *testing.T) {
-			line, err := nodeIndexLine(context.Background(), r, FetchOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(line, index[r].NodeSource) {
-				t.Fatalf("recomputed:\n%s\nthe index holds:\n%s\n(run go generate with -all)", line, index[r].NodeSource)
-			}
 			fromSource, err := LoadNodeSource(context.Background(), Options{SkipIndex: true}, r)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The generator's line: the answer read whole, without From.
+			read := *fromSource
+			read.Source.From = ""
+			if line, _ := json.Marshal(read); !read.Source.Load.Complete() || !bytes.Equal(line, index[r].NodeSource) {
+				t.Fatalf("recomputed:\n%s\nthe index holds:\n%s\n(run go generate with -all)", line, index[r].NodeSource)
 			}
 			fromIndex, err := LoadNodeSource(context.Background(), Options{}, r)
 			if err != nil {
@@ -203,11 +181,11 @@ func TestNodeIndexCoversServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("asks the module proxy")
 	}
-	served, err := servedReleases(context.Background(), FetchOptions{})
+	served, err := nodeindex.Served(context.Background(), release.Fetcher{}, NodeIndexFirst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	index, err := readNodeIndex(nodeIndexFile)
+	index, err := nodeindex.Read(nodeIndexFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,30 +201,4 @@ func TestNodeIndexCoversServed(t *testing.T) {
 			t.Errorf("the index holds %s, which the proxy does not list", r)
 		}
 	}
-}
-
-// readNodeIndex reads a file go generate may be pointed at (-o): whatever
-// it holds, an index or one error naming a line, never a panic; what it
-// reads, written back, reads the same.
-func FuzzReadNodeIndex(f *testing.F) {
-	f.Add(nodeIndexFile[:bytes.IndexByte(nodeIndexFile, '\n')+1])
-	f.Add([]byte(`{"release":"v1.27.14","unserved":"refused"}` + "\n"))
-	f.Add([]byte("{\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		index, err := readNodeIndex(data)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "nodeindex.jsonl:") {
-				t.Errorf("error names no line: %v", err)
-			}
-			return
-		}
-		var buf bytes.Buffer
-		if err := writeNodeIndex(&buf, index); err != nil {
-			t.Fatal(err)
-		}
-		again, err := readNodeIndex(buf.Bytes())
-		if err != nil || len(again) != len(index) {
-			t.Errorf("written back: %d entries, %v; read %d", len(again), err, len(index))
-		}
-	})
 }

@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"golang.org/x/mod/module"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/tree"
 )
@@ -64,15 +64,17 @@ func isRelease(src Source) bool {
 	return src.KubernetesVersion != "" && src.Dir == tree.KubernetesModule+"@"+src.KubernetesVersion
 }
 
+// Located is an answer that names files (answer.Located).
+type Located = answer.Located
+
 // RelocatePositions rewrites, in place, every file name an answer carries
-// in its JSON (a srcpos.Pos anywhere in it, and a string under the key
-// "file", reached through exported fields JSON encodes, pointers, slices
-// and arrays) into the form p names
-// for the source src it was read from. answer is a pointer to the answer
-// (a *Report, *GatesReport, *PeriodsReport, *RPCReport, *NodeReport). ""
-// is DefaultPositions(src). Messages that cite a file:line in prose keep
-// the tree's relative names.
-func RelocatePositions(answer any, src Source, p Positions) error {
+// in its JSON (answer.Located: each position's file and each "file" key)
+// into the form p names for the source src it was read from. answer is
+// a *Report, *GatesReport, *PeriodsReport, *RPCReport, *NodeReport,
+// *RuntimeReport, or a *GateAtRelease of a gate history. "" is
+// DefaultPositions(src). Messages that cite a file:line in prose keep the
+// tree's relative names.
+func RelocatePositions(answer Located, src Source, p Positions) error {
 	if p == "" {
 		p = DefaultPositions(src)
 	}
@@ -80,7 +82,11 @@ func RelocatePositions(answer any, src Source, p Positions) error {
 	if err != nil || name == nil {
 		return err
 	}
-	relocate(reflect.ValueOf(answer), name)
+	answer.Files(func(f *string) {
+		if *f != "" {
+			*f = name(*f)
+		}
+	})
 	return nil
 }
 
@@ -160,36 +166,4 @@ func goModCache() (string, error) {
 		return "", errors.New("positions module: the go command names no GOMODCACHE")
 	}
 	return cache, nil
-}
-
-// relocate renames the file of every position reachable from v as its
-// JSON encoding reaches it (fields tagged "-" hold syntax trees, not
-// answers, and are not followed).
-func relocate(v reflect.Value, name func(string) string) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			relocate(v.Elem(), name)
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			relocate(v.Index(i), name)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			switch {
-			case !sf.IsExported() || tag == "-":
-			case tag == "file" && sf.Type.Kind() == reflect.String:
-				// A feature map's file (Gate.File, Registration.File).
-				if f := v.Field(i); f.CanSet() && f.String() != "" {
-					f.SetString(name(f.String()))
-				}
-			default:
-				relocate(v.Field(i), name)
-			}
-		}
-	}
 }

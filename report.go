@@ -4,87 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"go/token"
+	"io"
+
+	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/answercache"
+	"github.com/plegvet/plegvet/internal/gatehistory"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
-// Report is plegvet's answer for one tree: which PLEG a kubelet runs, on
-// what evidence, and why the relist stays.
-type Report struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	// FeatureGate is the gate as plegvet gates -json prints it, plus the
-	// spec in force at Source.KubernetesVersion; null when the tree
-	// declares no such gate.
-	FeatureGate *FeatureGate `json:"featureGate"`
-	// EventedPLEG is what the tree's evented PLEG does, read from its
-	// code; null when the tree builds none.
-	EventedPLEG *EventedPLEG `json:"eventedPLEG"`
-	// GateDependencies are the gates the feature gate depends on in the
-	// tree's dependency map, each with its spec in force.
-	GateDependencies []GateDependency `json:"gateDependencies"`
-	// DefaultPLEG is what a node that does not set the gate runs:
-	// "generic" or "evented" (the evented PLEG, with the generic relist
-	// beside it as a safety net); "unknown" when the test deciding the
-	// evented PLEG could not be followed (relist.gateUnresolved says why)
-	// or the gate's spec could not be read (featureGate.unresolved).
-	DefaultPLEG string `json:"defaultPLEG"`
-	// Relist is the object plegvet periods -json prints; null when
-	// pkg/kubelet builds no PLEG.
-	Relist *Relist `json:"relist"`
-	// RPC is the object plegvet rpc -json prints; null when missing.
-	RPC *RPC `json:"rpc"`
-	// SyncLoop is the kubelet loop that consumes PLEG events.
-	SyncLoop *SyncLoop `json:"syncLoop"`
-	// Summary states the safety-net argument from the facts found.
-	Summary string `json:"summary"`
-	// Missing lists the parts of the answer the tree does not have, and why.
-	Missing     []Missing    `json:"missing"`
-	Diagnostics []Diagnostic `json:"diagnostics"`
-	// Error is set, and nothing else but Source, on a timeline row whose
-	// release could not be fetched or read.
-	Error string `json:"error,omitempty"`
-}
-
-// FeatureGate is a Gate and the spec in force at the tree's version.
-type FeatureGate struct {
-	Gate
-	Effective *Spec `json:"effective,omitempty"`
-}
-
-// GateDependency is a gate the feature gate depends on.
-type GateDependency struct {
-	Name string `json:"name"`
-	// Decl is the gate constant's declaration; null when the tree declares
-	// no such gate (or in a package that was not loaded).
-	Decl *Pos `json:"decl"`
-	// Effective is its spec in force at the tree's version (its newest
-	// without one); null when none is known.
-	Effective *Spec `json:"effective"`
-}
-
-// Missing is a part of the answer the tree does not have.
-type Missing struct {
-	Part string `json:"part"`
-	Why  string `json:"why"`
-}
-
-// The sync loop's answer is the pleg analyzer's own.
-type (
-	// SyncLoop is the select that consumes PLEG events beside periodic ticks.
-	SyncLoop = plegperiods.SyncLoop
-	// Tick is a periodic case of the sync loop.
-	Tick = plegperiods.Tick
-)
-
-// Inspect answers for one tree: it loads pkg/features, pkg/kubelet/pleg
-// and pkg/kubelet once, runs every analyzer, reads the CRI api.proto, and
 // joins them. A part the tree lacks is reported in Missing, not as an
 // error.
 func Inspect(ctx context.Context, opts Options) (*Report, error) {
@@ -106,20 +41,20 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 		return nil, err
 	}
 	rep := &Report{SchemaVersion: SchemaVersion, Source: a.src, Missing: []Missing{}, Diagnostics: []Diagnostic{}}
-	gates, err := a.gates()
+	gates, err := analysedGates(a)
 	if err != nil {
 		return nil, err
 	}
 	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
-	rep.addRelist(a, len(rel) == 3)
-	rep.addFeatureGate(gates, src.KubernetesVersion)
-	if err := rep.addStream(t, a, proto, len(rel) >= 2); err != nil {
+	addRelist(rep, a, len(rel) == 3)
+	addFeatureGate(rep, gates, src.KubernetesVersion)
+	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
 		return nil, err
 	}
-	sortDiagnostics(rep.Diagnostics)
-	rep.Source.noteUnfollowed(rep.Diagnostics)
-	rep.DefaultPLEG = rep.defaultPLEG()
-	rep.Summary = summarize(rep)
+	answer.SortDiagnostics(rep.Diagnostics)
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	rep.DefaultPLEG = defaultPLEG(rep)
+	rep.Summary = render.Summary(rep)
 	return rep, nil
 }
 
@@ -136,20 +71,20 @@ func inspectedPackages(t *tree.Tree) []string {
 }
 
 // missing notes a part of the answer the tree does not have, and why.
-func (r *Report) missing(part, format string, args ...any) {
+func missing(r *Report, part, format string, args ...any) {
 	r.Missing = append(r.Missing, Missing{Part: part, Why: fmt.Sprintf(format, args...)})
 }
 
 // addRelist fills the relist, the evented PLEG and the sync loop when the
 // tree has both the pleg and the kubelet packages (hasPLEG).
-func (r *Report) addRelist(a *analysed, hasPLEG bool) {
+func addRelist(r *Report, a *analysed, hasPLEG bool) {
 	if !hasPLEG {
-		r.missing("relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
+		missing(r, "relist", "the tree has no %s or %s", PlegPackage, KubeletPackage)
 		return
 	}
-	periods, err := a.periods()
+	periods, err := analysedPeriods(a)
 	if err != nil {
-		r.missing("relist", "%v", err)
+		missing(r, "relist", "%v", err)
 		return
 	}
 	r.Relist = &periods.Relist
@@ -160,14 +95,14 @@ func (r *Report) addRelist(a *analysed, hasPLEG bool) {
 	if len(res.SyncLoops) > 0 {
 		r.SyncLoop = &res.SyncLoops[0]
 	} else {
-		r.missing("syncLoop", "no select in %s receives PLEG events", KubeletPackage)
+		missing(r, "syncLoop", "no select in %s receives PLEG events", KubeletPackage)
 	}
 }
 
 // addFeatureGate fills the feature gate the relist tests (the evented
 // PLEG's by default) and its dependencies, each with its spec in force at
 // version, or says why the tree has no such gate.
-func (r *Report) addFeatureGate(gates *GatesReport, version string) {
+func addFeatureGate(r *Report, gates *GatesReport, version string) {
 	name := EventedPLEGGate
 	if r.Relist != nil && r.Relist.Gate != nil {
 		name = r.Relist.Gate.Name // the gate the tree really tests
@@ -182,7 +117,7 @@ func (r *Report) addFeatureGate(gates *GatesReport, version string) {
 				break
 			}
 		}
-		r.missing("featureGate", "%s", why)
+		missing(r, "featureGate", "%s", why)
 		return
 	}
 	r.FeatureGate = &FeatureGate{Gate: *g}
@@ -216,10 +151,10 @@ func gateDependency(gates *GatesReport, dep, version string) GateDependency {
 // addStream fills the CRI event stream rpc from the tree's api.proto (or
 // proto), with its Go calls when the pleg or the kubelet package was
 // loaded (linked); a proto that cannot be read is a load problem too.
-func (r *Report) addStream(t *tree.Tree, a *analysed, proto string, linked bool) error {
-	stream, err := readStream(t, a.src, proto)
+func addStream(r *Report, t *tree.Tree, a *analysed, proto string, linked bool) error {
+	stream, pf, err := readStream(t, a.src, proto)
 	if err != nil {
-		r.missing("rpc", "%v", err)
+		missing(r, "rpc", "%v", err)
 		var unread *protoUnread
 		if errors.As(err, &unread) {
 			r.Source.Load.Problems = append(r.Source.Load.Problems, err.Error())
@@ -227,38 +162,26 @@ func (r *Report) addStream(t *tree.Tree, a *analysed, proto string, linked bool)
 		return nil
 	}
 	if linked {
-		if err := a.linkStream(stream); err != nil {
+		if err := linkStream(a, stream, pf); err != nil {
 			return err
 		}
 	}
 	r.RPC = stream.RPC
 	r.Diagnostics = append(r.Diagnostics, stream.Diagnostics...)
 	if stream.RPC == nil {
-		r.missing("rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
+		missing(r, "rpc", "%s declares no %s rpc", stream.Proto, "GetContainerEvents")
 	}
 	return nil
 }
 
-// spec is the gate's spec in force: at the tree's version when known,
-// else its newest.
-func (r *Report) spec() (Spec, bool) {
-	if r.FeatureGate == nil {
-		return Spec{}, false
-	}
-	if r.FeatureGate.Effective != nil {
-		return *r.FeatureGate.Effective, true
-	}
-	return r.FeatureGate.Newest()
-}
-
-func (r *Report) defaultPLEG() string {
+func defaultPLEG(r *Report) string {
 	if r.Relist != nil && r.Relist.Gate == nil && r.Relist.GateUnresolved != nil {
 		return "unknown" // an evented PLEG is built under a test not followed
 	}
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
-	s, ok := r.spec()
+	s, ok := r.FeatureGate.InForce()
 	if !ok {
 		return "unknown" // the gate's spec could not be read
 	}
@@ -266,148 +189,6 @@ func (r *Report) defaultPLEG() string {
 		return "evented"
 	}
 	return "generic"
-}
-
-// summarize states why relist stays, from the facts found: worded by what
-// the tree does, never by what a document says it should.
-func summarize(r *Report) string {
-	if r.Relist == nil {
-		return "plegvet found no PLEG construction in this tree, so it cannot say how the kubelet notices container changes (see missing)."
-	}
-	offPeriod := valueWords(r.Relist.GateOff.Period)
-	if u := r.Relist.GateUnresolved; r.Relist.Gate == nil && u != nil {
-		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists every %s.", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, offPeriod)
-	}
-	if r.Relist.Gate == nil {
-		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. Each relist lists the runtime's pods and containers and compares them with the previous listing, so a change made between two passes is noticed at the next one.", offPeriod)
-	}
-	g := r.Relist.Gate.Name
-	on := r.Relist.GateOn
-	stage := ""
-	if s, ok := r.spec(); ok {
-		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
-	}
-	if on.Evented == nil {
-		return fmt.Sprintf("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, valueWords(on.Period), offPeriod)
-	}
-	var b strings.Builder
-	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	if e := r.EventedPLEG; e != nil && e.Role != "event-source" {
-		summarizeNonSource(say, r, g, stage, offPeriod)
-		return strings.TrimSpace(b.String())
-	}
-	e := r.EventedPLEG
-	var forced *ForcedRelist
-	if e != nil {
-		forced = e.RelistOnStreamError
-	}
-	say("With %s%s on, the evented PLEG reads the runtime's GetContainerEvents stream", g, stage)
-	switch {
-	case e != nil && e.UpdatesPodCache != nil && e.EmitsLifecycleEvents != nil:
-		say(", writes the pod cache (%s) and sends pod lifecycle events (%s)", srcpos.Line(e.UpdatesPodCache), srcpos.Line(e.EmitsLifecycleEvents))
-	case e != nil && e.EmitsLifecycleEvents != nil:
-		say(" and sends pod lifecycle events (%s)", srcpos.Line(e.EmitsLifecycleEvents))
-	}
-	say(". ")
-	ratio := r.Relist.Ratio
-	switch {
-	case on.Period == nil && forced != nil:
-		say("With the gate on, this tree runs no periodic generic relist. ")
-	case on.Period == nil:
-		say("But with the gate on, this tree runs no generic relist at all, and plegvet finds none forced when the stream fails: nothing it finds relists the runtime. ")
-	case ratio != nil && *ratio == 1:
-		say("The generic PLEG keeps relisting beside it, every %s whether or not the gate is on (ratio 1). ", offPeriod)
-	case ratio != nil:
-		say("The generic PLEG keeps relisting beside it, every %s instead of %s (x%s). ", valueWords(on.Period), offPeriod, trimFloat(*ratio))
-	default:
-		say("The generic PLEG keeps relisting beside it, every %s (the gate-off period is %s). ", valueWords(on.Period), offPeriod)
-	}
-	if f := forced; f != nil {
-		say("Each time its stream call (%s) returns an error, the evented PLEG runs %s at once (%s); that relist writes the pod cache (%s)", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))
-		if f.EmitsLifecycleEvents != nil {
-			say(" and sends pod lifecycle events (%s)", srcpos.Line(f.EmitsLifecycleEvents))
-		}
-		say(". ")
-	} else if on.Period != nil && e != nil {
-		say("plegvet finds no relist that the evented PLEG forces when its stream call returns an error. ")
-	}
-	if on.Period == nil && forced == nil {
-		return strings.TrimSpace(b.String())
-	}
-	retries := "several"
-	if on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
-		retries = fmt.Sprint(*on.MaxStreamRetries.Value)
-	}
-	switch {
-	case on.Fallback != nil && on.Fallback.Unresolved == "":
-		say("If the stream fails %s times the evented PLEG gives up and restores a %s relist. ", retries, valueWords(on.Fallback))
-	case on.Fallback != nil:
-		say("If the stream fails %s times the evented PLEG gives up and restores a relist whose period plegvet could not resolve (%s). ", retries, on.Fallback.Unresolved)
-	case on.Period == nil:
-		say("If the stream fails %s times the evented PLEG gives up and restores nothing: no generic relist runs after that. ", retries)
-	case ratio != nil && *ratio > 1:
-		say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting every %s. ", retries, valueWords(on.Period))
-	default:
-		say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
-	}
-	if sl := r.SyncLoop; sl != nil {
-		say("%s (%s:%d) receives the pod lifecycle events (line %d).", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line)
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// summarizeNonSource words the argument for an evented PLEG that emits no
-// pod lifecycle events: a relist trigger, or a design plegvet does not
-// know. There the relist is no safety net beside the stream.
-func summarizeNonSource(say func(string, ...any), r *Report, g, stage, offPeriod string) {
-	e, on := r.EventedPLEG, r.Relist.GateOn
-	if e.Role != "relist-trigger" || e.RequestsRelist == nil {
-		say("With %s%s on, this tree builds an evented PLEG whose code matches no design plegvet knows (%s), so plegvet does not say how it relates to the relist. ", g, stage, e.Why)
-		say("The generic PLEG relists every %s with the gate on (%s with it off).", valueWords(on.Period), offPeriod)
-		return
-	}
-	req := e.RequestsRelist
-	types := "every container event"
-	if len(req.EventTypes) > 0 && req.EventTypes[0] != "all" {
-		types = strings.Join(req.EventTypes, ", ") + " only"
-	}
-	say("With %s%s on, this tree's evented PLEG does not report container changes itself: it watches the runtime's GetContainerEvents stream and, for %s, asks the generic PLEG to relist (%s)", g, stage, types, srcpos.Line(&req.Pos))
-	if req.Gate != nil {
-		say(", a request the generic PLEG honours only with %s on", *req.Gate)
-	}
-	say(". ")
-	say("The generic PLEG is the only source of pod lifecycle events, so the relist is not a safety net beside the stream: it is how the kubelet notices every change, and the stream only makes it come sooner for terminations. ")
-	if ratio := r.Relist.Ratio; ratio != nil && *ratio == 1 {
-		say("It relists every %s whether or not the gate is on. ", offPeriod)
-	} else {
-		say("It relists every %s with the gate on (%s with it off). ", valueWords(on.Period), offPeriod)
-	}
-	if f := e.RelistOnStreamError; f != nil {
-		say("Each time its stream call (%s) returns an error, it runs %s at once (%s), which writes the pod cache (%s). ", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))
-	}
-	switch f := e.OnStreamFailure; {
-	case f.Action == "stop-watching" && f.After != nil && f.After.Value != nil:
-		say("If the stream fails %d times the watcher stops, and nothing else changes.", *f.After.Value)
-	case f.Action == "stop-watching":
-		say("If the stream fails for good the watcher stops, and nothing else changes.")
-	}
-}
-
-func valueWords(v *Value) string {
-	switch {
-	case v == nil:
-		return "an unknown period"
-	case v.Unresolved != "":
-		return "an unresolved period"
-	}
-	return v.Value
-}
-
-func trimFloat(f float64) string {
-	if f == float64(int64(f)) {
-		return fmt.Sprint(int64(f))
-	}
-	return fmt.Sprintf("%.3g", f)
 }
 
 // Releases expands a release list as the command line takes it: one
@@ -442,7 +223,7 @@ type TimelineOptions struct {
 // be fetched or read is a row with its Error, not a failure of the whole
 // timeline.
 func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*Report {
-	return eachRelease(versions, opts.Workers, opts.Progress, func(v string) *Report {
+	return gatehistory.Each(versions, opts.Workers, opts.Progress, func(v string) *Report {
 		rep, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
 		if err != nil {
 			// A failed release is a row, not a failure.
@@ -450,4 +231,150 @@ func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*R
 		}
 		return rep
 	})
+}
+
+// Periods follows the PLEG relist periods of a tree's kubelet, in both
+// states of the EventedPLEG gate, and checks the relist safety net.
+func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
+	t, src, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyse(ctx, t, src, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analysedPeriods(a)
+	if err != nil {
+		return nil, err
+	}
+	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	return rep, nil
+}
+
+// analysedPeriods reads the pleg analyzer's outcome on pkg/kubelet.
+func analysedPeriods(a *analysed) (*PeriodsReport, error) {
+	out, err := a.outcome(pleg.Analyzer, KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	res := out.Result.(*pleg.Result)
+	if res.Relist == nil {
+		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found%s", a.src.Dir, KubeletPackage, PlegPackage, a.unreadIn(KubeletPackage, PlegPackage))
+	}
+	return &PeriodsReport{SchemaVersion: SchemaVersion, Source: a.src, Relist: *res.Relist, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}, nil
+}
+
+// HistoryOptions say which releases a gate history reads.
+type HistoryOptions struct {
+	// Kubernetes is the releases, as Releases expands them: one version,
+	// a comma list (v1.26.0,v1.27.0) or a range (v1.25.0..v1.37.2, the
+	// newest patch of each minor the module proxy serves).
+	Kubernetes string
+	// Workers bounds the releases fetched and analysed at once; 0 means
+	// runtime.NumCPU().
+	Workers int
+	// Progress, when set, is called as each release finishes.
+	Progress func(done, total int, version string)
+	// CacheDir is Options.CacheDir for each release.
+	CacheDir string
+	// Fetch is Options.Fetch, for listing the releases and for each one.
+	Fetch FetchOptions
+}
+
+// GateHistory reads the feature gates of each release (see Releases for
+// the forms opts.Kubernetes takes), fetching and analysing the releases in
+// parallel, and follows the named gates through them, oldest release
+// first. A name matches a gate's name or its constant's identifier, as
+// for Gates; no names means every gate any release declares, by name. A
+// name no release read declares is an error naming it; a release that
+// cannot be fetched or read is a row with its error, in every gate, while
+// the others still answer. It is an error when no release could be read.
+func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*GateHistoryReport, error) {
+	versions, err := Releases(ctx, opts.Kubernetes, opts.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	reads := gatehistory.Each(gatehistory.SortVersions(versions), opts.Workers, opts.Progress, func(v string) gatehistory.Read {
+		rep, err := Gates(ctx, Options{Kubernetes: v, CacheDir: opts.CacheDir, Fetch: opts.Fetch})
+		return gatehistory.Read{Version: v, Gates: rep, Err: err}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep, err := gatehistory.Of(reads, names, releaseSource)
+	if u := (*gatehistory.UnknownName)(nil); errors.As(err, &u) {
+		return nil, &UnknownGateError{Name: u.Name, Releases: u.Releases, DidYouMean: u.DidYouMean}
+	}
+	return rep, err
+}
+
+// unfollowedChecks are the checks whose findings say that part of the tree
+// was not followed, rather than that the tree breaks a rule.
+var unfollowedChecks = map[string]bool{
+	string(pleg.GateTestUnresolved):    true,
+	string(featuregate.GateUnreadable): true,
+}
+
+// noteUnfollowed records the diagnostics that say part of the tree was not
+// followed in Load.Unfollowed.
+func noteUnfollowed(s *Source, ds []Diagnostic) {
+	s.Load.Unfollowed = []string{}
+	for _, d := range ds {
+		if unfollowedChecks[d.Category] {
+			s.Load.Unfollowed = append(s.Load.Unfollowed, fmt.Sprintf("%s:%d:%d: %s", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message))
+		}
+	}
+}
+
+// files are named relative to the tree (srcload.Imports.TreeRelativeNames).
+func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: srcpos.Of(fset, d.Pos), Related: []Related{}}
+		if d.End.IsValid() && d.End != d.Pos {
+			jd.End = srcpos.At(fset, d.End)
+		}
+		for _, r := range d.Related {
+			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: srcpos.Of(fset, r.Pos)})
+		}
+		for _, f := range d.SuggestedFixes {
+			fix := Fix{Message: f.Message, Edits: []Edit{}}
+			for _, e := range f.TextEdits {
+				fix.Edits = append(fix.Edits, Edit{Pos: srcpos.Of(fset, e.Pos), End: srcpos.Of(fset, e.End), NewText: string(e.NewText)})
+			}
+			jd.Fixes = append(jd.Fixes, fix)
+		}
+		out = append(out, jd)
+	}
+	answer.SortDiagnostics(out)
+	return out
+}
+
+// DefaultCacheDir is the cache the command line uses for Options.CacheDir:
+// $PLEGVET_CACHE, or plegvet under the user's cache directory; "" when the
+// cache is off (PLEGVET_CACHE=off) or there is no such directory.
+func DefaultCacheDir() string {
+	dir, _ := answercache.Dir() // "" when off
+	return dir
+}
+
+// cached answers a question about a fetched release from opts.CacheDir,
+// or computes the answer and keeps it there (answercache.Answer); a
+// checkout's answer, or one read from a proto the caller names, is
+// computed and not kept.
+func cached[T any](opts Options, t *tree.Tree, question []string, compute func() (*T, error)) (*T, error) {
+	dir := opts.CacheDir
+	if opts.Kubernetes == "" || opts.Proto != "" {
+		dir = ""
+	}
+	return answercache.Answer(dir, t, question, compute)
+}
+
+// FetchProgress is a FetchOptions.Progress that says on stderr (a
+// command line's) what a slow run of the go command is fetching
+// (render.FetchProgress): on a terminal a line while it runs, elsewhere a
+// line for each run still going after a second.
+func FetchProgress(stderr io.Writer, terminal bool) func(what string) (done func()) {
+	return render.FetchProgress(stderr, terminal)
 }

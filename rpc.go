@@ -7,61 +7,15 @@ import (
 	"path/filepath"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/check/rpcstream"
 	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/gosig"
+	"github.com/plegvet/plegvet/internal/runtimeread"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/runtimestream"
 )
-
-// RPCReport is the CRI event stream as the tree's api.proto declares it,
-// joined with the Go code that consumes it.
-type RPCReport struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Source        Source `json:"source"`
-	// RPC is null when the proto's runtime.v1.RuntimeService declares no
-	// GetContainerEvents (another service's is not it).
-	RPC *RPC `json:"rpc"`
-	// Proto is the api.proto read, relative to the checkout root.
-	Proto string `json:"proto"`
-	// Diagnostics are the findings of joining the proto with the Go code.
-	Diagnostics []Diagnostic `json:"diagnostics"`
-
-	file *criproto.File
-}
-
-// RPC is GetContainerEvents and what surrounds it: the rpc as the proto
-// declares it, its messages' fields and event types, and its Go calls.
-type RPC struct {
-	criproto.RPC
-	RequestFields  []ProtoField `json:"requestFields"`
-	ResponseFields []ProtoField `json:"responseFields"`
-	EventTypes     []EventType  `json:"eventTypes"`
-	// GoCalls are the calls of the CRI client's GetContainerEvents in the
-	// evented PLEG.
-	GoCalls []Pos `json:"goCalls"`
-	// GoClient is the Go method those calls reach; null without calls.
-	GoClient *GoClient `json:"goClient"`
-}
-
-type (
-	// ProtoField is a field of a message.
-	ProtoField = criproto.Field
-	// EventType is a value of ContainerEventType.
-	EventType = criproto.EnumValue
-)
-
-// GoClient is how the Go method hands over the stream.
-type GoClient struct {
-	// Method is the Go method as its source declares it, qualified by its
-	// receiver; "" when its package was not loaded.
-	Method string `json:"method"`
-	// Shape: "stream" (returns a value with Recv), "channel" (fills a
-	// channel from the stream), "unary", or "unknown".
-	Shape string `json:"shape"`
-	// Consistent says whether the shape agrees with the proto's
-	// server-streaming flag; null when the shape is unknown.
-	Consistent *bool `json:"consistent"`
-}
 
 // ProtoPath is where a checkout keeps the CRI api.proto.
 const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeToRoot
@@ -76,13 +30,14 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 	if opts.Proto != "" && opts.Dir == "" && opts.Kubernetes == "" {
 		t := &tree.Tree{Dir: absPath(".")}
 		src := Source{Load: Load{Mode: "proto only", Modelled: []string{}, Problems: []string{}}}
-		return readStream(t, src, opts.Proto)
+		rep, _, err := readStream(t, src, opts.Proto)
+		return rep, err
 	}
 	t, src, err := open(ctx, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := readStream(t, src, opts.Proto)
+	rep, pf, err := readStream(t, src, opts.Proto)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +49,7 @@ func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
 		return nil, err
 	}
 	rep.Source = a.src
-	return rep, a.linkStream(rep)
+	return rep, linkStream(a, rep, pf)
 }
 
 // protoUnread is an api.proto that is there but could not be read as the
@@ -105,12 +60,13 @@ type protoUnread struct{ err error }
 func (p *protoUnread) Error() string { return p.err.Error() }
 func (p *protoUnread) Unwrap() error { return p.err }
 
-// readStream reads the proto: the given file, or the tree's.
-func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) {
+// readStream reads the proto: the given file, or the tree's; it returns
+// the file read too, for joining with the Go code.
+func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, *criproto.File, error) {
 	if protoFile == "" {
 		dir := t.ModuleDir(tree.CRIAPIModule)
 		if dir == "" {
-			return nil, fmt.Errorf("%s: %w (looked in staging/src/ and vendor/)", src.Dir, ErrNoCRIAPI)
+			return nil, nil, fmt.Errorf("%s: %w (looked in staging/src/ and vendor/)", src.Dir, ErrNoCRIAPI)
 		}
 		protoFile = filepath.Join(dir, filepath.FromSlash(criproto.RelativeToRoot))
 	}
@@ -123,27 +79,27 @@ func readStream(t *tree.Tree, src Source, protoFile string) (*RPCReport, error) 
 	pf, err := criproto.ReadFileNamed(protoFile, display)
 	if err != nil {
 		if _, statErr := os.Lstat(protoFile); statErr == nil {
-			return nil, &protoUnread{err}
+			return nil, nil, &protoUnread{err}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Not the API the kubelet calls: no rpc of it can be judged.
 	if err := pf.CheckRuntimeService(); err != nil {
-		return nil, &protoUnread{err}
+		return nil, nil, &protoUnread{err}
 	}
-	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}, file: pf}
+	rep := &RPCReport{SchemaVersion: SchemaVersion, Source: src, Proto: display, Diagnostics: []Diagnostic{}}
 	if ev, ok := pf.FindEvents(); ok {
 		rep.RPC = &RPC{
 			RPC: ev.RPC, RequestFields: protoFields(ev.Request), ResponseFields: protoFields(ev.Response),
 			EventTypes: append([]EventType{}, ev.EventTypes...), GoCalls: []Pos{},
 		}
 	}
-	return rep, nil
+	return rep, pf, nil
 }
 
 // linkStream joins the evented PLEG's calls of the stream (the pleg
 // analyzer's outcome on the pleg package) with the proto.
-func (a *analysed) linkStream(rep *RPCReport) error {
+func linkStream(a *analysed, rep *RPCReport, pf *criproto.File) error {
 	out, err := a.outcome(pleg.Analyzer, PlegPackage)
 	if err != nil {
 		return err
@@ -155,11 +111,11 @@ func (a *analysed) linkStream(rep *RPCReport) error {
 		}
 	}
 	for i := range calls {
-		if w := a.writtenMethod(calls[i].Method); w != "" {
+		if w := gosig.WrittenMethod(a.res.Packages, calls[i].Method); w != "" {
 			calls[i].Method = w
 		}
 	}
-	rep.Diagnostics = joinStream(rep, calls)
+	rep.Diagnostics = rpcstream.Join(rep, pf, calls)
 	return nil
 }
 
@@ -182,45 +138,52 @@ func protoFields(m *criproto.Message) []ProtoField {
 	return append([]ProtoField{}, m.Fields...)
 }
 
-// joinStream links the Go calls to the proto and checks they agree: where
-// what no analysis pass can read (the .proto) meets what they found.
-func joinStream(rep *RPCReport, calls []plegperiods.StreamCall) []Diagnostic {
-	ds := []Diagnostic{}
-	protoStart := Pos{File: rep.Proto, Line: 1, Column: 1}
-	for i, c := range calls {
-		at := c.Pos
-		if rep.RPC != nil {
-			rep.RPC.GoCalls = append(rep.RPC.GoCalls, at)
-			if i == 0 {
-				rep.RPC.GoClient = &GoClient{Method: c.Method, Shape: c.Shape}
-				if c.Shape != "unknown" {
-					consistent := (c.Shape == "unary") != rep.RPC.ServerStreaming
-					rep.RPC.GoClient.Consistent = &consistent
-				}
-			}
-		}
-		switch {
-		case rep.RPC == nil:
-			d := Diagnostic{Category: string(suite.RPCMissing), Pos: at,
-				Message: fmt.Sprintf("the evented PLEG consumes %s, but %s declares no such rpc", criproto.EventsRPC, rep.Proto),
-				Related: []Related{{Message: "the CRI api.proto read", Pos: protoStart}}}
-			// Named like it, but not what the kubelet calls: mentioned, not used.
-			if others := rep.file.Elsewhere(); len(others) > 0 {
-				d.Message += " in service " + criproto.RuntimeService + ", the one the kubelet calls"
-				for _, o := range others {
-					d.Related = append(d.Related, Related{Message: "rpc " + o.FullName() + ": another service's, not called", Pos: o.Pos})
-				}
-			}
-			ds = append(ds, d)
-		case !rep.RPC.ServerStreaming || c.Shape == "unary":
-			msg := fmt.Sprintf("the Go method %s takes one response, but the rpc streams %s", c.Method, rep.RPC.Response)
-			if !rep.RPC.ServerStreaming {
-				msg = fmt.Sprintf("the evented PLEG consumes %s as an event stream, but the rpc returns a single %s: it is not server-streaming", criproto.EventsRPC, rep.RPC.Response)
-			}
-			ds = append(ds, Diagnostic{Category: string(suite.RPCNotStreaming), Pos: at, Message: msg,
-				Related: []Related{{Message: "rpc " + criproto.EventsRPC + " declared here", Pos: rep.RPC.Pos}}})
-		}
-	}
-	sortDiagnostics(ds)
-	return ds
+// KnownRuntimes are the runtimes RuntimeStreams fetches: their names as
+// runtimes report them.
+func KnownRuntimes() []string { return runtimeread.Known() }
+
+// Errors of RuntimeStreams, for errors.Is.
+var (
+	// ErrNotARuntimeVersion: a version that names no release of a known
+	// runtime, even without its distribution's suffix.
+	ErrNotARuntimeVersion = runtimestream.ErrNotAVersion
+	// ErrRuntimeMismatch: the version's "NAME://" names another runtime.
+	ErrRuntimeMismatch = runtimeread.ErrRuntimeMismatch
+	// ErrNoRuntime: neither the name nor the version names a runtime.
+	ErrNoRuntime = runtimeread.ErrNoRuntime
+)
+
+// MaxRuntimeVersionLen bounds the version RuntimeStreams takes, and a
+// runtime's name, in bytes: a longer one is refused, quoting its first 40
+// bytes and its length.
+const MaxRuntimeVersionLen = runtimestream.MaxVersionLen
+
+// RuntimeStreams fetches the Go module of the runtime (containerd,
+// cri-o) at the upstream release a version as runtimes report it names
+// (1.6.20~ds1, v1.7.27, 2.1.4-1ubuntu1, containerd://1.7.27; name may be
+// "" when the version says it), or at the Go pseudo-version it is, with
+// the user's go command, and says whether its CRI server streams
+// container events. A runtime plegvet does not know, or a version the
+// module proxy says does not exist (404 Not Found, 410 Gone), is an
+// answer whose StreamsEvents is null and whose Why says so, not an error.
+//
+// A fetch that fails otherwise is an error that wraps ErrProxyRefused, as
+// a Kubernetes release's does: GOPROXY=off with the module not in the
+// module cache, a proxy that cannot be reached, that refuses or fails;
+// nothing is known of the version then. A malformed version of a known
+// runtime is an error (ErrNotARuntimeVersion), and so is one longer than
+// MaxRuntimeVersionLen, whatever the runtime, quoted only by its
+// beginning; and so is a go command that cannot run, times out or is
+// stopped. fetch says how the go command runs.
+func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOptions) (*RuntimeReport, error) {
+	return runtimeread.Streams(ctx, name, version, fetch.Timeout)
+}
+
+// RuntimeStreamsDir reads the runtime module rooted at dir (a checkout, a
+// fork) instead of fetching one. name labels the answer; "" names the
+// runtime by the module's path when plegvet knows it. Only a module with
+// no CRI server of its own makes it run the go command (for the
+// k8s.io/cri-api its go.mod requires), as fetch says.
+func RuntimeStreamsDir(ctx context.Context, name, dir string, fetch FetchOptions) (*RuntimeReport, error) {
+	return runtimeread.StreamsDir(ctx, name, dir, fetch.Timeout)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -118,7 +119,10 @@ func releaseSource(version string) Source {
 // them (nil: the suite's) and records how in src.Load, after the problems
 // found before it.
 func load(ctx context.Context, t *tree.Tree, src *Source, also func(string) bool, problems []string, analyzers []*analysis.Analyzer, paths ...string) (*engine.Run, error) {
-	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Analyzers: analyzers})
+	if analyzers == nil {
+		analyzers = suite.Defaults()
+	}
+	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Reads: suite.Reads, Analyzers: analyzers})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // command handles what the command line says before any analysis: a
@@ -56,47 +58,28 @@ func moduleVersion() string {
 	return v
 }
 
-// nearest returns the subcommand a word most likely misspells: one edit
-// or a swap away (repot, perods, rcp); "" for anything else, such as a
-// package pattern, which goes to the driver.
+// nearest returns the subcommand a word most likely misspells (repot,
+// perods), as render.Closest finds a gate's name; "" for anything else,
+// such as a package pattern, which goes to the driver.
 func nearest(word string) string {
 	if strings.ContainsAny(word, "./-=") {
 		return ""
 	}
-	best, bestDist := "", 3
+	var names []string
 	for _, sc := range subcommands() {
-		if d := editDistance(word, sc.name); d < bestDist && d <= max(1, len(sc.name)/3) {
-			best, bestDist = sc.name, d
-		}
+		names = append(names, sc.name)
 	}
-	return best
+	if near := render.Closest(word, names); len(near) > 0 {
+		return near[0]
+	}
+	return ""
 }
 
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours each count one.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// The driver's files word counts and paragraphs as the subcommands do.
+var (
+	plural = render.Plural
+	wrap   = render.Wrap
+)
 
 // lookup finds a subcommand by name.
 func lookup(name string) (subcommand, bool) {

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/srcpos"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // runGatesHistory answers plegvet gates -k8s with a range or a comma list
@@ -40,7 +37,7 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 		enc.SetEscapeHTML(false)
 		err = enc.Encode(rep)
 	} else {
-		err = writeText(stdout, func(w io.Writer) error { return writeGateHistory(w, rep) })
+		err = writeText(stdout, func(w io.Writer) error { return render.GateHistory(w, rep) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)
@@ -87,76 +84,4 @@ func historyProblems(stderr io.Writer, rep *plegvet.GateHistoryReport, named boo
 		}
 	}
 	return code
-}
-
-func writeGateHistory(w io.Writer, rep *plegvet.GateHistoryReport) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRELEASE\tSTAGE\tDEFAULT\tLOCKED\tNEWEST\tSPEC")
-	for _, g := range rep.Gates {
-		for _, r := range g.Releases {
-			switch {
-			case r.Error != "":
-				// The error goes under the table, where it can be read whole.
-				fmt.Fprintf(tw, "%s\t%s\terror (below)\t\t\t\t\n", g.Name, r.KubernetesVersion)
-			case !r.Exists:
-				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\n", g.Name, r.KubernetesVersion)
-			default:
-				stage, def, locked, at := "?", "?", "?", "-"
-				if s := r.Effective; s != nil {
-					stage, def, locked = cmp.Or(s.PreRelease, "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
-				}
-				if r.Pos != nil {
-					at = srcpos.Line(r.Pos)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, r.KubernetesVersion, stage, def, locked, cmp.Or(r.Newest, "-"), at)
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	for _, g := range rep.Gates {
-		if len(g.Changes) == 0 {
-			fmt.Fprintf(w, "%s: no change in %s\n", g.Name, releasesWords(rep.Releases))
-			continue
-		}
-		var parts []string // a release's changes together
-		for i, c := range g.Changes {
-			if i > 0 && c.KubernetesVersion == g.Changes[i-1].KubernetesVersion {
-				parts[len(parts)-1] += ", " + c.What
-				continue
-			}
-			parts = append(parts, c.KubernetesVersion+" "+c.What)
-		}
-		fmt.Fprintf(w, "%s: %s\n", g.Name, strings.Join(parts, "; "))
-	}
-	var failed strings.Builder // under the table, where it can be read whole
-	for _, r := range rep.Releases {
-		if r.Error != "" {
-			fmt.Fprintf(&failed, "%s: %s\n", r.KubernetesVersion, r.Error)
-		}
-	}
-	if failed.Len() > 0 {
-		fmt.Fprintf(w, "\n%s", failed.String())
-	}
-	return nil
-}
-
-// releasesWords names the releases of a history that were read, for a
-// summary line.
-func releasesWords(rs []plegvet.ReleaseRead) string {
-	var read []string
-	for _, r := range rs {
-		if r.Error == "" {
-			read = append(read, r.KubernetesVersion)
-		}
-	}
-	switch len(read) {
-	case 0:
-		return "no release read"
-	case 1:
-		return read[0]
-	}
-	return fmt.Sprintf("%d releases, %s to %s", len(read), read[0], read[len(read)-1])
 }

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/srcpos"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -65,7 +64,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			where = "-k8s " + src.k8s
 		}
 		rewrite := fmt.Sprintf("`plegvet gates -yaml %s > %s`", where, shellQuote(*check))
-		return reportList(stdout, stderr, rep, *check, rep.CheckFeatureList(*check, list, rewrite), rewrite, src.json)
+		return reportList(stdout, stderr, rep, *check, plegvet.CheckFeatureList(rep, *check, list, rewrite), rewrite, src.json)
 	}
 	if !src.yaml && !*markdown {
 		// The table and JSON name files as -positions says; the lists
@@ -82,7 +81,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case *markdown:
 		err = writeText(stdout, rep.WriteMarkdownList)
 	default:
-		err = writeText(stdout, func(w io.Writer) error { return writeGatesTable(w, rep) })
+		err = writeText(stdout, func(w io.Writer) error { return render.Gates(w, rep, writeFindings) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)
@@ -103,7 +102,7 @@ func conflictsExit(stderr io.Writer, cmd string, ds []plegvet.Diagnostic, code i
 	conflicts := plegvet.RegistrationConflicts(ds)
 	for _, c := range conflicts {
 		fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(fmt.Sprintf("%s and %s register feature gate %s with specs component-base does not take for the same; every binary making both registrations panics at init",
-			posText(&c.First), posText(&c.Again), c.Gate)))
+			render.Place(&c.First), render.Place(&c.Again), c.Gate)))
 	}
 	if len(conflicts) > 0 && code == exitOK {
 		return exitFindings
@@ -172,39 +171,4 @@ func problems(stderr io.Writer, cmd string, src plegvet.Source) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-func writeGatesTable(w io.Writer, rep *plegvet.GatesReport) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTAGE\tDEFAULT\tLOCKED\tSINCE\tDECLARED")
-	unresolved, modules := 0, map[string]bool{}
-	for _, g := range rep.Gates {
-		if g.Unresolved != "" {
-			unresolved++
-		}
-		modules[g.Module] = true
-		stage, def, locked := "?", "?", "?"
-		if s, ok := g.Newest(); ok {
-			stage, def, locked = s.PreRelease, fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
-		}
-		since := "-"
-		if len(g.Specs) > 0 && g.Specs[0].Version != "" {
-			since = g.Specs[0].Version
-		}
-		at := g.Entry
-		if g.Decl != nil {
-			at = *g.Decl
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, stage, def, locked, since, srcpos.Line(&at))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s of %s in %s (loaded from %s, %s stubbed", plural(len(rep.Gates), "gate"), plural(len(modules), "module"), rep.Source.Dir, rep.Source.Load.Mode, plural(rep.Source.Load.Stubbed, "import"))
-	if unresolved > 0 {
-		fmt.Fprintf(w, "; %d partly unresolved, see -json", unresolved)
-	}
-	fmt.Fprintln(w, ")")
-	writeFindings(w, rep.Diagnostics...)
-	return nil
 }

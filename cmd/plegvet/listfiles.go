@@ -53,7 +53,7 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 		return fail(stderr, "gates", err)
 	}
 	rewrite := "`plegvet gates -update -C " + shellQuote(src.dir) + "`"
-	ds := rep.CheckFeatureList(rel, list, rewrite)
+	ds := plegvet.CheckFeatureList(rep, rel, list, rewrite)
 	files := []listFile{{name, rel, want.Bytes()}}
 	if rep.Markdown != nil {
 		md, mds, err := markdownList(src.dir, rep, rewrite)
@@ -115,7 +115,7 @@ func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFil
 	case err != nil:
 		return listFile{}, nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	ds, err := rep.CheckMarkdownList(rel, data, rewrite)
+	ds, err := plegvet.CheckMarkdownList(rep, rel, data, rewrite)
 	return md, ds, err
 }
 

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/srcpos"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -24,132 +20,5 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := src.relocate(rep, rep.Source); err != nil {
 		return fail(stderr, "periods", err)
 	}
-	return answer("periods", stdout, stderr, src.json, rep, func(w io.Writer) error { return writePeriodsTable(w, rep) }, rep.Source)
-}
-
-func valueText(v *plegvet.Value) string {
-	switch {
-	case v == nil:
-		return "-"
-	case v.Unresolved != "":
-		return "unresolved: " + v.Unresolved
-	case v.Const != "":
-		return fmt.Sprintf("%s = %s (%s)", v.Value, v.Const, srcpos.Line(v.Decl))
-	}
-	return fmt.Sprintf("%s (%s)", v.Value, srcpos.Line(v.Decl))
-}
-
-func retriesText(r *plegvet.RetryCount) string {
-	switch {
-	case r == nil:
-		return "-"
-	case r.Unresolved != "":
-		return "unresolved: " + r.Unresolved
-	case r.Const != "":
-		return fmt.Sprintf("%d = %s (%s)", *r.Value, r.Const, srcpos.Line(r.Decl))
-	}
-	return fmt.Sprintf("%d (%s)", *r.Value, srcpos.Line(r.Decl))
-}
-
-func writePeriodsTable(w io.Writer, rep *plegvet.PeriodsReport) error {
-	writeSourceHeader(w, "periods", rep.Source, "")
-	r := rep.Relist
-	if u := r.GateUnresolved; r.Gate == nil && u != nil {
-		fmt.Fprintf(w, "%s builds an evented PLEG (%s) under %s (%s:%d), a test plegvet could not follow to a feature gate: %s.\nWhich PLEG runs is unknown; the column is what runs when that test is %t.\n\n",
-			rep.Source.Dir, srcpos.Line(u.Evented), u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds)
-	} else if r.Gate == nil {
-		fmt.Fprintf(w, "%s builds no evented PLEG: one generic PLEG relists, whatever the gates say.\n\n", rep.Source.Dir)
-	} else {
-		spec := "spec not found"
-		if r.Gate.PreRelease != nil && r.Gate.Default != nil {
-			spec = fmt.Sprintf("%s, default %t", *r.Gate.PreRelease, *r.Gate.Default)
-		}
-		fmt.Fprintf(w, "%s (%s) decides the PLEG at %s\n\n", r.Gate.Name, spec, srcpos.Line(&r.Gate.Test))
-	}
-	off, on := r.GateOff, r.GateOn
-	if on == nil {
-		on = &plegvet.GateOnMode{}
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	// Cells wrap so that a line fits a terminal: the evidence goes under
-	// its value.
-	row := func(name, a, b string) {
-		as, bs := wrapCell(a, cellWidth), wrapCell(b, cellWidth)
-		for i := range max(len(as), len(bs)) {
-			if i > 0 {
-				name = ""
-			}
-			if r.Gate == nil {
-				fmt.Fprintf(tw, "%s\t%s\n", name, cell(as, i))
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cell(as, i), cell(bs, i))
-		}
-	}
-	if r.Gate == nil && r.GateUnresolved != nil {
-		row("", "EVENTED NOT BUILT", "")
-	} else if r.Gate == nil {
-		row("", "ALWAYS", "")
-	} else {
-		row("", "GATE OFF", "GATE ON")
-	}
-	row("generic PLEG", srcpos.Line(off.Call), srcpos.Line(on.Call))
-	row("relist period", valueText(off.Period), valueText(on.Period))
-	row("health threshold", valueText(off.Threshold), valueText(on.Threshold))
-	loop := func(m *plegvet.Mode) string {
-		if m.Loop == nil {
-			return "-"
-		}
-		return m.LoopCall + " at " + srcpos.Line(m.Loop)
-	}
-	row("relist loop", loop(off), loop(&on.Mode))
-	if r.Gate != nil {
-		row("evented PLEG", "-", srcpos.Line(on.Evented))
-		fallback := valueText(on.Fallback)
-		if on.Evented != nil && on.Fallback == nil {
-			fallback = "none: the evented PLEG restores no period"
-		}
-		row("fallback after stream fails", "-", fallback)
-		row("max stream retries", "-", retriesText(on.MaxStreamRetries))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	switch {
-	case r.Ratio != nil && *r.Ratio == 1:
-		fmt.Fprintln(w, "\nratio gate on / gate off: x1: turning the gate on does not change the generic relist period")
-	case r.Ratio != nil:
-		fmt.Fprintf(w, "\nratio gate on / gate off: x%s\n", strconv.FormatFloat(*r.Ratio, 'g', 4, 64))
-	case r.Gate != nil:
-		fmt.Fprintln(w, "\nratio gate on / gate off: unknown (a period is missing or unresolved)")
-	}
-	writeFindings(w, rep.Diagnostics...)
-	return nil
-}
-
-// cellWidth is the widest a table cell grows before it wraps: two of them
-// beside a label fit 120 columns.
-const cellWidth = 44
-
-// wrapCell breaks a cell's text into lines of at most width columns.
-func wrapCell(s string, width int) []string {
-	if len(s) <= width {
-		return []string{s}
-	}
-	return strings.Split(wrap(s, width), "\n")
-}
-
-func cell(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return ""
-}
-
-// plural counts things: "1 gate", "3 gates".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
+	return answer("periods", stdout, stderr, src.json, rep, func(w io.Writer) error { return render.Periods(w, rep, writeFindings) }, rep.Source)
 }

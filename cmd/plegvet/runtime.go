@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -44,59 +44,5 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "runtime", err)
 	}
-	return answer("runtime", stdout, stderr, *asJSON, rep, func(w io.Writer) error { return writeRuntime(w, rep) }, rep.Source)
-}
-
-func writeRuntime(w io.Writer, rep *plegvet.RuntimeReport) error {
-	head := cmp.Or(rep.Runtime, rep.Module)
-	if v := rep.Version; v != "" && strings.Contains(v, "://") {
-		head = v // containerd://1.7.27 names the runtime itself
-	} else if v != "" {
-		head += " " + v
-	}
-	switch {
-	case rep.Module != "" && rep.ModuleVersion != "":
-		head += ": " + rep.Module + "@" + rep.ModuleVersion
-	case rep.Source.Dir != "" && head != rep.Module:
-		head += ": " + rep.Module + " in " + rep.Source.Dir
-	case rep.Source.Dir != "":
-		head += " in " + rep.Source.Dir
-	}
-	fmt.Fprintln(w, strings.TrimSpace(head))
-	switch s := rep.StreamsEvents; {
-	case s == nil:
-		fmt.Fprintln(w, "Streams events: unknown")
-	case *s:
-		fmt.Fprintf(w, "Streams events: yes (%s)\n", posText(rep.Pos))
-	default:
-		fmt.Fprintf(w, "Streams events: no (%s)\n", posText(rep.Pos))
-	}
-	for _, s := range rep.Servers {
-		fmt.Fprintf(w, "\n  %s  %s\n", s.Method, posText(&s.Pos))
-		fmt.Fprintf(w, "    %s", s.Shape)
-		if s.Evidence != nil {
-			fmt.Fprintf(w, " at %s", posText(s.Evidence))
-		}
-		fmt.Fprintln(w)
-		for i, v := range s.Via {
-			lead := "    via "
-			if i > 0 {
-				lead = "        "
-			}
-			if v.Pos != nil {
-				fmt.Fprintf(w, "%s%s: %s\n", lead, posText(v.Pos), v.What)
-			} else {
-				fmt.Fprintf(w, "%s%s\n", lead, v.What)
-			}
-		}
-	}
-	fmt.Fprintf(w, "\n%s\n", wrap(rep.Why, 76))
-	return nil
-}
-
-func posText(p *plegvet.Pos) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	return answer("runtime", stdout, stderr, *asJSON, rep, func(w io.Writer) error { return render.Runtime(w, rep) }, rep.Source)
 }

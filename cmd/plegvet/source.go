@@ -41,7 +41,7 @@ func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
 
 // relocate names the files of an answer's positions as -positions says,
 // for the source it was read from.
-func (s *sourceFlags) relocate(answer any, src plegvet.Source) error {
+func (s *sourceFlags) relocate(answer plegvet.Located, src plegvet.Source) error {
 	if err := plegvet.RelocatePositions(answer, src, s.positions); err != nil {
 		return fmt.Errorf("-%w", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/srcload"
-	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
@@ -57,10 +56,15 @@ type Request struct {
 	// the others are stubbed.
 	FromSource func(importPath string) bool
 	// Answer loads for one of the library's answers: an import whose
-	// function bodies no analyzer reads (suite.Reads) is checked for its
+	// function bodies no analyzer reads (Reads false) is checked for its
 	// declarations only, and files are named relative to the tree, as an
 	// answer prints them.
 	Answer bool
+	// Reads picks the packages whose function bodies an analyzer reads
+	// (suite.Reads): the caller's, so that the engine needs no list of
+	// analyzers (the suite's checks import the answer, which imports
+	// extractors that load through the engine).
+	Reads func(importPath string) bool
 	// Overlay, Cache and LeaveOut are the editor's: open buffers by
 	// absolute file name, read instead of the disk; what the last load
 	// parsed and checked; and a package that cannot be loaded left out
@@ -68,8 +72,7 @@ type Request struct {
 	Overlay  map[string][]byte
 	Cache    *Cache
 	LeaveOut bool
-	// Analyzers are those Run runs; nil means the suite's, as configured
-	// by default.
+	// Analyzers are those Analyse runs.
 	Analyzers []*analysis.Analyzer
 }
 
@@ -78,7 +81,7 @@ type Request struct {
 func Load(ctx context.Context, r Request) (*Loaded, error) {
 	imports := srcload.Imports{FromSource: r.FromSource, Overlay: r.Overlay, Cache: r.Cache, LeaveOut: r.LeaveOut}
 	if r.Answer {
-		imports.DeclarationsOnly = func(p string) bool { return !suite.Reads(p) }
+		imports.DeclarationsOnly = func(p string) bool { return r.Reads == nil || !r.Reads(p) }
 		imports.TreeRelativeNames = true
 	}
 	return srcload.LoadImports(ctx, r.Tree, imports, r.Paths...)
@@ -129,11 +132,7 @@ func Analyse(ctx context.Context, r Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	analyzers := r.Analyzers
-	if analyzers == nil {
-		analyzers = suite.Defaults()
-	}
-	graph, err := Analyze(analyzers, res.Packages, nil)
+	graph, err := Analyze(r.Analyzers, res.Packages, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,10 @@ const module = "github.com/plegvet/plegvet"
 // design, each with why. Keep the list short: plumbing takes what it needs
 // from its callers as plain data (internal/sarif takes the suite's rules).
 var drivers = map[string]string{
-	module + "/internal/suite":  "the one list of analyzers: it builds each and reads its checks and flags",
-	module + "/internal/engine": "the one place that loads a tree and runs the suite over it",
-	module + "/internal/driver": "the standalone go/analysis driver: it runs the suite's analyzers and prints their findings",
+	module + "/internal/suite":         "the one list of analyzers: it builds each and reads its checks and flags",
+	module + "/internal/engine":        "the one place that loads a tree and runs the suite over it",
+	module + "/internal/driver":        "the standalone go/analysis driver: it runs the suite's analyzers and prints their findings",
+	module + "/internal/nodeindex/gen": "go generate's command: the index holds the library's own answers (LoadNodeSource)",
 }
 
 // loaders are the packages that load a tree and run analyzers: only the

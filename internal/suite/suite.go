@@ -22,6 +22,8 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/check/rpcstream"
+	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -122,48 +124,42 @@ var analyzers = []Analyzer{
 	},
 }
 
-// The checks of the CRI event stream. The library runs them itself, where
-// it joins the CRI api.proto with the evented PLEG's calls: no analysis
-// pass can read a .proto.
+// The checks of the CRI event stream (check/rpcstream). The library runs
+// them itself, where it joins the CRI api.proto with the evented PLEG's
+// calls: no analysis pass can read a .proto.
 const (
-	RPCMissing      check.Check = "rpc-missing"
-	RPCNotStreaming check.Check = "rpc-not-streaming"
+	RPCMissing      = rpcstream.Missing
+	RPCNotStreaming = rpcstream.NotStreaming
 )
 
 // Stream returns the event stream's group of checks, which has no
 // analyzer; a new value on each call.
 func Stream() Group {
 	return Group{
-		Name: "rpc",
-		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#EventStream",
-		Checks: []check.Doc{
-			{Check: RPCMissing, Text: "the evented PLEG consumes GetContainerEvents, but the CRI api.proto declares no such rpc.", Severity: check.Warning},
-			{Check: RPCNotStreaming, Text: "the evented PLEG consumes GetContainerEvents as a stream, but the rpc (or the Go method it calls) is unary.", Severity: check.Warning},
-		},
+		Name:       "rpc",
+		URL:        "https://pkg.go.dev/github.com/plegvet/plegvet#EventStream",
+		Checks:     rpcstream.Checks(),
 		FromSource: isCRIAPIPackage,
 	}
 }
 
-// The check of a committed feature list. The library runs it itself
-// (GatesReport.CheckFeatureList, plegvet gates -check): it compares the
-// tree's gates with a YAML file, which no analysis pass reads.
+// The checks of a committed feature list (check/stalelist). The library
+// runs them itself (CheckFeatureList, CheckMarkdownList, plegvet gates
+// -check): they compare the tree's gates with a file no analysis pass
+// reads.
 const (
-	StaleList       check.Check = "stale-list"
-	RemovedTooEarly check.Check = "removed-too-early"
-	StaleMarkdown   check.Check = "stale-markdown"
+	StaleList       = stalelist.StaleList
+	RemovedTooEarly = stalelist.RemovedTooEarly
+	StaleMarkdown   = stalelist.StaleMarkdown
 )
 
 // FeatureList returns the committed feature list's group of checks,
 // which has no analyzer; a new value on each call.
 func FeatureList() Group {
 	return Group{
-		Name: "featurelist",
-		URL:  "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
-		Checks: []check.Doc{
-			{Check: StaleList, Text: "a committed feature list (the format of Kubernetes' versioned_feature_list.yaml) differs from the code: a spec that differs, or a gate or spec that one has and the other lacks; plegvet gates -update rewrites it.", Severity: check.Warning},
-			{Check: StaleMarkdown, Text: "a committed feature_list.md (v1.36 on) is not what the tree's cmd/genfeaturegates writes: a row that differs, is missing or names no gate of the maps it lists, or the text around the rows; plegvet gates -update rewrites it.", Severity: check.Warning},
-			{Check: RemovedTooEarly, Text: "a committed feature list holds a gate the code no longer declares, and the tree's own feature-list tool (test/compatibility_lifecycle) refuses to drop it yet: a Beta gate, a GA or Deprecated one not locked to its default, or locked fewer minors ago than the tool requires; hack/verify-featuregates.sh and hack/update-featuregates.sh both fail.", Severity: check.Warning},
-		},
+		Name:       "featurelist",
+		URL:        "https://pkg.go.dev/github.com/plegvet/plegvet#GatesReport.CheckFeatureList",
+		Checks:     stalelist.Checks(),
 		FromSource: isFeaturesPackage,
 	}
 }

@@ -88,11 +88,12 @@ func checkConstants(t *testing.T) map[string]map[string]string {
 }
 
 // Every check is a typed constant beside the bullet that documents it (in
-// the package of its analyzer, or the suite for the stream's checks) and
+// the package of its analyzer, or the check package of a group with no
+// analyzer) and
 // a SARIF rule, and every constant, bullet and rule is a check.
 func TestChecksConstantsDocsAndRules(t *testing.T) {
 	consts := checkConstants(t)
-	homes := map[string][]string{"internal/suite": {suite.Stream().Name, suite.FeatureList().Name}} // package dir -> groups
+	homes := map[string][]string{"check/rpcstream": {suite.Stream().Name}, "check/stalelist": {suite.FeatureList().Name}} // package dir -> groups
 	for _, a := range suite.Analyzers() {
 		homes[strings.TrimPrefix(a.URL, "https://pkg.go.dev/"+module+"/")] = []string{a.Name}
 	}

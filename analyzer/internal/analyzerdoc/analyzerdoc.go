@@ -37,42 +37,5 @@ func Extract(content, name string) string {
 	return strings.TrimPrefix(section, name+": ")
 }
 
-// Checks reads the checks an analyzer's Doc lists as "- name: text" or
-// "- name, name: text" bullets (continuation lines indented), in order,
-// each a warning (the suite gives a check another severity).
-func Checks(doc string) []check.Doc {
-	var out []check.Doc
-	open := 0 // how many checks the current bullet names
-	for _, line := range strings.Split(doc, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(trimmed, "- "); ok {
-			names, text, found := strings.Cut(rest, ": ")
-			if found && isNameList(names) {
-				open = 0
-				for _, n := range strings.Split(names, ", ") {
-					out = append(out, check.Doc{Check: check.Check(n), Text: text, Severity: check.Warning})
-					open++
-				}
-				continue
-			}
-		}
-		if open > 0 && trimmed != "" && strings.HasPrefix(line, "  ") && !strings.HasPrefix(trimmed, "-") {
-			for i := len(out) - open; i < len(out); i++ {
-				out[i].Text += " " + trimmed
-			}
-			continue
-		}
-		open = 0
-	}
-	return out
-}
-
-// isNameList reports whether s is "name" or "name, name", kebab-case.
-func isNameList(s string) bool {
-	for _, n := range strings.Split(s, ", ") {
-		if n == "" || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || n[0] == '-' {
-			return false
-		}
-	}
-	return true
-}
+// Checks reads the checks an analyzer's Doc lists (check.FromDoc).
+func Checks(doc string) []check.Doc { return check.FromDoc(doc) }

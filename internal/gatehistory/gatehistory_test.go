@@ -1,4 +1,4 @@
-package plegvet
+package gatehistory
 
 import (
 	"errors"
@@ -6,28 +6,30 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/plegvet/plegvet/answer"
 )
 
 // spec builds an unversioned spec at a line of kube_features.go.
-func histSpec(stage string, def, locked bool, line int) Spec {
-	return Spec{PreRelease: stage, Default: def, LockToDefault: locked, Pos: Pos{File: "pkg/features/kube_features.go", Line: line, Column: 3}}
+func histSpec(stage string, def, locked bool, line int) answer.Spec {
+	return answer.Spec{PreRelease: stage, Default: def, LockToDefault: locked, Pos: answer.Pos{File: "pkg/features/kube_features.go", Line: line, Column: 3}}
 }
 
 // read is a release that declares the gates given.
-func histRead(version string, gates ...Gate) releaseGates {
-	return releaseGates{version: version, rep: &GatesReport{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@" + version, KubernetesVersion: version}, Gates: gates}}
+func histRead(version string, gates ...answer.Gate) Read {
+	return Read{Version: version, Gates: &answer.GatesReport{SchemaVersion: answer.SchemaVersion, Source: answer.Source{Dir: "k8s.io/kubernetes@" + version, KubernetesVersion: version}, Gates: gates}}
 }
 
 // failed is a release that could not be read.
-func histFailed(version string) releaseGates {
-	return releaseGates{version: version, err: fmt.Errorf("cannot fetch k8s.io/kubernetes@%s", version)}
+func histFailed(version string) Read {
+	return Read{Version: version, Err: fmt.Errorf("cannot fetch k8s.io/kubernetes@%s", version)}
 }
 
-func histGate(name string, specs ...Spec) Gate {
-	return Gate{Name: name, Format: "unversioned", Specs: specs}
+func histGate(name string, specs ...answer.Spec) answer.Gate {
+	return answer.Gate{Name: name, Format: "unversioned", Specs: specs}
 }
 
-func histChanges(h GateTimeline) []string {
+func histChanges(h answer.GateTimeline) []string {
 	var out []string
 	for _, c := range h.Changes {
 		out = append(out, c.KubernetesVersion+" "+c.What)
@@ -38,14 +40,14 @@ func histChanges(h GateTimeline) []string {
 func TestGateHistoryChanges(t *testing.T) {
 	tests := []struct {
 		name  string
-		reads []releaseGates
+		reads []Read
 		want  []string
 	}{{
 		name: "an absence where staging modules were not fetched is not known",
-		reads: []releaseGates{
-			func() releaseGates {
+		reads: []Read{
+			func() Read {
 				r := histRead("v1.25.0")
-				r.rep.Unfetched = []string{"staging/src/k8s.io/sample-apiserver: not served"}
+				r.Gates.Unfetched = []string{"staging/src/k8s.io/sample-apiserver: not served"}
 				return r
 			}(),
 			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
@@ -53,7 +55,7 @@ func TestGateHistoryChanges(t *testing.T) {
 		want: []string{"v1.26.0 added (Alpha, default false) (v1.25.0: 1 staging module not fetched)"},
 	}, {
 		name: "added then promoted, flipped, locked, removed",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.25.0"),
 			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
 			histRead("v1.27.0", histGate("G", histSpec("Beta", false, false, 11))),
@@ -71,21 +73,21 @@ func TestGateHistoryChanges(t *testing.T) {
 		},
 	}, {
 		name: "a reverted Beta: demoted, default flipped back, unlocked",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.27.0", histGate("G", histSpec("Beta", true, true, 10))),
 			histRead("v1.27.9", histGate("G", histSpec("Alpha", false, false, 10))),
 		},
 		want: []string{"v1.27.9 demoted Beta -> Alpha", "v1.27.9 default flipped true -> false", "v1.27.9 unlocked"},
 	}, {
 		name: "present from the first release, unchanged: no change",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
 			histRead("v1.27.0", histGate("G", histSpec("Alpha", false, false, 99))),
 		},
 		want: nil,
 	}, {
 		name: "deprecated, and added locked",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.30.0"),
 			histRead("v1.31.0", histGate("G", histSpec("GA", true, true, 10))),
 			histRead("v1.32.0", histGate("G", histSpec("Deprecated", true, true, 10))),
@@ -93,14 +95,14 @@ func TestGateHistoryChanges(t *testing.T) {
 		want: []string{"v1.31.0 added (GA, default true, locked)", "v1.32.0 deprecated (was GA)"},
 	}, {
 		name: "a stage that could not be read",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.30.0", histGate("G", histSpec("Alpha", false, false, 10))),
 			histRead("v1.31.0", histGate("G", histSpec("", false, false, 10))),
 		},
 		want: []string{"v1.31.0 stage Alpha -> unknown stage"},
 	}, {
 		name: "a release that could not be read is skipped, and the change says so",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.26.0", histGate("G", histSpec("Alpha", false, false, 10))),
 			histFailed("v1.27.0"),
 			histRead("v1.28.0", histGate("G", histSpec("Beta", false, false, 10))),
@@ -108,7 +110,7 @@ func TestGateHistoryChanges(t *testing.T) {
 		want: []string{"v1.28.0 promoted Alpha -> Beta (since v1.26.0; v1.27.0 not read)"},
 	}, {
 		name: "a gate with no readable spec is compared in existence only",
-		reads: []releaseGates{
+		reads: []Read{
 			histRead("v1.25.0"),
 			histRead("v1.26.0", histGate("G")),
 			histRead("v1.27.0", histGate("G", histSpec("Beta", false, false, 10))),
@@ -118,7 +120,7 @@ func TestGateHistoryChanges(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := historyOf(tt.reads, []string{"G"})
+			rep, err := Of(tt.reads, []string{"G"}, source)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,16 +138,16 @@ func TestGateHistoryChanges(t *testing.T) {
 }
 
 func TestGateHistoryRows(t *testing.T) {
-	versioned := Gate{Name: "G", Format: "versioned", Specs: []Spec{
-		{Version: "1.26", PreRelease: "Alpha", Pos: Pos{File: "f.go", Line: 1}},
-		{Version: "1.28", PreRelease: "Beta", Default: true, Pos: Pos{File: "f.go", Line: 2}},
+	versioned := answer.Gate{Name: "G", Format: "versioned", Specs: []answer.Spec{
+		{Version: "1.26", PreRelease: "Alpha", Pos: answer.Pos{File: "f.go", Line: 1}},
+		{Version: "1.28", PreRelease: "Beta", Default: true, Pos: answer.Pos{File: "f.go", Line: 2}},
 	}}
-	rep, err := historyOf([]releaseGates{
+	rep, err := Of([]Read{
 		histRead("v1.25.16"),
 		histRead("v1.27.3", versioned), // names a later spec, not yet in force
 		histRead("v1.28.0", versioned),
 		histFailed("v1.29.0"),
-	}, []string{"G"})
+	}, []string{"G"}, source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +173,15 @@ func TestGateHistoryRows(t *testing.T) {
 }
 
 func TestGateHistoryNames(t *testing.T) {
-	old := Gate{Name: "OldName", Const: "QuotaPeriod", Specs: []Spec{histSpec("Alpha", false, false, 1)}}
-	renamed := Gate{Name: "NewName", Const: "QuotaPeriod", Specs: []Spec{histSpec("Beta", true, false, 1)}}
-	reads := []releaseGates{
+	old := answer.Gate{Name: "OldName", Const: "QuotaPeriod", Specs: []answer.Spec{histSpec("Alpha", false, false, 1)}}
+	renamed := answer.Gate{Name: "NewName", Const: "QuotaPeriod", Specs: []answer.Spec{histSpec("Beta", true, false, 1)}}
+	reads := []Read{
 		histRead("v1.30.0", old, histGate("B", histSpec("Alpha", false, false, 2))),
 		histRead("v1.31.0", renamed, histGate("A", histSpec("Alpha", false, false, 3))),
 	}
 
 	// The constant's identifier names the gate; its name is the newest release's.
-	rep, err := historyOf(reads, []string{"QuotaPeriod"})
+	rep, err := Of(reads, []string{"QuotaPeriod"}, source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestGateHistoryNames(t *testing.T) {
 	}
 
 	// A gate named twice (by name and constant) is one gate; order is as given.
-	rep, err = historyOf(reads, []string{"B", "NewName", "QuotaPeriod"})
+	rep, err = Of(reads, []string{"B", "NewName", "QuotaPeriod"}, source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestGateHistoryNames(t *testing.T) {
 	}
 
 	// No names: every gate any release declares, sorted.
-	rep, err = historyOf(reads, nil)
+	rep, err = Of(reads, nil, source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestGateHistoryNames(t *testing.T) {
 	}
 }
 
-func histNames(rep *GateHistoryReport) []string {
+func histNames(rep *answer.GateHistoryReport) []string {
 	var out []string
 	for _, g := range rep.Gates {
 		out = append(out, g.Name)
@@ -218,25 +220,25 @@ func histNames(rep *GateHistoryReport) []string {
 }
 
 func TestGateHistoryErrors(t *testing.T) {
-	reads := []releaseGates{histRead("v1.30.0", histGate("A")), histFailed("v1.31.0"), histRead("v1.32.0", histGate("A"))}
-	_, err := historyOf(reads, []string{"A", "NoSuchGate"})
-	if err == nil || err.Error() != `none of the 2 releases read (v1.30.0 to v1.32.0) declares a feature gate "NoSuchGate"` {
+	reads := []Read{histRead("v1.30.0", histGate("A")), histFailed("v1.31.0"), histRead("v1.32.0", histGate("A"))}
+	_, err := Of(reads, []string{"A", "NoSuchGate"}, source)
+	if u := (*UnknownName)(nil); !errors.As(err, &u) || u.Name != "NoSuchGate" || !reflect.DeepEqual(u.Releases, []string{"v1.30.0", "v1.32.0"}) {
 		t.Errorf("got %v, want an error naming NoSuchGate and the releases read", err)
 	}
-	_, err = historyOf(reads[:1], []string{"NoSuchGate"})
-	if err == nil || err.Error() != `v1.30.0 declares no feature gate "NoSuchGate"` {
+	_, err = Of(reads[:1], []string{"NoSuchGate"}, source)
+	if u := (*UnknownName)(nil); !errors.As(err, &u) || u.Name != "NoSuchGate" || !reflect.DeepEqual(u.Releases, []string{"v1.30.0"}) {
 		t.Errorf("got %v, want an error naming NoSuchGate and the release", err)
 	}
-	_, err = historyOf([]releaseGates{histFailed("v1.30.0"), histFailed("v1.31.0")}, []string{"A"})
+	_, err = Of([]Read{histFailed("v1.30.0"), histFailed("v1.31.0")}, []string{"A"}, source)
 	if err == nil || err.Error() != "none of the 2 releases could be read; v1.30.0: cannot fetch k8s.io/kubernetes@v1.30.0" {
 		t.Errorf("got %v, want an error saying no release could be read", err)
 	}
-	_, err = historyOf(nil, []string{"A"})
+	_, err = Of(nil, []string{"A"}, source)
 	if err == nil {
 		t.Error("no releases: got no error")
 	}
 	// An error that spans lines is kept to one.
-	rep, err := historyOf([]releaseGates{histRead("v1.30.0", histGate("A")), {version: "v1.31.0", err: errors.New("go: line one\n\tline two")}}, []string{"A"})
+	rep, err := Of([]Read{histRead("v1.30.0", histGate("A")), {Version: "v1.31.0", Err: errors.New("go: line one\n\tline two")}}, []string{"A"}, source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestGateHistoryErrors(t *testing.T) {
 }
 
 func TestGateHistorySortsVersions(t *testing.T) {
-	got := sortVersions([]string{"v1.30.0", "v1.9.1", "junk", "v1.30.0", "v1.29.15", "v1.29.2"})
+	got := SortVersions([]string{"v1.30.0", "v1.9.1", "junk", "v1.30.0", "v1.29.15", "v1.29.2"})
 	want := []string{"v1.9.1", "v1.29.2", "v1.29.15", "v1.30.0", "junk"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
@@ -257,7 +259,7 @@ func TestGateHistoryEachRelease(t *testing.T) {
 	versions := []string{"v1.25.0", "v1.26.0", "v1.27.0", "v1.28.0", "v1.29.0"}
 	var mu sync.Mutex
 	var dones []int
-	got := eachRelease(versions, 2, func(done, total int, v string) {
+	got := Each(versions, 2, func(done, total int, v string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if total != len(versions) {
@@ -273,4 +275,9 @@ func TestGateHistoryEachRelease(t *testing.T) {
 	if !reflect.DeepEqual(dones, []int{1, 2, 3, 4, 5}) {
 		t.Errorf("progress: got %v, want 1 to 5", dones)
 	}
+}
+
+// source is a release's Source when it was not read.
+func source(version string) answer.Source {
+	return answer.Source{Dir: "k8s.io/kubernetes@" + version, KubernetesVersion: version}
 }

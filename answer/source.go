@@ -1,16 +1,15 @@
-package plegvet
+// Package answer is the JSON form of plegvet's answers: plain data, the
+// same after a JSON round trip. The root package plegvet computes them and
+// aliases every type here; internal/render puts them into words. It
+// imports the extractors whose types are parts of an answer, and nothing
+// that loads or analyses.
+package answer
 
 import (
 	"cmp"
-	"fmt"
-	"go/token"
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
-	"github.com/plegvet/plegvet/analyzer/featuregate"
-	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -64,24 +63,6 @@ type Load struct {
 	Unfollowed []string `json:"unfollowed"`
 }
 
-// unfollowedChecks are the checks whose findings say that part of the tree
-// was not followed, rather than that the tree breaks a rule.
-var unfollowedChecks = map[string]bool{
-	string(pleg.GateTestUnresolved):    true,
-	string(featuregate.GateUnreadable): true,
-}
-
-// noteUnfollowed records the diagnostics that say part of the tree was not
-// followed in Load.Unfollowed.
-func (s *Source) noteUnfollowed(ds []Diagnostic) {
-	s.Load.Unfollowed = []string{}
-	for _, d := range ds {
-		if unfollowedChecks[d.Category] {
-			s.Load.Unfollowed = append(s.Load.Unfollowed, fmt.Sprintf("%s:%d:%d: %s", d.Pos.File, d.Pos.Line, d.Pos.Column, d.Message))
-		}
-	}
-}
-
 // Diagnostic is one finding of a check.
 type Diagnostic struct {
 	Category string    `json:"category"`
@@ -111,32 +92,11 @@ type Related struct {
 	Pos     Pos    `json:"pos"`
 }
 
-// diagnostics resolves an analyzer's diagnostics in a file set whose
-// files are named relative to the tree (srcload.Imports.TreeRelativeNames).
-func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []Diagnostic {
-	out := make([]Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		jd := Diagnostic{Category: d.Category, Message: d.Message, Pos: srcpos.Of(fset, d.Pos), Related: []Related{}}
-		if d.End.IsValid() && d.End != d.Pos {
-			jd.End = srcpos.At(fset, d.End)
-		}
-		for _, r := range d.Related {
-			jd.Related = append(jd.Related, Related{Message: r.Message, Pos: srcpos.Of(fset, r.Pos)})
-		}
-		for _, f := range d.SuggestedFixes {
-			fix := Fix{Message: f.Message, Edits: []Edit{}}
-			for _, e := range f.TextEdits {
-				fix.Edits = append(fix.Edits, Edit{Pos: srcpos.Of(fset, e.Pos), End: srcpos.Of(fset, e.End), NewText: string(e.NewText)})
-			}
-			jd.Fixes = append(jd.Fixes, fix)
-		}
-		out = append(out, jd)
-	}
-	sortDiagnostics(out)
-	return out
-}
+// Complete says that every file was read and every construct followed.
+func (l Load) Complete() bool { return len(l.Problems) == 0 && len(l.Unfollowed) == 0 }
 
-func sortDiagnostics(ds []Diagnostic) {
+// SortDiagnostics orders diagnostics by file, position and check.
+func SortDiagnostics(ds []Diagnostic) {
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
 		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column), strings.Compare(a.Category, b.Category))
 	})

@@ -1,4 +1,4 @@
-package plegvet
+package render
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-package plegvet
+// Package gosig says a Go method's signature as its source writes it,
+// not as go/types prints it where imports were stubbed: what plegvet rpc
+// shows of the CRI client method the evented PLEG calls.
+package gosig
 
 import (
 	"bytes"
@@ -10,15 +13,15 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// writtenMethod finds, among the loaded packages, the method go/types
+// WrittenMethod finds, among the loaded packages (pkgs and their imports), the method go/types
 // prints as objString and returns its signature as its source writes it
 // (ctx context.Context, not a stubbed import's "invalid type"), qualified
 // by its receiver: "(k8s.io/cri-api/pkg/apis.ContainerManager)
 // GetContainerEvents(ctx context.Context, ...) error". "" when it is not
 // in the loaded source.
-func (a *analysed) writtenMethod(objString string) string {
+func WrittenMethod(pkgs []*packages.Package, objString string) string {
 	var found string
-	packages.Visit(a.res.Packages, func(p *packages.Package) bool {
+	packages.Visit(pkgs, func(p *packages.Package) bool {
 		if found != "" {
 			return false
 		}
@@ -75,6 +78,7 @@ func funcTypeOf(files []*ast.File, id *ast.Ident) (*ast.FuncType, string) {
 	return nil, ""
 }
 
+// signatureText is fn's signature as its declaration ft writes it.
 func signatureText(fset *token.FileSet, fn *types.Func, recv string, ft *ast.FuncType) string {
 	var b bytes.Buffer
 	b.WriteString("func ")

@@ -1,0 +1,341 @@
+package answer
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/featurelist"
+)
+
+// GatesReport is every feature gate of a tree: those of pkg/features
+// (Inspect, Node) or, from Gates, those of every feature map in pkg/ and
+// the staging modules.
+type GatesReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	Gates         []Gate `json:"gates"`
+	// Diagnostics are the featuregate analyzer's findings.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	// ListNames says how the tree's own feature list (ReferenceLists)
+	// names a gate whose key's identifier differs from its value:
+	// "value", or "identifier" (Kubernetes' lists before v1.36.x, whose
+	// generator read the key's identifier: CPUCFSQuotaPeriod for the gate
+	// CustomCPUCFSQuotaPeriod). FeatureList follows it. Set by Gates.
+	ListNames string `json:"listNames,omitempty"`
+	// Unfetched are the staging modules of a release that the go command
+	// did not fetch (the module proxy does not serve them), each
+	// "staging/src/MODULE: ... why": their feature maps are not read, so a
+	// whole list (no names asked for) is not whole. Set by Gates.
+	Unfetched []string `json:"unfetched,omitempty"`
+	// Lifecycle is the tree's own feature-list tool, as read from its
+	// source, and the version it calls current: the rules
+	// hack/verify-featuregates.sh holds the list to. Nil when the tree
+	// has no such tool (before v1.33). Set by Gates.
+	Lifecycle *featurelist.Generator `json:"lifecycle,omitempty"`
+	// Markdown is the tree's generator of feature_list.md (v1.36 on) and
+	// the maps it lists; nil when the tree has none. Set by Gates.
+	Markdown *featurelist.MarkdownGenerator `json:"markdown,omitempty"`
+}
+
+// Gate is one feature gate and its spec history.
+type Gate struct {
+	Name string `json:"name"`
+	// Const is the identifier of the key's constant when it differs from
+	// the name (Kubernetes' own lists before v1.37 use it).
+	Const string `json:"const,omitempty"`
+	// Decl is the gate constant's declaration; null when the key is a
+	// constant of a package that was not loaded.
+	Decl *Pos `json:"decl"`
+	// Entry is the gate's key in its feature map.
+	Entry Pos `json:"entry"`
+	// Map is the variable or function holding the feature map.
+	Map string `json:"map"`
+	// Format is "versioned" or "unversioned".
+	Format string `json:"format"`
+	// Specs may be empty (a spec list that is empty or built by a call);
+	// Unresolved then says why.
+	Specs        []Spec   `json:"specs"`
+	Dependencies []string `json:"dependencies"`
+	// Unresolved says why part of the gate could not be read as constants.
+	Unresolved string `json:"unresolved,omitempty"`
+	// Assigned is set when the gate's spec comes from an index assignment
+	// (m[K] = V, in init or another function), not a map literal entry.
+	Assigned bool `json:"assigned,omitempty"`
+	// Module is the module whose feature map holds the gate
+	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
+	// package, and File the map's file, named as in a checkout
+	// (staging/src/k8s.io/component-base/...) in every mode. Set by
+	// Gates.
+	Module  string `json:"module,omitempty"`
+	Package string `json:"package,omitempty"`
+	File    string `json:"file,omitempty"`
+	// Listed says that Kubernetes' own feature list
+	// (versioned_feature_list.yaml) holds the gate: a versioned map
+	// literal that initialises a package-level variable or that a
+	// function returns.
+	Listed bool `json:"listed,omitempty"`
+	// Registrations are every feature map entry that registers the gate,
+	// sorted by file and position: the one the fields above describe,
+	// and those of the maps that register it again (pkg/features relists
+	// staging modules' gates "to get a conflict if it is changed").
+	// component-base refuses a registration whose specs differ from an
+	// earlier one's (the conflicting-registration and conflicting-spec
+	// diagnostics). Gates sets every registration of the tree; Inspect's
+	// featureGate and Node's gate have those of pkg/features.
+	Registrations []Registration `json:"registrations,omitempty"`
+}
+
+// Registration is one feature map entry that registers a gate: each
+// map is given to component-base (FeatureGate.Add or AddVersioned), and
+// with it each of its gates.
+type Registration struct {
+	Module  string `json:"module"`
+	Package string `json:"package"`
+	File    string `json:"file"`
+	Map     string `json:"map"`
+	Format  string `json:"format"`
+	// Entry is the gate's key in the map.
+	Entry Pos    `json:"entry"`
+	Specs []Spec `json:"specs"`
+	// Unresolved and Assigned are as the gate's.
+	Unresolved string `json:"unresolved,omitempty"`
+	Assigned   bool   `json:"assigned,omitempty"`
+	// Local is set for a map that a function body builds for a call:
+	// it is registered with whatever FeatureGate the call names (often
+	// one of its own, as a test's), and no conflict with it is reported.
+	Local bool `json:"local,omitempty"`
+}
+
+// Spec is one FeatureSpec of a gate.
+type Spec struct {
+	// Version is the release the spec applies from; "" in the unversioned format.
+	Version                 string `json:"version"`
+	Default                 bool   `json:"default"`
+	PreRelease              string `json:"preRelease"`
+	LockToDefault           bool   `json:"lockToDefault"`
+	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
+	Pos                     Pos    `json:"pos"`
+	// Unresolved says which fields are not constants (they read as zero).
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
+// by featuregates' rule, computed from Specs alone: a gate decoded from
+// JSON answers as the one returned.
+func (g *Gate) At(version string) (Spec, bool) {
+	fg := featuregates.Gate{Name: g.Name}
+	for i, s := range g.Specs {
+		fg.Specs = append(fg.Specs, featuregates.Spec{
+			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
+			PreRelease: featuregates.PreRelease(s.PreRelease), MinCompatibilityVersion: s.MinCompatibilityVersion,
+			Pos: token.Pos(i + 1), // which of Specs it is
+		})
+	}
+	s, ok := fg.At(version)
+	if !ok {
+		return Spec{}, false
+	}
+	return g.Specs[int(s.Pos)-1], true
+}
+
+// ListSpec is the spec as a feature list holds it.
+func (s Spec) ListSpec() featurelist.Spec {
+	return featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
+}
+
+// Newest returns the gate's last spec.
+func (g *Gate) Newest() (Spec, bool) {
+	if len(g.Specs) == 0 {
+		return Spec{}, false
+	}
+	return g.Specs[len(g.Specs)-1], true
+}
+
+// Gate returns the gate with the given name, or nil.
+func (r *GatesReport) Gate(name string) *Gate {
+	for i := range r.Gates {
+		if r.Gates[i].Name == name {
+			return &r.Gates[i]
+		}
+	}
+	return nil
+}
+
+// Find returns the gate a name names, by the gate's name or, failing
+// that, by its constant's identifier (Kubernetes' lists before v1.37 use
+// it); nil when none does.
+func (r *GatesReport) Find(name string) *Gate {
+	if g := r.Gate(name); g != nil {
+		return g
+	}
+	for i := range r.Gates {
+		if r.Gates[i].Const == name {
+			return &r.Gates[i]
+		}
+	}
+	return nil
+}
+
+// NamingOf says how a feature list with the given names names the gates
+// whose key's identifier differs from their value: "identifier" when the
+// list has more of them by identifier than by value (Kubernetes' lists up
+// to some v1.36 patch, whose generator read the key's identifier), else
+// "value".
+func (r *GatesReport) NamingOf(names []string) string {
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	byIdent, byValue := 0, 0
+	for _, g := range r.Gates {
+		if !g.Listed || g.Const == "" {
+			continue
+		}
+		if has[g.Const] && !has[g.Name] {
+			byIdent++
+		}
+		if has[g.Name] {
+			byValue++
+		}
+	}
+	if byIdent > byValue {
+		return "identifier"
+	}
+	return "value"
+}
+
+// ListEntry is one gate of Kubernetes' feature list.
+type ListEntry struct {
+	// Name is the gate as the list names it (ListNames).
+	Name string
+	Gate *Gate
+}
+
+// FeatureList is the gates Kubernetes' own versioned_feature_list.yaml
+// holds for the tree, in its order (names compared without case), named
+// as ListNames says.
+func (r *GatesReport) FeatureList() []ListEntry { return r.FeatureListNamed(r.ListNames) }
+
+// FeatureListNamed is FeatureList with the naming given ("value" or
+// "identifier").
+func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
+	var out []ListEntry
+	for i := range r.Gates {
+		g := &r.Gates[i]
+		if !g.Listed {
+			continue
+		}
+		name := g.Name
+		if naming == "identifier" && g.Const != "" {
+			name = g.Const
+		}
+		out = append(out, ListEntry{Name: name, Gate: g})
+	}
+	slices.SortStableFunc(out, func(a, b ListEntry) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// ListGates is FeatureList in featurelist's terms: what the tree's list
+// should hold, named as ListNames says, in the tool's order.
+func (r *GatesReport) ListGates() []featurelist.Gate {
+	entries := r.FeatureList()
+	out := make([]featurelist.Gate, len(entries))
+	for i, e := range entries {
+		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
+		for j, s := range e.Gate.Specs {
+			g.Specs[j] = s.ListSpec()
+		}
+		out[i] = g
+	}
+	return out
+}
+
+// WriteFeatureList writes FeatureList as the tree's feature-list tool
+// writes versioned_feature_list.yaml, its header included: the bytes
+// hack/update-featuregates.sh writes (a tree without the tool gets no
+// header). With annotate, comment lines give each gate's and spec's
+// position in the code.
+func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
+	header := ""
+	if r.Lifecycle != nil {
+		header = r.Lifecycle.Header
+	}
+	var at featurelist.Annotate
+	if annotate {
+		entries := r.FeatureList()
+		at = func(gate, spec int) string {
+			g := entries[gate].Gate
+			p := g.Entry
+			if spec >= 0 {
+				p = g.Specs[spec].Pos
+			} else if g.Decl != nil {
+				p = *g.Decl
+			}
+			return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+		}
+	}
+	return featurelist.WriteYAML(w, header, r.ListGates(), at)
+}
+
+// MarkdownGates is the rows of the tree's feature_list.md: the gates of
+// the maps its generator's imports register, but those it skips; nil when
+// the tree has no such generator.
+func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
+	md := r.Markdown
+	if md == nil {
+		return nil
+	}
+	var out []featurelist.MarkdownGate
+	for _, g := range r.Gates {
+		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
+			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
+		}) {
+			continue
+		}
+		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
+		for _, s := range g.Specs {
+			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version})
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// WriteMarkdownList writes the tree's feature_list.md as its generator
+// (cmd/genfeaturegates, run by hack/update-featuregates.sh) writes it.
+func (r *GatesReport) WriteMarkdownList(w io.Writer) error {
+	if r.Markdown == nil {
+		return fmt.Errorf("%s: no %s: the tree has no Markdown feature list", r.Source.Dir, featurelist.MarkdownGeneratorFile)
+	}
+	return featurelist.WriteMarkdown(w, r.MarkdownGates())
+}
+
+// Names are the names each gate can be asked for by: its name and its
+// constant's identifier.
+func (r *GatesReport) Names() []string {
+	names := make([]string, 0, 2*len(r.Gates))
+	for _, g := range r.Gates {
+		names = append(names, g.Name)
+		if g.Const != "" && g.Const != g.Name {
+			names = append(names, g.Const)
+		}
+	}
+	return names
+}
+
+// Files visits the report's file names (Located).
+func (r *GatesReport) Files(visit func(*string)) {
+	v := files(visit)
+	for i := range r.Gates {
+		v.gate(&r.Gates[i])
+	}
+	v.diagnostics(r.Diagnostics)
+	v.markdown(r.Markdown)
+}

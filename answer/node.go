@@ -1,0 +1,116 @@
+package answer
+
+import (
+	"github.com/plegvet/plegvet/nodeverdict"
+)
+
+// NodeReport is which PLEG a live node runs, and why.
+type NodeReport struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	// Verdict, Expected and Configured are nodeverdict.Decision's. The
+	// verdicts: "generic" (the generic PLEG relists alone), "evented" (an
+	// evented PLEG that emits events runs, the relist slowed to the
+	// safety-net period), "generic-with-event-hints" (the release's evented
+	// PLEG only asks the generic PLEG to relist), "fell-back" (the event
+	// stream was given up after the retries the source allows, or cannot
+	// but be) and "inconsistent" (a reason disagrees with Expected). A
+	// fell-back node is configured evented.
+	Verdict    string   `json:"verdict"`
+	Expected   string   `json:"expected"`
+	Configured string   `json:"configured"`
+	Gate       NodeGate `json:"gate"`
+	// Reasons are every piece of evidence, in the order the rules ran;
+	// each says which PLEG it points to and whether it agrees with
+	// Expected (see nodeverdict.Reason).
+	Reasons []nodeverdict.Reason `json:"reasons"`
+	// Runtime is null without a crictl file.
+	Runtime *nodeverdict.Runtime    `json:"runtime"`
+	Metrics nodeverdict.Metrics     `json:"metrics"`
+	Relist  nodeverdict.RelistCheck `json:"relist"`
+	// Inputs are the files read, as given.
+	Inputs NodeInputs `json:"inputs"`
+}
+
+// NodeGate is the gate that decides the PLEG, as the node sets it and the
+// source defaults it.
+type NodeGate struct {
+	Name string `json:"name"`
+	// Explicit says configz's kubeletconfig.featureGates sets the gate.
+	Explicit bool `json:"explicit"`
+	// Value is the gate's effective value: configz's, or the default.
+	Value bool `json:"value"`
+	// Default is the source's default at KubeletVersion; null when the
+	// source has no spec of the gate there.
+	Default *bool `json:"default"`
+	// KubeletVersion is the kubelet's version, as the metrics (or the
+	// caller) report it: "" when unreported. A version that names no
+	// release (v0.0.0-master+$Format:%H$) is kept as reported; Default is
+	// then the source's own version's, and a reason says so.
+	KubeletVersion string `json:"kubeletVersion"`
+	// Spec is the spec in force at KubeletVersion; null when none.
+	Spec *Spec `json:"spec"`
+	// Built says the kubelet's source builds an evented PLEG under the
+	// gate; Test is where it tests the gate (null when it does not).
+	Built bool `json:"built"`
+	Test  *Pos `json:"test"`
+}
+
+// NodeInputs are the captures read.
+type NodeInputs struct {
+	Configz string `json:"configz"`
+	Metrics string `json:"metrics"`
+	Crictl  string `json:"crictl,omitempty"`
+}
+
+// NodeEvented is what the evented PLEG does, read from its code.
+type NodeEvented struct {
+	// Role is its design (an event source, a relist trigger, unknown),
+	// Why on what evidence.
+	Role string `json:"role"`
+	Why  string `json:"why"`
+	// OnStreamFailure is what it does after giving the stream up.
+	OnStreamFailure string `json:"onStreamFailure,omitempty"`
+	// ForcedRelists says that it relists the generic PLEG itself when a
+	// stream call fails, ForcedRelistsWhy on what evidence.
+	ForcedRelists    bool   `json:"forcedRelists,omitempty"`
+	ForcedRelistsWhy string `json:"forcedRelistsWhy,omitempty"`
+}
+
+// Disagreeing counts the reasons that disagree with Expected.
+func (r *NodeReport) Disagreeing() int {
+	n := 0
+	for _, reason := range r.Reasons {
+		if reason.Agrees != nil && !*reason.Agrees {
+			n++
+		}
+	}
+	return n
+}
+
+// The verdicts of a NodeReport, as nodeverdict decides them.
+const (
+	Generic               = nodeverdict.Generic
+	Evented               = nodeverdict.Evented
+	GenericWithEventHints = nodeverdict.GenericWithEventHints
+	FellBack              = nodeverdict.FellBack
+	Inconsistent          = nodeverdict.Inconsistent
+)
+
+// Files visits the report's file names (Located).
+func (r *NodeReport) Files(visit func(*string)) {
+	v := files(visit)
+	v.spec(r.Gate.Spec)
+	v.pos(r.Gate.Test)
+}
+
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = "EventedPLEG"
+
+// The packages the answers read, relative to the tree's module.
+const (
+	FeaturesPackage = "pkg/features"
+	KubeletPackage  = "pkg/kubelet"
+	PlegPackage     = "pkg/kubelet/pleg"
+)

@@ -1,0 +1,136 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plegvet/plegvet/answer"
+)
+
+// Node prints the verdict first, then each reason over its
+// evidence, labelled by whether it agrees with the verdict the source
+// predicts (the report's Expected).
+func Node(w io.Writer, rep *answer.NodeReport) error {
+	var b strings.Builder // one write at the end, whose error is returned
+	line := func(label, text string) {
+		fmt.Fprintf(&b, "%-13s%s\n", label, text)
+	}
+	g := rep.Gate
+	state := "off"
+	if g.Value {
+		state = "on"
+	}
+	because := fmt.Sprintf("%s is %s", g.Name, state)
+	if !g.Built {
+		because = "this kubelet's source builds no evented PLEG"
+	}
+	switch rep.Verdict {
+	case answer.Inconsistent:
+		line("verdict", fmt.Sprintf("inconsistent: %s, %s; yet %d of %d reasons disagree", because, predicted(rep), rep.Disagreeing(), len(rep.Reasons)))
+	case answer.FellBack:
+		line("verdict", "fell-back: "+because+", but "+gaveUp(rep))
+	case answer.GenericWithEventHints:
+		line("verdict", fmt.Sprintf("generic-with-event-hints: %s, but this release's evented PLEG only asks the generic PLEG to relist; the generic PLEG alone emits pod lifecycle events", because))
+	default:
+		line("verdict", fmt.Sprintf("%s: %s, and no reason disagrees", rep.Verdict, because))
+	}
+	kubelet := cmp.Or(g.KubeletVersion, "unknown")
+	switch {
+	case rep.Source.Dir != "" && rep.Source.From == answer.FromIndex:
+		kubelet += " (source " + rep.Source.Dir + ", from plegvet's index)"
+	case rep.Source.Dir != "":
+		kubelet += " (source " + rep.Source.Dir + ")"
+	}
+	line("kubelet", kubelet)
+	if rt := rep.Runtime; rt != nil {
+		line("runtime", strings.TrimSpace(fmt.Sprintf("%s %s, CRI %s", rt.Name, rt.Version, rt.APIVersion)))
+	}
+	b.WriteString("\n")
+	for _, r := range rep.Reasons {
+		label := "note"
+		switch {
+		case r.Agrees == nil:
+		case *r.Agrees:
+			label = "agrees"
+		default:
+			label = "DISAGREES"
+		}
+		line(label, r.Claim)
+		if r.Evidence != "" {
+			for _, l := range wrapCell(r.Evidence, 2*cellWidth) {
+				line("", l)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// predicted says what the verdict the source predicts has the kubelet do,
+// for an inconsistent headline.
+func predicted(rep *answer.NodeReport) string {
+	switch rep.Expected {
+	case answer.Evented:
+		return "so the evented PLEG should run, the generic PLEG relisting beside it" + every(rep.Relist.Expected)
+	case answer.GenericWithEventHints:
+		return "so the generic PLEG should relist" + every(rep.Relist.Expected) + ", with the evented PLEG's relist requests"
+	case answer.FellBack:
+		if rep.Relist.Fallback == "" {
+			return "but the event stream fails as often as the source allows, so the evented PLEG should stop watching it, and the generic PLEG keep relisting" + every(rep.Relist.Expected)
+		}
+		return "but the event stream fails as often as the source allows, so the kubelet should relist" + every(rep.Relist.Expected) + ", as the source restores"
+	}
+	return "so the generic PLEG should relist alone" + every(rep.Relist.Expected)
+}
+
+// gaveUp says what the kubelet does once it gives the event stream up.
+func gaveUp(rep *answer.NodeReport) string {
+	if rep.Relist.Fallback == "" {
+		// No period restored: the watcher stops, the relist keeps its own.
+		return "the event stream fails as often as the source allows: the evented PLEG stops watching it, and the generic PLEG keeps relisting" + every(rep.Relist.Expected)
+	}
+	return "the event stream fails as often as the source allows, and the kubelet relists" + every(rep.Relist.Expected) + ", as the source restores"
+}
+
+func every(period string) string {
+	if period == "" {
+		return ""
+	}
+	return " every " + period
+}
+
+// GateSpec describes, for the node verdict, the gate's spec in force (s,
+// when ok), or why there is none: dir is the tree read, name the gate, g
+// its declaration (nil: none).
+func GateSpec(dir string, g *answer.Gate, name string, s answer.Spec, ok bool) string {
+	if g == nil {
+		return fmt.Sprintf("%s of %s declares no %s", answer.FeaturesPackage, dir, name)
+	}
+	if !ok {
+		first := "none"
+		if len(g.Specs) > 0 {
+			first = g.Specs[0].Version
+		}
+		return fmt.Sprintf("%s's specs begin at %s (%s:%d)", name, first, g.Entry.File, g.Entry.Line)
+	}
+	since := ""
+	if s.Version != "" {
+		since = " since " + s.Version
+	}
+	return fmt.Sprintf("%s, default %t%s (%s:%d)", s.PreRelease, s.Default, since, s.Pos.File, s.Pos.Line)
+}
+
+// GateTest says, for the node verdict, where the kubelet tests the gate,
+// or that it builds the generic PLEG only.
+func GateTest(r answer.Relist) string {
+	if r.Gate == nil || r.GateOn == nil {
+		at := ""
+		if r.GateOff != nil && r.GateOff.Call != nil {
+			at = fmt.Sprintf(" (%s:%d)", r.GateOff.Call.File, r.GateOff.Call.Line)
+		}
+		return fmt.Sprintf("%s builds one generic PLEG, under no gate%s", answer.KubeletPackage, at)
+	}
+	return fmt.Sprintf("the kubelet tests it at %s:%d", r.Gate.Test.File, r.Gate.Test.Line)
+}
