@@ -24,7 +24,7 @@
 // Exit codes of the subcommands: 0 the answer was printed, 1 an input
 // could not be read or understood (or a release could not be fetched), 2
 // the command line was wrong, 130 interrupted by SIGINT (143 by SIGTERM),
-// after one line "plegvet CMD: interrupted"; the README's "Exit codes"
+// after one line "plegvet CMD: interrupted"; docs/exit-codes.md
 // has the rest.
 //
 // Environment:

@@ -1,6 +1,6 @@
 // Package driver is plegvet's standalone go/analysis driver, plegvet
 // [flags] PACKAGES, once cmd/plegvet has read its flags. Its modes and
-// exit codes are the README's ("Checks", "Exit codes").
+// exit codes are docs/commands/checks.md's and docs/exit-codes.md's.
 //
 // One driver, two loaders. The lean loader (lean.go) type-checks from
 // source only the packages that can matter to the suite (suite.Matters),
