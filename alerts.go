@@ -3,6 +3,7 @@ package plegvet
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/alerts"
@@ -30,6 +31,13 @@ func Alerts(ctx context.Context, opts Options) (*AlertRules, error) {
 		rep, err := inspect(ctx, t, src, opts.Proto)
 		if err != nil {
 			return nil, err
+		}
+		if rep.Relist == nil {
+			for _, m := range rep.Missing {
+				if m.Part == "relist" {
+					return nil, fmt.Errorf("%s: no rules to write: %s", src.Dir, m.Why)
+				}
+			}
 		}
 		return alerts.Build(rep), nil
 	})

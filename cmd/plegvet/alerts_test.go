@@ -98,6 +98,53 @@ func TestAlertRulesPromtool(t *testing.T) {
 	runPromtoolTests(t, tool, dir, rules, scenarios)
 }
 
+// The rules of two releases, fetched, pass promtool check rules, and
+// promtool test rules on series from their own kubelets' real scrapes
+// (v1.36.5 fallen back to the generic relist, its last-seen overwritten;
+// v1.37.2, whose last-seen is the generic relist's): each fires only for
+// kubelets of its own minor.
+func TestAlertRulesReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches Kubernetes releases and runs promtool")
+	}
+	tool := promtool(t)
+	real := func(parts ...string) string {
+		return filepath.Join(append([]string{"..", "..", "nodeverdict", "testdata", "real"}, parts...)...)
+	}
+	const gaveUp = "EventedPLEGGaveUp/gate-on: EventedPLEG gave up: its CRI event stream failed 5 times; the limit is 5 = eventedPlegMaxStreamRetries"
+	for _, tc := range []struct {
+		version   string
+		scenarios []scenario
+	}{
+		{"v1.36.5", []scenario{
+			{name: "fallen back, runtime refuses from 5m", capture: real("v1.36.5", "gate-on-debian", "000.txt"), period: time.Second, stopAt: 5 * time.Minute, failFast: true, lastSeenIsNow: true,
+				evals: []eval{{at: 4 * time.Minute, firing: []string{gaveUp}},
+					{at: 8*time.Minute + 30*time.Second, firing: []string{gaveUp,
+						"PLEGRelistStalled/fallback: PLEG relist stalled: no successful relist for 2m0s; the kubelet's threshold is 3m0s",
+						"PLEGUnhealthy/fallback: PLEG is not healthy: no successful relist for 3m0s; threshold is 3m0s"}}}},
+			{name: "a v1.37 kubelet", capture: real("v1.37.2", "runtime-restart", "030.txt"), period: time.Second, stopAt: 5 * time.Minute,
+				evals: []eval{{at: 9 * time.Minute}}},
+		}},
+		{"v1.37.2", []scenario{
+			{name: "relist hung at 5m", capture: real("v1.37.2", "runtime-restart", "030.txt"), period: time.Second, stopAt: 5 * time.Minute,
+				evals: []eval{{at: 4 * time.Minute, firing: []string{gaveUp}},
+					{at: 7*time.Minute + 30*time.Second, firing: []string{gaveUp, "PLEGRelistStalled/always: PLEG relist stalled: pleg was last seen active 2m 31s ago; the kubelet's threshold is 3m0s"}},
+					{at: 8*time.Minute + 30*time.Second, firing: []string{gaveUp,
+						"PLEGRelistStalled/always: PLEG relist stalled: pleg was last seen active 3m 31s ago; the kubelet's threshold is 3m0s",
+						"PLEGUnhealthy/always: PLEG is not healthy: pleg was last seen active 3m 31s ago; threshold is 3m0s"}}}},
+			{name: "a v1.36 kubelet", capture: real("v1.36.5", "gate-on-debian", "000.txt"), period: time.Second, stopAt: 5 * time.Minute,
+				evals: []eval{{at: 9 * time.Minute}}},
+		}},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			dir := t.TempDir()
+			rules := writeRules(t, dir, plegvet.Options{Kubernetes: tc.version, CacheDir: plegvet.DefaultCacheDir()})
+			checkRules(t, tool, rules)
+			runPromtoolTests(t, tool, dir, rules, tc.scenarios)
+		})
+	}
+}
+
 // writeRules writes AlertRulesFile's rules for opts into dir.
 func writeRules(t *testing.T, dir string, opts plegvet.Options) string {
 	t.Helper()
