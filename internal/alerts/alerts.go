@@ -80,8 +80,8 @@ func Build(rep *answer.Report) *answer.Alerts {
 	}
 	for _, m := range modes(rep) {
 		m.selector += scope
-		stalled(a, m)
-		unhealthy(a, m)
+		elapsed(a, m, answer.AlertStalled)
+		elapsed(a, m, answer.AlertUnhealthy)
 		slow(a, m)
 	}
 	gaveUp(a, rep, scope)
@@ -171,30 +171,25 @@ func elapsedRule(m mode, at time.Duration) answer.AlertRule {
 	return r
 }
 
-func stalled(a *answer.Alerts, m mode) {
+// elapsed writes the stalled (two thirds of the threshold) or the
+// unhealthy (the threshold) rule of a mode.
+func elapsed(a *answer.Alerts, m mode, kind string) {
+	part := kind + "/" + m.name
 	t, ok := m.threshold.Duration()
 	if !ok {
-		unwritten(a, answer.AlertStalled+"/"+m.name, "the threshold is %s", m.threshold)
+		unwritten(a, part, "the threshold is %s", m.threshold)
 		return
 	}
-	at := t * stallNum / stallDen
-	if p, ok := m.period.Duration(); ok && at <= p {
-		unwritten(a, answer.AlertStalled+"/"+m.name, "two thirds of the threshold (%s) is not above the relist period %s: a healthy kubelet would trip it", at, p)
-		return
-	}
-	r := elapsedRule(m, at)
-	r.Alert, r.Kind, r.Severity = nameStalled, answer.AlertStalled, "warning"
-	a.Rules = append(a.Rules, r)
-}
-
-func unhealthy(a *answer.Alerts, m mode) {
-	t, ok := m.threshold.Duration()
-	if !ok {
-		unwritten(a, answer.AlertUnhealthy+"/"+m.name, "the threshold is %s", m.threshold)
-		return
+	alert, severity := nameUnhealthy, "critical"
+	if kind == answer.AlertStalled {
+		t, alert, severity = t*stallNum/stallDen, nameStalled, "warning"
+		if p, ok := m.period.Duration(); ok && t <= p {
+			unwritten(a, part, "two thirds of the threshold (%s) is not above the relist period %s: a healthy kubelet would trip it", t, p)
+			return
+		}
 	}
 	r := elapsedRule(m, t)
-	r.Alert, r.Kind, r.Severity = nameUnhealthy, answer.AlertUnhealthy, "critical"
+	r.Alert, r.Kind, r.Severity = alert, kind, severity
 	a.Rules = append(a.Rules, r)
 }
 
