@@ -147,15 +147,17 @@ func window(d time.Duration) string {
 const lastSeen = "time() - (kubelet_pleg_last_seen_seconds > 0)"
 
 // progressStopped holds where no relist completed over w (a relist hung
-// in the runtime's list call or in the cache update after it), or where
-// every list_podsandbox call failed over w (a relist that fails fast: its
-// GetPods starts with ListPodSandbox, so none can have succeeded).
+// in the runtime's list call or in the cache update after it) in a kubelet
+// older than w (a kubelet that just started has relisted once, and relists
+// next a period later), or where every list_podsandbox call failed over w
+// (a relist that fails fast: its GetPods starts with ListPodSandbox, so
+// none can have succeeded).
 func progressStopped(w time.Duration) string {
 	ops := func(metric string) string {
 		return fmt.Sprintf("sum without(operation_type) (increase(%s{operation_type=\"list_podsandbox\"}[%s]))", metric, window(w))
 	}
-	return fmt.Sprintf("(increase(kubelet_pleg_relist_duration_seconds_count[%s]) == 0 or %s %s >= %s > 0)",
-		window(w), join, ops("kubelet_runtime_operations_errors_total"), ops("kubelet_runtime_operations_total"))
+	return fmt.Sprintf("(increase(kubelet_pleg_relist_duration_seconds_count[%s]) == 0 and %s time() - process_start_time_seconds > %s or %s %s >= %s > 0)",
+		window(w), join, seconds(w), join, ops("kubelet_runtime_operations_errors_total"), ops("kubelet_runtime_operations_total"))
 }
 
 // elapsedRule is a rule comparing the time since the last successful
