@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/internal/debiantool"
 )
 
 // A second real editor, Emacs with eglot (Debian's emacs-nox and
@@ -17,7 +19,7 @@ func TestEmacsEglot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plegvet and runs emacs")
 	}
-	emacs := debianTool(t, "emacs", hasEglot, "emacs-nox", "elpa-eglot")
+	emacs := debiantool.Find(t, "emacs", hasEglot, "emacs-nox", "elpa-eglot")
 	run := driveEditor(t, emacs, "drive.el", func(driver string) []string { return []string{"--batch", "-Q", "-l", driver} })
 	data, runErr, output := run.data, run.err, run.output
 	type diag struct {

@@ -9,43 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// debianTool finds a program, installing Debian's packages for it when
-// it is missing or not usable (usable, when not nil, says) and the test
-// runs as root on a machine with apt-get (as CI does); otherwise it
-// skips, saying why.
-func debianTool(t *testing.T, program string, usable func(path string) bool, packages ...string) string {
-	t.Helper()
-	ready := func() (string, bool) {
-		path, err := exec.LookPath(program)
-		return path, err == nil && (usable == nil || usable(path))
-	}
-	if path, ok := ready(); ok {
-		return path
-	}
-	if os.Geteuid() != 0 {
-		t.Skipf("no usable %s on PATH, and not root to install Debian's %s", program, strings.Join(packages, " "))
-	}
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skipf("no usable %s on PATH, and no apt-get to install it", program)
-	}
-	// Another apt-get (a machine's own updates) may hold dpkg's lock for a
-	// while: wait for it rather than fail.
-	lock := []string{"-o", "DPkg::Lock::Timeout=300"}
-	for _, args := range [][]string{append(lock, "update"), append(append(lock, "install", "-y", "--no-install-recommends"), packages...)} {
-		cmd := exec.Command("apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	path, ok := ready()
-	if !ok {
-		t.Fatalf("Debian's %s installed no usable %s", strings.Join(packages, " "), program)
-	}
-	return path
-}
+	"github.com/plegvet/plegvet/internal/debiantool"
+)
 
 // plegvetBinary builds plegvet for an editor to start.
 func plegvetBinary(t *testing.T) string {
@@ -66,7 +32,7 @@ func TestNeovim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plegvet and runs neovim")
 	}
-	nvim := debianTool(t, "nvim", nil, "neovim")
+	nvim := debiantool.Find(t, "nvim", nil, "neovim")
 	run := driveEditor(t, nvim, "drive.lua", func(driver string) []string {
 		return []string{"--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile " + driver}
 	})

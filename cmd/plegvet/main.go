@@ -11,6 +11,7 @@
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
 //	plegvet runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]
+//	plegvet alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
 //	plegvet lsp                              (a language server on stdin and stdout, for editors)
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
@@ -76,6 +77,7 @@ func subcommands() []subcommand {
 		{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
 		{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
 		{"lsp", "lsp: a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
+		{"alerts", "alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]: Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow, thresholds read from the source", runAlerts},
 		{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
 	}
 }

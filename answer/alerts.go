@@ -1,0 +1,116 @@
+package answer
+
+// Alerts is the Prometheus alerting rules for one tree's kubelets
+// (plegvet alerts): each rule's PromQL, and the values read from the tree
+// that it compares with, each with its constant and declaration.
+type Alerts struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Source        Source `json:"source"`
+	// Minor is the release's minor (v1.36) that each rule matches against
+	// the kubelet's kubernetes_build_info{git_version}; "" when the tree's
+	// version is not known (a checkout): the rules then match every kubelet.
+	Minor string `json:"minor,omitempty"`
+	// Group is the rule group's name, one per minor.
+	Group string `json:"group"`
+	// Gate is the feature gate deciding the evented PLEG; "" without one.
+	Gate  string      `json:"gate,omitempty"`
+	Rules []AlertRule `json:"rules"`
+	// Unwritten are the rules the tree's kubelet cannot be alerted on, and why.
+	Unwritten []Missing `json:"unwritten"`
+}
+
+// The kinds of alert (AlertRule.Kind).
+const (
+	// AlertStalled: the relist has not succeeded for StallFraction of
+	// the threshold: the node is on its way to NotReady.
+	AlertStalled = "stalled"
+	// AlertUnhealthy: the relist has not succeeded for the threshold: the
+	// kubelet's "PLEG" health check fails and the node is NotReady.
+	AlertUnhealthy = "unhealthy"
+	// AlertEventedGaveUp: the evented PLEG's stream failed its last
+	// allowed time.
+	AlertEventedGaveUp = "evented-gave-up"
+	// AlertRelistSlow: relists take longer than their period.
+	AlertRelistSlow = "relist-slow"
+)
+
+// The modes a rule is for (AlertRule.Mode): which threshold is in force.
+const (
+	// ModeAlways: the tree has one threshold, gate off or on.
+	ModeAlways = "always"
+	// ModeGateOff: the gate is off (or the kubelet does not export it).
+	ModeGateOff = "gate-off"
+	// ModeGateOn: the gate is on and the evented PLEG has not fallen back.
+	ModeGateOn = "gate-on"
+	// ModeFallback: the gate is on and the evented PLEG has fallen back
+	// to the generic relist after its last allowed stream failure.
+	ModeFallback = "fallback"
+)
+
+// The signals a rule reads (AlertRule.Signal).
+const (
+	// SignalLastSeen: time() - kubelet_pleg_last_seen_seconds, the
+	// kubelet's own elapsed time since its last successful relist.
+	SignalLastSeen = "last-seen"
+	// SignalRelistProgress: no relist completed, or every list_podsandbox
+	// call failed, over the window; used where last-seen cannot show a
+	// stall (HiddenBy).
+	SignalRelistProgress = "relist-progress"
+	// SignalConnectionErrors: kubelet_evented_pleg_connection_error_count.
+	SignalConnectionErrors = "connection-errors"
+	// SignalRelistDuration: a quantile of kubelet_pleg_relist_duration_seconds.
+	SignalRelistDuration = "relist-duration"
+)
+
+// AlertRule is one alerting rule and what it was built from.
+type AlertRule struct {
+	Alert    string `json:"alert"`
+	Kind     string `json:"kind"`
+	Mode     string `json:"mode"`
+	Signal   string `json:"signal"`
+	Severity string `json:"severity"`
+	Expr     string `json:"expr"`
+	// For is the rule's for: duration ("5m"); "" for none.
+	For string `json:"for,omitempty"`
+	// At is what the rule compares with, as a Go duration ("2m0s") or a
+	// count ("5").
+	At string `json:"at"`
+	// Threshold is the health threshold in force in Mode; Period the
+	// generic relist period there; Retries the evented PLEG's stream
+	// retries. Each is null where the rule does not use it.
+	Threshold *Value      `json:"threshold"`
+	Period    *Value      `json:"period"`
+	Retries   *RetryCount `json:"retries"`
+	// HiddenBy is the health check registered on the evented PLEG whose
+	// poll sets kubelet_pleg_last_seen_seconds to the time of the poll,
+	// so that last-seen cannot show a stalled relist in Mode; null when
+	// last-seen shows it.
+	HiddenBy *HealthCheck `json:"hiddenBy"`
+	// OnStreamFailure is what the evented PLEG does after its last allowed
+	// stream failure (evented-gave-up only).
+	OnStreamFailure *StreamFailure `json:"onStreamFailure,omitempty"`
+	// Fallback and FallbackThreshold are what the evented PLEG restores
+	// on the generic relist then; null when it restores nothing.
+	Fallback          *Value `json:"fallback,omitempty"`
+	FallbackThreshold *Value `json:"fallbackThreshold,omitempty"`
+}
+
+// Files visits the answer's file names (Located).
+func (a *Alerts) Files(visit func(*string)) {
+	v := files(visit)
+	for i := range a.Rules {
+		r := &a.Rules[i]
+		v.value(r.Threshold)
+		v.value(r.Period)
+		v.retries(r.Retries)
+		v.value(r.Fallback)
+		v.value(r.FallbackThreshold)
+		if r.HiddenBy != nil {
+			v.pos(&r.HiddenBy.Pos)
+		}
+		if f := r.OnStreamFailure; f != nil {
+			v.retries(f.After)
+			v.pos(f.Pos)
+		}
+	}
+}

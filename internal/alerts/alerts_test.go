@@ -1,0 +1,113 @@
+package alerts
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/plegvet/plegvet/answer"
+)
+
+func value(v, name string, line int) *answer.Value {
+	return &answer.Value{Value: v, Const: name, Decl: &answer.Pos{File: "pkg/kubelet/kubelet.go", Line: line, Column: 2}}
+}
+
+func count(n int64) *answer.RetryCount {
+	return &answer.RetryCount{Value: &n, Const: "eventedPlegMaxStreamRetries", Decl: &answer.Pos{File: "pkg/kubelet/kubelet.go", Line: 221}}
+}
+
+// The three shapes of the releases: no evented PLEG (v1.25); an evented
+// PLEG health-checked, with a 10m gate-on threshold and a fallback to 3m
+// (v1.26-v1.36); one threshold and a watcher that stops (v1.37).
+func shapes() map[string]*answer.Report {
+	off := &answer.Mode{Period: value("1s", "genericPlegRelistPeriod", 215), Threshold: value("3m0s", "genericPlegRelistThreshold", 216)}
+	gate := &answer.RelistGate{Name: "EventedPLEG"}
+	src := func(v string) answer.Source {
+		return answer.Source{Dir: "k8s.io/kubernetes@" + v, KubernetesVersion: v}
+	}
+	v136on := &answer.GateOnMode{Mode: answer.Mode{Period: value("5m0s", "eventedPlegRelistPeriod", 219), Threshold: value("10m0s", "eventedPlegRelistThreshold", 220)},
+		Fallback: off.Period, FallbackThreshold: off.Threshold, MaxStreamRetries: count(5)}
+	v137on := &answer.GateOnMode{Mode: *off, MaxStreamRetries: count(5)}
+	return map[string]*answer.Report{
+		"v1.25.16": {Source: src("v1.25.16"), Relist: &answer.Relist{GateOff: off}},
+		"v1.36.5": {Source: src("v1.36.5"), Relist: &answer.Relist{Gate: gate, GateOff: off, GateOn: v136on},
+			EventedPLEG: &answer.EventedPLEG{HealthCheck: &answer.HealthCheck{Name: "EventedPLEG", Pos: answer.Pos{File: "pkg/kubelet/kubelet.go", Line: 891}},
+				OnStreamFailure: answer.StreamFailure{Action: "restore-generic-relist"}}},
+		"v1.37.2": {Source: src("v1.37.2"), Relist: &answer.Relist{Gate: gate, GateOff: off, GateOn: v137on},
+			EventedPLEG: &answer.EventedPLEG{OnStreamFailure: answer.StreamFailure{Action: "stop-watching"}}},
+	}
+}
+
+func TestBuild(t *testing.T) {
+	want := map[string][]string{
+		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s"},
+		"v1.36.5": {
+			"PLEGRelistStalled gate-off last-seen 2m0s", "PLEGUnhealthy gate-off last-seen 3m0s", "PLEGRelistSlow gate-off relist-duration 1s",
+			"PLEGRelistStalled gate-on relist-progress 6m40s", "PLEGUnhealthy gate-on relist-progress 10m0s",
+			"PLEGRelistStalled fallback relist-progress 2m0s", "PLEGUnhealthy fallback relist-progress 3m0s", "PLEGRelistSlow fallback relist-duration 1s",
+			"EventedPLEGGaveUp gate-on connection-errors 5"},
+		"v1.37.2": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s",
+			"EventedPLEGGaveUp gate-on connection-errors 5"},
+	}
+	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
+	for v, rep := range shapes() {
+		a := Build(rep)
+		var got, parts []string
+		for _, r := range a.Rules {
+			got = append(got, strings.Join([]string{r.Alert, r.Mode, r.Signal, r.At}, " "))
+			if !strings.Contains(r.Expr, `kubernetes_build_info{git_version=~"`+strings.ReplaceAll(a.Minor, ".", "[.]")+`[.].*"}`) {
+				t.Errorf("%s: %s %s: not scoped to its minor: %s", v, r.Alert, r.Mode, r.Expr)
+			}
+		}
+		for _, m := range a.Unwritten {
+			parts = append(parts, m.Part)
+		}
+		if !reflect.DeepEqual(got, want[v]) || !reflect.DeepEqual(parts, unwritten[v]) {
+			t.Errorf("%s: rules\n%q\nunwritten %q; want\n%q\nunwritten %q", v, got, parts, want[v], unwritten[v])
+		}
+		// The rules are kept in the answer cache as JSON: nothing is lost.
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back answer.Alerts
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(&back, a) {
+			t.Errorf("%s: JSON round trip: %v\n%+v\n%+v", v, err, back, *a)
+		}
+	}
+}
+
+// Each mode selects its kubelets: gate off unless the gate is exported
+// on, gate on until the stream retries are spent, the fallback after.
+func TestModeSelectors(t *testing.T) {
+	a := Build(shapes()["v1.36.5"])
+	want := map[string][]string{
+		"gate-off": {`unless on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`},
+		"gate-on":  {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `unless on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
+		"fallback": {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `and on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
+	}
+	for _, r := range a.Rules {
+		for _, w := range want[r.Mode] {
+			if r.Kind != answer.AlertEventedGaveUp && !strings.Contains(r.Expr, w) {
+				t.Errorf("%s %s: no %q in %s", r.Alert, r.Mode, w, r.Expr)
+			}
+		}
+	}
+}
+
+// A threshold from configuration cannot be alerted on: the rule is not
+// written, and the answer says why.
+func TestUnresolvedThreshold(t *testing.T) {
+	rep := shapes()["v1.25.16"]
+	rep.Relist.GateOff.Threshold = &answer.Value{Unresolved: "cfg.Threshold is a field"}
+	a := Build(rep)
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy {
+			t.Errorf("rule written from an unresolved threshold: %+v", r)
+		}
+	}
+	if len(a.Unwritten) < 2 || !strings.Contains(a.Unwritten[0].Why, "cfg.Threshold is a field") {
+		t.Errorf("unwritten: %+v", a.Unwritten)
+	}
+}

@@ -1,0 +1,209 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// AlertsForm says what AlertRules writes.
+type AlertsForm string
+
+const (
+	// RulesFile is a Prometheus rules file, as rule_files and promtool
+	// check rules read it.
+	RulesFile AlertsForm = "rules"
+	// PrometheusRule is the prometheus-operator's object
+	// (monitoring.coreos.com/v1) holding the same groups.
+	PrometheusRule AlertsForm = "prometheusrule"
+)
+
+// The rules file's schema, as Prometheus reads it (rulefmt); plain
+// structs so that plegvet need not depend on Prometheus itself.
+type (
+	ruleFile struct {
+		Groups []ruleGroup `yaml:"groups"`
+	}
+	ruleGroup struct {
+		Name  string `yaml:"name"`
+		Rules []rule `yaml:"rules"`
+	}
+	rule struct {
+		Alert       string            `yaml:"alert"`
+		Expr        string            `yaml:"expr"`
+		For         string            `yaml:"for,omitempty"`
+		Labels      map[string]string `yaml:"labels"`
+		Annotations map[string]string `yaml:"annotations"`
+	}
+	prometheusRule struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct {
+			Name   string            `yaml:"name"`
+			Labels map[string]string `yaml:"labels"`
+		} `yaml:"metadata"`
+		Spec ruleFile `yaml:"spec"`
+	}
+)
+
+// AlertRules writes a's rules in form, after a comment naming the tree
+// and the rules it could not write.
+func AlertRules(w io.Writer, a *answer.Alerts, form AlertsForm) error {
+	g := ruleGroup{Name: a.Group, Rules: []rule{}}
+	for i := range a.Rules {
+		g.Rules = append(g.Rules, alertRule(a, &a.Rules[i]))
+	}
+	var doc any = ruleFile{Groups: []ruleGroup{g}}
+	if form == PrometheusRule {
+		pr := prometheusRule{APIVersion: "monitoring.coreos.com/v1", Kind: "PrometheusRule", Spec: ruleFile{Groups: []ruleGroup{g}}}
+		pr.Metadata.Name = strings.ReplaceAll(a.Group, ".", "-")
+		pr.Metadata.Labels = map[string]string{"app.kubernetes.io/managed-by": "plegvet"}
+		doc = pr
+	} else if form != RulesFile {
+		return fmt.Errorf("form %q: want %s or %s", form, RulesFile, PrometheusRule)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# PLEG alerts for the kubelets of %s, written by plegvet alerts from the\n# thresholds in its source.\n", treeName(a.Source))
+	if a.Minor != "" {
+		fmt.Fprintf(&b, "# Each rule holds for kubelets whose kubernetes_build_info says %s.\n", a.Minor)
+	}
+	for _, m := range a.Unwritten {
+		fmt.Fprintf(&b, "# Not written: %s: %s.\n", m.Part, m.Why)
+	}
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func alertRule(a *answer.Alerts, r *answer.AlertRule) rule {
+	summary, description := alertWords(a, r)
+	return rule{
+		Alert: r.Alert, Expr: r.Expr, For: r.For,
+		Labels:      map[string]string{"severity": r.Severity, "pleg_mode": r.Mode},
+		Annotations: map[string]string{"summary": summary, "description": description},
+	}
+}
+
+// alertWords are a rule's summary and description, in the kubelet's own
+// terms, each value with its constant and declaration.
+func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description string) {
+	in := treeName(a.Source)
+	threshold, period := citedIn(r.Threshold, in), citedIn(r.Period, in)
+	node := "The kubelet on {{ $labels.instance }}"
+	mode := modeWords(a, r)
+	switch r.Kind {
+	case answer.AlertStalled, answer.AlertUnhealthy:
+		since := "pleg was last seen active {{ $value | humanizeDuration }} ago"
+		if r.Signal == answer.SignalRelistProgress {
+			since = "no successful relist for " + r.At
+		}
+		effect := fmt.Sprintf(`At %s its "PLEG" health check fails ("PLEG is not healthy: pleg was last seen active ...; threshold is %s"), the sync loop skips pod synchronization and the node's Ready condition turns False with that message.`, valueOnly(r.Threshold), valueOnly(r.Threshold))
+		if r.Kind == answer.AlertStalled {
+			summary = fmt.Sprintf("PLEG relist stalled: %s; the kubelet's threshold is %s", since, valueOnly(r.Threshold))
+			description = fmt.Sprintf("%s has had no successful relist for %s, two thirds of its PLEG health threshold %s%s. %s", node, r.At, threshold, mode, effect)
+		} else {
+			summary = fmt.Sprintf("PLEG is not healthy: %s; threshold is %s", since, valueOnly(r.Threshold))
+			description = fmt.Sprintf(`%s has had no successful relist for longer than its PLEG health threshold %s%s: its "PLEG" health check fails, the sync loop logs "Skipping pod synchronization" and skips it, and the node's Ready condition is False with the message "PLEG is not healthy: ...".`, node, threshold, mode)
+		}
+		description += " " + signalWords(r)
+	case answer.AlertEventedGaveUp:
+		summary = fmt.Sprintf("EventedPLEG gave up: its CRI event stream failed {{ $value }} times; the limit is %s", valueCount(r.Retries))
+		description = fmt.Sprintf("The evented PLEG of the kubelet on {{ $labels.instance }} has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", countIn(r.Retries, in), failureWords(r, in))
+	case answer.AlertRelistSlow:
+		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is {{ $value | humanizeDuration }}, above its period %s", "0.99", valueOnly(r.Period))
+		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m): each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady.", node, period, mode, citedIn(r.Threshold, in))
+	}
+	return summary, description
+}
+
+// modeWords says which threshold is in force for the rule: ", with
+// EventedPLEG off" and so on; "" when the tree has one.
+func modeWords(a *answer.Alerts, r *answer.AlertRule) string {
+	switch r.Mode {
+	case answer.ModeGateOff:
+		return fmt.Sprintf(", in force with %s off (kubernetes_feature_enabled{name=%q} not 1)", a.Gate, a.Gate)
+	case answer.ModeGateOn:
+		return fmt.Sprintf(", in force with %s on until the evented PLEG gives up its stream", a.Gate)
+	case answer.ModeFallback:
+		return fmt.Sprintf(", in force with %s on once the evented PLEG has fallen back to the generic relist (kubelet_evented_pleg_connection_error_count reached the stream retry limit)", a.Gate)
+	}
+	return ""
+}
+
+// signalWords says what the rule reads, and where last-seen cannot show a
+// stall, why and what it reads instead.
+func signalWords(r *answer.AlertRule) string {
+	if r.Signal == answer.SignalLastSeen {
+		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks."
+	}
+	return fmt.Sprintf(`Here the %q health check registered on the evented PLEG (%s) sets kubelet_pleg_last_seen_seconds to the time of each health poll, so last-seen cannot show a stalled relist; this rule reads instead that no relist completed over %s (kubelet_pleg_relist_duration_seconds_count), or that every list_podsandbox call failed over it (kubelet_runtime_operations_errors_total), either of which means no relist succeeded.`,
+		r.HiddenBy.Name, srcpos.Line(&r.HiddenBy.Pos), r.At)
+}
+
+// failureWords says what the evented PLEG does after its last allowed
+// stream failure.
+func failureWords(r *answer.AlertRule, in string) string {
+	f := r.OnStreamFailure
+	switch {
+	case f == nil || f.Action == "unknown":
+		return "What it does then could not be read from the source."
+	case f.Action == "restore-generic-relist" && r.Fallback != nil:
+		return fmt.Sprintf("It has fallen back to the generic relist (%s): relist every %s, health threshold %s. The node gets no container events from the runtime until the kubelet restarts; check the runtime's CRI event stream.", srcpos.Line(f.Pos), citedIn(r.Fallback, in), citedIn(r.FallbackThreshold, in))
+	case f.Action == "stop-watching":
+		return fmt.Sprintf("It has stopped watching the stream (%s): relist goes on at its period, without the stream's relist requests, until the kubelet restarts; check the runtime's CRI event stream.", srcpos.Line(f.Pos))
+	}
+	return fmt.Sprintf("It then does %s (%s).", f.Action, srcpos.Line(f.Pos))
+}
+
+// citedIn is a value with its evidence, the declaration's position
+// followed by the tree read: "3m0s = name (file:line in tree)".
+func citedIn(v *answer.Value, in string) string {
+	if !v.Resolved() || v.Decl == nil {
+		return Value(v, Cited)
+	}
+	return Evidence(v.Value, v.Const, nil) + " (" + srcpos.Line(v.Decl) + " in " + in + ")"
+}
+
+// countIn is a retry count as citedIn words a value.
+func countIn(r *answer.RetryCount, in string) string {
+	if r == nil || r.Value == nil || r.Decl == nil {
+		return Count(r)
+	}
+	return Evidence(fmt.Sprint(*r.Value), r.Const, nil) + " (" + srcpos.Line(r.Decl) + " in " + in + ")"
+}
+
+// treeName names the tree read: k8s.io/kubernetes@v1.36.5, or "the
+// checkout DIR".
+func treeName(src answer.Source) string {
+	if src.KubernetesVersion != "" && strings.Contains(src.Dir, "@") {
+		return src.Dir
+	}
+	return "the checkout " + src.Dir
+}
+
+// valueCount is a retry count without its declaration: "5 =
+// eventedPlegMaxStreamRetries".
+func valueCount(r *answer.RetryCount) string {
+	if r == nil || r.Value == nil {
+		return Count(r)
+	}
+	return Evidence(fmt.Sprint(*r.Value), r.Const, nil)
+}
+
+// valueOnly is a value as read, without its evidence.
+func valueOnly(v *answer.Value) string {
+	return Value(v, Cell)
+}
