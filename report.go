@@ -55,6 +55,9 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = render.Summary(rep)
+	if rep.Health != nil {
+		rep.Health.Consequence = render.HealthConsequence(rep)
+	}
 	return rep, nil
 }
 
@@ -92,6 +95,7 @@ func addRelist(r *Report, a *analysed, hasPLEG bool) {
 	out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
 	res := out.Result.(*pleg.Result)
 	r.EventedPLEG = res.Evented
+	r.Health = res.Health
 	if len(res.SyncLoops) > 0 {
 		r.SyncLoop = &res.SyncLoops[0]
 	} else {
