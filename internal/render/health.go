@@ -76,9 +76,9 @@ func checkLines(c *answer.HealthRule) []string {
 	case c.Capacity != nil:
 		what += ", its event channel full at " + Value(c.Capacity, Cited)
 	}
-	lines = append(lines, "  "+what)
+	lines = append(lines, what)
 	for _, m := range c.Messages {
-		lines = append(lines, fmt.Sprintf("  %s: %q (%s)", m.When, m.Format, srcpos.Line(&m.Pos)))
+		lines = append(lines, fmt.Sprintf("%s: %q (%s)", m.When, m.Format, srcpos.Line(&m.Pos)))
 	}
 	return lines
 }
