@@ -24,7 +24,7 @@ func healthRows(row rowFunc, h *answer.Health) {
 		label = ""
 	}
 	if m := h.RuntimeErrors; m != nil {
-		row(label, fmt.Sprintf("a failed check is worded %q (%s): \"<name> is not healthy: <its message>\"", m.Format, srcpos.Line(&m.Pos)))
+		row(label, fmt.Sprintf("a failed check is worded %q (%s): %q", m.Format, srcpos.Line(&m.Pos), KubeletMessage(m, "<name>", &answer.HealthMessage{Format: "<its message>"})))
 	}
 	var acts []string
 	if s := h.SyncLoopSkip; s != nil {
@@ -127,10 +127,10 @@ func HealthConsequence(r *answer.Report) string {
 		gate = r.Relist.Gate.Name
 	}
 	switch {
-	case t.GateOn != nil && t.GateOn.Value != t.GateOff.Value:
+	case t.GateOn != nil && gate != "" && r.Relist.GateOn != nil && t.GateOn.Value != t.GateOff.Value:
 		fmt.Fprintf(&b, "With %s on, a PLEG whose relist stops succeeding turns this node NotReady after %s, not %s", gate, Value(t.GateOn, Prose), Value(t.GateOff, Prose))
 		retries := "several"
-		if on := r.Relist.GateOn; on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
+		if on := r.Relist.GateOn; on != nil && on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
 			retries = fmt.Sprint(*on.MaxStreamRetries.Value)
 		}
 		if t.Fallback != nil {
