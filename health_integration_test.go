@@ -18,6 +18,7 @@ type healthRelease struct {
 	off, on, fallback string
 	capacity          string // the EventedPLEG check's, "" without one
 	messages          []string
+	records           []string // the checks' metric writes, "check@file:line"
 	runtimeErrors     string
 	runtimeDown       string
 	skip, backoff     string
@@ -51,6 +52,7 @@ func TestHealthOnReleases(t *testing.T) {
 		on:            "null",
 		fallback:      "null",
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:139", late + "@pkg/kubelet/pleg/generic.go:145"},
+		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:142"},
 		runtimeErrors: "pkg/kubelet/runtime.go:101", runtimeDown: "pkg/kubelet/runtime.go:97 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:125",
 		skip: "pkg/kubelet/kubelet.go:2034", backoff: "pkg/kubelet/kubelet.go:2036", ready: "pkg/kubelet/kubelet_node_status.go:640",
 		list: "g.runtime.GetPods(true)@pkg/kubelet/pleg/generic.go:203", compare: "generateEvents@pkg/kubelet/pleg/generic.go:151",
@@ -63,6 +65,7 @@ func TestHealthOnReleases(t *testing.T) {
 		fallback:      "3m0s=genericPlegRelistThreshold@pkg/kubelet/kubelet.go:182",
 		capacity:      "1000=plegChannelCapacity@pkg/kubelet/kubelet.go:171",
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:168", late + "@pkg/kubelet/pleg/generic.go:174", full + "@pkg/kubelet/pleg/evented.go:167"},
+		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:171", "EventedPLEG@pkg/kubelet/pleg/evented.go:171"},
 		runtimeErrors: "pkg/kubelet/runtime.go:115", runtimeDown: "pkg/kubelet/runtime.go:111 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:133",
 		skip: "pkg/kubelet/kubelet.go:2380", backoff: "pkg/kubelet/kubelet.go:2382", ready: "pkg/kubelet/kubelet_node_status.go:753",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:236", compare: "generateEvents@pkg/kubelet/pleg/generic.go:180",
@@ -75,6 +78,7 @@ func TestHealthOnReleases(t *testing.T) {
 		fallback:      "3m0s=genericPlegRelistThreshold@pkg/kubelet/kubelet.go:216",
 		capacity:      "1000=plegChannelCapacity@pkg/kubelet/kubelet.go:205",
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:241", late + "@pkg/kubelet/pleg/generic.go:247", full + "@pkg/kubelet/pleg/evented.go:175"},
+		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:244", "EventedPLEG@pkg/kubelet/pleg/evented.go:179"},
 		runtimeErrors: "pkg/kubelet/runtime.go:133", runtimeDown: "pkg/kubelet/runtime.go:129 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:153",
 		skip: "pkg/kubelet/kubelet.go:2646", backoff: "pkg/kubelet/kubelet.go:2648", ready: "pkg/kubelet/kubelet_node_status.go:701",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:310", compare: "generateEvents@pkg/kubelet/pleg/generic.go:253",
@@ -85,6 +89,7 @@ func TestHealthOnReleases(t *testing.T) {
 		on:            "3m0s=genericPlegRelistThreshold@pkg/kubelet/kubelet.go:216",
 		fallback:      "null",
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:238", late + "@pkg/kubelet/pleg/generic.go:244"},
+		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:241"},
 		runtimeErrors: "pkg/kubelet/runtime.go:133", runtimeDown: "pkg/kubelet/runtime.go:129 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:153",
 		skip: "pkg/kubelet/kubelet.go:2697", backoff: "pkg/kubelet/kubelet.go:2699", ready: "pkg/kubelet/kubelet_node_status.go:749",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:306", compare: "generateEvents@pkg/kubelet/pleg/generic.go:250",
@@ -101,7 +106,7 @@ func TestHealthOnReleases(t *testing.T) {
 				t.Fatal("no health")
 			}
 			dir := moduleDir(t, "k8s.io/kubernetes@"+tc.version)
-			var checks, messages []string
+			var checks, messages, records []string
 			capacity := ""
 			for _, c := range h.Checks {
 				s := fmt.Sprintf("%s@%s %s %s@%s", c.Name, posText(&c.Registered), c.Rule, c.Method, posText(c.Decl))
@@ -126,6 +131,10 @@ func TestHealthOnReleases(t *testing.T) {
 					messages = append(messages, m.Format+"@"+posText(&m.Pos))
 					lineHas(t, dir, &m.Pos, fmt.Sprintf("%q", m.Format))
 				}
+				for _, r := range c.Records {
+					records = append(records, c.Name+"@"+posText(&r.Pos))
+					lineHas(t, dir, &r.Pos, "metrics.PLEGLastSeen.Set(")
+				}
 			}
 			if strings.Join(checks, "\n") != strings.Join(tc.checks, "\n") {
 				t.Errorf("checks:\n%s\nwant:\n%s", strings.Join(checks, "\n"), strings.Join(tc.checks, "\n"))
@@ -135,6 +144,9 @@ func TestHealthOnReleases(t *testing.T) {
 			}
 			if strings.Join(messages, "\n") != strings.Join(tc.messages, "\n") {
 				t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(messages, "\n"), strings.Join(tc.messages, "\n"))
+			}
+			if strings.Join(records, "\n") != strings.Join(tc.records, "\n") {
+				t.Errorf("records:\n%s\nwant:\n%s", strings.Join(records, "\n"), strings.Join(tc.records, "\n"))
 			}
 			if m := h.RuntimeErrors; m == nil || m.Format != "%s is not healthy: %v" || posText(&m.Pos) != tc.runtimeErrors {
 				t.Errorf("runtimeErrors %+v; want %q at %s", m, "%s is not healthy: %v", tc.runtimeErrors)

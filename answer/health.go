@@ -20,8 +20,8 @@ type (
 	ReadyWiring = plegperiods.ReadyWiring
 	// Reconcile is the relist's evidence of level-triggered reconciliation.
 	Reconcile = plegperiods.Reconcile
-	// ReconcileStep is one step of it.
-	ReconcileStep = plegperiods.ReconcileStep
+	// CodeStep is a step of the code: function, expression, position.
+	CodeStep = plegperiods.CodeStep
 )
 
 func (v files) healthMessage(m *HealthMessage) {
@@ -30,7 +30,7 @@ func (v files) healthMessage(m *HealthMessage) {
 	}
 }
 
-func (v files) reconcileStep(s *ReconcileStep) {
+func (v files) codeStep(s *CodeStep) {
 	if s != nil {
 		v.pos(&s.Pos)
 	}
@@ -56,6 +56,9 @@ func (v files) health(h *Health) {
 		for j := range c.Messages {
 			v.healthMessage(&c.Messages[j])
 		}
+		for j := range c.Records {
+			v.codeStep(&c.Records[j])
+		}
 	}
 	v.healthMessage(h.RuntimeErrors)
 	if d := h.RuntimeDown; d != nil {
@@ -71,7 +74,7 @@ func (v files) health(h *Health) {
 		v.pos(w.Decl)
 	}
 	if r := h.Reconcile; r != nil {
-		v.reconcileStep(r.List)
-		v.reconcileStep(r.Compare)
+		v.codeStep(r.List)
+		v.codeStep(r.Compare)
 	}
 }

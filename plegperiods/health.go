@@ -56,7 +56,10 @@ type HealthRule struct {
 	// Capacity is the event channel's capacity for event-channel-full.
 	Capacity *Value          `json:"capacity,omitempty"`
 	Messages []HealthMessage `json:"messages"`
-	Why      string          `json:"why,omitempty"` // for an unknown rule
+	// Records are the method's writes of another package's variable (a
+	// metric such as PLEGLastSeen), done each time the checks are polled.
+	Records []CodeStep `json:"records"`
+	Why     string     `json:"why,omitempty"` // for an unknown rule
 }
 
 // HealthGate is the gate test a check is registered under.
@@ -143,7 +146,7 @@ func knownRule(rs []HealthRule) bool {
 }
 
 func healthRule(fset *token.FileSet, files []*ast.File, res *resolver, relist *Relist, cs []*Construction, call HealthCheckCall) HealthRule {
-	r := HealthRule{Name: call.Name, Registered: call.Pos, PLEG: call.Of, Rule: HealthUnknown, Messages: []HealthMessage{}}
+	r := HealthRule{Name: call.Name, Registered: call.Pos, PLEG: call.Of, Rule: HealthUnknown, Messages: []HealthMessage{}, Records: []CodeStep{}}
 	if len(call.Conditions) > 0 {
 		c := call.Conditions[0]
 		r.Gate = &HealthGate{Name: c.Gate, Test: srcpos.Of(fset, c.If), On: c.On}
@@ -165,6 +168,7 @@ func healthRule(fset *token.FileSet, files []*ast.File, res *resolver, relist *R
 	m := con.Ctor.Health
 	r.Method, r.Decl, r.Rule, r.Why = m.Method, new(m.Decl), m.Rule, m.Why
 	r.Messages = append(r.Messages, m.Messages...)
+	r.Records = append(r.Records, m.Records...)
 	switch m.Rule {
 	case RelistElapsed:
 		t := &HealthThreshold{GateOff: relist.GateOff.Threshold}

@@ -85,6 +85,9 @@ func describe(h *plegperiods.Health) []string {
 		for _, m := range c.Messages {
 			out = append(out, fmt.Sprintf("  %s %q@%s", m.When, m.Format, at(&m.Pos)))
 		}
+		for _, r := range c.Records {
+			out = append(out, fmt.Sprintf("  records %s@%s", r.Expr, at(&r.Pos)))
+		}
 	}
 	if m := h.RuntimeErrors; m != nil {
 		out = append(out, fmt.Sprintf("runtimeErrors %q@%s", m.Format, at(&m.Pos)))
@@ -130,15 +133,17 @@ func TestHealthShapes(t *testing.T) {
 		tree: "channelfull", // v1.26 to v1.36: the limit in a durations struct, an evented check under the gate
 		want: []string{
 			"check PLEG@kubelet.go:45 pleg=generic GenericPLEG.Healthy rule=relist-elapsed off=fastLimit=2m0s@kubelet.go:20 on=slowLimit=8m0s@kubelet.go:22 fallback=fastLimit=2m0s@kubelet.go:20",
-			`  never-relisted "never swept"@pleg.go:79`,
-			`  threshold-exceeded "swept %v ago, over %v"@pleg.go:83`,
+			`  never-relisted "never swept"@pleg.go:81`,
+			`  threshold-exceeded "swept %v ago, over %v"@pleg.go:86`,
+			"  records metrics.LastSeen.Set(float64(g.done.Unix()))@pleg.go:83",
 			"check EventedPLEG@kubelet.go:47 pleg=evented EventedPLEG.Healthy rule=event-channel-full gate=EventedPLEG:true@kubelet.go:46 capacity=eventBuffer=640@kubelet.go:17",
-			`  channel-full "event channel holds %d events, its capacity"@pleg.go:120`,
+			`  channel-full "event channel holds %d events, its capacity"@pleg.go:123`,
+			"  records metrics.LastSeen.Set(float64(time.Now().Unix()))@pleg.go:125",
 			`runtimeErrors "%s unhealthy: %v"@state.go:33`,
 			`runtimeDown "runtime silent too long"@state.go:29 after statusGrace=20s@kubelet.go:25`,
 			`skip run "Skipping a sync: unhealthy"@kubelet.go:56 backoff@kubelet.go:57`,
 			"ready nodestatus.ReadyCondition@kubelet.go:49 decl@nodestatus.go:10",
-			"list g.runtime.Pods(true) in Sweep@pleg.go:57; compare then == now in compare@pleg.go:71",
+			"list g.runtime.Pods(true) in Sweep@pleg.go:59; compare then == now in compare@pleg.go:73",
 		},
 	}, {
 		tree: "watcher", // after v1.36: one check, the same limit in both modes, no fallback

@@ -53,6 +53,9 @@ type HealthMethod struct {
 	Decl     srcpos.Pos      // its declaration
 	Rule     HealthRuleKind  // what it checks
 	Messages []HealthMessage // the errors it returns, in source order
+	// Records are its writes of another package's variable (a metric:
+	// the method runs each time the kubelet polls its checks).
+	Records []CodeStep
 	// Channel is the constructor's parameter holding the channel whose
 	// fill it checks (event-channel-full); Index -1 otherwise, or when
 	// the channel is made inside the constructor.
@@ -80,6 +83,9 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 		h := &HealthMethod{Method: tn.Name() + "." + fn.Name(), Decl: srcpos.Of(fset, fd.Pos()), Rule: HealthUnknown, Channel: none}
 		recv := receiverObj(info, fd)
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && isRecord(info, call) {
+				h.Records = append(h.Records, CodeStep{Func: h.Method, Expr: types.ExprString(call), Pos: srcpos.Of(fset, call.Pos())})
+			}
 			is, ok := n.(*ast.IfStmt)
 			if !ok {
 				return true
@@ -106,6 +112,29 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 		return h
 	}
 	return nil
+}
+
+// isRecord reports whether call is a method call, with one numeric
+// argument, on a package-level variable of another package
+// (metrics.PLEGLastSeen.Set(...)).
+func isRecord(info *types.Info, call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if _, isPkg := astobj.Of(info, inner.X).(*types.PkgName); !isPkg {
+		return false
+	}
+	if b, ok := info.TypeOf(call.Args[0]).(*types.Basic); ok && b.Info()&types.IsNumeric != 0 {
+		return true
+	}
+	// A conversion to float64 keeps its type when its operand's package was stubbed.
+	conv, ok := ast.Unparen(call.Args[0]).(*ast.CallExpr)
+	return ok && len(conv.Args) == 1 && info.TypeOf(conv.Fun) != nil && info.Types[conv.Fun].IsType()
 }
 
 // classifyHealthTest says when an if's condition holds: a zero time

@@ -18,13 +18,13 @@ import (
 // comparison of a container's state with the previous listing's from
 // which events are generated. Either is null when not found.
 type Reconcile struct {
-	List    *ReconcileStep `json:"list"`
-	Compare *ReconcileStep `json:"compare"`
+	List    *CodeStep `json:"list"`
+	Compare *CodeStep `json:"compare"`
 }
 
-// ReconcileStep is one step: the function it is in, the expression as
-// written and its position.
-type ReconcileStep struct {
+// CodeStep is a step of the code: the function it is in, the expression
+// as written and its position.
+type CodeStep struct {
 	Func string     `json:"func"`
 	Expr string     `json:"expr"`
 	Pos  srcpos.Pos `json:"pos"`
@@ -61,7 +61,7 @@ func readReconcile(fset *token.FileSet, files []*ast.File, info *types.Info, met
 			if sig, ok := info.TypeOf(call.Fun).(*types.Signature); ok && (sig.Results().Len() != 2 || !isSlice(sig.Results().At(0).Type())) {
 				return true
 			}
-			r.List = &ReconcileStep{Func: fd.Name.Name, Expr: types.ExprString(call), Pos: srcpos.Of(fset, call.Pos())}
+			r.List = &CodeStep{Func: fd.Name.Name, Expr: types.ExprString(call), Pos: srcpos.Of(fset, call.Pos())}
 			return false
 		})
 	}
@@ -81,7 +81,7 @@ func readReconcile(fset *token.FileSet, files []*ast.File, info *types.Info, met
 			x, _ := astobj.Of(info, b.X).(*types.Var)
 			y, _ := astobj.Of(info, b.Y).(*types.Var)
 			if x != nil && y != nil && x != y && isParam(fn, x) && isParam(fn, y) && namedOf(x.Type()) != nil && types.Identical(x.Type(), y.Type()) {
-				r.Compare = &ReconcileStep{Func: fd.Name.Name, Expr: types.ExprString(b), Pos: srcpos.Of(fset, b.Pos())}
+				r.Compare = &CodeStep{Func: fd.Name.Name, Expr: types.ExprString(b), Pos: srcpos.Of(fset, b.Pos())}
 			}
 			return true
 		})

@@ -23,6 +23,9 @@ func healthRows(row rowFunc, h *answer.Health) {
 		row(label, checkLines(&h.Checks[i])...)
 		label = ""
 	}
+	if w := sharedRecord(h.Checks); w != "" {
+		row(label, w)
+	}
 	if m := h.RuntimeErrors; m != nil {
 		row(label, fmt.Sprintf("a failed check is worded %q (%s): %q", m.Format, srcpos.Line(&m.Pos), KubeletMessage(m, "<name>", &answer.HealthMessage{Format: "<its message>"})))
 	}
@@ -80,7 +83,29 @@ func checkLines(c *answer.HealthRule) []string {
 	for _, m := range c.Messages {
 		lines = append(lines, fmt.Sprintf("%s: %q (%s)", m.When, m.Format, srcpos.Line(&m.Pos)))
 	}
+	for _, r := range c.Records {
+		lines = append(lines, fmt.Sprintf("each poll records %s (%s)", r.Expr, srcpos.Line(&r.Pos)))
+	}
 	return lines
+}
+
+// sharedRecord says when two checks write the same variable on each
+// poll, each with its own value: what the variable shows is the last
+// written.
+func sharedRecord(checks []answer.HealthRule) string {
+	first := map[string]*answer.CodeStep{} // the method called -> its first call
+	by := map[string]string{}
+	for _, c := range checks {
+		for i := range c.Records {
+			r := &c.Records[i]
+			key, _, _ := strings.Cut(r.Expr, "(")
+			if f, ok := first[key]; ok && by[key] != c.Name {
+				return fmt.Sprintf("checks %q and %q both call %s on each poll, each with its own value: %s (%s) and %s (%s)", by[key], c.Name, key, f.Expr, srcpos.Line(&f.Pos), r.Expr, srcpos.Line(&r.Pos))
+			}
+			first[key], by[key] = r, c.Name
+		}
+	}
+	return ""
 }
 
 // thresholdWords is the threshold in each mode, cited.

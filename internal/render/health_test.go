@@ -9,8 +9,8 @@ import (
 
 func evidence() *answer.Reconcile {
 	return &answer.Reconcile{
-		List:    &answer.ReconcileStep{Func: "Sweep", Expr: "g.runtime.Pods(true)", Pos: answer.Pos{File: "pkg/kubelet/pleg/pleg.go", Line: 57}},
-		Compare: &answer.ReconcileStep{Func: "compare", Expr: "then == now", Pos: answer.Pos{File: "pkg/kubelet/pleg/pleg.go", Line: 71}},
+		List:    &answer.CodeStep{Func: "Sweep", Expr: "g.runtime.Pods(true)", Pos: answer.Pos{File: "pkg/kubelet/pleg/pleg.go", Line: 57}},
+		Compare: &answer.CodeStep{Func: "compare", Expr: "then == now", Pos: answer.Pos{File: "pkg/kubelet/pleg/pleg.go", Line: 71}},
 	}
 }
 
@@ -118,5 +118,22 @@ func TestKubeletMessage(t *testing.T) {
 	got := KubeletMessage(outer, "PLEG", inner, "3m2s", "3m0s")
 	if want := "PLEG is not healthy: pleg was last seen active 3m2s ago; threshold is 3m0s"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Two checks writing the same metric on each poll are said, each with
+// its value; one writer is not.
+func TestSharedRecord(t *testing.T) {
+	rec := func(expr string, line int) []answer.CodeStep {
+		return []answer.CodeStep{{Expr: expr, Pos: answer.Pos{File: "pleg.go", Line: line}}}
+	}
+	one := []answer.HealthRule{{Name: "PLEG", Records: rec("metrics.LastSeen.Set(float64(g.done.Unix()))", 83)}}
+	if got := sharedRecord(one); got != "" {
+		t.Errorf("one writer: %q, want nothing", got)
+	}
+	two := append(one, answer.HealthRule{Name: "EventedPLEG", Records: rec("metrics.LastSeen.Set(float64(time.Now().Unix()))", 125)})
+	want := `checks "PLEG" and "EventedPLEG" both call metrics.LastSeen.Set on each poll, each with its own value: metrics.LastSeen.Set(float64(g.done.Unix())) (pleg.go:83) and metrics.LastSeen.Set(float64(time.Now().Unix())) (pleg.go:125)`
+	if got := sharedRecord(two); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"healthshapes/metrics"
 )
 
 type Durations struct {
@@ -78,6 +80,7 @@ func (g *GenericPLEG) Healthy() (bool, error) {
 	if g.done.IsZero() {
 		return false, fmt.Errorf("never swept")
 	}
+	metrics.LastSeen.Set(float64(g.done.Unix()))
 	age := time.Since(g.done)
 	if age > g.durations.Limit {
 		return false, fmt.Errorf("swept %v ago, over %v", age, g.durations.Limit)
@@ -119,5 +122,6 @@ func (e *EventedPLEG) Healthy() (bool, error) {
 	if len(e.out) == cap(e.out) {
 		return false, fmt.Errorf("event channel holds %d events, its capacity", len(e.out))
 	}
+	metrics.LastSeen.Set(float64(time.Now().Unix()))
 	return true, nil
 }
