@@ -54,7 +54,7 @@ func TestHealthOnReleases(t *testing.T) {
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:139", late + "@pkg/kubelet/pleg/generic.go:145"},
 		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:142"},
 		runtimeErrors: "pkg/kubelet/runtime.go:101", runtimeDown: "pkg/kubelet/runtime.go:97 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:125",
-		skip: "pkg/kubelet/kubelet.go:2034", backoff: "pkg/kubelet/kubelet.go:2036", ready: "pkg/kubelet/kubelet_node_status.go:640",
+		skip: "pkg/kubelet/kubelet.go:2034", backoff: "pkg/kubelet/kubelet.go:2036", ready: "pkg/kubelet/kubelet_node_status.go:640 pkg/kubelet/nodestatus/setters.go:461",
 		list: "g.runtime.GetPods(true)@pkg/kubelet/pleg/generic.go:203", compare: "generateEvents@pkg/kubelet/pleg/generic.go:151",
 	}, {
 		version: "v1.30.14",
@@ -67,7 +67,7 @@ func TestHealthOnReleases(t *testing.T) {
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:168", late + "@pkg/kubelet/pleg/generic.go:174", full + "@pkg/kubelet/pleg/evented.go:167"},
 		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:171", "EventedPLEG@pkg/kubelet/pleg/evented.go:171"},
 		runtimeErrors: "pkg/kubelet/runtime.go:115", runtimeDown: "pkg/kubelet/runtime.go:111 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:133",
-		skip: "pkg/kubelet/kubelet.go:2380", backoff: "pkg/kubelet/kubelet.go:2382", ready: "pkg/kubelet/kubelet_node_status.go:753",
+		skip: "pkg/kubelet/kubelet.go:2380", backoff: "pkg/kubelet/kubelet.go:2382", ready: "pkg/kubelet/kubelet_node_status.go:753 pkg/kubelet/nodestatus/setters.go:504",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:236", compare: "generateEvents@pkg/kubelet/pleg/generic.go:180",
 	}, {
 		version: "v1.36.5",
@@ -80,7 +80,7 @@ func TestHealthOnReleases(t *testing.T) {
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:241", late + "@pkg/kubelet/pleg/generic.go:247", full + "@pkg/kubelet/pleg/evented.go:175"},
 		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:244", "EventedPLEG@pkg/kubelet/pleg/evented.go:179"},
 		runtimeErrors: "pkg/kubelet/runtime.go:133", runtimeDown: "pkg/kubelet/runtime.go:129 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:153",
-		skip: "pkg/kubelet/kubelet.go:2646", backoff: "pkg/kubelet/kubelet.go:2648", ready: "pkg/kubelet/kubelet_node_status.go:701",
+		skip: "pkg/kubelet/kubelet.go:2646", backoff: "pkg/kubelet/kubelet.go:2648", ready: "pkg/kubelet/kubelet_node_status.go:701 pkg/kubelet/nodestatus/setters.go:469",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:310", compare: "generateEvents@pkg/kubelet/pleg/generic.go:253",
 	}, {
 		version:       "v1.37.2",
@@ -91,7 +91,7 @@ func TestHealthOnReleases(t *testing.T) {
 		messages:      []string{yet + "@pkg/kubelet/pleg/generic.go:238", late + "@pkg/kubelet/pleg/generic.go:244"},
 		records:       []string{"PLEG@pkg/kubelet/pleg/generic.go:241"},
 		runtimeErrors: "pkg/kubelet/runtime.go:133", runtimeDown: "pkg/kubelet/runtime.go:129 30s=maxWaitForContainerRuntime@pkg/kubelet/kubelet.go:153",
-		skip: "pkg/kubelet/kubelet.go:2697", backoff: "pkg/kubelet/kubelet.go:2699", ready: "pkg/kubelet/kubelet_node_status.go:749",
+		skip: "pkg/kubelet/kubelet.go:2697", backoff: "pkg/kubelet/kubelet.go:2699", ready: "pkg/kubelet/kubelet_node_status.go:749 pkg/kubelet/nodestatus/setters.go:474",
 		list: "g.runtime.GetPods(ctx, true)@pkg/kubelet/pleg/generic.go:306", compare: "generateEvents@pkg/kubelet/pleg/generic.go:250",
 	}}
 	for _, tc := range tests {
@@ -165,10 +165,11 @@ func TestHealthOnReleases(t *testing.T) {
 				lineHas(t, dir, &s.Pos, `"Skipping pod synchronization"`)
 				lineHas(t, dir, s.Backoff, "time.Sleep(")
 			}
-			if w := h.ReadyCondition; w == nil || w.Func != "nodestatus.ReadyCondition" || posText(&w.Pos) != tc.ready {
+			if w := h.ReadyCondition; w == nil || w.Func != "nodestatus.ReadyCondition" || posText(&w.Pos)+" "+posText(w.Decl) != tc.ready {
 				t.Errorf("readyCondition %+v; want nodestatus.ReadyCondition at %s", w, tc.ready)
 			} else {
 				lineHas(t, dir, &w.Pos, "kl.runtimeState.runtimeErrors")
+				lineHas(t, dir, w.Decl, "func ReadyCondition(")
 			}
 			r := h.Reconcile
 			if r == nil || r.List == nil || r.Compare == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -35,7 +36,9 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 // gate it tests names the feature gate), the gate, then the CRI stream.
 func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Report, error) {
 	rel := inspectedPackages(t)
-	also := func(p string) bool { return suite.FromSource(p) || isCRIAPIPackage(p) }
+	also := func(p string) bool {
+		return suite.FromSource(p) || isCRIAPIPackage(p) || plegperiods.IsNodeStatusPackage(p)
+	}
 	a, err := analyse(ctx, t, src, also, rel...)
 	if err != nil {
 		return nil, err

@@ -202,3 +202,16 @@ func New() pleg.PodLifecycleEventGenerator {
 		})
 	}
 }
+
+func TestIsNodeStatusPackage(t *testing.T) {
+	for p, want := range map[string]bool{
+		"k8s.io/kubernetes/pkg/kubelet/nodestatus":  true,
+		"example.com/fork/pkg/kubelet/nodestatus":   true,
+		"k8s.io/kubernetes/pkg/kubelet/nodestatus2": false,
+		"k8s.io/kubernetes/pkg/kubelet":             false,
+	} {
+		if got := plegperiods.IsNodeStatusPackage(p); got != want {
+			t.Errorf("IsNodeStatusPackage(%q) = %t, want %t", p, got, want)
+		}
+	}
+}

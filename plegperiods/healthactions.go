@@ -9,6 +9,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/plegvet/plegvet/internal/astobj"
 	"github.com/plegvet/plegvet/srcpos"
@@ -186,4 +187,11 @@ func readyWiring(fset *token.FileSet, files []*ast.File, info *types.Info, fn *t
 		})
 	}
 	return out
+}
+
+// IsNodeStatusPackage reports whether an import path is the kubelet's
+// node status setters (pkg/kubelet/nodestatus, or a fork's copy at the
+// same path): read from source, its ReadyCondition has a position.
+func IsNodeStatusPackage(importPath string) bool {
+	return strings.HasSuffix(importPath, "/pkg/kubelet/nodestatus")
 }
