@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
-	"github.com/plegvet/plegvet/internal/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -209,20 +208,13 @@ func channelCapacity(files []*ast.File, res *resolver, con *Construction, p Para
 		}
 	}
 	mk, ok := e.(*ast.CallExpr)
-	if b, isBuiltin := astobj.Of(res.info, funOf(mk, ok)).(*types.Builtin); !ok || !isBuiltin || b.Name() != "make" {
+	if !ok || builtinName(res.info, mk.Fun) != "make" {
 		return &Value{Unresolved: fmt.Sprintf("%s is not a channel made before the call", types.ExprString(call.Args[p.Index]))}
 	}
 	if len(mk.Args) < 2 {
 		return &Value{Unresolved: fmt.Sprintf("%s makes an unbuffered channel", types.ExprString(mk))}
 	}
 	return res.value(mk.Args[1])
-}
-
-func funOf(call *ast.CallExpr, ok bool) ast.Expr {
-	if !ok {
-		return nil
-	}
-	return call.Fun
 }
 
 // runtimeErrorsOf finds the method of register's receiver type that calls

@@ -29,12 +29,12 @@ const (
 
 // When a health method's (or runtimeErrors') error is returned.
 const (
-	WhenNeverRelisted    = "never-relisted"     // no successful relist yet (a zero time)
-	WhenThresholdExeeded = "threshold-exceeded" // the elapsed time passed the threshold
-	WhenChannelFull      = "channel-full"       // the event channel is full
-	WhenCheckFailed      = "check-failed"       // a registered check failed (runtimeErrors)
-	WhenRuntimeDown      = "runtime-down"       // the runtime's status went unrefreshed too long
-	WhenOther            = "other"              // a condition plegvet does not classify
+	WhenNeverRelisted     = "never-relisted"     // no successful relist yet (a zero time)
+	WhenThresholdExceeded = "threshold-exceeded" // the elapsed time passed the threshold
+	WhenChannelFull       = "channel-full"       // the event channel is full
+	WhenCheckFailed       = "check-failed"       // a registered check failed (runtimeErrors)
+	WhenRuntimeDown       = "runtime-down"       // the runtime's status went unrefreshed too long
+	WhenOther             = "other"              // a condition plegvet does not classify
 )
 
 // HealthMessage is an error a health rule gives: its format string as
@@ -96,7 +96,7 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 				h.Messages = append(h.Messages, m)
 			}
 			switch {
-			case when == WhenThresholdExeeded && h.Rule == HealthUnknown:
+			case when == WhenThresholdExceeded && h.Rule == HealthUnknown:
 				h.Rule = RelistElapsed
 			case when == WhenChannelFull && h.Rule == HealthUnknown:
 				h.Rule = EventChannelFull
@@ -153,7 +153,7 @@ func classifyHealthTest(info *types.Info, recv types.Object, cond ast.Expr) (str
 		case token.GTR, token.GEQ, token.LSS, token.LEQ:
 			// One side may be untyped (its package stubbed): one duration will do.
 			if isDuration(info.TypeOf(c.X)) || isDuration(info.TypeOf(c.Y)) {
-				return WhenThresholdExeeded, ""
+				return WhenThresholdExceeded, ""
 			}
 		case token.EQL:
 			x, y := builtinOf(info, c.X), builtinOf(info, c.Y)
@@ -179,11 +179,19 @@ func builtinOf(info *types.Info, e ast.Expr) *builtinCall {
 	if !ok || len(call.Args) != 1 {
 		return nil
 	}
-	b, ok := astobj.Of(info, call.Fun).(*types.Builtin)
-	if !ok || (b.Name() != "len" && b.Name() != "cap") {
+	name := builtinName(info, call.Fun)
+	if name != "len" && name != "cap" {
 		return nil
 	}
-	return &builtinCall{name: b.Name(), arg: call.Args[0]}
+	return &builtinCall{name: name, arg: call.Args[0]}
+}
+
+// builtinName is the name of the builtin fun refers to, or "".
+func builtinName(info *types.Info, fun ast.Expr) string {
+	if b, ok := astobj.Of(info, fun).(*types.Builtin); ok {
+		return b.Name()
+	}
+	return ""
 }
 
 // errorMessage reads a call building an error from a constant string.
