@@ -17,6 +17,7 @@ import (
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -35,7 +36,9 @@ func Inspect(ctx context.Context, opts Options) (*Report, error) {
 // gate it tests names the feature gate), the gate, then the CRI stream.
 func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Report, error) {
 	rel := inspectedPackages(t)
-	also := func(p string) bool { return suite.FromSource(p) || isCRIAPIPackage(p) }
+	also := func(p string) bool {
+		return suite.FromSource(p) || isCRIAPIPackage(p) || plegperiods.IsNodeStatusPackage(p)
+	}
 	a, err := analyse(ctx, t, src, also, rel...)
 	if err != nil {
 		return nil, err
@@ -55,6 +58,9 @@ func inspect(ctx context.Context, t *tree.Tree, src Source, proto string) (*Repo
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = render.Summary(rep)
+	if rep.Health != nil {
+		rep.Health.Consequence = render.HealthConsequence(rep)
+	}
 	return rep, nil
 }
 
@@ -92,6 +98,7 @@ func addRelist(r *Report, a *analysed, hasPLEG bool) {
 	out, _ := a.outcome(pleg.Analyzer, KubeletPackage)
 	res := out.Result.(*pleg.Result)
 	r.EventedPLEG = res.Evented
+	r.Health = res.Health
 	if len(res.SyncLoops) > 0 {
 		r.SyncLoop = &res.SyncLoops[0]
 	} else {

@@ -38,6 +38,9 @@ type Report struct {
 	// Error is set, and nothing else but Source, on a timeline row whose
 	// release could not be fetched or read.
 	Error string `json:"error,omitempty"`
+	// Health is the kubelet's PLEG health rule, read from its code; null
+	// when pkg/kubelet builds no PLEG.
+	Health *Health `json:"health"`
 }
 
 // FeatureGate is a Gate and the spec in force at the tree's version.
@@ -120,5 +123,6 @@ func (r *Report) Files(visit func(*string)) {
 	v.relist(r.Relist)
 	v.rpc(r.RPC)
 	v.syncLoop(r.SyncLoop)
+	v.health(r.Health)
 	v.diagnostics(r.Diagnostics)
 }

@@ -76,6 +76,11 @@ type Shape struct {
 	// Evented is what an evented PLEG's event loop does, its role and
 	// the positions it rests on (EventLoop's); nil for a generic PLEG.
 	Evented *EventedRole
+	// Health is what the PLEG's health method checks; nil without one.
+	Health *HealthMethod
+	// Reconcile is how a generic PLEG's relist reconciles; nil for an
+	// evented PLEG.
+	Reconcile *Reconcile
 }
 
 // StreamCall is a call of the CRI client's GetContainerEvents.
@@ -347,6 +352,10 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		}
 		if u.hasFallback && c.Kind == Evented {
 			c.Fallback = ref(fields, u.fallback)
+		}
+		c.Health = readHealthMethod(fset, info, tn, methods[tn], fields)
+		if c.Kind == Generic {
+			c.Reconcile = readReconcile(fset, files, info, methods[tn], u.loopPos)
 		}
 		for _, call := range u.streams {
 			method := astobj.Func(info, call)

@@ -21,6 +21,16 @@
 // EventedRoleOf joins it with the kubelet's construction and the PLEG
 // health check it registers.
 //
+// The kubelet's PLEG health rule is read the same way (HealthOf): each
+// PLEG's health method (func() (bool, error)) by what its ifs test (a zero
+// time, a duration against a threshold, a channel's length against its
+// capacity) and the errors they return; the checks pkg/kubelet registers,
+// joined with the threshold of each mode or the channel's capacity; the
+// method that runs the checks (how it words a failure, its runtime-down
+// branch and threshold), the sync loop that skips on its error and the
+// Ready condition it is handed to; and the relist's list call and state
+// comparison, the evidence of level-triggered reconciliation.
+//
 // The types are the answers': each carries its positions resolved
 // (srcpos.Pos) and its JSON form, and the plegvet package prints them
 // as they are. What only the analysis of the package read needs (syntax,

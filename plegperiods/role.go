@@ -61,6 +61,8 @@ type HealthCheckCall struct {
 	Of Kind
 	// Conditions are the feature-gate tests the registration runs under.
 	Conditions []Condition
+	// Register is the function called (runtimeState.addHealthCheck).
+	Register *types.Func
 }
 
 // EventedRoleOf joins a kubelet package's evented construction (from
@@ -149,7 +151,7 @@ func HealthChecks(fset *token.FileSet, files []*ast.File, info *types.Info, cs [
 			if tn := namedOf(info.TypeOf(method.X)); !isHeld && (tn == nil || !plegPkgs[tn.Pkg()]) {
 				return true // not a PLEG's method
 			}
-			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind}
+			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind, Register: astobj.Func(info, call)}
 			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
 			hc.Conditions, _ = gates.conditions(path, false)
 			out = append(out, hc)

@@ -137,6 +137,9 @@ type Result struct {
 	// HealthChecks are the PLEG health checks the package registers, in
 	// source order.
 	HealthChecks []plegperiods.HealthCheckCall
+	// Health is the kubelet's PLEG health rule; nil when the package
+	// builds no PLEG.
+	Health *plegperiods.Health
 }
 
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
@@ -165,6 +168,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	res.Relist = plegperiods.Modes(pass.Fset, cs)
 	res.HealthChecks = plegperiods.HealthChecks(pass.Fset, pass.Files, pass.TypesInfo, cs)
 	res.Evented = plegperiods.EventedRoleOf(pass.Fset, res.Relist, res.HealthChecks)
+	res.Health = plegperiods.HealthOf(pass.Fset, pass.Files, pass.TypesInfo, res.Relist, res.HealthChecks)
 	gates := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
 	res.Gate = gates.Gate(res.Relist.GateConst)
 	if g := res.Relist.Gate; g != nil && res.Gate != nil && len(res.Gate.Specs) > 0 {

@@ -107,6 +107,7 @@ func Report(w io.Writer, r *answer.Report, findings Findings) error {
 	eventedRows(row, r.EventedPLEG)
 	rpcRows(row, r.RPC)
 	syncLoopRows(row, r.SyncLoop)
+	healthRows(row, r.Health)
 	for _, m := range r.Missing {
 		row("Missing", m.Part+": "+m.Why)
 	}

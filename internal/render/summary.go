@@ -15,11 +15,15 @@ func Summary(r *answer.Report) string {
 		return "plegvet found no PLEG construction in this tree, so it cannot say how the kubelet notices container changes (see missing)."
 	}
 	offPeriod := Value(r.Relist.GateOff.Period, Prose)
+	var rc *answer.Reconcile
+	if r.Health != nil {
+		rc = r.Health.Reconcile
+	}
 	if u := r.Relist.GateUnresolved; r.Relist.Gate == nil && u != nil {
-		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists every %s.", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, offPeriod)
+		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists every %s. %s", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, offPeriod, LevelTriggered(rc, r.Relist.GateOff.Period, false))
 	}
 	if r.Relist.Gate == nil {
-		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. Each relist lists the runtime's pods and containers and compares them with the previous listing, so a change made between two passes is noticed at the next one.", offPeriod)
+		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. %s", offPeriod, LevelTriggered(rc, r.Relist.GateOff.Period, false))
 	}
 	g := r.Relist.Gate.Name
 	on := r.Relist.GateOn
@@ -28,12 +32,13 @@ func Summary(r *answer.Report) string {
 		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
 	}
 	if on.Evented == nil {
-		return fmt.Sprintf("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between.", g, stage, Value(on.Period, Prose), offPeriod)
+		return fmt.Sprintf("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between. %s", g, stage, Value(on.Period, Prose), offPeriod, LevelTriggered(rc, on.Period, false))
 	}
 	var b strings.Builder
 	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if e := r.EventedPLEG; e != nil && e.Role != "event-source" {
 		summarizeNonSource(say, r, g, stage, offPeriod)
+		say(" %s", LevelTriggered(rc, on.Period, true))
 		return strings.TrimSpace(b.String())
 	}
 	e := r.EventedPLEG
@@ -72,6 +77,7 @@ func Summary(r *answer.Report) string {
 		say("plegvet finds no relist that the evented PLEG forces when its stream call returns an error. ")
 	}
 	if on.Period == nil && forced == nil {
+		say("%s", LevelTriggered(rc, on.Period, true))
 		return strings.TrimSpace(b.String())
 	}
 	retries := "several"
@@ -91,8 +97,9 @@ func Summary(r *answer.Report) string {
 		say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
 	}
 	if sl := r.SyncLoop; sl != nil {
-		say("%s (%s:%d) receives the pod lifecycle events (line %d).", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line)
+		say("%s (%s:%d) receives the pod lifecycle events (line %d). ", sl.Func, sl.Pos.File, sl.Pos.Line, sl.PLEGCase.Line)
 	}
+	say("%s", LevelTriggered(rc, on.Period, true))
 	return strings.TrimSpace(b.String())
 }
 

@@ -32,7 +32,7 @@ func TestSummarize(t *testing.T) {
 	}{{
 		name:   "no evented PLEG",
 		relist: &answer.Relist{GateOff: &answer.Mode{Period: val("1s")}},
-		want:   []string{"builds no evented PLEG", "relists every 1s", "noticed at the next one"},
+		want:   []string{"builds no evented PLEG", "relists every 1s", "cannot ground the relist as level-triggered reconciliation"},
 		not:    []string{"safety net", "stream fails"},
 	}, {
 		name: "slower safety net with a fallback",
