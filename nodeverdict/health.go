@@ -6,6 +6,7 @@ package nodeverdict
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/plegvet/plegvet/srcpos"
@@ -136,7 +137,7 @@ func (d *decider) health() (h Health) {
 	at := d.in.At
 	switch {
 	case at == nil:
-		h.Evidence = append(h.Evidence, fmt.Sprintf("the PLEG was last seen active at %s, but the capture's time is not known (no -at, no %q line): the time since cannot be computed", since.Format(time.RFC3339), ScrapedAtComment))
+		h.Evidence = append(h.Evidence, fmt.Sprintf("the PLEG was last seen active at %s, but the capture's time is not known (no -at, no %q line): the time since cannot be computed", since.Format(time.RFC3339), strings.TrimSpace(ScrapedAtComment)))
 		return h
 	case !th.Known:
 		h.Evidence = append(h.Evidence, "the threshold in force ("+mode+") is not known: "+th.Why)

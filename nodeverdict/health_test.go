@@ -98,8 +98,8 @@ func TestHealth(t *testing.T) {
 			false, Health{State: Healthy, Elapsed: "2s", Threshold: &threshold3m.Cited}, []string{"last seen active 2s ago", "threshold 3m0s = genericPlegRelistThreshold"}},
 		{"generic, past the threshold", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 3*time.Minute+2*time.Second, 0, listTimeouts) },
 			false, Health{State: Unhealthy, Elapsed: "3m2s", Threshold: &threshold3m.Cited, Message: "PLEG is not healthy: pleg was last seen active 3m2s ago; threshold is 3m0s",
-				Cause: "the runtime's list calls, which every relist makes first (a relist whose list fails or hangs leaves the last-seen time where it was) failed or were slow: list_podsandbox calls (kubelet_runtime_operations_errors_total, kubelet_runtime_operations_duration_seconds): 2 of 812 failed, 2 took more than 1.220703125s, the slowest in (119.20928955078125s, 298.0232238769531s]"},
-			[]string{"past the threshold", "status calls", "7 of 170 failed"}},
+				Cause: "the runtime's list calls, which every relist makes first, failed or were slow (list_podsandbox: 2 of 812 calls failed, 2 took more than 1.221s, the slowest in (119.2s, 298s]): a relist whose list fails or hangs leaves the last-seen time where it was"},
+			[]string{"past the threshold", "status: 7 of 170 calls failed, since the kubelet started"}},
 		{"generic, within the gauge's second past", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 3*time.Minute+time.Second, 0, "") },
 			false, Health{State: AtRisk, Elapsed: "3m1s", Threshold: &threshold3m.Cited}, []string{"within the gauge's second", "no kubelet_runtime_operations_* families"}},
 		{"generic, past half the threshold", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 100*time.Second, 0, callsFine) },
@@ -107,7 +107,7 @@ func TestHealth(t *testing.T) {
 		{"generic, five periods behind", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 7*time.Second, 0, callsFine) },
 			false, Health{State: AtRisk, Elapsed: "7s", Threshold: &threshold3m.Cited}, []string{"more than 5 relist periods of 1s = genericPlegRelistPeriod"}},
 		{"no capture time", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 2*time.Second, 0, "") },
-			true, Health{State: HealthUnknown, Threshold: &threshold3m.Cited}, []string{"the capture's time is not known (no -at, no \"# scraped at \" line)"}},
+			true, Health{State: HealthUnknown, Threshold: &threshold3m.Cited}, []string{"the capture's time is not known (no -at, no \"# scraped at\" line)"}},
 		{"no last-seen gauge", generic, release36, rule36, func(t *testing.T) Metrics { m := healthCapture(t, 0, 0, ""); m.LastSeen = nil; return m },
 			false, Health{State: HealthUnknown, Threshold: &threshold3m.Cited}, []string{"the capture has no kubelet_pleg_last_seen_seconds"}},
 		{"never successful", generic, release36, rule36, func(t *testing.T) Metrics { m := healthCapture(t, 0, 0, ""); m.LastSeen = count(0); return m },
@@ -115,7 +115,7 @@ func TestHealth(t *testing.T) {
 		// v1.36 with the gate on: the evented PLEG's check sets the gauge
 		// to its own time, so even a relist stalled for an hour reads fine.
 		{"gate on, last-seen refreshed", on, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, time.Second, 0, listTimeouts) },
-			false, Health{State: HealthUnknown, Threshold: &threshold10m.Cited}, []string{"proves nothing about the relist with EventedPLEG on: " + refreshed, "list_podsandbox calls"}},
+			false, Health{State: HealthUnknown, Threshold: &threshold10m.Cited}, []string{"proves nothing about the relist with EventedPLEG on: " + refreshed, "list_podsandbox: 2 of 812 calls failed"}},
 		// The same after the fallback: the gate is still on, the check
 		// still registered.
 		{"fell back, last-seen refreshed", on, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, time.Second, 5, "") },

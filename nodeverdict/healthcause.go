@@ -6,6 +6,7 @@ package nodeverdict
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -21,9 +22,9 @@ var callGroups = []struct {
 	ops  []string
 	what string
 }{
-	{[]string{OpListPodSandbox, OpListContainers}, "the runtime's list calls, which every relist makes first (a relist whose list fails or hangs leaves the last-seen time where it was)"},
-	{[]string{OpPodSandboxStatus, OpContainerStatus}, "the runtime's status calls for pods that changed, which the relist makes before the next relist can start"},
-	{[]string{OpStatus}, "the runtime's own status call, the kubelet's check that the container runtime is up"},
+	{[]string{OpListPodSandbox, OpListContainers}, "the runtime's list calls, which every relist makes first, failed or were slow (%s): a relist whose list fails or hangs leaves the last-seen time where it was"},
+	{[]string{OpPodSandboxStatus, OpContainerStatus}, "the runtime's status calls for pods that changed failed or were slow (%s): the relist waits for them before the next can start"},
+	{[]string{OpStatus}, "the runtime's own status call, the kubelet's check that the container runtime is up, failed or was slow (%s): the runtime is down or not ready"},
 }
 
 // causes adds to h what the scrape's CRI calls and relist durations say,
@@ -46,9 +47,9 @@ func (d *decider) causes(h *Health, th Threshold) {
 			continue
 		}
 		text := strings.Join(faults, "; ")
-		h.Evidence = append(h.Evidence, text)
+		h.Evidence = append(h.Evidence, text+", since the kubelet started ("+MetricRuntimeOperationsErrors+", "+MetricRuntimeOperationsDuration+")")
 		if cause == "" {
-			cause = g.what + " failed or were slow: " + text
+			cause = fmt.Sprintf(g.what, text)
 		}
 	}
 	if r := m.RelistDuration; r != nil && r.Buckets != nil && r.Count > 0 {
@@ -79,7 +80,7 @@ func opFault(op string, o RuntimeOperation) string {
 		if o.Calls != nil {
 			of = " of " + number(*o.Calls)
 		}
-		parts = append(parts, number(*o.Errors)+of+" failed")
+		parts = append(parts, number(*o.Errors)+of+" calls failed")
 	}
 	if n, over, ok := o.Duration.above(SlowCall); ok && n > 0 {
 		slowest := ""
@@ -91,13 +92,14 @@ func opFault(op string, o RuntimeOperation) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s calls (%s): %s", op, MetricRuntimeOperationsErrors+", "+MetricRuntimeOperationsDuration, strings.Join(parts, ", "))
+	return op + ": " + strings.Join(parts, ", ")
 }
 
-// bound prints a bucket's bound in seconds.
+// bound prints a bucket's bound in seconds, to four digits: the
+// kubelet's bounds are powers (119.20928955078125).
 func bound(v float64) string {
 	if math.IsInf(v, 1) {
 		return "+Inf"
 	}
-	return number(v) + "s"
+	return strconv.FormatFloat(v, 'g', 4, 64) + "s"
 }

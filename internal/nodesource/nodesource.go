@@ -6,6 +6,8 @@ package nodesource
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
@@ -60,6 +62,10 @@ type NodeCapture struct {
 	// (none at all, or v0.0.0-master+$Format:%H$ from a build without
 	// version ldflags) reads the gate at the source's own version.
 	KubeletVersion string
+	// At is when the metrics were scraped (-at); nil takes the
+	// metrics' own "# scraped at" line, and without one the health is
+	// decided only as far as it can be without a time.
+	At *time.Time
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
@@ -124,6 +130,12 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
 		Runtime: c.Runtime,
+		Health:  s.healthRule(),
+		At:      c.At,
+		AtFrom:  "-at",
+	}
+	if in.At == nil && c.Metrics.ScrapedAt != nil {
+		in.At, in.AtFrom = c.Metrics.ScrapedAt, fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
 	}
 	if e := s.Evented; e != nil {
 		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure
@@ -146,7 +158,52 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Runtime:       c.Runtime,
 		Metrics:       *c.Metrics,
 		Relist:        dec.Relist,
+		Health:        dec.Health,
 	}, nil
+}
+
+// healthRule is the kubelet's PLEG health rule from this source: the
+// generic PLEG's thresholds in each mode.
+//
+// TODO(merge): fill CheckName, StaleFormat, NeverFormat and ErrorsFormat
+// from plegperiods.Health (checks[].messages[].format, runtimeErrors.format),
+// and LastSeenRefreshed from its checks, when the health branch lands.
+func (s *NodeSource) healthRule() nodeverdict.HealthRule {
+	r := s.Relist
+	var h nodeverdict.HealthRule
+	h.GateOff = threshold(nil, "the source builds no generic PLEG")
+	if r.GateOff != nil {
+		h.GateOff = threshold(r.GateOff.Threshold, "the generic PLEG's construction passes no threshold plegvet reads")
+	}
+	h.GateOn, h.Fallback = h.GateOff, threshold(nil, "the source restores no threshold with the fallback period")
+	if on := r.GateOn; on != nil {
+		h.GateOn = threshold(on.Threshold, "the gate-on construction passes no threshold plegvet reads")
+		switch {
+		case on.FallbackThreshold != nil:
+			h.Fallback = threshold(on.FallbackThreshold, "")
+		case on.Fallback != nil && s.Source.From == answer.FromIndex:
+			// The index keeps the relist answer as JSON, which leaves it out.
+			h.Fallback = threshold(nil, "plegvet's index does not hold the threshold the evented PLEG restores with the fallback period; -index=false reads it from the source")
+		}
+	}
+	if e := s.Evented; e != nil && e.Role == nodeverdict.RoleEventSource {
+		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + e.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers is not read yet"
+	}
+	return h
+}
+
+// threshold turns a threshold from the source into the decision's; why
+// says why it is unknown when v is nil.
+func threshold(v *answer.Value, why string) nodeverdict.Threshold {
+	switch {
+	case v == nil:
+		return nodeverdict.Threshold{Why: why}
+	case v.Unresolved != "":
+		return nodeverdict.Threshold{Why: render.Value(v, render.Cited)}
+	}
+	d, ok := v.Duration()
+	return nodeverdict.Threshold{Duration: d, Known: ok, Why: "not a duration: " + v.Value,
+		Cited: nodeverdict.Cited{Value: v.Value, Const: v.Const, Decl: v.Decl}, Evidence: render.Value(v, render.Cited)}
 }
 
 // relistPeriods turns the source's relist answer into the decision's facts.

@@ -47,6 +47,31 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	if rt := rep.Runtime; rt != nil {
 		line("runtime", strings.TrimSpace(fmt.Sprintf("%s %s, CRI %s", rt.Name, rt.Version, rt.APIVersion)))
 	}
+	h := rep.Health
+	if head := healthHeadline(h); head != "" {
+		line("health", h.State+": "+head)
+	} else {
+		line("health", h.State)
+	}
+	for _, e := range h.Evidence {
+		for i, l := range wrapCell(e, 2*cellWidth) {
+			if i == 0 {
+				l = "- " + l
+			} else {
+				l = "  " + l
+			}
+			line("", l)
+		}
+	}
+	if h.Cause != "" {
+		for i, l := range wrapCell("likely "+h.Cause, 2*cellWidth) {
+			label := ""
+			if i == 0 {
+				label = "cause"
+			}
+			line(label, l)
+		}
+	}
 	b.WriteString("\n")
 	for _, r := range rep.Reasons {
 		label := "note"
@@ -64,8 +89,23 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 			}
 		}
 	}
+	// TODO(merge): close with render's level-triggered sentence
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// healthHeadline says the health in one line: the kubelet's own message
+// when it declares its PLEG unhealthy, else the time since the last
+// relist against the threshold; "" when neither is known, and the
+// evidence says why.
+func healthHeadline(h answer.NodeHealth) string {
+	switch {
+	case h.Message != "":
+		return h.Message
+	case h.Elapsed != "" && h.Threshold != nil:
+		return fmt.Sprintf("last seen active %s ago; threshold is %s (%s)", h.Elapsed, h.Threshold.Value, h.Threshold.Const)
+	}
+	return ""
 }
 
 // predicted says what the verdict the source predicts has the kubelet do,
