@@ -49,19 +49,39 @@ type HealthRule struct {
 	// beside the evented PLEG, and what the evented PLEG restores with
 	// the fallback period once it gives the stream up.
 	GateOff, GateOn, Fallback Threshold
-	// CheckName is the name the kubelet registers the generic PLEG's
-	// health check under ("PLEG"). StaleFormat is the check's message
-	// when the relist is older than the threshold (two %v: the elapsed
-	// time, the threshold), NeverFormat when no relist has succeeded,
-	// ErrorsFormat how the kubelet's runtime errors word a failed check
-	// (%s the check's name, %v its error). "" when the source read does
-	// not give them: the state is decided all the same.
-	CheckName                              string
-	StaleFormat, NeverFormat, ErrorsFormat string
+	// Words are the kubelet's; zero when the source read does not give
+	// them: the state is decided all the same.
+	Words HealthWords
 	// LastSeenRefreshed, when not "", says why kubelet_pleg_last_seen_seconds
 	// proves nothing about the relist while the gate is on: another
 	// health check sets it to the time of the check.
 	LastSeenRefreshed string
+}
+
+// HealthWords are the kubelet's words for its generic PLEG's failed
+// health check, as its source has them.
+type HealthWords struct {
+	// CheckName is the name the kubelet registers the check under
+	// ("PLEG"). StaleFormat is the check's message when the relist is
+	// older than the threshold (two %v: the elapsed time, the threshold),
+	// NeverFormat when no relist has succeeded, ErrorsFormat how the
+	// kubelet's runtime errors word a failed check (%s the check's name,
+	// %v its error).
+	CheckName    string `json:"checkName"`
+	StaleFormat  string `json:"staleFormat"`
+	NeverFormat  string `json:"neverFormat"`
+	ErrorsFormat string `json:"errorsFormat"`
+}
+
+// NotHealthy is how the kubelet's runtime errors begin when this check
+// fails ("PLEG is not healthy: "), as the node's Ready condition quotes
+// them; "" when the words are not known.
+func (w HealthWords) NotHealthy() string {
+	head, _, ok := strings.Cut(w.ErrorsFormat, "%v")
+	if !ok || w.CheckName == "" || strings.Count(head, "%") != 1 || !strings.Contains(head, "%s") {
+		return ""
+	}
+	return fmt.Sprintf(head, w.CheckName)
 }
 
 // Threshold is a relist threshold from the source.
@@ -128,7 +148,7 @@ func (d *decider) health() (h Health) {
 		return h
 	case *m.LastSeen == 0:
 		h.State = Unhealthy
-		h.Message = d.message(rule.NeverFormat, nil)
+		h.Message = d.message(rule.Words.NeverFormat, nil)
 		h.Evidence = append(h.Evidence, MetricLastSeen+" is 0: no health check has seen a relist succeed yet (so reads a kubelet in its first seconds, or one whose runtime never answered a relist)")
 		return h
 	}
@@ -164,7 +184,7 @@ func (d *decider) health() (h Health) {
 	switch {
 	case elapsed > th.Duration+gaugeResolution:
 		h.State = Unhealthy
-		h.Message = d.message(rule.StaleFormat, []any{elapsed, th.Duration})
+		h.Message = d.message(rule.Words.StaleFormat, []any{elapsed, th.Duration})
 		h.Evidence = append(h.Evidence, seen+": past the threshold")
 	case elapsed > th.Duration:
 		h.State = AtRisk
@@ -207,11 +227,11 @@ func (d *decider) inForce() (Threshold, Period, string) {
 // message is the kubelet's words for a failed check: the check's error in
 // format, with args, worded as its runtime errors word it.
 func (d *decider) message(format string, args []any) string {
-	r := d.in.Health
-	if format == "" || r.ErrorsFormat == "" || r.CheckName == "" {
+	w := d.in.Health.Words
+	if format == "" || w.ErrorsFormat == "" || w.CheckName == "" {
 		return "(the kubelet's words are not known from this source)"
 	}
-	return fmt.Sprintf(r.ErrorsFormat, r.CheckName, fmt.Errorf(format, args...))
+	return fmt.Sprintf(w.ErrorsFormat, w.CheckName, fmt.Errorf(format, args...))
 }
 
 // above counts the observations known to exceed limit seconds: those

@@ -16,7 +16,7 @@ import (
 var (
 	threshold3m  = Threshold{Duration: 3 * time.Minute, Known: true, Cited: Cited{Value: "3m0s", Const: "genericPlegRelistThreshold", Decl: &srcpos.Pos{File: "pkg/kubelet/kubelet.go", Line: 216, Column: 2}}, Evidence: "3m0s = genericPlegRelistThreshold (pkg/kubelet/kubelet.go:216)"}
 	threshold10m = Threshold{Duration: 10 * time.Minute, Known: true, Cited: Cited{Value: "10m0s", Const: "eventedPlegRelistThreshold", Decl: &srcpos.Pos{File: "pkg/kubelet/kubelet.go", Line: 220, Column: 2}}, Evidence: "10m0s = eventedPlegRelistThreshold (pkg/kubelet/kubelet.go:220)"}
-	words        = HealthRule{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v"}
+	words        = HealthRule{Words: HealthWords{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v"}}
 	refreshed    = "the EventedPLEG health check sets it to the time of the check (pkg/kubelet/pleg/evented.go:179)"
 	rule36       = withThresholds(words, threshold3m, threshold10m, threshold3m, refreshed)
 	rule37       = withThresholds(words, threshold3m, threshold3m, Threshold{Why: "none"}, "")
@@ -207,6 +207,22 @@ func TestHealthRealCaptures(t *testing.T) {
 			if h.State != want {
 				t.Errorf("%s/%s: %s; want %s\n%s", tc.dir, filepath.Base(s), h.State, want, strings.Join(h.Evidence, "\n"))
 			}
+		}
+	}
+}
+
+func TestNotHealthy(t *testing.T) {
+	for _, tc := range []struct {
+		w    HealthWords
+		want string
+	}{
+		{words.Words, "PLEG is not healthy: "},
+		{HealthWords{}, ""},
+		{HealthWords{CheckName: "PLEG", ErrorsFormat: "%d %s: %v"}, ""},
+		{HealthWords{CheckName: "PLEG", ErrorsFormat: "%s failed"}, ""},
+	} {
+		if got := tc.w.NotHealthy(); got != tc.want {
+			t.Errorf("%+v: %q; want %q", tc.w, got, tc.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@
 package nodesource
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,6 +36,14 @@ type NodeSource struct {
 	// Evented is the evented PLEG's design; nil when the tree builds none
 	// or its role could not be read.
 	Evented *answer.NodeEvented `json:"evented,omitempty"`
+	// Words are the kubelet's words for a failed PLEG health check; nil
+	// when the source read does not give them (the health is decided all
+	// the same, its message saying so).
+	//
+	// TODO(merge): LoadNodeSource fills it from plegperiods.Health
+	// (checks[].messages[].format, runtimeErrors.format), as will the
+	// index once regenerated.
+	Words *nodeverdict.HealthWords `json:"healthWords,omitempty"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -64,8 +73,10 @@ type NodeCapture struct {
 	KubeletVersion string
 	// At is when the metrics were scraped (-at); nil takes the
 	// metrics' own "# scraped at" line, and without one the health is
-	// decided only as far as it can be without a time.
-	At *time.Time
+	// decided only as far as it can be without a time. AtFrom says where
+	// At comes from, for evidence ("" is "-at").
+	At     *time.Time
+	AtFrom string
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
@@ -130,9 +141,9 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
 		Runtime: c.Runtime,
-		Health:  s.healthRule(),
+		Health:  s.HealthRule(),
 		At:      c.At,
-		AtFrom:  "-at",
+		AtFrom:  cmp.Or(c.AtFrom, "-at"),
 	}
 	if in.At == nil && c.Metrics.ScrapedAt != nil {
 		in.At, in.AtFrom = c.Metrics.ScrapedAt, fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
@@ -162,15 +173,17 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 	}, nil
 }
 
-// healthRule is the kubelet's PLEG health rule from this source: the
-// generic PLEG's thresholds in each mode.
+// HealthRule is the kubelet's PLEG health rule from this source: the
+// generic PLEG's thresholds in each mode, and its words.
 //
-// TODO(merge): fill CheckName, StaleFormat, NeverFormat and ErrorsFormat
-// from plegperiods.Health (checks[].messages[].format, runtimeErrors.format),
-// and LastSeenRefreshed from its checks, when the health branch lands.
-func (s *NodeSource) healthRule() nodeverdict.HealthRule {
+// TODO(merge): take LastSeenRefreshed from plegperiods.Health's checks
+// (an evented check that sets the gauge) rather than from the design.
+func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 	r := s.Relist
 	var h nodeverdict.HealthRule
+	if s.Words != nil {
+		h.Words = *s.Words
+	}
 	h.GateOff = threshold(nil, "the source builds no generic PLEG")
 	if r.GateOff != nil {
 		h.GateOff = threshold(r.GateOff.Threshold, "the generic PLEG's construction passes no threshold plegvet reads")
