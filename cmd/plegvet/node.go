@@ -70,8 +70,12 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plegvet node: inconsistent: %d of %d reasons disagree with %s\n", rep.Disagreeing(), len(rep.Reasons), rep.Expected)
 		code = exitFindings
 	}
-	if rep.Health.State == nodeverdict.Unhealthy {
-		fmt.Fprintf(stderr, "plegvet node: unhealthy: %s\n", errorLine(rep.Health.Message))
+	if h := rep.Health; h.State == nodeverdict.Unhealthy {
+		past := ""
+		if h.Elapsed != "" && h.Threshold != nil {
+			past = fmt.Sprintf("last seen active %s ago, past the %s threshold; ", h.Elapsed, h.Threshold.Value)
+		}
+		fmt.Fprintf(stderr, "plegvet node: unhealthy: %sthe kubelet says: %s\n", past, errorLine(h.Message))
 		code = exitFindings
 	}
 	return code

@@ -48,10 +48,13 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		line("runtime", strings.TrimSpace(fmt.Sprintf("%s %s, CRI %s", rt.Name, rt.Version, rt.APIVersion)))
 	}
 	h := rep.Health
-	if head := healthHeadline(h); head != "" {
-		line("health", h.State+": "+head)
+	if h.Elapsed != "" && h.Threshold != nil {
+		line("health", fmt.Sprintf("%s: last seen active %s ago; threshold is %s (%s)", h.State, h.Elapsed, h.Threshold.Value, cmp.Or(h.Threshold.Const, "a literal")))
 	} else {
 		line("health", h.State)
+	}
+	if h.Message != "" {
+		line("kubelet says", h.Message)
 	}
 	for _, e := range h.Evidence {
 		for i, l := range wrapCell(e, 2*cellWidth) {
@@ -92,20 +95,6 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	// TODO(merge): close with render's level-triggered sentence
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// healthHeadline says the health in one line: the kubelet's own message
-// when it declares its PLEG unhealthy, else the time since the last
-// relist against the threshold; "" when neither is known, and the
-// evidence says why.
-func healthHeadline(h answer.NodeHealth) string {
-	switch {
-	case h.Message != "":
-		return h.Message
-	case h.Elapsed != "" && h.Threshold != nil:
-		return fmt.Sprintf("last seen active %s ago; threshold is %s (%s)", h.Elapsed, h.Threshold.Value, h.Threshold.Const)
-	}
-	return ""
 }
 
 // predicted says what the verdict the source predicts has the kubelet do,
