@@ -14,8 +14,8 @@ import (
 // thresholds as the research read them (v1.25's package constant in
 // generic.go; 3m gate off and 10m gate on in v1.30 to v1.36; one 3m in
 // v1.37), the gauge refreshed by the evented check where the evented
-// PLEG is an event source, and the fallback's threshold, which the index
-// does not keep, unknown with why.
+// PLEG is an event source, and the fallback's threshold, which a
+// NodeSource does not keep yet, unknown with why.
 func TestHealthRuleFromTheIndex(t *testing.T) {
 	for _, tc := range []struct {
 		release, off, on string
@@ -40,7 +40,7 @@ func TestHealthRuleFromTheIndex(t *testing.T) {
 		if (r.LastSeenRefreshed != "") != tc.refreshed {
 			t.Errorf("%s: refreshed %q", tc.release, r.LastSeenRefreshed)
 		}
-		if r.Fallback.Known || (tc.refreshed && !strings.Contains(r.Fallback.Why, "-index=false")) {
+		if r.Fallback.Known || (tc.refreshed && !strings.Contains(r.Fallback.Why, "not among what plegvet keeps")) {
 			t.Errorf("%s: fallback %+v", tc.release, r.Fallback)
 		}
 		if r.Words.NotHealthy() != "" {
