@@ -375,7 +375,14 @@ func TestTable(t *testing.T) {
 		if g["explicit"] == false {
 			gate = fmt.Sprintf("default %v", g["default"])
 		}
-		want := fmt.Sprintf(`^%s +%s +%s +%s +%s +healthy [12]s +True, agrees +`, regexp.QuoteMeta(n.Name), regexp.QuoteMeta(n.KubeletVersion), regexp.QuoteMeta(n.RuntimeVersion), gate, r["verdict"])
+		// Relisted a second or two ago: healthy, as the node says; the
+		// node that fell back is held to the threshold the fork restores,
+		// which plegvet does not keep yet, so its health is unknown.
+		health, ready := "healthy", "True, agrees"
+		if n.Name == "new-2" {
+			health, ready = "unknown", "True"
+		}
+		want := fmt.Sprintf(`^%s +%s +%s +%s +%s +%s [12]s +%s +`, regexp.QuoteMeta(n.Name), regexp.QuoteMeta(n.KubeletVersion), regexp.QuoteMeta(n.RuntimeVersion), gate, r["verdict"], health, ready)
 		if !regexp.MustCompile(want).MatchString(lines[i+1]) {
 			t.Errorf("row %q; want %s", lines[i+1], want)
 		}

@@ -37,15 +37,6 @@ func withWords(rec *recorder) *Options {
 	return h
 }
 
-// notReady is the Ready condition a kubelet posts when its PLEG check
-// fails, with its last heartbeat ago before now.
-func notReady(ago time.Duration) *corev1.NodeCondition {
-	now := time.Now()
-	return &corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady",
-		Message:           "PLEG is not healthy: pleg was last seen active 3m50s ago; threshold is 1m0s",
-		LastHeartbeatTime: metav1.NewTime(now.Add(-ago)), LastTransitionTime: metav1.NewTime(now.Add(-3 * time.Minute))}
-}
-
 func readyTrue(ago time.Duration) *corev1.NodeCondition {
 	return &corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status",
 		LastHeartbeatTime: metav1.NewTime(time.Now().Add(-ago))}
@@ -62,9 +53,9 @@ func TestHealthBesideReady(t *testing.T) {
 	stalled := fakecluster.StalledBody("v1.39.4")
 	nodes := []fakecluster.Node{
 		mixed()[0],
-		{Name: "stalled-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", Metrics: stalled, Stalled: 4 * time.Minute, Ready: notReady(10 * time.Second)},
+		{Name: "stalled-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", Metrics: stalled, Stalled: 4 * time.Minute, Ready: fakecluster.PLEGNotReady(4*time.Minute, 10*time.Second)},
 		{Name: "stalled-2", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", Metrics: stalled, Stalled: 4 * time.Minute, Ready: readyTrue(3*time.Minute + 50*time.Second)},
-		{Name: "recovered", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", Metrics: stalled, Ready: notReady(8 * time.Second)},
+		{Name: "recovered", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", Metrics: stalled, Ready: fakecluster.PLEGNotReady(4*time.Minute, 8*time.Second)},
 	}
 	c := &fakecluster.Cluster{Nodes: nodes}
 	kc := start(t, c)
@@ -132,7 +123,7 @@ func checkKeys(t *testing.T, what string, raw json.RawMessage, keys ...string) {
 func TestSave(t *testing.T) {
 	rec := newRecorder(t)
 	n := fakecluster.Node{Name: "stalled-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27",
-		Metrics: fakecluster.StalledBody("v1.39.4"), Stalled: 4 * time.Minute, Ready: notReady(10 * time.Second)}
+		Metrics: fakecluster.StalledBody("v1.39.4"), Stalled: 4 * time.Minute, Ready: fakecluster.PLEGNotReady(4*time.Minute, 10*time.Second)}
 	kc := start(t, &fakecluster.Cluster{Nodes: []fakecluster.Node{n}})
 	dir := t.TempDir()
 	if code, _, stderr := runMain(t, rec.hooks(), "--kubeconfig", kc, "--save", dir); code != exitInconsistent {

@@ -251,6 +251,16 @@ func ready(n Node) corev1.NodeCondition {
 	}
 }
 
+// PLEGNotReady is the Ready condition of a kubelet whose PLEG check
+// failed, stalled before its last heartbeat, heartbeat before now: the
+// message the kubelet of a 3m threshold posts, written here by hand.
+func PLEGNotReady(stalled, heartbeat time.Duration) *corev1.NodeCondition {
+	now := time.Now()
+	return &corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady",
+		Message:           fmt.Sprintf("PLEG is not healthy: pleg was last seen active %v ago; threshold is 3m0s", (stalled - heartbeat).Round(time.Second)),
+		LastHeartbeatTime: metav1.NewTime(now.Add(-heartbeat)), LastTransitionTime: metav1.NewTime(now.Add(-stalled + 3*time.Minute))}
+}
+
 // Configz is the kubelet's /configz body: the KubeletConfiguration under
 // "kubeletconfig", with the gate set when gate is not nil.
 func Configz(gate *bool) map[string]any {
