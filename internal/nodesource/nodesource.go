@@ -145,8 +145,13 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		At:      c.At,
 		AtFrom:  cmp.Or(c.AtFrom, "-at"),
 	}
-	if in.At == nil && c.Metrics.ScrapedAt != nil {
-		in.At, in.AtFrom = c.Metrics.ScrapedAt, fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
+	line := fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
+	switch at := c.Metrics.ScrapedAt; {
+	case at == nil:
+	case in.At == nil:
+		in.At, in.AtFrom = at, line
+	case !in.At.Equal(*at):
+		in.AtFrom += ", over " + line + " (" + at.Format(time.RFC3339Nano) + ")"
 	}
 	if e := s.Evented; e != nil {
 		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure
