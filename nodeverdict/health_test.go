@@ -98,7 +98,7 @@ func TestHealth(t *testing.T) {
 			false, Health{State: Healthy, Elapsed: "2s", Threshold: &threshold3m.Cited}, []string{"last seen active 2s ago", "threshold 3m0s = genericPlegRelistThreshold"}},
 		{"generic, past the threshold", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 3*time.Minute+2*time.Second, 0, listTimeouts) },
 			false, Health{State: Unhealthy, Elapsed: "3m2s", Threshold: &threshold3m.Cited, Message: "PLEG is not healthy: pleg was last seen active 3m2s ago; threshold is 3m0s",
-				Cause: "the runtime's list calls, which every relist makes first, failed or were slow (list_podsandbox: 2 of 812 calls failed, 2 took more than 1.221s, the slowest in (119.2s, 298s]): a relist whose list fails or hangs leaves the last-seen time where it was"},
+				Cause: "the runtime's list calls failed or were slow (list_podsandbox: 2 of 812 calls failed, 2 took more than 1.221s, the slowest in (119.2s, 298s]): every relist lists first, and one whose list fails or hangs leaves the last-seen time where it was"},
 			[]string{"past the threshold", "status: 7 of 170 calls failed, since the kubelet started"}},
 		{"generic, within the gauge's second past", generic, release36, rule36, func(t *testing.T) Metrics { return healthCapture(t, 3*time.Minute+time.Second, 0, "") },
 			false, Health{State: AtRisk, Elapsed: "3m1s", Threshold: &threshold3m.Cited}, []string{"within the gauge's second", "no kubelet_runtime_operations_* families"}},

@@ -22,7 +22,7 @@ var callGroups = []struct {
 	ops  []string
 	what string
 }{
-	{[]string{OpListPodSandbox, OpListContainers}, "the runtime's list calls, which every relist makes first, failed or were slow (%s): a relist whose list fails or hangs leaves the last-seen time where it was"},
+	{[]string{OpListPodSandbox, OpListContainers}, "the runtime's list calls failed or were slow (%s): every relist lists first, and one whose list fails or hangs leaves the last-seen time where it was"},
 	{[]string{OpPodSandboxStatus, OpContainerStatus}, "the runtime's status calls for pods that changed failed or were slow (%s): the relist waits for them before the next can start"},
 	{[]string{OpStatus}, "the runtime's own status call, the kubelet's check that the container runtime is up, failed or was slow (%s): the runtime is down or not ready"},
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -333,6 +334,10 @@ func tableRow(r *Result) row {
 	rw.health = healthText(rep.Health)
 	rw.gate = gateText(rep.Gate)
 	rw.reason = firstReason(rep.Reasons)
+	if h := rep.Health; rep.Verdict != nodeverdict.Inconsistent && (h.State == nodeverdict.Unhealthy || h.State == nodeverdict.AtRisk) {
+		// What stalls the PLEG tells more than an agreeing reason.
+		rw.reason = "PLEG " + h.State + ": " + cmp.Or(h.Cause, "the scrape does not say what stalls it")
+	}
 	if m := rep.Relist.MeanIntervalSeconds; m != nil {
 		rw.relist = fmt.Sprintf("%s (want %s)", (time.Duration(*m * float64(time.Second))).Round(time.Millisecond), orDash(rep.Relist.Expected))
 	}
