@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/mod/semver"
 
@@ -45,6 +46,9 @@ type NodeOptions struct {
 	// ErrKubeletVersionUnknown, unless Options name the source: the gate
 	// is then read at the source's version, and a note says so.
 	KubeletVersion string
+	// At is when the metrics were scraped; nil takes the metrics file's
+	// "# scraped at" line (never the file's mtime).
+	At *time.Time
 }
 
 // Node reads a node's configz, metrics and (optionally) crictl version
@@ -87,7 +91,7 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 		return nil, err
 	}
 	// The metrics' version is read as the metrics': Decide names it so.
-	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion})
+	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At})
 	if err != nil {
 		return nil, err
 	}

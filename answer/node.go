@@ -28,6 +28,10 @@ type NodeReport struct {
 	Runtime *nodeverdict.Runtime    `json:"runtime"`
 	Metrics nodeverdict.Metrics     `json:"metrics"`
 	Relist  nodeverdict.RelistCheck `json:"relist"`
+	// Health is the PLEG's health at the capture's time: the time since
+	// its last successful relist against the threshold in force for
+	// Expected (see nodeverdict.Health).
+	Health NodeHealth `json:"health"`
 	// Inputs are the files read, as given.
 	Inputs NodeInputs `json:"inputs"`
 }
@@ -88,6 +92,17 @@ func (r *NodeReport) Disagreeing() int {
 	return n
 }
 
+// NodeHealth is the PLEG's health at the capture's time.
+type NodeHealth = nodeverdict.Health
+
+// The health states of a NodeHealth.
+const (
+	Healthy       = nodeverdict.Healthy
+	Unhealthy     = nodeverdict.Unhealthy
+	AtRisk        = nodeverdict.AtRisk
+	HealthUnknown = nodeverdict.HealthUnknown
+)
+
 // The verdicts of a NodeReport, as nodeverdict decides them.
 const (
 	Generic               = nodeverdict.Generic
@@ -102,6 +117,9 @@ func (r *NodeReport) Files(visit func(*string)) {
 	v := files(visit)
 	v.spec(r.Gate.Spec)
 	v.pos(r.Gate.Test)
+	if t := r.Health.Threshold; t != nil {
+		v.pos(t.Decl)
+	}
 }
 
 // EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),

@@ -28,6 +28,15 @@
 // verdict is the prediction when no reason disagrees, and the fifth,
 // inconsistent, otherwise.
 //
+// Decide also says whether the PLEG is healthy at the capture's time
+// (Decision.Health): the time since its last successful relist
+// (kubelet_pleg_last_seen_seconds) against the threshold the source holds
+// the generic PLEG to in the predicted verdict, in the kubelet's own words
+// when the source gives them (HealthWords), with what the scrape's CRI
+// calls and relist durations say stalls it. The capture's time is handed
+// in (Input.At), or read from the metrics' "# scraped at" line; never a
+// file's mtime.
+//
 // A runtime name in crictl's output that plegvet does not recognise
 // (anything but containerd, cri-o and docker, the name cri-dockerd
 // reports) is not an error: CRI is an open interface, so it becomes a

@@ -103,6 +103,12 @@ func FuzzReadMetrics(f *testing.F) {
 		"# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_count -1\n",
 		"# TYPE kubelet_pleg_last_seen_seconds summary\nkubelet_pleg_last_seen_seconds{quantile=\"0.5\"} 1\n",
 		"{\"__name__\"=\"kubelet_pleg_discard_events\"} 1\n",
+		// The capture's time, and the runtime's calls by operation type.
+		"# scraped at 2026-12-03T06:48:02Z\n" + interval, "# scraped at 2026-12-03T06:48:02Z\n# scraped at x\n" + interval,
+		"# scraped at 9999-12-31T23:59:59.999999999-23:59\n" + interval, "# scraped at \n# TYPE kubelet_pleg_last_seen_seconds gauge\nkubelet_pleg_last_seen_seconds 0\n",
+		interval + "# TYPE kubelet_runtime_operations_errors_total counter\nkubelet_runtime_operations_errors_total{operation_type=\"list_podsandbox\"} -1\n",
+		interval + "# TYPE kubelet_runtime_operations_duration_seconds histogram\nkubelet_runtime_operations_duration_seconds_bucket{operation_type=\"status\",le=\"1\"} 3\nkubelet_runtime_operations_duration_seconds_count{operation_type=\"status\"} 2\n",
+		interval + "# TYPE kubelet_runtime_operations_total gauge\nkubelet_runtime_operations_total{operation_type=\"\"} 1\nkubelet_runtime_operations_total 2\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -121,11 +127,13 @@ func FuzzReadMetrics(f *testing.F) {
 			}
 		}
 		// Whatever parses, the rules decide coherently, for each design
-		// and with a runtime that cannot stream.
+		// and with a runtime that cannot stream; the health too, at the
+		// capture's time and without one.
 		for _, g := range []GateState{gateUnset(), gateSet(true)} {
 			for _, p := range []Periods{shipped, release36, release37} {
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m}))
-				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16}))
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16, Health: rule36, At: m.ScrapedAt}))
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Health: rule37, At: m.ScrapedAt}))
 			}
 		}
 	})
@@ -165,6 +173,27 @@ func checkDecision(t *testing.T, d Decision) {
 		t.Fatal(err)
 	}
 	if _, err := json.Marshal(d.Relist); err != nil {
+		t.Fatal(err)
+	}
+	checkHealth(t, d.Health)
+}
+
+// checkHealth checks what every health must be: a state, a message for
+// unhealthy and only then, a cause only for unhealthy or at-risk, an
+// elapsed time only with a time last seen, and evidence.
+func checkHealth(t *testing.T, h Health) {
+	t.Helper()
+	switch {
+	case h.State != Healthy && h.State != Unhealthy && h.State != AtRisk && h.State != HealthUnknown:
+		t.Fatalf("health state %q", h.State)
+	case (h.State == Unhealthy) != (h.Message != ""):
+		t.Fatalf("health %s with message %q", h.State, h.Message)
+	case h.Cause != "" && h.State != Unhealthy && h.State != AtRisk:
+		t.Fatalf("health %s with cause %q", h.State, h.Cause)
+	case h.Elapsed != "" && h.Since == nil, len(h.Evidence) == 0:
+		t.Fatalf("health %+v", h)
+	}
+	if _, err := json.Marshal(h); err != nil {
 		t.Fatal(err)
 	}
 }

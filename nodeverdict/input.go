@@ -14,6 +14,12 @@ type Input struct {
 	Periods Periods
 	Metrics Metrics
 	Runtime *Runtime
+	// Health is the kubelet's PLEG health rule, from its source; At the
+	// capture's time (nil: unknown), AtFrom where that time comes from,
+	// for evidence ("-at", the capture's "# scraped at" line).
+	Health HealthRule
+	At     *time.Time
+	AtFrom string
 }
 
 // GateState is what the configz and the source say about the gate.

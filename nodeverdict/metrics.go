@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -31,7 +32,20 @@ const (
 	// effective value (1 on, 0 off, the default applied), labelled name
 	// and stage; the kubelet exports it since v1.26.
 	MetricFeatureEnabled = "kubernetes_feature_enabled"
+	// The kubelet's instrumented CRI calls, by operation_type: how many,
+	// how many failed, and how long each took (pkg/kubelet/metrics'
+	// RuntimeOperations, RuntimeOperationsErrors and
+	// RuntimeOperationsDuration, since v1.25 or earlier).
+	MetricRuntimeOperations         = "kubelet_runtime_operations_total"
+	MetricRuntimeOperationsErrors   = "kubelet_runtime_operations_errors_total"
+	MetricRuntimeOperationsDuration = "kubelet_runtime_operations_duration_seconds"
 )
+
+// ScrapedAtComment starts the comment line that says when a metrics
+// capture was taken: "# scraped at 2026-12-03T06:45:01Z" (RFC 3339).
+// kubectl pleg --save writes it first; the parser skips comments, so the
+// file stays Prometheus text.
+const ScrapedAtComment = "# scraped at "
 
 // metricsWant is what a metrics file should be, for error messages.
 const metricsWant = "the kubelet's Prometheus text metrics, the output of kubectl get --raw /api/v1/nodes/NODE/proxy/metrics"
@@ -61,6 +75,13 @@ type Metrics struct {
 	// FeatureEnabled is kubernetes_feature_enabled by gate name: the
 	// kubelet's own word on each gate; null when the family is absent.
 	FeatureEnabled map[string]FeatureState `json:"featureEnabled"`
+	// ScrapedAt is when the capture was taken, from its ScrapedAtComment
+	// line; null without one.
+	ScrapedAt *time.Time `json:"scrapedAt,omitempty"`
+	// RuntimeOperations are the kubelet's CRI calls by operation_type
+	// (list_podsandbox, list_containers, ...); nil when the capture has
+	// none of their families.
+	RuntimeOperations map[string]RuntimeOperation `json:"runtimeOperations,omitempty"`
 }
 
 // FeatureState is one gate as kubernetes_feature_enabled reports it.
@@ -141,7 +162,15 @@ func ReadMetricsFrom(name string, r io.Reader) (*Metrics, error) {
 		}
 		return nil, &CaptureError{File: name, Line: line, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", msg, metricsWant), Err: err}
 	}
-	return fromFamilies(name, fams, f.families(fams))
+	m, err := fromFamilies(name, fams, f.families(fams))
+	if err != nil {
+		return nil, err
+	}
+	if err := f.scrapedErr(name); err != nil {
+		return nil, err
+	}
+	m.ScrapedAt = f.scrapedAt
+	return m, nil
 }
 
 // Families returns the metric families ReadMetricsFrom keeps: those the
@@ -150,5 +179,6 @@ func Families() []string {
 	return []string{
 		MetricBuildInfo, MetricStreamSuccesses, MetricStreamErrors, MetricEventLatency, MetricDiscardEvents,
 		MetricRelistInterval, MetricRelistDuration, MetricLastSeen, MetricFeatureEnabled,
+		MetricRuntimeOperations, MetricRuntimeOperationsErrors, MetricRuntimeOperationsDuration,
 	}
 }

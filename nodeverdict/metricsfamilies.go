@@ -29,6 +29,7 @@ func fromFamilies(name string, fams map[string]*dto.MetricFamily, all int) (*Met
 	m.RelistDuration = r.histogram(MetricRelistDuration)
 	m.LastSeen = r.lastSeen()
 	m.FeatureEnabled = r.features()
+	m.RuntimeOperations = r.runtimeOperations()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -99,6 +100,11 @@ func (r *metricsReader) counter(name string) *float64 {
 	if f == nil {
 		return nil
 	}
+	return r.counterOf(found, f)
+}
+
+// counterOf sums the series of f, a counter found by that name.
+func (r *metricsReader) counterOf(found string, f *dto.MetricFamily) *float64 {
 	var sum float64
 	for _, m := range f.GetMetric() {
 		v, ok := sample(f, m, true)
@@ -121,6 +127,11 @@ func (r *metricsReader) histogram(name string) *Histogram {
 	if f == nil {
 		return nil
 	}
+	return r.histogramOf(name, f)
+}
+
+// histogramOf sums the series of f, the histogram of that name.
+func (r *metricsReader) histogramOf(name string, f *dto.MetricFamily) *Histogram {
 	if f.GetType() != dto.MetricType_HISTOGRAM {
 		r.fail("%s is a %s; want a histogram (with _bucket, _sum and _count samples)", name, typeName(f.GetType()))
 		return nil

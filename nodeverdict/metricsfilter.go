@@ -7,10 +7,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 )
@@ -45,6 +47,14 @@ type metricsFilter struct {
 	sampled map[string]bool
 	// done is io.EOF, or the input's error.
 	done error
+	// line is how many lines were read in full.
+	line int
+	// scrapedAt is the capture's time, from its ScrapedAtComment line;
+	// scrapedLine that line's number, scrapedWrong what is wrong with it
+	// (or with a second one).
+	scrapedAt    *time.Time
+	scrapedLine  int
+	scrapedWrong string
 }
 
 func newMetricsFilter(r io.Reader) *metricsFilter {
@@ -93,6 +103,9 @@ func (f *metricsFilter) next() {
 		f.keeping = len(f.out) > 0
 	}
 	f.inLine = !ended && err == bufio.ErrBufferFull
+	if ended {
+		f.line++
+	}
 }
 
 var newline = []byte("\n")
@@ -109,6 +122,10 @@ func (f *metricsFilter) keep(line []byte) bool {
 	case len(s) == 0 || s[0] == '\n':
 		return true
 	case s[0] == '#':
+		if rest, ok := bytes.CutPrefix(s, []byte(ScrapedAtComment)); ok {
+			f.scraped(string(bytes.TrimSpace(rest)))
+			return false
+		}
 		fields := bytes.Fields(s[1:])
 		if len(fields) == 0 || (string(fields[0]) != "HELP" && string(fields[0]) != "TYPE") {
 			return false // a comment
@@ -183,6 +200,39 @@ func wellFormed(s []byte) bool {
 		}
 	}
 	return true
+}
+
+// scraped reads the capture's time from its comment line: once, in RFC
+// 3339, as kubectl pleg --save writes it; the first fault is kept.
+func (f *metricsFilter) scraped(text string) {
+	line := f.line + 1
+	if f.scrapedWrong != "" {
+		return
+	}
+	if f.scrapedLine != 0 {
+		f.scrapedLine, f.scrapedWrong = line, fmt.Sprintf("a second %q line (the first is line %d); want one capture's time", strings.TrimSpace(ScrapedAtComment), f.scrapedLine)
+		return
+	}
+	f.scrapedLine = line
+	t, err := time.Parse(time.RFC3339Nano, text)
+	if err == nil {
+		t = t.UTC()
+		_, err = t.MarshalText() // a year past 9999 in UTC
+	}
+	if err != nil {
+		f.scrapedWrong = fmt.Sprintf("%q is not a time; want RFC 3339 (%s2026-12-03T06:45:01Z)", printable(shortValue(text)), ScrapedAtComment)
+		return
+	}
+	f.scrapedAt = &t
+}
+
+// scrapedErr is what is wrong with the capture's time line, named at its
+// line; nil when nothing is.
+func (f *metricsFilter) scrapedErr(name string) error {
+	if f.scrapedWrong == "" {
+		return nil
+	}
+	return &CaptureError{File: name, Line: f.scrapedLine, Msg: f.scrapedWrong}
 }
 
 // dropSample remembers a dropped sample's family as the parser names it:

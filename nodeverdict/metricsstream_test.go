@@ -17,14 +17,24 @@ import (
 )
 
 // readWhole is what ReadMetricsFrom must answer for a valid input: the
-// whole input parsed, every family kept.
+// whole input parsed, every family kept, and the capture's time line.
 func readWhole(name string, data []byte) (*Metrics, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	return fromFamilies(name, fams, len(fams))
+	m, err := fromFamilies(name, fams, len(fams))
+	if err != nil {
+		return nil, err
+	}
+	f := newMetricsFilter(bytes.NewReader(data))
+	_, _ = io.Copy(io.Discard, f)
+	if err := f.scrapedErr(name); err != nil {
+		return nil, err
+	}
+	m.ScrapedAt = f.scrapedAt
+	return m, nil
 }
 
 // noise is a body of families the verdict does not read, of every type, in
@@ -150,6 +160,7 @@ func FuzzReadMetricsFrom(f *testing.F) {
 	f.Add([]byte(interval))
 	f.Add([]byte(noise("a", 5) + interval))
 	f.Add([]byte("# TYPE x histogram\nx_bucket{le=\"1\"} 1\nx_sum 1\nx_count 1\n" + interval))
+	f.Add([]byte("# scraped at 2026-12-03T06:48:02Z\n" + noise("a", 5) + interval))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ReadMetricsFrom("m.txt", bytes.NewReader(data))
 		checkRead(t, "m.txt", got, err)

@@ -71,6 +71,9 @@ type Decision struct {
 	Configured string
 	Reasons    []Reason
 	Relist     RelistCheck
+	// Health is the PLEG's health at the capture's time, held to the
+	// threshold in force in Expected.
+	Health Health
 }
 
 // Decide applies the rules. It predicts the verdict from the gate, the
@@ -98,7 +101,7 @@ func Decide(in Input) Decision {
 	if slices.ContainsFunc(d.reasons, func(r Reason) bool { return r.Agrees != nil && !*r.Agrees }) {
 		verdict = Inconsistent
 	}
-	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check}
+	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check, Health: d.health()}
 }
 
 type decider struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/render"
@@ -21,6 +22,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
+	at := fs.String("at", "", "when the metrics were scraped, in RFC 3339 (2026-12-03T06:45:01Z), to tell the PLEG's health: the time since its last relist; without it, the metrics file's \"# scraped at\" line (kubectl pleg --save writes one), never the file's mtime")
 	useIndex := fs.Bool("index", true, "take the source's answer for a release from plegvet's index when it holds it (-index=false reads the release's source with the go command)")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		if code == exitOK {
@@ -30,6 +32,14 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.Configz == "" || opts.Metrics == "" {
 		return usageError(stderr, "node", "-configz FILE and -metrics FILE are required (see plegvet node -h)")
+	}
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339Nano, *at)
+		if err != nil {
+			return usageError(stderr, "node", "-at %q: want an RFC 3339 time, such as 2026-12-03T06:45:01Z", *at)
+		}
+		t = t.UTC()
+		opts.At = &t
 	}
 	opts.Options = src.options(stderr)
 	opts.SkipIndex = !*useIndex
@@ -50,11 +60,23 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "node", err)
 	}
 	code := answer("node", stdout, stderr, src.json, rep, func(w io.Writer) error { return render.Node(w, rep) }, rep.Source)
-	if code == exitOK && rep.Verdict == nodeverdict.Inconsistent {
-		// A script tells an answer whose evidence disagrees from a clean
-		// one by the exit code, as it tells findings.
+	if code != exitOK {
+		return code
+	}
+	// A script tells an answer whose evidence disagrees, or a PLEG the
+	// kubelet declares unhealthy, from a clean one by the exit code, as
+	// it tells findings.
+	if rep.Verdict == nodeverdict.Inconsistent {
 		fmt.Fprintf(stderr, "plegvet node: inconsistent: %d of %d reasons disagree with %s\n", rep.Disagreeing(), len(rep.Reasons), rep.Expected)
-		return exitFindings
+		code = exitFindings
+	}
+	if h := rep.Health; h.State == nodeverdict.Unhealthy {
+		past := ""
+		if h.Elapsed != "" && h.Threshold != nil {
+			past = fmt.Sprintf("last seen active %s ago, past the %s threshold; ", h.Elapsed, h.Threshold.Value)
+		}
+		fmt.Fprintf(stderr, "plegvet node: unhealthy: %sthe kubelet says: %s\n", past, errorLine(h.Message))
+		code = exitFindings
 	}
 	return code
 }
@@ -63,6 +85,8 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const nodeExitHelp = `
 Exit status: 0 when the verdict is generic, evented, generic-with-event-hints
 or fell-back; 3 when it is inconsistent (a reason disagrees with the verdict
-the source predicts; the report is printed all the same); 1 when an input
-could not be read, or the source not read in full; 2 for a bad command line.
+the source predicts; the report is printed all the same), or when the PLEG's
+health is unhealthy (the kubelet declares it so at the capture's time); 1
+when an input could not be read, or the source not read in full; 2 for a
+bad command line.
 `

@@ -4,8 +4,11 @@
 package nodesource
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
@@ -33,6 +36,14 @@ type NodeSource struct {
 	// Evented is the evented PLEG's design; nil when the tree builds none
 	// or its role could not be read.
 	Evented *answer.NodeEvented `json:"evented,omitempty"`
+	// Words are the kubelet's words for a failed PLEG health check; nil
+	// when the source read does not give them (the health is decided all
+	// the same, its message saying so).
+	//
+	// TODO(merge): LoadNodeSource fills it from plegperiods.Health
+	// (checks[].messages[].format, runtimeErrors.format), as will the
+	// index once regenerated.
+	Words *nodeverdict.HealthWords `json:"healthWords,omitempty"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -60,6 +71,12 @@ type NodeCapture struct {
 	// (none at all, or v0.0.0-master+$Format:%H$ from a build without
 	// version ldflags) reads the gate at the source's own version.
 	KubeletVersion string
+	// At is when the metrics were scraped (-at); nil takes the
+	// metrics' own "# scraped at" line, and without one the health is
+	// decided only as far as it can be without a time. AtFrom says where
+	// At comes from, for evidence ("" is "-at").
+	At     *time.Time
+	AtFrom string
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
@@ -124,6 +141,17 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
 		Runtime: c.Runtime,
+		Health:  s.HealthRule(),
+		At:      c.At,
+		AtFrom:  cmp.Or(c.AtFrom, "-at"),
+	}
+	line := fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
+	switch at := c.Metrics.ScrapedAt; {
+	case at == nil:
+	case in.At == nil:
+		in.At, in.AtFrom = at, line
+	case !in.At.Equal(*at):
+		in.AtFrom += ", over " + line + " (" + at.Format(time.RFC3339Nano) + ")"
 	}
 	if e := s.Evented; e != nil {
 		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure
@@ -146,7 +174,54 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Runtime:       c.Runtime,
 		Metrics:       *c.Metrics,
 		Relist:        dec.Relist,
+		Health:        dec.Health,
 	}, nil
+}
+
+// HealthRule is the kubelet's PLEG health rule from this source: the
+// generic PLEG's thresholds in each mode, and its words.
+//
+// TODO(merge): take LastSeenRefreshed from plegperiods.Health's checks
+// (an evented check that sets the gauge) rather than from the design.
+func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
+	r := s.Relist
+	var h nodeverdict.HealthRule
+	if s.Words != nil {
+		h.Words = *s.Words
+	}
+	h.GateOff = threshold(nil, "the source builds no generic PLEG")
+	if r.GateOff != nil {
+		h.GateOff = threshold(r.GateOff.Threshold, "the generic PLEG's construction passes no threshold plegvet reads")
+	}
+	h.GateOn, h.Fallback = h.GateOff, threshold(nil, "the source restores no threshold with the fallback period")
+	if on := r.GateOn; on != nil {
+		h.GateOn = threshold(on.Threshold, "the gate-on construction passes no threshold plegvet reads")
+		if on.Fallback != nil {
+			// A NodeSource decides as its JSON does (plegvet's index), and
+			// the relist answer's JSON leaves the restored threshold out.
+			// TODO(merge): take it from plegperiods.Health once the index
+			// carries it.
+			h.Fallback = threshold(nil, "the threshold the evented PLEG restores with the fallback period is not among what plegvet keeps of the source")
+		}
+	}
+	if e := s.Evented; e != nil && e.Role == nodeverdict.RoleEventSource {
+		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + e.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers is not read yet"
+	}
+	return h
+}
+
+// threshold turns a threshold from the source into the decision's; why
+// says why it is unknown when v is nil.
+func threshold(v *answer.Value, why string) nodeverdict.Threshold {
+	switch {
+	case v == nil:
+		return nodeverdict.Threshold{Why: why}
+	case v.Unresolved != "":
+		return nodeverdict.Threshold{Why: render.Value(v, render.Cited)}
+	}
+	d, ok := v.Duration()
+	return nodeverdict.Threshold{Duration: d, Known: ok, Why: "not a duration: " + v.Value,
+		Cited: nodeverdict.Cited{Value: v.Value, Const: v.Const, Decl: v.Decl}, Evidence: render.Value(v, render.Cited)}
 }
 
 // relistPeriods turns the source's relist answer into the decision's facts.

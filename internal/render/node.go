@@ -47,6 +47,34 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	if rt := rep.Runtime; rt != nil {
 		line("runtime", strings.TrimSpace(fmt.Sprintf("%s %s, CRI %s", rt.Name, rt.Version, rt.APIVersion)))
 	}
+	h := rep.Health
+	if h.Elapsed != "" && h.Threshold != nil {
+		line("health", fmt.Sprintf("%s: last seen active %s ago; threshold is %s (%s)", h.State, h.Elapsed, h.Threshold.Value, cmp.Or(h.Threshold.Const, "a literal")))
+	} else {
+		line("health", h.State)
+	}
+	if h.Message != "" {
+		line("kubelet says", h.Message)
+	}
+	for _, e := range h.Evidence {
+		for i, l := range wrapCell(e, 2*cellWidth) {
+			if i == 0 {
+				l = "- " + l
+			} else {
+				l = "  " + l
+			}
+			line("", l)
+		}
+	}
+	if h.Cause != "" {
+		for i, l := range wrapCell("likely "+h.Cause, 2*cellWidth) {
+			label := ""
+			if i == 0 {
+				label = "cause"
+			}
+			line(label, l)
+		}
+	}
 	b.WriteString("\n")
 	for _, r := range rep.Reasons {
 		label := "note"
@@ -64,6 +92,7 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 			}
 		}
 	}
+	// TODO(merge): close with render's level-triggered sentence
 	_, err := io.WriteString(w, b.String())
 	return err
 }

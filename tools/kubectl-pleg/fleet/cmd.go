@@ -3,6 +3,7 @@ package fleet
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,10 +39,11 @@ const (
 	exitInconsistent = 3
 )
 
-const usage = `kubectl pleg: which PLEG each node's kubelet runs, generic relist or evented.
+const usage = `kubectl pleg: which PLEG each node's kubelet runs, generic relist or evented,
+and whether it is healthy.
 
 Usage:
-  kubectl pleg [NODE...] [-l SELECTOR] [-o wide|json|yaml]
+  kubectl pleg [NODE...] [-l SELECTOR] [-o wide|json|yaml] [--save DIR]
                [--source-k8s v1.X.Y | --source-dir DIR] [--concurrency N]
 
 For each node (every node when none is named), it reads status.nodeInfo,
@@ -54,12 +56,21 @@ needed); a release it lacks is fetched once with the go command, and
 without one its rows say why. The SOURCE column (and source.from in -o
 json) says which.
 
+HEALTH is plegvet node's health of the node's PLEG at the time the metrics
+arrived (by this machine's clock): the time since its last successful
+relist against the threshold the source holds it to. READY is the node's
+Ready condition from the node list (no request more), and whether it
+agrees; when it does not, which is newer: the scrape or the condition's
+last heartbeat. --save DIR writes each node's captures
+(NODE.configz.json, NODE.metrics.txt with a first line "# scraped at
+TIME") for plegvet node.
+
 The user needs get and list on nodes, and get on nodes/proxy.
 
 Exit status: 0 when every node answered generic, evented,
 generic-with-event-hints or fell-back; 3 when every node answered and one
 or more is inconsistent (a reason disagrees with the verdict the source
-predicts); 1 when a node could not be read (its row says why), whatever
+predicts), or has a PLEG plegvet computes unhealthy; 1 when a node could not be read (its row says why), whatever
 the others answered; 2 for a bad command line.
 
 Flags:
@@ -81,7 +92,9 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		burst                                  int
 		skipRuntime                            bool
 		useIndex                               bool
+		save                                   string
 	)
+	fs.StringVar(&save, "save", "", "save each node's configz and metrics in this directory (NODE.configz.json, NODE.metrics.txt with a \"# scraped at\" line), for plegvet node")
 	fs.StringVarP(&selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
 	fs.StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
 	fs.StringVar(&sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
@@ -139,8 +152,13 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		return exitFail
 	}
 
+	if save != "" {
+		if st, err := os.Stat(save); err != nil || !st.IsDir() {
+			return usageErr("--save %q: want an existing directory", save)
+		}
+	}
 	opts := Options{
-		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout,
+		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout, Save: save,
 		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir, SkipIndex: !useIndex},
 	}
 	// A release fetched with the go command says so once it is slow, as
@@ -172,6 +190,7 @@ func parseSeconds(s string) (time.Duration, error) {
 // number of nodes.
 type row struct {
 	node, kubelet, runtime, gate, verdict, reason string
+	health, ready                                 string
 	relist, streams, source                       string
 	failed                                        bool
 }
@@ -182,6 +201,8 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 	// captures: a few kilobytes a node.
 	var encoded []json.RawMessage
 	counts := map[string]int{}
+	// health counts the PLEGs not healthy, by state.
+	health := map[string]int{}
 	failed := 0
 	total, err := Run(ctx, client, opts, func(i int, r *Result) {
 		for _, w := range r.Warnings {
@@ -193,6 +214,9 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", quoteText(r.Node), oneLine(r.Error))
 		} else {
 			counts[r.Verdict]++
+			if st := r.Health.State; st == nodeverdict.Unhealthy || st == nodeverdict.AtRisk {
+				health[st]++
+			}
 		}
 		switch output {
 		case "json", "yaml":
@@ -225,6 +249,9 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 		return 0
 	}
 	summary := summaryLine(counts)
+	if len(health) > 0 {
+		summary += "; PLEG " + summaryLine(health)
+	}
 	switch output {
 	case "json", "yaml":
 		if err := writeStructured(streams.Out, encoded, output == "yaml"); err != nil {
@@ -239,7 +266,7 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 	if failed > 0 {
 		return exitFail
 	}
-	if counts[nodeverdict.Inconsistent] > 0 {
+	if counts[nodeverdict.Inconsistent] > 0 || health[nodeverdict.Unhealthy] > 0 {
 		return exitInconsistent
 	}
 	return 0
@@ -291,7 +318,7 @@ func writeStructured(w io.Writer, encoded []json.RawMessage, asYAML bool) error 
 
 // tableRow is a result as the table shows it.
 func tableRow(r *Result) row {
-	rw := row{node: r.Node, kubelet: r.NodeInfo.KubeletVersion, runtime: r.NodeInfo.ContainerRuntimeVersion, gate: "-", verdict: "error", relist: "-", streams: "-", source: "-"}
+	rw := row{node: r.Node, kubelet: r.NodeInfo.KubeletVersion, runtime: r.NodeInfo.ContainerRuntimeVersion, gate: "-", verdict: "error", health: "-", ready: readyText(r.Condition), relist: "-", streams: "-", source: "-"}
 	if rw.kubelet == "" {
 		rw.kubelet = "-"
 	}
@@ -304,8 +331,13 @@ func tableRow(r *Result) row {
 	}
 	rep := r.NodeReport
 	rw.verdict = rep.Verdict
+	rw.health = healthText(rep.Health)
 	rw.gate = gateText(rep.Gate)
 	rw.reason = firstReason(rep.Reasons)
+	if h := rep.Health; rep.Verdict != nodeverdict.Inconsistent && (h.State == nodeverdict.Unhealthy || h.State == nodeverdict.AtRisk) {
+		// What stalls the PLEG tells more than an agreeing reason.
+		rw.reason = "PLEG " + h.State + ": " + cmp.Or(h.Cause, "the scrape does not say what stalls it")
+	}
 	if m := rep.Relist.MeanIntervalSeconds; m != nil {
 		rw.relist = fmt.Sprintf("%s (want %s)", (time.Duration(*m * float64(time.Second))).Round(time.Millisecond), orDash(rep.Relist.Expected))
 	}
@@ -362,9 +394,9 @@ func orDash(s string) string {
 func writeTable(w io.Writer, rows []row, wide bool) {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	if wide {
-		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tRELIST\tSTREAMS\tSOURCE\tREASON")
+		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tHEALTH\tREADY\tRELIST\tSTREAMS\tSOURCE\tREASON")
 	} else {
-		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tREASON")
+		fmt.Fprintln(tw, "NODE\tKUBELET\tRUNTIME\tGATE\tVERDICT\tHEALTH\tREADY\tREASON")
 	}
 	for _, r := range rows {
 		reason := r.reason
@@ -376,11 +408,12 @@ func writeTable(w io.Writer, rows []row, wide bool) {
 		// would forge a row or a column, an escape drive the terminal.
 		r.node, r.kubelet, r.runtime = quoteText(r.node), quoteText(r.kubelet), quoteText(r.runtime)
 		r.gate, r.verdict, r.relist, r.streams, r.source = oneLine(r.gate), oneLine(r.verdict), oneLine(r.relist), oneLine(r.streams), oneLine(r.source)
+		r.health, r.ready = oneLine(r.health), oneLine(r.ready)
 		reason = oneLine(reason)
 		if wide {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, r.relist, r.streams, r.source, reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, r.health, r.ready, r.relist, r.streams, r.source, reason)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, r.health, r.ready, reason)
 		}
 	}
 	_ = tw.Flush()

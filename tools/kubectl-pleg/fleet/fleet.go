@@ -48,6 +48,10 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when not nil, gets a progress line (a terminal).
 	Progress io.Writer
+	// Save, when not "", is a directory to save each node's captures in,
+	// as plegvet node reads them: NODE.configz.json, and NODE.metrics.txt
+	// whose first line says when it was scraped.
+	Save string
 
 	// LoadSource and JudgeRuntime default to plegvet's; tests replace
 	// them to count or to answer without the network.
@@ -67,6 +71,9 @@ type Result struct {
 	Node     string   `json:"node"`
 	NodeInfo NodeInfo `json:"nodeInfo"`
 	*plegvet.NodeReport
+	// Condition is the node's Ready condition, beside the report's
+	// health; null when the node has none.
+	Condition *ReadyCondition `json:"condition,omitempty"`
 	// Warnings are what was left out of the decision, and why.
 	Warnings []string `json:"warnings,omitempty"`
 	Error    string   `json:"error,omitempty"`
@@ -116,10 +123,12 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options, emit fu
 	return len(targets), nil
 }
 
-// target is a node to read: named, or listed with its node info.
+// target is a node to read: named, or listed with its node info and
+// Ready condition.
 type target struct {
 	name   string
 	info   *NodeInfo
+	ready  *ReadyCondition
 	listed bool
 }
 
@@ -146,7 +155,7 @@ func targets(ctx context.Context, client kubernetes.Interface, opts Options) ([]
 		}
 		for i := range list.Items {
 			n := &list.Items[i]
-			out = append(out, target{name: n.Name, info: info(n), listed: true})
+			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), listed: true})
 		}
 		if cont = list.Continue; cont == "" {
 			return out, nil
@@ -198,6 +207,12 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	r := &Result{Node: t.name}
 	fail := func(err error) *Result {
 		r.Error = err.Error()
+		if t.ready != nil {
+			// The node's own word stands without a scrape to judge it by.
+			c := *t.ready
+			c.Why = "no scrape to put beside it"
+			r.Condition = &c
+		}
 		return r
 	}
 	if !t.listed {
@@ -205,14 +220,14 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		if err != nil {
 			return fail(fmt.Errorf("get node: %s", explain(err, "get", "nodes", f.opts.Timeout)))
 		}
-		t.info = info(n)
+		t.info, t.ready = info(n), readyCondition(n)
 	}
 	r.NodeInfo = *t.info
 	cfg, err := f.configz(ctx, t.name)
 	if err != nil {
 		return fail(err)
 	}
-	met, err := f.metrics(ctx, t.name)
+	met, at, err := f.metrics(ctx, t.name)
 	if err != nil {
 		return fail(err)
 	}
@@ -262,14 +277,22 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	if err != nil {
 		return fail(fmt.Errorf("cannot read the kubelet's source (%s): %v", sourceName(f.opts.Source, release), err))
 	}
-	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet})
+	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet, At: &at, AtFrom: scrapedBy})
 	if err != nil {
 		return fail(err)
 	}
 	rep.Inputs = plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
 	r.NodeReport = rep
+	if t.ready != nil {
+		c := *t.ready
+		c.judge(rep.Health, at, src.HealthRule().Words.NotHealthy())
+		r.Condition = &c
+	}
 	return r
 }
+
+// scrapedBy says where a capture's time comes from, for evidence.
+const scrapedBy = "when kubectl pleg received the metrics, by this machine's clock"
 
 func sourceName(o plegvet.Options, release string) string {
 	switch {
@@ -301,6 +324,14 @@ func (f *fleet) configz(ctx context.Context, node string) (*nodeverdict.Config, 
 	case len(data) > maxConfigz:
 		return nil, fmt.Errorf("configz: more than %d bytes; want the kubelet's configz", maxConfigz)
 	}
+	saved, err := f.save(node, "configz.json")
+	if err != nil {
+		return nil, err
+	}
+	saved.Write(data)
+	if err := saved.Close(); err != nil {
+		return nil, err
+	}
 	return nodeverdict.ReadConfigz(proxyPath(node, "configz"), data)
 }
 
@@ -308,19 +339,36 @@ func (f *fleet) configz(ctx context.Context, node string) (*nodeverdict.Config, 
 const maxConfigz = 4 << 20
 
 // metrics reads the kubelet's /metrics through the API server as a
-// stream, keeping only the families the verdict reads.
-func (f *fleet) metrics(ctx context.Context, node string) (*nodeverdict.Metrics, error) {
+// stream, keeping only the families the verdict reads; at is when the
+// response arrived, the capture's time.
+func (f *fleet) metrics(ctx context.Context, node string) (met *nodeverdict.Metrics, at time.Time, err error) {
 	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics").
 		SetHeader("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1").Stream(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+		return nil, at, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
 	}
 	defer body.Close()
-	met, err := nodeverdict.ReadMetricsFrom(proxyPath(node, "metrics"), body)
-	if err != nil && timedOut(err) {
-		return nil, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	// The kubelet gathers its metrics before it answers.
+	at = time.Now().UTC()
+	saved, err := f.save(node, "metrics.txt")
+	if err != nil {
+		return nil, at, err
 	}
-	return met, err
+	var in io.Reader = body
+	if saved != nil {
+		// First the capture's time, then the body as it comes, so that
+		// plegvet node -metrics reads the same.
+		saved.Write([]byte(nodeverdict.ScrapedAtComment + at.Format(time.RFC3339Nano) + "\n"))
+		in = io.TeeReader(body, saved)
+	}
+	met, err = nodeverdict.ReadMetricsFrom(proxyPath(node, "metrics"), in)
+	if serr := saved.Close(); err == nil && serr != nil {
+		return nil, at, serr
+	}
+	if err != nil && timedOut(err) {
+		return nil, at, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
+	}
+	return met, at, err
 }
 
 // explain turns a request's error into one line that says what failed and

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
 )
@@ -20,6 +21,7 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "kubeconfig", "where to write the kubeconfig")
 	version := flag.String("kubelet-version", "v1.36.1", "the nodes' kubelet version; a comma-separated list gives node i the i-th modulo its length")
 	others := flag.Int("families", 300, "metric families each kubelet serves besides the PLEG's")
+	stalled := flag.Int("stalled", 0, "how many nodes (the first) have a PLEG stalled 4m ago, its runtime's list calls timing out, and Ready False saying so")
 	flag.Parse()
 	off := false
 	versions := strings.Split(*version, ",")
@@ -29,7 +31,11 @@ func main() {
 	}
 	c := &fakecluster.Cluster{N: *n, NodeAt: func(i int) fakecluster.Node {
 		v := i % len(versions)
-		return fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: versions[v], RuntimeVersion: "containerd://2.0.4", Metrics: bodies[v]}
+		n := fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: versions[v], RuntimeVersion: "containerd://2.0.4", Metrics: bodies[v]}
+		if i < *stalled {
+			n.Metrics, n.Stalled, n.Ready = fakecluster.StalledBody(versions[v]), 4*time.Minute, fakecluster.PLEGNotReady(4*time.Minute, 10*time.Second)
+		}
+		return n
 	}}
 	srv, err := fakecluster.Start(c, "127.0.0.1:0", *kubeconfig)
 	if err != nil {

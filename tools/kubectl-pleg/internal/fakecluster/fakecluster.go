@@ -45,6 +45,13 @@ type Node struct {
 	// this URL plus the path: a redirect to another host, which must not
 	// receive the user's credentials.
 	RedirectTo string
+	// Stalled is how long before each scrape the node's PLEG last
+	// relisted: its metrics' kubelet_pleg_last_seen_seconds is served
+	// as that long before the request (0: a second, a healthy relist).
+	Stalled time.Duration
+	// Ready is the node's Ready condition; nil is Ready True, with a
+	// heartbeat 5s before the request.
+	Ready *corev1.NodeCondition
 }
 
 // Cluster serves its nodes. Nodes is read while serving; set it before.
@@ -195,6 +202,7 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 		if body == "" {
 			body = Generic(n.KubeletVersion)
 		}
+		body = servedLastSeen(body, n.Stalled)
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write([]byte(body))
 	default:
@@ -213,10 +221,8 @@ func object(n Node) corev1.Node {
 		},
 		Spec: corev1.NodeSpec{PodCIDR: "10.244.3.0/24", PodCIDRs: []string{"10.244.3.0/24"}, ProviderID: "fake://" + n.Name},
 		Status: corev1.NodeStatus{
-			Capacity: corev1.ResourceList{},
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status",
-			}},
+			Capacity:        corev1.ResourceList{},
+			Conditions:      []corev1.NodeCondition{ready(n)},
 			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.7.12"}, {Type: corev1.NodeHostName, Address: n.Name}},
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 			NodeInfo: corev1.NodeSystemInfo{
@@ -230,6 +236,29 @@ func object(n Node) corev1.Node {
 			},
 		},
 	}
+}
+
+// ready is the node's Ready condition: its own, or Ready True with a
+// heartbeat 5s ago.
+func ready(n Node) corev1.NodeCondition {
+	if n.Ready != nil {
+		return *n.Ready
+	}
+	now := time.Now()
+	return corev1.NodeCondition{
+		Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status",
+		LastHeartbeatTime: metav1.NewTime(now.Add(-5 * time.Second)), LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 12, 9, 31, 0, 0, time.UTC)),
+	}
+}
+
+// PLEGNotReady is the Ready condition of a kubelet whose PLEG check
+// failed, stalled before its last heartbeat, heartbeat before now: the
+// message the kubelet of a 3m threshold posts, written here by hand.
+func PLEGNotReady(stalled, heartbeat time.Duration) *corev1.NodeCondition {
+	now := time.Now()
+	return &corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady",
+		Message:           fmt.Sprintf("PLEG is not healthy: pleg was last seen active %v ago; threshold is 3m0s", (stalled - heartbeat).Round(time.Second)),
+		LastHeartbeatTime: metav1.NewTime(now.Add(-heartbeat)), LastTransitionTime: metav1.NewTime(now.Add(-stalled + 3*time.Minute))}
 }
 
 // Configz is the kubelet's /configz body: the KubeletConfiguration under

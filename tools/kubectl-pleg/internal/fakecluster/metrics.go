@@ -4,9 +4,48 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 )
 
 func netListen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
+// lastSeenLine is the last-seen gauge as Body writes it; the cluster
+// serves it as of each request (servedLastSeen).
+const lastSeenLine = "kubelet_pleg_last_seen_seconds 1.7700000012e+09\n"
+
+// servedLastSeen is body with the PLEG last seen active stalled before
+// now (a second when 0), as the kubelet's gauge reads at a scrape.
+func servedLastSeen(body string, stalled time.Duration) string {
+	if stalled == 0 {
+		stalled = time.Second
+	}
+	return strings.Replace(body, lastSeenLine, fmt.Sprintf("kubelet_pleg_last_seen_seconds %d\n", time.Now().Add(-stalled).Unix()), 1)
+}
+
+// StalledBody is the metrics of a kubelet whose runtime stopped
+// answering: its list calls time out (the runtime's 2m request timeout)
+// and its status calls fail, and one relist took longer than the
+// histogram's last bound. The cluster serves it with the node's Stalled.
+func StalledBody(version string) string {
+	off := false
+	return Kubelet{Version: version, Gate: &off, Relists: 900, Interval: 1.02, Others: 30}.Body() + `# HELP kubelet_runtime_operations_total [ALPHA] Cumulative number of runtime operations by operation type.
+# TYPE kubelet_runtime_operations_total counter
+kubelet_runtime_operations_total{operation_type="list_containers"} 903
+kubelet_runtime_operations_total{operation_type="list_podsandbox"} 905
+kubelet_runtime_operations_total{operation_type="status"} 190
+# HELP kubelet_runtime_operations_errors_total [ALPHA] Cumulative number of runtime operation errors by operation type.
+# TYPE kubelet_runtime_operations_errors_total counter
+kubelet_runtime_operations_errors_total{operation_type="list_podsandbox"} 2
+kubelet_runtime_operations_errors_total{operation_type="status"} 12
+# HELP kubelet_runtime_operations_duration_seconds [ALPHA] Duration in seconds of runtime operations. Broken down by operation type.
+# TYPE kubelet_runtime_operations_duration_seconds histogram
+kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_podsandbox",le="0.005"} 900
+kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_podsandbox",le="119.20928955078125"} 903
+kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_podsandbox",le="+Inf"} 905
+kubelet_runtime_operations_duration_seconds_sum{operation_type="list_podsandbox"} 242.9
+kubelet_runtime_operations_duration_seconds_count{operation_type="list_podsandbox"} 905
+`
+}
 
 // Kubelet is what a kubelet's /metrics says of its PLEG.
 type Kubelet struct {
@@ -76,7 +115,7 @@ func (k Kubelet) Body() string {
 		fmt.Fprintf(&b, "# HELP kubelet_evented_pleg_connection_latency_seconds [ALPHA] The latency of streaming connection with the CRI runtime, measured in seconds.\n# TYPE kubelet_evented_pleg_connection_latency_seconds histogram\nkubelet_evented_pleg_connection_latency_seconds_bucket{le=\"0.005\"} %d\nkubelet_evented_pleg_connection_latency_seconds_bucket{le=\"+Inf\"} %d\nkubelet_evented_pleg_connection_latency_seconds_sum 0.04\nkubelet_evented_pleg_connection_latency_seconds_count %d\n", k.Events, k.Events, k.Events)
 	}
 	b.WriteString("# HELP kubelet_pleg_discard_events [ALPHA] The number of discard events in PLEG.\n# TYPE kubelet_pleg_discard_events counter\nkubelet_pleg_discard_events 0\n")
-	b.WriteString("# HELP kubelet_pleg_last_seen_seconds [ALPHA] Timestamp in seconds when PLEG was last seen active.\n# TYPE kubelet_pleg_last_seen_seconds gauge\nkubelet_pleg_last_seen_seconds 1.7700000012e+09\n")
+	b.WriteString("# HELP kubelet_pleg_last_seen_seconds [ALPHA] Timestamp in seconds when PLEG was last seen active.\n# TYPE kubelet_pleg_last_seen_seconds gauge\n" + lastSeenLine)
 	b.WriteString("# HELP kubelet_pleg_relist_duration_seconds [ALPHA] Duration in seconds for relisting pods in PLEG.\n# TYPE kubelet_pleg_relist_duration_seconds histogram\n")
 	fmt.Fprintf(&b, "kubelet_pleg_relist_duration_seconds_bucket{le=\"0.05\"} %d\nkubelet_pleg_relist_duration_seconds_bucket{le=\"+Inf\"} %d\nkubelet_pleg_relist_duration_seconds_sum %g\nkubelet_pleg_relist_duration_seconds_count %d\n", k.Relists+1, k.Relists+1, 0.02*float64(k.Relists+1), k.Relists+1)
 	b.WriteString("# HELP kubelet_pleg_relist_interval_seconds [ALPHA] Interval in seconds between relisting in PLEG.\n# TYPE kubelet_pleg_relist_interval_seconds histogram\n")
