@@ -134,7 +134,8 @@ func checkUnhealthyTimeline(t *testing.T, tl *harness.Timeline, withRules bool) 
 // tl.Advances; "at-risk" or "unhealthy" from the first scrape after
 // kubeletLine (the kubelet's last "PLEG is not healthy" line by the
 // scrape's start, current while at most harness.SyncLoopMaxBackoff + 1s
-// old) until recovery; and rep.Health.Message equals kubeletMessage up to
+// old and before containerd's start: the kubelet logs nothing when it
+// recovers) until recovery; and rep.Health.Message equals kubeletMessage up to
 // the elapsed time ("pleg was last seen active ...; threshold is 3m0s").
 // Until then it logs what that assertion needs.
 func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, run *harness.UnhealthyRun, o *harness.Observation) {
@@ -145,7 +146,7 @@ func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime,
 	}
 	rep := decide(t, src, rt, o.Scrape, fmt.Sprintf("scrape %d", o.Index))
 	kubeletLine, kubeletMessage := run.KubeletSays(o.Start)
-	current := kubeletLine != nil && o.Start.Sub(kubeletLine.Time) <= harness.SyncLoopMaxBackoff+time.Second
+	current := kubeletLine != nil && o.Start.Sub(kubeletLine.Time) <= harness.SyncLoopMaxBackoff+time.Second && o.Start.Before(run.Started)
 	said := "nothing"
 	if kubeletLine != nil {
 		said = fmt.Sprintf("%q at %s (current %t)", kubeletMessage, kubeletLine.Time.Format("15:04:05.000"), current)

@@ -56,13 +56,18 @@ func TrimMetrics(metrics []byte, scrapedAt time.Time) []byte {
 	return []byte(b.String())
 }
 
-// relistOperation says whether a sample is of an operation the relist
-// issues (list_podsandbox, list_containers, and for the pods whose
-// containers changed podsandbox_status, container_status) or of the
-// runtime's status check: the duration buckets of the others are left
-// out of a kept capture, which they would make five times larger.
+// relistOperation says whether a sample of the runtime operations'
+// durations is kept: of the operations the relist issues (list_podsandbox,
+// list_containers, and for the pods whose containers changed
+// podsandbox_status, container_status) and of the runtime's status check,
+// the sums and counts; of the relist's own list calls, the buckets too.
+// The others' buckets would make a kept capture three times larger.
 func relistOperation(sample string) bool {
-	for _, op := range []string{"list_podsandbox", "list_containers", "podsandbox_status", "container_status", "status"} {
+	ops := []string{"list_podsandbox", "list_containers"}
+	if !strings.HasPrefix(sample, "kubelet_runtime_operations_duration_seconds_bucket") {
+		ops = append(ops, "podsandbox_status", "container_status", "status")
+	}
+	for _, op := range ops {
 		if strings.Contains(sample, `operation_type="`+op+`"`) {
 			return true
 		}

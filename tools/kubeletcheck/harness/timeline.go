@@ -150,6 +150,10 @@ type Row struct {
 	Evidence string
 }
 
+// MomentStarted is the moment containerd started again, as Rows (and
+// a kept scrapes.json) name it.
+const MomentStarted = "containerd started again"
+
 // Rows are the timeline's moments, in the order they happened, those
 // not seen last.
 func (tl *Timeline) Rows() []Row {
@@ -182,7 +186,7 @@ func (tl *Timeline) Rows() []Row {
 		obs("Ready turns False", tl.ReadyFalse, ready, cond),
 		line("the kubelet first logs \""+PLEGUnhealthy+"\"", tl.PLEGLogged),
 		obs("Ready's message names the PLEG", tl.ReadyPLEG, ready, cond),
-		{What: "containerd started again", At: tl.Started},
+		{What: MomentStarted, At: tl.Started},
 		obs("kubelet_pleg_last_seen_seconds advances again", tl.Advances, scraped, gauge),
 		obs("Ready turns True", tl.ReadyTrue, ready, cond),
 	}
@@ -195,8 +199,12 @@ func (tl *Timeline) Rows() []Row {
 				return fmt.Sprintf("%s, activeAt %s", s, a.ActiveAt.UTC().Format("15:04:05.000"))
 			}
 		}
-		rows = append(rows, obs("alert "+a.Name+" pending", a.Pending, alerted, state("pending")),
-			obs("alert "+a.Name+" firing", a.Firing, alerted, state("firing")),
+		// An alert whose rule has no "for" fires at once: it is never
+		// seen pending.
+		if a.Pending != nil {
+			rows = append(rows, obs("alert "+a.Name+" pending", a.Pending, alerted, state("pending")))
+		}
+		rows = append(rows, obs("alert "+a.Name+" firing", a.Firing, alerted, state("firing")),
 			obs("alert "+a.Name+" resolved", a.Resolved, alerted, state("")))
 	}
 	sort.SliceStable(rows, func(i, j int) bool {

@@ -34,6 +34,7 @@ kubelet_runtime_operations_errors_total{operation_type="list_podsandbox"} 180
 kubelet_runtime_operations_duration_seconds_bucket{operation_type="list_containers",le="0.005"} 90
 kubelet_runtime_operations_duration_seconds_bucket{operation_type="image_status",le="0.005"} 3
 kubelet_runtime_operations_duration_seconds_count{operation_type="status"} 60
+kubelet_runtime_operations_duration_seconds_bucket{operation_type="status",le="0.005"} 60
 `
 	at := time.Date(2026, 12, 3, 6, 53, 22, 147000000, time.UTC)
 	want := `# scraped at 2026-12-03T06:53:22.147Z

@@ -123,6 +123,21 @@ func table(ctx context.Context, b *strings.Builder, release, repo, captures stri
 	return nil
 }
 
+// relative says when at came against ref, to within the 3 s between two
+// reads: "60.0s before", "in the same read as", "3.0s after".
+func relative(at, ref time.Time) string {
+	switch d := ref.Sub(at).Seconds(); {
+	case at.IsZero() || ref.IsZero():
+		return "not measured against when"
+	case d >= 1:
+		return fmt.Sprintf("%.1fs before", d)
+	case d <= -1:
+		return fmt.Sprintf("%.1fs after", -d)
+	default:
+		return "in the same round of reads as when"
+	}
+}
+
 // summarize says, in sentences, the spans a node engineer asks for.
 func summarize(b *strings.Builder, tl *harness.Timeline) {
 	span := func(from, to time.Time) string {
@@ -156,7 +171,7 @@ func summarize(b *strings.Builder, tl *harness.Timeline) {
 		if a.Resolved != nil {
 			resolved = a.Resolved.AlertsAt
 		}
-		fmt.Fprintf(b, "- %s: fired %s after the stop, %s before Ready named the PLEG; resolved %s after containerd's start.\n", a.Name, span(tl.Stopped, firing), span(firing, readyPLEG), span(tl.Started, resolved))
+		fmt.Fprintf(b, "- %s: fired %s after the stop, %s Ready named the PLEG; resolved %s after containerd's start.\n", a.Name, span(tl.Stopped, firing), relative(firing, readyPLEG), span(tl.Started, resolved))
 	}
 	b.WriteString("\n")
 }
