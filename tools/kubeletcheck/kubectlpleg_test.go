@@ -35,63 +35,18 @@ func TestKubectlPleg(t *testing.T) {
 	p := prepare(t)
 	release := releases()[0]
 	ctx := context.Background()
-	kubeletBin, err := p.Builder.Kubernetes(ctx, release, "kubelet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	apiserverBin, err := p.Builder.Kubernetes(ctx, release, "kube-apiserver")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kubeletBin, apiserverBin := kubernetesBins(t, p, release)
 	plugin := buildKubectlPleg(t)
 
-	dir, err := os.MkdirTemp("", "kc-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	removeNetwork, err := harness.CreateNodeNetwork(ctx)
+	n, err := p.StartNode(ctx, harness.NodeSpec{Release: release, KubeletBin: kubeletBin, APIServerBin: apiserverBin,
+		Runtime: "debian", Gates: map[string]bool{"EventedPLEG": true}})
 	skipOrFail(t, err)
-	t.Cleanup(removeNetwork)
-	cp, err := harness.StartControlPlane(ctx, apiserverBin, filepath.Join(dir, "cp"))
-	skipOrFail(t, err)
-	t.Cleanup(cp.Stop)
-	nodeConf, err := cp.Kubeconfig("node", harness.NodeToken)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(n.Stop)
+	cp, rt, k := n.Control, n.Runtime, n.Kubelet
 	engineer, err := cp.Kubeconfig("engineer", harness.EngineerToken)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	rt, rdir, err := p.NewRuntimeNamed(ctx, "debian")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		rt.Stop()
-		os.RemoveAll(rdir)
-	})
-	if err := rt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := rt.ImportImage(ctx, p.Image); err != nil {
-		t.Fatal(err)
-	}
-	k := &harness.Kubelet{Version: release, Bin: kubeletBin, Dir: filepath.Join(rdir, "kubelet"),
-		Gates: map[string]bool{"EventedPLEG": true}, Kubeconfig: nodeConf}
-	if err := k.Start(ctx, rt, false); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Stop() })
-	if _, err := k.WaitServing(ctx, 90*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 90*time.Second, "the node to register", func() (bool, string) {
-		code, body, err := cp.Do(ctx, harness.AdminToken, http.MethodGet, "/api/v1/nodes/"+harness.NodeName, nil)
-		return err == nil && code == http.StatusOK, fmt.Sprintf("%v %d %s", err, code, body)
-	})
 
 	// No RBAC: the engineer cannot list nodes.
 	out, stderr, code := run(t, plugin, "--kubeconfig", engineer)
@@ -141,23 +96,12 @@ func TestKubectlPleg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := nodeverdict.ReadConfigz("configz", scrape.Configz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	met, err := nodeverdict.ReadMetrics("metrics", scrape.Metrics)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rtInfo, err := nodeverdict.ReadCrictl("crictl version", crictl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	plegvet.JudgeRuntime(ctx, rtInfo)
-	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rtInfo})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := decide(t, src, rtInfo, *scrape, "the scrape")
 	if results[0].Node != harness.NodeName || results[0].Verdict != rep.Verdict {
 		t.Errorf("kubectl pleg says %s: %s; plegvet node on a scrape of the same kubelet says %s\n%s", results[0].Node, results[0].Verdict, rep.Verdict, out)
 	}

@@ -225,18 +225,7 @@ func checkVerdicts(t *testing.T, src *plegvet.NodeSource, caps []harness.Capture
 			t.Errorf("scrape %d: %v", c.Index, c.Err)
 			continue
 		}
-		cfg, err := nodeverdict.ReadConfigz("configz", c.Configz)
-		if err != nil {
-			t.Fatalf("scrape %d: %v", c.Index, err)
-		}
-		met, err := nodeverdict.ReadMetrics("metrics", c.Metrics)
-		if err != nil {
-			t.Fatalf("scrape %d: %v", c.Index, err)
-		}
-		rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt})
-		if err != nil {
-			t.Fatalf("scrape %d: %v", c.Index, err)
-		}
+		rep := decide(t, src, rt, c.Scrape, fmt.Sprintf("scrape %d", c.Index))
 		want, why, ok := expect(log, c)
 		elapsed := c.Start.Sub(caps[0].Start).Seconds()
 		if !ok {
@@ -251,6 +240,41 @@ func checkVerdicts(t *testing.T, src *plegvet.NodeSource, caps []harness.Capture
 	if asserted < len(caps)/2 {
 		t.Errorf("only %d of %d scrapes could be asserted against the log", asserted, len(caps))
 	}
+}
+
+// decide gives plegvet's node report on a scrape; a scrape it cannot
+// read or decide fails the test, named what.
+func decide(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, what string) *plegvet.NodeReport {
+	t.Helper()
+	cfg, err := nodeverdict.ReadConfigz("configz", sc.Configz)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	met, err := nodeverdict.ReadMetrics("metrics", sc.Metrics)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return rep
+}
+
+// kubernetesBins builds (or finds built) the release's kubelet and
+// kube-apiserver.
+func kubernetesBins(t *testing.T, p *harness.Parts, release string) (kubelet, apiserver string) {
+	t.Helper()
+	ctx := context.Background()
+	kubelet, err := p.Builder.Kubernetes(ctx, release, "kubelet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiserver, err = p.Builder.Kubernetes(ctx, release, "kube-apiserver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kubelet, apiserver
 }
 
 func reasons(rep *plegvet.NodeReport) string {

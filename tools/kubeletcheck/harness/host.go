@@ -23,8 +23,9 @@ var ErrUnsupported = errors.New("this machine cannot run a kubelet")
 // Packages are Debian's packages the harness runs: containerd 1.6 (its
 // CRI answers GetContainerEvents with Unimplemented), crun (Debian's runc
 // 1.1.5 cannot start a container on these kernels), libseccomp-dev and
-// pkg-config to build runc for containerd 2.x, and etcd for an API server.
-var Packages = []string{"containerd", "crun", "etcd-server", "iptables", "conntrack", "libseccomp-dev", "pkg-config"}
+// pkg-config to build runc for containerd 2.x, etcd for an API server,
+// and Prometheus to scrape a kubelet and evaluate alerting rules.
+var Packages = []string{"containerd", "crun", "etcd-server", "iptables", "conntrack", "libseccomp-dev", "pkg-config", "prometheus"}
 
 // PrepareHost checks that the machine can run a kubelet, installs the
 // Debian packages that are missing, and frees the cgroup v2 hierarchy of

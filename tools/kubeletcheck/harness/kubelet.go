@@ -225,6 +225,7 @@ type LogLine struct {
 	Severity string
 	Source   string // file:line
 	Text     string
+	Raw      string // the line as logged
 }
 
 var klogHeader = regexp.MustCompile(`^([IWEF])(\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6})\s+\d+ ([^\]]+)\] (.*)$`)
@@ -250,7 +251,7 @@ func ReadLog(file string) ([]LogLine, error) {
 		if err != nil {
 			continue
 		}
-		lines = append(lines, LogLine{Time: t, Severity: m[1], Source: m[5], Text: m[6]})
+		lines = append(lines, LogLine{Time: t, Severity: m[1], Source: m[5], Text: m[6], Raw: sc.Text()})
 	}
 	return lines, sc.Err()
 }

@@ -123,17 +123,22 @@ func (r *Runtime) Start(ctx context.Context) error {
 	}
 }
 
-// Stop stops containerd. The shims and their containers keep running,
-// as on a node whose runtime restarts.
-func (r *Runtime) Stop() error {
+// StopDaemon stops containerd alone (SIGTERM to its group): its shims,
+// each a session of its own, and their containers keep running, as on a
+// node whose runtime dies; Start takes them up again.
+func (r *Runtime) StopDaemon() error {
 	if r.proc == nil {
 		return nil
 	}
 	err := r.proc.Stop()
 	r.proc = nil
-	// A shim starts a session of its own, so that its containers outlive
-	// a containerd restart: stopping containerd's group leaves it and its
-	// containers running. They are this runtime's: stop them too.
+	return err
+}
+
+// Stop stops containerd, then its shims and their containers: they are
+// this runtime's, and would outlive it.
+func (r *Runtime) Stop() error {
+	err := r.StopDaemon()
 	if err2 := killShims(r.Sock); err == nil {
 		err = err2
 	}
@@ -237,4 +242,17 @@ func (r *Runtime) crictlArgs() []string {
 		os.WriteFile(conf, []byte("runtime-endpoint: "+r.Endpoint()+"\nimage-endpoint: "+r.Endpoint()+"\ntimeout: 10\n"), 0o644)
 	}
 	return []string{"--config", conf, "--runtime-endpoint", r.Endpoint()}
+}
+
+// WriteNetworkConfig gives the runtime a CNI network, so that it reports
+// NetworkReady and a registered node can turn Ready (the kubelet folds
+// "container runtime network not ready" into the Ready condition). Its
+// plugin never runs: the harness's pods use the host network.
+func (r *Runtime) WriteNetworkConfig() error {
+	dir := filepath.Join(r.Dir, "cni")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	conf := `{"cniVersion": "1.0.0", "name": "plegvet", "plugins": [{"type": "bridge", "bridge": "plegvet-br0", "ipam": {"type": "host-local", "subnet": "10.251.0.0/24"}}]}` + "\n"
+	return os.WriteFile(filepath.Join(dir, "10-plegvet.conflist"), []byte(conf), 0o644)
 }

@@ -48,11 +48,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if *out == "" {
-		fmt.Print(b.String())
-		return
-	}
-	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+	if err := harness.WriteDoc(*out, b.String()); err != nil {
 		fmt.Fprintln(os.Stderr, "restarttable:", err)
 		os.Exit(1)
 	}
@@ -124,13 +120,13 @@ func table(ctx context.Context, b *strings.Builder, release, keep string) error 
 	from := time.Time{}
 	for _, c := range caps {
 		if c.Err != nil {
-			fmt.Fprintf(b, "| +%.1fs | | | | | scrape failed: %s |\n", c.Start.Sub(t0).Seconds(), cell(c.Err.Error()))
+			fmt.Fprintf(b, "| +%.1fs | | | | | scrape failed: %s |\n", c.Start.Sub(t0).Seconds(), harness.Cell(c.Err.Error()))
 			continue
 		}
 		var lines []string
 		for _, l := range log {
 			if l.Time.After(from) && !l.Time.After(c.End) && plegLine(l) {
-				lines = append(lines, fmt.Sprintf("+%.3fs %s %s", l.Time.Sub(t0).Seconds(), l.Source, trim(l.Text)))
+				lines = append(lines, fmt.Sprintf("+%.3fs %s %s", l.Time.Sub(t0).Seconds(), l.Source, harness.Cut(l.Text, 200)))
 			}
 		}
 		from = c.End
@@ -142,7 +138,7 @@ func table(ctx context.Context, b *strings.Builder, release, keep string) error 
 			continue
 		}
 		prevMetrics, prevVerdict = counters, verdict
-		fmt.Fprintf(b, "| +%.1fs | %s | %s | %s | %s |\n", c.Start.Sub(t0).Seconds(), cell(strings.Join(lines, "<br>")), counters, relists(c), cell(verdict))
+		fmt.Fprintf(b, "| +%.1fs | %s | %s | %s | %s |\n", c.Start.Sub(t0).Seconds(), harness.Cell(strings.Join(lines, "<br>")), counters, relists(c), harness.Cell(verdict))
 	}
 	b.WriteString("\n")
 	return nil
@@ -172,9 +168,9 @@ func summarize(b *strings.Builder, log []harness.LogLine, t0, stopped, started t
 		return
 	}
 	first, lastFail := failures[0], failures[len(failures)-1]
-	fmt.Fprintf(b, "- The stream failed %d times from +%.3fs to +%.3fs (%s): `%s`.\n", len(failures), first.Time.Sub(t0).Seconds(), lastFail.Time.Sub(t0).Seconds(), first.Source, cell(trim(first.Text)))
+	fmt.Fprintf(b, "- The stream failed %d times from +%.3fs to +%.3fs (%s): `%s`.\n", len(failures), first.Time.Sub(t0).Seconds(), lastFail.Time.Sub(t0).Seconds(), first.Source, harness.Cell(harness.Cut(first.Text, 200)))
 	if gaveUp != nil {
-		fmt.Fprintf(b, "- Then, at +%.3fs (%s): `%s`.\n", gaveUp.Time.Sub(t0).Seconds(), gaveUp.Source, cell(trim(gaveUp.Text)))
+		fmt.Fprintf(b, "- Then, at +%.3fs (%s): `%s`.\n", gaveUp.Time.Sub(t0).Seconds(), gaveUp.Source, harness.Cell(harness.Cut(gaveUp.Text, 200)))
 	} else {
 		fmt.Fprintf(b, "- The evented PLEG logged no fallback and no end of its watcher.\n")
 	}
@@ -182,15 +178,8 @@ func summarize(b *strings.Builder, log []harness.LogLine, t0, stopped, started t
 		fmt.Fprintf(b, "- After containerd came back, the evented PLEG logged nothing more: no stream was opened again for the rest of the run; at the last scrape the counters read %s/%s.\n\n",
 			metric(last, "kubelet_evented_pleg_connection_success_count"), metric(last, "kubelet_evented_pleg_connection_error_count"))
 	} else {
-		fmt.Fprintf(b, "- After containerd came back, the evented PLEG logged %d lines, the first at +%.3fs: `%s`.\n\n", len(after), after[0].Time.Sub(t0).Seconds(), cell(trim(after[0].Text)))
+		fmt.Fprintf(b, "- After containerd came back, the evented PLEG logged %d lines, the first at +%.3fs: `%s`.\n\n", len(after), after[0].Time.Sub(t0).Seconds(), harness.Cell(harness.Cut(after[0].Text, 200)))
 	}
-}
-
-func trim(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return s
 }
 
 // plegLine keeps the lines about the PLEGs, the event stream and the
@@ -236,9 +225,4 @@ func relists(c harness.Capture) string {
 	}
 	fmt.Sscan(sum, &total)
 	return fmt.Sprintf("%s (%.3fs)", n, total/count)
-}
-
-// cell escapes a table cell.
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }

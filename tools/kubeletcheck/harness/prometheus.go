@@ -1,0 +1,148 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// PrometheusPort is where the harness's Prometheus serves, on loopback.
+const PrometheusPort = 19090
+
+// Prometheus is Debian's Prometheus server scraping the registered
+// kubelet's /metrics (https, anonymous, as the harness's kubelet allows)
+// and evaluating a rules file.
+type Prometheus struct {
+	Dir  string
+	proc *Process
+}
+
+// StartPrometheus writes a configuration that scrapes the kubelet at
+// NodeIP and evaluates rules (none when ""), both every interval, starts
+// Prometheus and waits until it is ready and its scrape of the kubelet
+// succeeded.
+func StartPrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ruleFiles := "[]"
+	if rules != "" {
+		ruleFiles = fmt.Sprintf("[%q]", rules)
+	}
+	conf := fmt.Sprintf(`global:
+  scrape_interval: %s
+  scrape_timeout: %s
+  evaluation_interval: %s
+rule_files: %s
+scrape_configs:
+- job_name: kubelet
+  scheme: https
+  tls_config:
+    insecure_skip_verify: true
+  static_configs:
+  - targets: ['%s:%d']
+    labels:
+      node: %s
+`, interval, interval, interval, ruleFiles, NodeIP, KubeletPort, NodeName)
+	file := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("prometheus", "--config.file="+file, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", PrometheusPort))
+	p, err := Start("prometheus", cmd, filepath.Join(dir, "prometheus.log"))
+	if err != nil {
+		return nil, err
+	}
+	pr := &Prometheus{Dir: dir, proc: p}
+	deadline := time.Now().Add(60 * time.Second)
+	var last string
+	for {
+		var targets struct {
+			ActiveTargets []struct {
+				Health    string `json:"health"`
+				LastError string `json:"lastError"`
+			} `json:"activeTargets"`
+		}
+		err := pr.api(ctx, "/api/v1/targets", &targets)
+		if err == nil && len(targets.ActiveTargets) == 1 && targets.ActiveTargets[0].Health == "up" {
+			return pr, nil
+		}
+		last = fmt.Sprintf("%v %+v", err, targets.ActiveTargets)
+		if done, werr := p.Exited(); done {
+			return nil, fmt.Errorf("prometheus exited: %v\n%s", werr, p.Tail(20))
+		}
+		if time.Now().After(deadline) {
+			pr.Stop()
+			return nil, fmt.Errorf("prometheus did not scrape the kubelet within 60s: %s\n%s", last, p.Tail(10))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// Stop stops Prometheus.
+func (pr *Prometheus) Stop() {
+	if pr.proc != nil {
+		pr.proc.Stop()
+		pr.proc = nil
+	}
+}
+
+// Alert is an alert Prometheus holds active: pending, or firing.
+type Alert struct {
+	Name     string            `json:"name"`
+	State    string            `json:"state"`
+	ActiveAt time.Time         `json:"activeAt"`
+	Value    string            `json:"value"`
+	Labels   map[string]string `json:"labels"`
+}
+
+// Alerts reads the active alerts (the HTTP API's /api/v1/alerts).
+func (pr *Prometheus) Alerts(ctx context.Context) ([]Alert, error) {
+	var data struct {
+		Alerts []Alert `json:"alerts"`
+	}
+	if err := pr.api(ctx, "/api/v1/alerts", &data); err != nil {
+		return nil, err
+	}
+	for i := range data.Alerts {
+		data.Alerts[i].Name = data.Alerts[i].Labels["alertname"]
+	}
+	return data.Alerts, nil
+}
+
+// api GETs a path of the HTTP API and decodes its data into v.
+func (pr *Prometheus) api(ctx context.Context, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", PrometheusPort, path), nil)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	var envelope struct {
+		Status string          `json:"status"`
+		Data   json.RawMessage `json:"data"`
+		Error  string          `json:"error"`
+	}
+	if err := json.Unmarshal(body, &envelope); err != nil {
+		return fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, LastLines(body, 3))
+	}
+	if envelope.Status != "success" {
+		return fmt.Errorf("GET %s: %s", path, envelope.Error)
+	}
+	return json.Unmarshal(envelope.Data, v)
+}

@@ -1,0 +1,101 @@
+package kubeletcheck
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
+)
+
+// The kept captures of the PLEG-unhealthy scenario (Keep, written by
+// cmd/unhealthytable -captures) say what the unit tests that read them
+// rely on: each scrape reads as a scrape, begins with when it was taken,
+// and its last-seen gauge is older than the threshold exactly at the
+// scrapes where the kubelet's own words, logged within its sync loop's
+// backoff and before containerd's start, say the PLEG is not healthy; the
+// node's Ready condition held with them agrees.
+func TestKeptUnhealthyCaptures(t *testing.T) {
+	dir := filepath.Join("..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "pleg-unhealthy")
+	data, err := os.ReadFile(filepath.Join(dir, "scrapes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept struct {
+		Moments []struct {
+			What string    `json:"what"`
+			At   time.Time `json:"at"`
+		} `json:"moments"`
+		Scrapes []harness.KeptScrape `json:"scrapes"`
+	}
+	if err := json.Unmarshal(data, &kept); err != nil {
+		t.Fatal(err)
+	}
+	var started time.Time
+	for _, m := range kept.Moments {
+		if m.What == harness.MomentStarted {
+			started = m.At
+		}
+	}
+	if started.IsZero() {
+		t.Fatalf("scrapes.json has no moment %q", harness.MomentStarted)
+	}
+	if _, err := nodeverdict.ReadConfigz("configz.json", readKept(t, dir, "configz.json")); err != nil {
+		t.Fatal(err)
+	}
+	var healthy, unhealthy int
+	for _, s := range kept.Scrapes {
+		raw := readKept(t, dir, s.File)
+		first, _, _ := strings.Cut(string(raw), "\n")
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(first, "# scraped at "))
+		if err != nil || !at.Equal(s.Start) {
+			t.Errorf("%s begins %q; want # scraped at %s", s.File, first, s.Start.Format(time.RFC3339Nano))
+		}
+		m, err := nodeverdict.ReadMetrics(s.File, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.LastSeen == nil {
+			t.Fatalf("%s has no %s", s.File, nodeverdict.MetricLastSeen)
+		}
+		elapsed := at.Sub(time.Unix(int64(*m.LastSeen), 0))
+		// The kubelet logs nothing when it recovers: after containerd's
+		// start its last line says nothing of the scrape.
+		says := s.Kubelet != nil && at.Sub(s.Kubelet.Time) <= harness.SyncLoopMaxBackoff+time.Second &&
+			strings.Contains(s.Kubelet.Message, "last seen active") && at.Before(started)
+		// The gauge holds whole seconds, and the kubelet's line may come
+		// up to its backoff after the threshold passed.
+		switch {
+		case says:
+			unhealthy++
+			if elapsed <= harness.PLEGThreshold-time.Second {
+				t.Errorf("%s: the kubelet says %q, but the gauge is only %s old", s.File, s.Kubelet.Message, elapsed)
+			}
+			if !strings.Contains(s.Ready.Message, harness.PLEGUnhealthy) {
+				t.Errorf("%s: the kubelet says %q; the node's Ready held with it: %s %q", s.File, s.Kubelet.Message, s.Ready.Status, s.Ready.Message)
+			}
+		case !at.Before(started) && elapsed > harness.PLEGThreshold:
+			// Containerd is back and the next relist has not yet come.
+		case elapsed > harness.PLEGThreshold+harness.SyncLoopMaxBackoff+time.Second:
+			t.Errorf("%s: the gauge is %s old, and the kubelet's last PLEG line is not current: %+v", s.File, elapsed, s.Kubelet)
+		case elapsed < 5*time.Second:
+			healthy++
+		}
+	}
+	if healthy < 4 || unhealthy < 2 {
+		t.Errorf("%d kept scrapes with a fresh gauge, %d the kubelet calls unhealthy; want at least 4 and 2 (before the stop, during, after)", healthy, unhealthy)
+	}
+}
+
+func readKept(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
