@@ -182,6 +182,7 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSou
 			s.Evented = &NodeEvented{Role: string(e.Role), Why: e.Why, OnStreamFailure: e.OnStreamFailure.Action}
 			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
 		}
+		s.Health = out.Result.(*pleg.Result).Health
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 
@@ -97,6 +98,56 @@ type ReadyWiring struct {
 	Func string      `json:"func"` // the callee as written (nodestatus.ReadyCondition)
 	Pos  srcpos.Pos  `json:"pos"`  // the call
 	Decl *srcpos.Pos `json:"decl"` // the callee's declaration, when its package was read
+}
+
+// RelistCheck is the check comparing the time since the last successful
+// relist with a threshold; nil when h registers none (or h is nil).
+func (h *Health) RelistCheck() *HealthRule {
+	if h == nil {
+		return nil
+	}
+	for i := range h.Checks {
+		if c := &h.Checks[i]; c.Rule == RelistElapsed {
+			return c
+		}
+	}
+	return nil
+}
+
+// Overwriter is a check registered after c that, on each poll, calls the
+// same method as one of c's records (the last-seen gauge's Set, say):
+// what that variable shows is the later check's value. It returns the
+// later check and both calls; nil when no check does.
+func (h *Health) Overwriter(c *HealthRule) (later *HealthRule, mine, theirs *CodeStep) {
+	if h == nil || c == nil {
+		return nil, nil, nil
+	}
+	after := false
+	for i := range h.Checks {
+		o := &h.Checks[i]
+		if o == c {
+			after = true
+			continue
+		}
+		if !after {
+			continue
+		}
+		for j := range c.Records {
+			for k := range o.Records {
+				if recordCallee(c.Records[j].Expr) == recordCallee(o.Records[k].Expr) {
+					return o, &c.Records[j], &o.Records[k]
+				}
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// recordCallee is the method a record calls, as written
+// (metrics.PLEGLastSeen.Set).
+func recordCallee(expr string) string {
+	callee, _, _ := strings.Cut(expr, "(")
+	return callee
 }
 
 // HealthOf reads the health rule of a kubelet package: the checks calls

@@ -13,6 +13,7 @@ import (
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
 )
 
 // NodeSource is a kubelet's source read once for the node verdict: the
@@ -36,14 +37,12 @@ type NodeSource struct {
 	// Evented is the evented PLEG's design; nil when the tree builds none
 	// or its role could not be read.
 	Evented *answer.NodeEvented `json:"evented,omitempty"`
-	// Words are the kubelet's words for a failed PLEG health check; nil
-	// when the source read does not give them (the health is decided all
-	// the same, its message saying so).
-	//
-	// TODO(merge): LoadNodeSource fills it from plegperiods.Health
-	// (checks[].messages[].format, runtimeErrors.format), as will the
-	// index once regenerated.
-	Words *nodeverdict.HealthWords `json:"healthWords,omitempty"`
+	// Health is the kubelet's PLEG health rule as read from the source
+	// (the report's health): the thresholds its checks compare with, the
+	// kubelet's words for a failed check, and what each check records on
+	// every poll. nil when the source read does not give it (the health is
+	// decided all the same, its message saying so).
+	Health *answer.Health `json:"health,omitempty"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -180,14 +179,12 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 
 // HealthRule is the kubelet's PLEG health rule from this source: the
 // generic PLEG's thresholds in each mode, and its words.
-//
-// TODO(merge): take LastSeenRefreshed from plegperiods.Health's checks
-// (an evented check that sets the gauge) rather than from the design.
 func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 	r := s.Relist
 	var h nodeverdict.HealthRule
-	if s.Words != nil {
-		h.Words = *s.Words
+	check := s.Health.RelistCheck()
+	if check != nil {
+		h.Words = words(s.Health, check)
 	}
 	h.GateOff = threshold(nil, "the source builds no generic PLEG")
 	if r.GateOff != nil {
@@ -197,17 +194,38 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 	if on := r.GateOn; on != nil {
 		h.GateOn = threshold(on.Threshold, "the gate-on construction passes no threshold plegvet reads")
 		if on.Fallback != nil {
-			// A NodeSource decides as its JSON does (plegvet's index), and
-			// the relist answer's JSON leaves the restored threshold out.
-			// TODO(merge): take it from plegperiods.Health once the index
-			// carries it.
-			h.Fallback = threshold(nil, "the threshold the evented PLEG restores with the fallback period is not among what plegvet keeps of the source")
+			h.Fallback = threshold(nil, "the source's health rule does not say which threshold the evented PLEG restores with the fallback period")
+			if check != nil && check.Threshold != nil && check.Threshold.Fallback != nil {
+				h.Fallback = threshold(check.Threshold.Fallback, "")
+			}
 		}
 	}
-	if e := s.Evented; e != nil && e.Role == nodeverdict.RoleEventSource {
-		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + e.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers is not read yet"
+	switch {
+	case s.Health != nil:
+		h.LastSeenRefreshed = render.LastSeenRefreshed(s.Health, check)
+	case s.Evented != nil && s.Evented.Role == nodeverdict.RoleEventSource:
+		// No health rule was read (an older index entry): the design
+		// says what every release read so far does.
+		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + s.Evented.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers was not read"
 	}
 	return h
+}
+
+// words are the kubelet's words for check failing, as the source has them.
+func words(h *answer.Health, check *answer.HealthRule) nodeverdict.HealthWords {
+	w := nodeverdict.HealthWords{CheckName: check.Name}
+	for _, m := range check.Messages {
+		switch m.When {
+		case plegperiods.WhenThresholdExceeded:
+			w.StaleFormat = m.Format
+		case plegperiods.WhenNeverRelisted:
+			w.NeverFormat = m.Format
+		}
+	}
+	if h.RuntimeErrors != nil {
+		w.ErrorsFormat = h.RuntimeErrors.Format
+	}
+	return w
 }
 
 // threshold turns a threshold from the source into the decision's; why

@@ -121,27 +121,13 @@ func thresholdWords(t *answer.HealthThreshold) string {
 	return s
 }
 
-// relistCheck is the first check comparing the time since the last
-// relist with a threshold; nil when none does.
-func relistCheck(h *answer.Health) *answer.HealthRule {
-	if h == nil {
-		return nil
-	}
-	for i := range h.Checks {
-		if c := &h.Checks[i]; c.Threshold != nil {
-			return c
-		}
-	}
-	return nil
-}
-
 // HealthConsequence is the health rule's consequence for a node, in one
 // sentence, from the values read: when a PLEG whose relist stops
 // succeeding turns the node NotReady, in each mode, and when a runtime
 // that fails its status check does.
 func HealthConsequence(r *answer.Report) string {
 	h := r.Health
-	c := relistCheck(h)
+	c := h.RelistCheck()
 	if c == nil {
 		return "plegvet found no health check comparing the time since the last relist with a threshold, so it cannot say when this node turns NotReady for its PLEG."
 	}
@@ -202,4 +188,25 @@ func LevelTriggered(rc *answer.Reconcile, period *answer.Value, stream bool) str
 	}
 	return fmt.Sprintf("Each relist lists every pod and container from the runtime (%s in %s, %s) and compares each container's state with the previous relist's (%s in %s, %s), generating events from the difference; that is level-triggered reconciliation: %s %s.",
 		rc.List.Expr, rc.List.Func, srcpos.Line(&rc.List.Pos), rc.Compare.Expr, rc.Compare.Func, srcpos.Line(&rc.Compare.Pos), missed, every)
+}
+
+// LastSeenRefreshed says why kubelet_pleg_last_seen_seconds proves
+// nothing about the relist while a check registered after the relist
+// check (under a gate: with that gate on) writes it on every poll with
+// its own value; "" when no check does.
+func LastSeenRefreshed(h *answer.Health, check *answer.HealthRule) string {
+	later, mine, theirs := h.Overwriter(check)
+	if later == nil {
+		return ""
+	}
+	when := "always registered"
+	if later.Gate != nil {
+		on := "on"
+		if !later.Gate.On {
+			on = "off"
+		}
+		when = fmt.Sprintf("registered at %s when %s is %s", srcpos.Line(&later.Registered), later.Gate.Name, on)
+	}
+	return fmt.Sprintf("the kubelet's %q check (%s) calls %s on each poll (%s) after the %q check's %s (%s), so the gauge shows the time of its write, not of the last relist",
+		later.Name, when, theirs.Expr, srcpos.Line(&theirs.Pos), check.Name, mine.Expr, srcpos.Line(&mine.Pos))
 }
