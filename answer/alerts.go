@@ -13,8 +13,12 @@ type Alerts struct {
 	// Group is the rule group's name, one per minor.
 	Group string `json:"group"`
 	// Gate is the feature gate deciding the evented PLEG; "" without one.
-	Gate  string      `json:"gate,omitempty"`
-	Rules []AlertRule `json:"rules"`
+	Gate string `json:"gate,omitempty"`
+	// Health is the tree's PLEG health rule, from the report: the
+	// annotations quote the kubelet's words from it; null when the report
+	// read none.
+	Health *Health     `json:"health"`
+	Rules  []AlertRule `json:"rules"`
 	// Unwritten are the rules the tree's kubelet cannot be alerted on, and why.
 	Unwritten []Missing `json:"unwritten"`
 }
@@ -86,6 +90,12 @@ type AlertRule struct {
 	// so that last-seen cannot show a stalled relist in Mode; null when
 	// last-seen shows it.
 	HiddenBy *HealthCheck `json:"hiddenBy"`
+	// Check is the health check (in Health) that fails when the time since
+	// the last successful relist passes Threshold in Mode, and Message the
+	// error it then returns; "" and null when none was read (stalled and
+	// unhealthy only).
+	Check   string         `json:"check,omitempty"`
+	Message *HealthMessage `json:"message,omitempty"`
 	// OnStreamFailure is what the evented PLEG does after its last allowed
 	// stream failure (evented-gave-up only).
 	OnStreamFailure *StreamFailure `json:"onStreamFailure,omitempty"`
@@ -98,6 +108,7 @@ type AlertRule struct {
 // Files visits the answer's file names (Located).
 func (a *Alerts) Files(visit func(*string)) {
 	v := files(visit)
+	v.health(a.Health)
 	for i := range a.Rules {
 		r := &a.Rules[i]
 		v.value(r.Threshold)
@@ -108,6 +119,7 @@ func (a *Alerts) Files(visit func(*string)) {
 		if r.HiddenBy != nil {
 			v.pos(&r.HiddenBy.Pos)
 		}
+		v.healthMessage(r.Message)
 		if f := r.OnStreamFailure; f != nil {
 			v.retries(f.After)
 			v.pos(f.Pos)

@@ -56,11 +56,15 @@ type mode struct {
 	period, threshold *answer.Value
 	hiddenBy          *answer.HealthCheck
 	selector          string // appended to each expression: " and on(...) ..."
+	// check is the health check failing at threshold, and message the
+	// error it then returns; nil when none was read.
+	check   *answer.HealthRule
+	message *answer.HealthMessage
 }
 
 // Build writes the rules for rep's kubelets.
 func Build(rep *answer.Report) *answer.Alerts {
-	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
+	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Health: rep.Health, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
 	scope := ""
 	if mm := semver.MajorMinor(rep.Source.KubernetesVersion); mm != "" {
 		a.Minor = mm
@@ -80,6 +84,8 @@ func Build(rep *answer.Report) *answer.Alerts {
 	}
 	for _, m := range modes(rep) {
 		m.selector += scope
+		m.check = failingCheck(rep.Health, m)
+		m.message = thresholdMessage(m.check)
 		elapsed(a, m, answer.AlertStalled)
 		elapsed(a, m, answer.AlertUnhealthy)
 		slow(a, m)
@@ -118,6 +124,59 @@ func modes(rep *answer.Report) []mode {
 			selector: fmt.Sprintf(" and %s %s and %s %s", join, gateOn, join, fellBack)})
 	}
 	return ms
+}
+
+// failingCheck is the health check that fails when the time since the
+// last successful relist passes m's threshold: one registered in m that
+// compares that time with m's threshold; nil when none does.
+func failingCheck(h *answer.Health, m mode) *answer.HealthRule {
+	if h == nil {
+		return nil
+	}
+	for i := range h.Checks {
+		c := &h.Checks[i]
+		if c.Rule == plegperiods.RelistElapsed && c.Threshold != nil && registeredIn(c.Gate, m.name) && sameValue(thresholdIn(c.Threshold, m.name), m.threshold) {
+			return c
+		}
+	}
+	return nil
+}
+
+// registeredIn reports whether a check registered under gate (nil: always)
+// is registered in mode.
+func registeredIn(gate *plegperiods.HealthGate, mode string) bool {
+	switch {
+	case gate == nil:
+		return true
+	case mode == answer.ModeAlways:
+		return false
+	}
+	return gate.On == (mode != answer.ModeGateOff)
+}
+
+// thresholdIn is a check's threshold in mode.
+func thresholdIn(t *answer.HealthThreshold, mode string) *answer.Value {
+	switch mode {
+	case answer.ModeGateOn:
+		return t.GateOn
+	case answer.ModeFallback:
+		return t.Fallback
+	}
+	return t.GateOff
+}
+
+// thresholdMessage is the error c returns once its threshold is passed;
+// nil when c or the error was not read.
+func thresholdMessage(c *answer.HealthRule) *answer.HealthMessage {
+	if c == nil {
+		return nil
+	}
+	for i := range c.Messages {
+		if c.Messages[i].When == plegperiods.WhenThresholdExceeded {
+			return &c.Messages[i]
+		}
+	}
+	return nil
 }
 
 func sameValue(a, b *answer.Value) bool {
@@ -164,7 +223,10 @@ func progressStopped(w time.Duration) string {
 // relist with at: through last-seen, or where a health check hides it,
 // through the relist's progress over at.
 func elapsedRule(m mode, at time.Duration) answer.AlertRule {
-	r := answer.AlertRule{Mode: m.name, Threshold: m.threshold, Period: m.period, HiddenBy: m.hiddenBy, At: at.String()}
+	r := answer.AlertRule{Mode: m.name, Threshold: m.threshold, Period: m.period, HiddenBy: m.hiddenBy, Message: m.message, At: at.String()}
+	if m.check != nil {
+		r.Check = m.check.Name
+	}
 	if m.hiddenBy == nil {
 		r.Signal, r.Expr = answer.SignalLastSeen, fmt.Sprintf("(%s > %s)%s", lastSeen, seconds(at), m.selector)
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/plegperiods"
 )
 
 func value(v, name string, line int) *answer.Value {
@@ -52,6 +53,7 @@ func TestBuild(t *testing.T) {
 	}
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
+		rep.Health = health()
 		a := Build(rep)
 		var got, parts []string
 		for _, r := range a.Rules {
@@ -109,5 +111,40 @@ func TestUnresolvedThreshold(t *testing.T) {
 	}
 	if len(a.Unwritten) < 2 || !strings.Contains(a.Unwritten[0].Why, "cfg.Threshold is a field") {
 		t.Errorf("unwritten: %+v", a.Unwritten)
+	}
+}
+
+// health is v1.36.5's health rule as the report reads it: the PLEG check,
+// registered always, failing at each mode's threshold, and the evented
+// PLEG's, under the gate, checking its channel.
+func health() *answer.Health {
+	off := value("3m0s", "genericPlegRelistThreshold", 216)
+	late := answer.HealthMessage{Format: "relist last ok %v ago, limit %v", Pos: answer.Pos{File: "pkg/kubelet/pleg/generic.go", Line: 247}, When: "threshold-exceeded"}
+	return &answer.Health{Checks: []answer.HealthRule{
+		{Name: "PLEG", Rule: "relist-elapsed", Threshold: &answer.HealthThreshold{GateOff: off, GateOn: value("10m0s", "eventedPlegRelistThreshold", 220), Fallback: off},
+			Messages: []answer.HealthMessage{{Format: "never relisted", When: "never-relisted"}, late}},
+		{Name: "EventedPLEG", Rule: "event-channel-full", Gate: &plegperiods.HealthGate{Name: "EventedPLEG", On: true},
+			Messages: []answer.HealthMessage{{Format: "channel full", When: "channel-full"}}},
+	}}
+}
+
+// Each elapsed rule names the check failing at its threshold and the
+// error it then returns; a check whose threshold differs from the rule's
+// is not named.
+func TestFailingCheck(t *testing.T) {
+	rep := shapes()["v1.36.5"]
+	rep.Health = health()
+	a := Build(rep)
+	for _, r := range a.Rules {
+		elapsedKind := r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy
+		if got := r.Message != nil && r.Check == "PLEG" && r.Message.Format == "relist last ok %v ago, limit %v"; got != elapsedKind {
+			t.Errorf("%s %s: check %q message %+v", r.Alert, r.Mode, r.Check, r.Message)
+		}
+	}
+	rep.Health.Checks[0].Threshold.GateOn = value("9m0s", "otherThreshold", 1)
+	for _, r := range Build(rep).Rules {
+		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && r.Kind != answer.AlertEventedGaveUp && r.Kind != answer.AlertRelistSlow {
+			t.Errorf("%s %s: check %q, want none in gate-on only", r.Alert, r.Mode, r.Check)
+		}
 	}
 }

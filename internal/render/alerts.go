@@ -106,17 +106,24 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 	mode := modeWords(a, r)
 	switch r.Kind {
 	case answer.AlertStalled, answer.AlertUnhealthy:
-		since := "pleg was last seen active {{ $value | humanizeDuration }} ago"
+		// since is how long no relist has succeeded when the rule fires:
+		// last-seen's value, or the window in which none completed.
+		since, over := "{{ $value | humanizeDuration }}", "{{ $value | humanizeDuration }}"
 		if r.Signal == answer.SignalRelistProgress {
-			since = "no successful relist for " + r.At
+			since, over = r.At, "more than "+r.At
 		}
-		effect := fmt.Sprintf(`At %s its "PLEG" health check fails ("PLEG is not healthy: pleg was last seen active ...; threshold is %s"), the sync loop skips pod synchronization and the node's Ready condition turns False with that message.`, valueOnly(r.Threshold), valueOnly(r.Threshold))
 		if r.Kind == answer.AlertStalled {
-			summary = fmt.Sprintf("PLEG relist stalled: %s; the kubelet's threshold is %s", since, valueOnly(r.Threshold))
-			description = fmt.Sprintf("%s has had no successful relist for %s, two thirds of its PLEG health threshold %s%s. %s", node, r.At, threshold, mode, effect)
+			summary = fmt.Sprintf("PLEG relist stalled: no successful relist for %s; the kubelet's threshold is %s", since, valueOnly(r.Threshold))
+			description = fmt.Sprintf("%s has had no successful relist for %s, two thirds of its PLEG health threshold %s%s. At %s %s", node, r.At, threshold, mode, valueOnly(r.Threshold), healthFailure(a, r))
 		} else {
-			summary = fmt.Sprintf("PLEG is not healthy: %s; threshold is %s", since, valueOnly(r.Threshold))
-			description = fmt.Sprintf(`%s has had no successful relist for longer than its PLEG health threshold %s%s: its "PLEG" health check fails, the sync loop logs "Skipping pod synchronization" and skips it, and the node's Ready condition is False with the message "PLEG is not healthy: ...".`, node, threshold, mode)
+			summary = fmt.Sprintf("PLEG unhealthy: no successful relist for %s; the kubelet's threshold is %s", since, valueOnly(r.Threshold))
+			if quote, _ := kubeletWords(a, r, over); quote != "" {
+				summary = quote
+				if a.Health.RuntimeErrors == nil { // the check's own message, without the name around it
+					summary = fmt.Sprintf("PLEG unhealthy: its %q health check fails: %s", r.Check, quote)
+				}
+			}
+			description = fmt.Sprintf("%s has had no successful relist for longer than its PLEG health threshold %s%s: %s", node, threshold, mode, healthFailure(a, r))
 		}
 		description += " " + signalWords(r)
 	case answer.AlertEventedGaveUp:
@@ -127,6 +134,82 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m): each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady.", node, period, mode, citedIn(r.Threshold, in))
 	}
 	return summary, description
+}
+
+// healthFailure says, in the kubelet's words read from the tree, what it
+// does once r's threshold is passed: the health check that fails and its
+// message, then the sync loop's skip and the Ready condition; what could
+// not be read, it says so.
+func healthFailure(a *answer.Alerts, r *answer.AlertRule) string {
+	h := a.Health
+	if h == nil {
+		return "its PLEG health check fails; the kubelet's words, and what it then does, could not be read: the report read no health rule from the tree."
+	}
+	var b strings.Builder
+	with := "its message"
+	switch quote, at := kubeletWords(a, r, "..."); {
+	case quote != "":
+		fmt.Fprintf(&b, "its %q health check fails with %q (%s).", r.Check, quote, at)
+		if h.RuntimeErrors == nil {
+			b.WriteString(" How the kubelet words a failed check around its message could not be read.")
+		}
+		with = "that message"
+	case r.Check != "" && r.Message != nil:
+		fmt.Fprintf(&b, "its %q health check fails with an error formatted %q (%s), whose arguments plegvet cannot fill.", r.Check, r.Message.Format, srcpos.Line(&r.Message.Pos))
+	case r.Check != "":
+		fmt.Fprintf(&b, "its %q health check fails; the kubelet's words could not be read: plegvet found no error the check returns once its threshold is passed.", r.Check)
+	case h.Unknown != "":
+		fmt.Fprintf(&b, "its PLEG health check fails; the kubelet's words could not be read: %s.", h.Unknown)
+	default:
+		fmt.Fprintf(&b, "its PLEG health check fails; the kubelet's words could not be read: no health check registered in this mode compares the time since the last successful relist with %s.", valueOnly(r.Threshold))
+	}
+	var then, unfound []string
+	if s := h.SyncLoopSkip; s != nil {
+		then = append(then, fmt.Sprintf("the sync loop logs %q and skips pod synchronization (%s)", s.Message, srcpos.Line(&s.Pos)))
+	} else {
+		unfound = append(unfound, "where the sync loop skips pod synchronization")
+	}
+	if w := h.ReadyCondition; w != nil {
+		then = append(then, fmt.Sprintf("the node's Ready condition turns False with %s (%s)", with, srcpos.Line(&w.Pos)))
+	} else {
+		unfound = append(unfound, "where the failed checks reach the node's Ready condition")
+	}
+	if len(then) > 0 {
+		fmt.Fprintf(&b, " Then %s.", strings.Join(then, ", and "))
+	}
+	if len(unfound) > 0 {
+		fmt.Fprintf(&b, " plegvet could not read %s.", strings.Join(unfound, " or "))
+	}
+	return b.String()
+}
+
+// kubeletWords is the message the kubelet gives when r's health check
+// fails, its format filled with elapsed and r's threshold as the kubelet's
+// time.Duration prints it (in that order, as every release passes them:
+// the arguments themselves are not read), and where it was read; "" when
+// the check, its message or the threshold was not read, or the format
+// takes other arguments (fmt marks a missing, extra or ill-typed one with
+// "%!").
+func kubeletWords(a *answer.Alerts, r *answer.AlertRule, elapsed string) (quote, at string) {
+	threshold, ok := r.Threshold.Duration()
+	if r.Check == "" || r.Message == nil || a.Health == nil || !ok {
+		return "", ""
+	}
+	re := a.Health.RuntimeErrors
+	for _, args := range [][]any{{elapsed, threshold}, nil} {
+		if quote = KubeletMessage(re, r.Check, r.Message, args...); !strings.Contains(quote, "%!") {
+			break
+		}
+		quote = ""
+	}
+	if quote == "" {
+		return "", ""
+	}
+	at = srcpos.Line(&r.Message.Pos)
+	if re != nil {
+		at += ", worded by " + srcpos.Line(&re.Pos)
+	}
+	return quote, at
 }
 
 // modeWords says which threshold is in force for the rule: ", with

@@ -1,0 +1,83 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/plegvet/plegvet/answer"
+)
+
+// An unhealthy rule quotes the kubelet's words as the tree has them, each
+// with where it was read; what was not read, it says so and invents none.
+func TestAlertWordsQuoteTheKubelet(t *testing.T) {
+	pos := func(file string, line int) answer.Pos { return answer.Pos{File: file, Line: line} }
+	threshold := &answer.Value{Value: "4m0s", Const: "relistLimit", Decl: &answer.Pos{File: "pkg/kubelet/kubelet.go", Line: 16}}
+	late := &answer.HealthMessage{Format: "relist last ok %v ago, limit %v", Pos: pos("pkg/kubelet/pleg/generic.go", 50)}
+	fork := &answer.Health{
+		RuntimeErrors:  &answer.HealthMessage{Format: "check %s failed: %v", Pos: pos("pkg/kubelet/kubelet.go", 39)},
+		SyncLoopSkip:   &answer.SyncLoopSkip{Func: "syncLoop", Message: "pods wait", Pos: pos("pkg/kubelet/kubelet.go", 48)},
+		ReadyCondition: &answer.ReadyWiring{Func: "nodestatus.ReadyCondition", Pos: pos("pkg/kubelet/kubelet.go", 29)},
+	}
+	rule := func(check string, m *answer.HealthMessage) *answer.AlertRule {
+		return &answer.AlertRule{Alert: "PLEGUnhealthy", Kind: answer.AlertUnhealthy, Mode: answer.ModeAlways, Signal: answer.SignalLastSeen, At: "4m0s", Threshold: threshold, Check: check, Message: m}
+	}
+	tests := []struct {
+		name          string
+		health        *answer.Health
+		rule          *answer.AlertRule
+		summary       string
+		words, absent []string
+	}{{
+		name:    "a fork's words",
+		health:  fork,
+		rule:    rule("Relister", late),
+		summary: "check Relister failed: relist last ok {{ $value | humanizeDuration }} ago, limit 4m0s",
+		words: []string{`its "Relister" health check fails with "check Relister failed: relist last ok ... ago, limit 4m0s" (pkg/kubelet/pleg/generic.go:50, worded by pkg/kubelet/kubelet.go:39)`,
+			`the sync loop logs "pods wait" and skips pod synchronization (pkg/kubelet/kubelet.go:48)`, "Ready condition turns False with that message (pkg/kubelet/kubelet.go:29)"},
+		absent: []string{"could not be read", "pleg was last seen", "PLEG is not healthy", "Skipping pod synchronization"},
+	}, {
+		name:    "no health rule read",
+		rule:    rule("", nil),
+		summary: "PLEG unhealthy: no successful relist for {{ $value | humanizeDuration }}; the kubelet's threshold is 4m0s",
+		words:   []string{"the kubelet's words, and what it then does, could not be read: the report read no health rule from the tree."},
+		absent:  []string{"Relister", "sync loop logs"},
+	}, {
+		name:    "an unknown health rule",
+		health:  &answer.Health{Unknown: "no registered PLEG health check matches a known rule"},
+		rule:    rule("", nil),
+		summary: "PLEG unhealthy: no successful relist for {{ $value | humanizeDuration }}; the kubelet's threshold is 4m0s",
+		words: []string{"the kubelet's words could not be read: no registered PLEG health check matches a known rule.",
+			"plegvet could not read where the sync loop skips pod synchronization or where the failed checks reach the node's Ready condition."},
+	}, {
+		name:    "a check with no message read",
+		health:  fork,
+		rule:    rule("Relister", nil),
+		summary: "PLEG unhealthy: no successful relist for {{ $value | humanizeDuration }}; the kubelet's threshold is 4m0s",
+		words:   []string{`its "Relister" health check fails; the kubelet's words could not be read`, "Ready condition turns False with its message"},
+	}, {
+		name:    "a format taking other arguments",
+		health:  fork,
+		rule:    rule("Relister", &answer.HealthMessage{Format: "late by %d of %v", Pos: late.Pos}),
+		summary: "PLEG unhealthy: no successful relist for {{ $value | humanizeDuration }}; the kubelet's threshold is 4m0s",
+		words:   []string{`its "Relister" health check fails with an error formatted "late by %d of %v" (pkg/kubelet/pleg/generic.go:50), whose arguments plegvet cannot fill.`},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &answer.Alerts{Source: answer.Source{Dir: "."}, Health: tc.health}
+			summary, description := alertWords(a, tc.rule)
+			if summary != tc.summary {
+				t.Errorf("summary %q, want %q", summary, tc.summary)
+			}
+			for _, w := range tc.words {
+				if !strings.Contains(description, w) {
+					t.Errorf("description lacks %q:\n%s", w, description)
+				}
+			}
+			for _, w := range tc.absent {
+				if strings.Contains(description, w) {
+					t.Errorf("description has %q:\n%s", w, description)
+				}
+			}
+		})
+	}
+}
