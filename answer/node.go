@@ -32,6 +32,10 @@ type NodeReport struct {
 	// its last successful relist against the threshold in force for
 	// Expected (see nodeverdict.Health).
 	Health NodeHealth `json:"health"`
+	// Reconcile is how the source's generic PLEG relists: it lists every
+	// pod and compares with the previous listing (level-triggered
+	// reconciliation); null when the source read does not say.
+	Reconcile *Reconcile `json:"reconcile"`
 	// Inputs are the files read, as given.
 	Inputs NodeInputs `json:"inputs"`
 }
@@ -119,6 +123,10 @@ func (r *NodeReport) Files(visit func(*string)) {
 	v.pos(r.Gate.Test)
 	if t := r.Health.Threshold; t != nil {
 		v.pos(t.Decl)
+	}
+	if rc := r.Reconcile; rc != nil {
+		v.codeStep(rc.List)
+		v.codeStep(rc.Compare)
 	}
 }
 

@@ -174,6 +174,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Metrics:       *c.Metrics,
 		Relist:        dec.Relist,
 		Health:        dec.Health,
+		Reconcile:     s.reconcile(),
 	}, nil
 }
 
@@ -209,6 +210,15 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + s.Evented.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers was not read"
 	}
 	return h
+}
+
+// reconcile is the source's relist as level-triggered reconciliation;
+// nil when not read.
+func (s *NodeSource) reconcile() *answer.Reconcile {
+	if s.Health == nil {
+		return nil
+	}
+	return s.Health.Reconcile
 }
 
 // words are the kubelet's words for check failing, as the source has them.
