@@ -2,6 +2,7 @@ package kubeletcheck
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,7 +44,9 @@ func TestPLEGUnhealthy(t *testing.T) {
 				t.Logf("plegvet has no alerts subcommand: Prometheus scrapes the kubelet with no rules, and no alert is asserted")
 			}
 			began := time.Now()
-			run, err := p.NewUnhealthy(release, kubelet, apiserver, rules, t.Logf).Run(ctx)
+			u := p.NewUnhealthy(release, kubelet, apiserver, rules, t.Logf)
+			u.Probe = kubectlPlegProbe(t, buildKubectlPleg(t))
+			run, err := u.Run(ctx)
 			skipOrFail(t, err)
 			t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
 			tl := run.Timeline(harness.Alerts)
@@ -198,3 +201,61 @@ func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime,
 var elapsedTime = regexp.MustCompile(`active [0-9.a-zµ]+ ago`)
 
 func sameUpToElapsed(msg string) string { return elapsedTime.ReplaceAllString(msg, "active _ ago") }
+
+// kubectlPlegProbe runs kubectl pleg, with the README's RBAC, against the
+// live node through the harness's real API server: once Ready before the
+// stop, its HEALTH must be healthy and agree with the node's Ready
+// condition; once the condition names the PLEG, unhealthy, agreeing with
+// the condition, which it must read as the kubelet's PLEG error.
+func kubectlPlegProbe(t *testing.T, plugin string) func(ctx context.Context, n *harness.Node, phase string) error {
+	var kubeconfig string
+	return func(ctx context.Context, n *harness.Node, phase string) error {
+		if kubeconfig == "" {
+			var err error
+			if kubeconfig, err = n.Control.Kubeconfig("engineer", harness.EngineerToken); err != nil {
+				return err
+			}
+			role, binding := readmeRBAC(t)
+			apply(t, n.Control, "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+			apply(t, n.Control, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding)
+		}
+		var rows []struct {
+			Node   string `json:"node"`
+			Error  string `json:"error"`
+			Health struct {
+				State   string `json:"state"`
+				Message string `json:"message"`
+			} `json:"health"`
+			Condition *struct {
+				Status        string `json:"status"`
+				Message       string `json:"message"`
+				PLEGUnhealthy *bool  `json:"plegUnhealthy"`
+				Agrees        *bool  `json:"agrees"`
+				Why           string `json:"why"`
+			} `json:"condition"`
+		}
+		var out, stderr string
+		var code int
+		waitFor(t, 30*time.Second, "kubectl pleg to read the node", func() (bool, string) {
+			out, stderr, code = run(t, plugin, "--kubeconfig", kubeconfig, "--skip-runtime-source", "-o", "json")
+			rows = nil
+			json.Unmarshal([]byte(out), &rows)
+			return len(rows) == 1 && rows[0].Error == "" && rows[0].Condition != nil, fmt.Sprintf("exit %d\n%s\n%s", code, out, stderr)
+		})
+		r := rows[0]
+		t.Logf("kubectl pleg at %s: exit %d, HEALTH %s %q; Ready %s %q, agrees %v: %s", phase, code, r.Health.State, r.Health.Message, r.Condition.Status, r.Condition.Message, r.Condition.Agrees, r.Condition.Why)
+		agrees := r.Condition.Agrees != nil && *r.Condition.Agrees
+		switch phase {
+		case harness.PhaseReady:
+			if r.Health.State != answer.Healthy || r.Condition.Status != "True" || !agrees {
+				t.Errorf("kubectl pleg on the Ready node: HEALTH %s, Ready %s, agrees %v (%s); want healthy, True, agreeing\n%s", r.Health.State, r.Condition.Status, r.Condition.Agrees, r.Condition.Why, out)
+			}
+		case harness.PhaseUnhealthy:
+			named := r.Condition.PLEGUnhealthy != nil && *r.Condition.PLEGUnhealthy
+			if r.Health.State != answer.Unhealthy || r.Condition.Status != "False" || !named || !agrees || code != 3 {
+				t.Errorf("kubectl pleg once Ready names the PLEG: exit %d, HEALTH %s, Ready %s (PLEG named %v), agrees %v (%s); want exit 3, unhealthy, False naming the PLEG, agreeing\n%s", code, r.Health.State, r.Condition.Status, r.Condition.PLEGUnhealthy, r.Condition.Agrees, r.Condition.Why, out)
+			}
+		}
+		return nil
+	}
+}
