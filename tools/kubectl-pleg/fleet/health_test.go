@@ -14,13 +14,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
 )
 
-// words are the kubelet's words for a failed PLEG check, given here as
-// the source will give them.
-var words = nodeverdict.HealthWords{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v"}
+// words is the kubelet's health rule as a source gives it: its "PLEG"
+// check's messages and how runtimeErrors words a failed check.
+var words = &answer.Health{
+	Checks: []answer.HealthRule{{Name: "PLEG", Rule: plegperiods.RelistElapsed, Messages: []answer.HealthMessage{
+		{Format: "pleg has yet to be successful", When: plegperiods.WhenNeverRelisted},
+		{Format: "pleg was last seen active %v ago; threshold is %v", When: plegperiods.WhenThresholdExceeded},
+	}}},
+	RuntimeErrors: &answer.HealthMessage{Format: "%s is not healthy: %v"},
+}
 
 // withWords is rec's hooks with the kubelet's words in every source.
 func withWords(rec *recorder) *Options {
@@ -29,8 +37,7 @@ func withWords(rec *recorder) *Options {
 	h.LoadSource = func(ctx context.Context, opts plegvet.Options, release string) (*plegvet.NodeSource, error) {
 		s, err := load(ctx, opts, release)
 		if s != nil {
-			w := words
-			s.Words = &w
+			s.Health = words
 		}
 		return s, err
 	}
@@ -179,7 +186,7 @@ func TestJudgeReady(t *testing.T) {
 			r := &ReadyCondition{Status: tc.status, Message: tc.msg, LastHeartbeatTime: &hb}
 			prefix := ""
 			if tc.words {
-				prefix = words.NotHealthy()
+				prefix = "PLEG is not healthy: "
 			}
 			r.judge(nodeverdict.Health{State: tc.state}, at, prefix)
 			got, _ := json.Marshal(r.Agrees)
