@@ -62,6 +62,9 @@ func FuzzReadConfigz(f *testing.F) {
 		// Keys said twice, where the reader looks and where it does not.
 		`{"kubeletconfig": {"featureGates": {"EventedPLEG": true, "Evented\u0050LEG": false}}}`,
 		`{"kubeletconfig": null, "kubeletconfig": {"x": {"y": 1, "y": [{"z": 2, "z": 3}]}}}`,
+		// Known keys in another case, where the reader looks and where it does not.
+		`{"kubeletconfig": {"featuregates": {"EventedPLEG": true}}}`, `{"KUBELETCONFIG": {}, "kubeletconfig": {}}`,
+		`{"kubeletconfig": {"featureGates": {"eventedpleg": false}, "x": {"FeatureGates": 1}}}`,
 	} {
 		f.Add([]byte(s))
 	}
