@@ -145,6 +145,10 @@ func allGates(ctx context.Context, t *tree.Tree, src Source) (*GatesReport, erro
 		return nil, fmt.Errorf("%s: %w", src.Dir, err)
 	}
 	problems = append(problems, walkProblems...)
+	if len(paths) == 0 && len(problems) > 0 {
+		// A file that did not parse may be the one that imports the API.
+		return nil, fmt.Errorf("%s; no other package of pkg/ or of a staging module imports %s: no feature maps", strings.Join(problems, "; "), featuregates.APIPath)
+	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"go/build"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io"
 	"io/fs"
@@ -166,7 +167,13 @@ func (f *goFile) read(t *tree.Tree) {
 	}
 	parsed, err := parser.ParseFile(token.NewFileSet(), f.path, src, parser.ImportsOnly)
 	if err != nil {
+		// Named as the loader names a syntax error: FILE:LINE:COL from
+		// the tree's root.
 		f.unread = fmt.Sprintf("%s: its imports do not parse: %s", t.Rel(f.path), inputfile.OneLine(err.Error()))
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			f.unread = fmt.Sprintf("%s:%d:%d: syntax error: %s", t.Rel(f.path), list[0].Pos.Line, list[0].Pos.Column, inputfile.OneLine(list[0].Msg))
+		}
 		return
 	}
 	for _, im := range parsed.Imports {

@@ -17,6 +17,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/nodeindex"
+	"github.com/plegvet/plegvet/internal/nodesource"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
@@ -92,6 +93,9 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	}
 	// The metrics' version is read as the metrics': Decide names it so.
 	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At})
+	if errors.Is(err, nodesource.ErrOtherMinor) && opts.KubeletVersion == "" {
+		err = fmt.Errorf("%s: %w", opts.Metrics, err) // the version is the metrics'
+	}
 	if err != nil {
 		return nil, err
 	}

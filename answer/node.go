@@ -132,7 +132,7 @@ func (r *NodeReport) Files(visit func(*string)) {
 
 // EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
 // unless the tree's kubelet tests a gate of another name.
-const EventedPLEGGate = "EventedPLEG"
+const EventedPLEGGate = nodeverdict.EventedPLEGGate
 
 // The packages the answers read, relative to the tree's module.
 const (
