@@ -2,10 +2,8 @@ package plegvet
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
-	"github.com/plegvet/plegvet/analyzer/featuregate"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/check/stalelist"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/assemble"
@@ -23,54 +21,9 @@ func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, er
 }
 
 // RegistrationConflict is a gate that two feature map entries register
-// with specs component-base does not take for the same: the second
-// FeatureGate.Add or AddVersioned fails, and runtime.Must panics at init
-// in every binary that makes both registrations.
-type RegistrationConflict struct {
-	Gate string
-	// First is the registration component-base keeps (an imported
-	// package's, or the first map of a package), Again the one it refuses.
-	First, Again Pos
-	// Message is the diagnostic's: for conflicting-registration,
-	// component-base's error word for word, then both packages.
-	Message string
-}
-
-// RegistrationConflicts picks, once each, the conflicts that diagnostics
-// report: conflicting-registration (reported at both entries) and
-// conflicting-spec (two maps of one package), in the order of ds.
-func RegistrationConflicts(ds []Diagnostic) []RegistrationConflict {
-	var out []RegistrationConflict
-	seen := map[[2]Pos]bool{}
-	for _, d := range ds {
-		if len(d.Related) == 0 {
-			continue
-		}
-		first := d.Category == string(featuregate.ConflictingRegistration) && strings.HasPrefix(d.Related[0].Message, featuregate.RegisteredFirst)
-		if !first && d.Category != string(featuregate.ConflictingSpec) {
-			continue // the other end of a conflict, or no conflict
-		}
-		c := RegistrationConflict{Gate: conflictGate(d.Message), First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}
-		if k := [2]Pos{c.First, c.Again}; !seen[k] {
-			seen[k] = true
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// conflictGate reads the gate's name from a conflict's message:
-// `feature gate "X" with ...` (component-base's words) or `feature gate X is ...`.
-func conflictGate(msg string) string {
-	rest := strings.TrimPrefix(msg, "feature gate ")
-	if q, err := strconv.QuotedPrefix(rest); err == nil {
-		if name, err := strconv.Unquote(q); err == nil {
-			return name
-		}
-	}
-	name, _, _ := strings.Cut(rest, " ")
-	return name
-}
+// with specs component-base does not take for the same (GatesReport's and
+// Report's Conflicts).
+type RegistrationConflict = answer.RegistrationConflict
 
 // ReferenceLists returns where Kubernetes keeps its generated feature
 // list, relative to the tree's root: since v1.33, and in v1.32. The slice

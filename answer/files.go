@@ -42,6 +42,15 @@ func (v files) diagnostics(ds []Diagnostic) {
 	}
 }
 
+// conflicts visits the positions of conflicts: not in the JSON, but
+// printed beside the diagnostics, and named as they are.
+func (v files) conflicts(cs []RegistrationConflict) {
+	for i := range cs {
+		v.pos(&cs[i].First)
+		v.pos(&cs[i].Again)
+	}
+}
+
 func (v files) spec(s *Spec) {
 	if s != nil {
 		v.pos(&s.Pos)

@@ -40,6 +40,25 @@ type GatesReport struct {
 	// Markdown is the tree's generator of feature_list.md (v1.36 on) and
 	// the maps it lists; nil when the tree has none. Set by Gates.
 	Markdown *featurelist.MarkdownGenerator `json:"markdown,omitempty"`
+	// Conflicts are the registrations component-base refuses, as data:
+	// the conflicting-registration and conflicting-spec diagnostics say
+	// them in words, and they alone are in the JSON (a decoded report has
+	// no Conflicts).
+	Conflicts []RegistrationConflict `json:"-"`
+}
+
+// RegistrationConflict is a gate that two feature map entries register
+// with specs component-base does not take for the same: the second
+// FeatureGate.Add or AddVersioned fails, and runtime.Must panics at init
+// in every binary that makes both registrations.
+type RegistrationConflict struct {
+	Gate string
+	// First is the registration component-base keeps (an imported
+	// package's, or the first map of a package), Again the one it refuses.
+	First, Again Pos
+	// Message is the diagnostic's: for conflicting-registration,
+	// component-base's error word for word, then both packages.
+	Message string
 }
 
 // Gate is one feature gate and its spec history.
@@ -338,4 +357,5 @@ func (r *GatesReport) Files(visit func(*string)) {
 	}
 	v.diagnostics(r.Diagnostics)
 	v.markdown(r.Markdown)
+	v.conflicts(r.Conflicts)
 }

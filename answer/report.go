@@ -35,6 +35,8 @@ type Report struct {
 	// Missing lists the parts of the answer the tree does not have, and why.
 	Missing     []Missing    `json:"missing"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Conflicts are as GatesReport's, for the features package.
+	Conflicts []RegistrationConflict `json:"-"`
 	// Error is set, and nothing else but Source, on a timeline row whose
 	// release could not be fetched or read.
 	Error string `json:"error,omitempty"`
@@ -121,4 +123,5 @@ func (r *Report) Files(visit func(*string)) {
 	v.rpc(r.RPC)
 	v.syncLoop(r.SyncLoop)
 	v.diagnostics(r.Diagnostics)
+	v.conflicts(r.Conflicts)
 }

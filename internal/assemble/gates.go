@@ -89,11 +89,13 @@ func analysedGates(a *analysed) (*answer.GatesReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := out.Result.(*featuregate.Result).Declared
+	result := out.Result.(*featuregate.Result)
+	found := result.Declared
 	if len(found.Maps) == 0 {
 		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %s%s", a.src.Dir, featuregates.APIPath, answer.FeaturesPackage, a.unreadIn(answer.FeaturesPackage))
 	}
 	rep := &answer.GatesReport{SchemaVersion: answer.SchemaVersion, Source: a.src, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}
+	rep.Conflicts = conflicts(a.res.Fset, nil, result.Conflicts)
 	// The staging modules' go.mod files are read only when a gate's file
 	// lies in one: pkg/features' gates are the tree's own module's.
 	var staging map[string]string
@@ -163,8 +165,10 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 		if out.Err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", src.Dir, pkg.PkgPath, out.Err)
 		}
-		found := out.Result.(*featuregate.Result).Declared
+		result := out.Result.(*featuregate.Result)
+		found := result.Declared
 		rep.Diagnostics = append(rep.Diagnostics, diagnostics(res.Fset, withoutLocalReads(out.Diagnostics, found))...)
+		rep.Conflicts = conflicts(res.Fset, rep.Conflicts, result.Conflicts)
 		nMaps += len(found.Maps)
 		for _, g := range gatesOf(res.Fset, found, pkg.PkgPath, func(file string) string { return t.ModuleOf(file, staging) }, registrations) {
 			if i, ok := byName[g.Name]; ok {
@@ -245,6 +249,24 @@ func sortedRegistrations(regs []answer.Registration) []answer.Registration {
 // map (featuregates.Gate.Overwrites): e is then no registration.
 func overwritten(e *featuregates.Gate, entries []*featuregates.Gate) bool {
 	return slices.ContainsFunc(entries, func(o *featuregates.Gate) bool { return o != e && o.Name == e.Name && o.Overwrites(e) })
+}
+
+// conflicts adds the featuregate analyzer's conflicts (found) to into, in
+// the order of their diagnostics (by the entry refused), each pair of
+// entries once: conflicting-registration is reported by every package
+// that registers a gate again.
+func conflicts(fset *token.FileSet, into []answer.RegistrationConflict, found []featuregate.Conflict) []answer.RegistrationConflict {
+	cs := make([]answer.RegistrationConflict, 0, len(found))
+	for _, c := range found {
+		cs = append(cs, answer.RegistrationConflict{Gate: c.Gate, First: srcpos.Of(fset, c.First), Again: srcpos.Of(fset, c.Again), Message: c.Message})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Again.Before(cs[j].Again) })
+	for _, c := range cs {
+		if !slices.ContainsFunc(into, func(o answer.RegistrationConflict) bool { return o.First == c.First && o.Again == c.Again }) {
+			into = append(into, c)
+		}
+	}
+	return into
 }
 
 // prefer says whether gate g, declared again, is to replace kept: its

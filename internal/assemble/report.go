@@ -40,6 +40,7 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 		return nil, err
 	}
 	rep.Diagnostics = append(rep.Diagnostics, gates.Diagnostics...)
+	rep.Conflicts = gates.Conflicts
 	addRelist(rep, a, len(rel) == 3)
 	addFeatureGate(rep, gates, src.KubernetesVersion)
 	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
