@@ -3,7 +3,6 @@ package answer
 import (
 	"cmp"
 	"fmt"
-	"go/token"
 	"io"
 	"slices"
 	"strings"
@@ -130,41 +129,15 @@ type Registration struct {
 	Local bool `json:"local,omitempty"`
 }
 
-// Spec is one FeatureSpec of a gate.
-type Spec struct {
-	// Version is the release the spec applies from; "" in the unversioned format.
-	Version                 string `json:"version"`
-	Default                 bool   `json:"default"`
-	PreRelease              string `json:"preRelease"`
-	LockToDefault           bool   `json:"lockToDefault"`
-	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
-	Pos                     Pos    `json:"pos"`
-	// Unresolved says which fields are not constants (they read as zero).
-	Unresolved string `json:"unresolved,omitempty"`
-}
+// Spec is one FeatureSpec of a gate: featuregates.Spec, the one spec
+// type from extraction through facts to the answer.
+type Spec = featuregates.Spec
 
 // At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
 // by featuregates' rule, computed from Specs alone: a gate decoded from
 // JSON answers as the one returned.
 func (g *Gate) At(version string) (Spec, bool) {
-	fg := featuregates.Gate{Name: g.Name}
-	for i, s := range g.Specs {
-		fg.Specs = append(fg.Specs, featuregates.Spec{
-			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: featuregates.PreRelease(s.PreRelease), MinCompatibilityVersion: s.MinCompatibilityVersion,
-			Pos: token.Pos(i + 1), // which of Specs it is
-		})
-	}
-	s, ok := fg.At(version)
-	if !ok {
-		return Spec{}, false
-	}
-	return g.Specs[int(s.Pos)-1], true
-}
-
-// ListSpec is the spec as a feature list holds it.
-func (s Spec) ListSpec() featurelist.Spec {
-	return featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
+	return (&featuregates.Gate{Name: g.Name, Specs: g.Specs}).At(version)
 }
 
 // Newest returns the gate's last spec.
@@ -269,7 +242,7 @@ func (r *GatesReport) ListGates() []featurelist.Gate {
 	for i, e := range entries {
 		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
 		for j, s := range e.Gate.Specs {
-			g.Specs[j] = s.ListSpec()
+			g.Specs[j] = featurelist.ListSpec(s)
 		}
 		out[i] = g
 	}
@@ -320,7 +293,7 @@ func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
 		}
 		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
 		for _, s := range g.Specs {
-			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version})
+			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version})
 		}
 		out = append(out, row)
 	}

@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // PreRelease is a gate's stage, named as Kubernetes' feature lists name it.
@@ -51,24 +53,41 @@ const (
 	Versioned   Format = "versioned"   // map[Feature]VersionedSpecs
 )
 
-// Spec is one FeatureSpec.
+// Spec is one FeatureSpec of a gate: as extracted, as a fact carries it
+// to importers (gatefacts), and as the answers print it (its JSON form,
+// whose keys are in this order).
 type Spec struct {
-	// Version is the release the spec applies from ("1.26"); empty in the
+	// Version is the release the spec applies from ("1.26"); "" in the
 	// unversioned format.
-	Version                 string
-	Default                 bool
-	LockToDefault           bool
-	PreRelease              PreRelease
-	MinCompatibilityVersion string
-	Pos                     token.Pos // the spec's composite literal
-	End                     token.Pos
-	// VersionLit is the string literal inside version.MustParse("1.26"),
-	// and DefaultValue the Default field's value: what a fix rewrites.
-	VersionLit   *ast.BasicLit
-	DefaultValue ast.Expr
-	// Unresolved says why a field could not be resolved to a constant;
-	// such a field keeps its zero value.
-	Unresolved string
+	Version                 string     `json:"version"`
+	Default                 bool       `json:"default"`
+	PreRelease              PreRelease `json:"preRelease"`
+	LockToDefault           bool       `json:"lockToDefault"`
+	MinCompatibilityVersion string     `json:"minCompatibilityVersion,omitempty"`
+	// Pos is the spec's composite literal as an answer names it: set by
+	// the library, which knows the tree's file names (zero as extracted,
+	// and in facts).
+	Pos srcpos.Pos `json:"pos"`
+	// Unresolved says why a field could not be resolved to a constant
+	// (such a field keeps its zero value).
+	Unresolved string `json:"unresolved,omitempty"`
+
+	// Start and End are the spec's composite literal in the package's
+	// FileSet; VersionLit is the string literal inside
+	// version.MustParse("1.26"), and DefaultValue the Default field's
+	// value: what a fix rewrites. None crosses packages (a fact has none)
+	// or goes into JSON.
+	Start, End   token.Pos     `json:"-"`
+	VersionLit   *ast.BasicLit `json:"-"`
+	DefaultValue ast.Expr      `json:"-"`
+}
+
+// WithoutSyntax is the spec without its places in the package's syntax
+// (Start, End, VersionLit, DefaultValue): what crosses packages in a fact,
+// and what an answer keeps without holding the package's syntax alive.
+func (s Spec) WithoutSyntax() Spec {
+	s.Start, s.End, s.VersionLit, s.DefaultValue = token.NoPos, token.NoPos, nil, nil
+	return s
 }
 
 // Gate is a feature gate and its spec history.

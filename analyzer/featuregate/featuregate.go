@@ -174,7 +174,7 @@ func (c *checker) add(pos, end token.Pos, check check.Check, related []reporting
 
 // report adds a finding at spec s.
 func (c *checker) report(check check.Check, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
-	c.add(s.Pos, s.End, check, related, format, args...)
+	c.add(s.Start, s.End, check, related, format, args...)
 }
 
 // fix attaches a suggested fix to the finding just reported.

@@ -119,10 +119,10 @@ func gate(fset *token.FileSet, g *featuregates.Gate) answer.Gate {
 		Specs: []answer.Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned,
 	}
 	for _, s := range g.Specs {
-		jg.Specs = append(jg.Specs, answer.Spec{
-			Version: s.Version, Default: s.Default, PreRelease: string(s.PreRelease), LockToDefault: s.LockToDefault,
-			MinCompatibilityVersion: s.MinCompatibilityVersion, Pos: srcpos.Of(fset, s.Pos), Unresolved: s.Unresolved,
-		})
+		at := srcpos.Of(fset, s.Start)
+		s = s.WithoutSyntax()
+		s.Pos = at
+		jg.Specs = append(jg.Specs, s)
 	}
 	if g.Const != nil && g.Const.Name() != g.Name {
 		jg.Const = g.Const.Name()
