@@ -56,7 +56,6 @@ type (
 	Related    = answer.Related
 
 	Report         = answer.Report
-	FeatureGate    = answer.FeatureGate
 	GateDependency = answer.GateDependency
 	Missing        = answer.Missing
 	SyncLoop       = answer.SyncLoop

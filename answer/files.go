@@ -64,6 +64,9 @@ func (v files) specs(ss []Spec) {
 }
 
 func (v files) gate(g *Gate) {
+	if g == nil {
+		return
+	}
 	v.pos(g.Decl)
 	v.pos(&g.Entry)
 	v.specs(g.Specs)
@@ -74,6 +77,7 @@ func (v files) gate(g *Gate) {
 		v.pos(&r.Entry)
 		v.specs(r.Specs)
 	}
+	v.spec(g.Effective)
 }
 
 func (v files) value(x *plegperiods.Value) {

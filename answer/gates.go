@@ -106,6 +106,21 @@ type Gate struct {
 	// diagnostics). Gates sets every registration of the tree; Inspect's
 	// featureGate and Node's gate have those of pkg/features.
 	Registrations []Registration `json:"registrations,omitempty"`
+	// Effective is the spec in force at the tree's version: set on
+	// Inspect's featureGate when the version is known, nil elsewhere.
+	Effective *Spec `json:"effective,omitempty"`
+}
+
+// InForce is the gate's spec in force: at the tree's version when known,
+// else its newest; none for no gate.
+func (g *Gate) InForce() (Spec, bool) {
+	if g == nil {
+		return Spec{}, false
+	}
+	if g.Effective != nil {
+		return *g.Effective, true
+	}
+	return g.Newest()
 }
 
 // Registration is one feature map entry that registers a gate: each
@@ -279,19 +294,19 @@ func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
 // MarkdownGates is the rows of the tree's feature_list.md: the gates of
 // the maps its generator's imports register, but those it skips; nil when
 // the tree has no such generator.
-func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
+func (r *GatesReport) MarkdownGates() []featurelist.Gate {
 	md := r.Markdown
 	if md == nil {
 		return nil
 	}
-	var out []featurelist.MarkdownGate
+	var out []featurelist.Gate
 	for _, g := range r.Gates {
 		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
 			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
 		}) {
 			continue
 		}
-		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
+		row := featurelist.Gate{Name: g.Name, Dependencies: g.Dependencies}
 		for _, s := range g.Specs {
 			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version})
 		}

@@ -10,7 +10,7 @@ type Report struct {
 	// FeatureGate is the gate as plegvet gates -json prints it, plus the
 	// spec in force at Source.KubernetesVersion; null when the tree
 	// declares no such gate.
-	FeatureGate *FeatureGate `json:"featureGate"`
+	FeatureGate *Gate `json:"featureGate"`
 	// EventedPLEG is what the tree's evented PLEG does, read from its
 	// code; null when the tree builds none.
 	EventedPLEG *EventedPLEG `json:"eventedPLEG"`
@@ -40,12 +40,6 @@ type Report struct {
 	// Error is set, and nothing else but Source, on a timeline row whose
 	// release could not be fetched or read.
 	Error string `json:"error,omitempty"`
-}
-
-// FeatureGate is a Gate and the spec in force at the tree's version.
-type FeatureGate struct {
-	Gate
-	Effective *Spec `json:"effective,omitempty"`
 }
 
 // GateDependency is a gate the feature gate depends on.
@@ -94,25 +88,10 @@ type (
 	StreamFailure = plegperiods.StreamFailure
 )
 
-// InForce is the gate's spec in force: at the tree's version when known,
-// else its newest; none for no gate.
-func (g *FeatureGate) InForce() (Spec, bool) {
-	if g == nil {
-		return Spec{}, false
-	}
-	if g.Effective != nil {
-		return *g.Effective, true
-	}
-	return g.Newest()
-}
-
 // Files visits the report's file names (Located).
 func (r *Report) Files(visit func(*string)) {
 	v := files(visit)
-	if fg := r.FeatureGate; fg != nil {
-		v.gate(&fg.Gate)
-		v.spec(fg.Effective)
-	}
+	v.gate(r.FeatureGate)
 	v.evented(r.EventedPLEG)
 	for i := range r.GateDependencies {
 		d := &r.GateDependencies[i]

@@ -27,11 +27,14 @@ func ListSpec(s featuregates.Spec) Spec {
 	return Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version, MinCompatibilityVersion: s.MinCompatibilityVersion}
 }
 
-// Gate is one gate of a list, with its line.
+// Gate is one gate of a list, with its line; or a row of the Markdown
+// list (a gate registered with the kube-apiserver's gate), with the gates
+// it depends on.
 type Gate struct {
-	Name  string
-	Specs []Spec
-	Line  int
+	Name         string
+	Specs        []Spec
+	Line         int
+	Dependencies []string
 }
 
 // Error is a feature list that is not in the format of Kubernetes'

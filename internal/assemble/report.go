@@ -115,7 +115,8 @@ func addFeatureGate(r *answer.Report, gates *answer.GatesReport, version string)
 		missing(r, "featureGate", "%s", why)
 		return
 	}
-	r.FeatureGate = &answer.FeatureGate{Gate: *g}
+	fg := *g
+	r.FeatureGate = &fg
 	if version != "" {
 		if s, ok := g.At(version); ok {
 			r.FeatureGate.Effective = &s
