@@ -92,15 +92,15 @@ type (
 func (r *Report) Files(visit func(*string)) {
 	v := files(visit)
 	v.gate(r.FeatureGate)
-	v.evented(r.EventedPLEG)
+	r.EventedPLEG.Files(v)
 	for i := range r.GateDependencies {
 		d := &r.GateDependencies[i]
 		v.pos(d.Decl)
 		v.spec(d.Effective)
 	}
-	v.relist(r.Relist)
+	r.Relist.Files(v)
 	v.rpc(r.RPC)
-	v.syncLoop(r.SyncLoop)
+	r.SyncLoop.Files(v)
 	v.diagnostics(r.Diagnostics)
 	v.conflicts(r.Conflicts)
 }
