@@ -1,8 +1,12 @@
 package assemble
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
@@ -26,6 +30,99 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A release's answer read from the cache is the answer computed: the same
+// JSON, byte for byte; a corrupt entry is computed again; a checkout is
+// never cached.
+func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches a Kubernetes release")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	const v = "v1.36.1"
+	fresh, err := Inspect(ctx, Options{Kubernetes: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustJSON(t, fresh)
+
+	first, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := cacheEntries(t, dir)
+	if len(entries) != 1 {
+		t.Fatalf("cache holds %v; want one entry", entries)
+	}
+	// Mark the entry, to tell a read from a computation: written as Put
+	// writes it (an entry edited by hand is a miss: its digest binds it).
+	key := strings.TrimSuffix(filepath.Base(entries[0]), ".json")
+	var marked answer.Report
+	if !answercache.Get(dir, key, &marked) {
+		t.Fatal("the entry is not readable")
+	}
+	marked.Summary = "from the cache"
+	if err := answercache.Put(dir, key, marked); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Summary != "from the cache" {
+		t.Fatal("the second answer was not read from the cache")
+	}
+	// Unmarked, the entry is the computed answer.
+	second.Summary = first.Summary
+	for _, got := range []*answer.Report{first, second} {
+		if g := mustJSON(t, got); !bytes.Equal(g, want) {
+			t.Errorf("cached answer differs from the computed one:\n%s\nwant\n%s", g, want)
+		}
+	}
+
+	// A corrupt entry is a miss: computed again, and rewritten.
+	if err := os.WriteFile(entries[0], []byte(`{"schemaVersion": 1, "source": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Inspect(ctx, Options{Kubernetes: v, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := mustJSON(t, third); !bytes.Equal(g, want) {
+		t.Errorf("after a corrupt entry: %s", g)
+	}
+	var again answer.Report
+	if !answercache.Get(dir, key, &again) || !bytes.Equal(mustJSON(t, &again), want) {
+		t.Error("the corrupt entry was not rewritten")
+	}
+
+	// Gates: the whole list is kept, and names pick from it.
+	all, err := Gates(ctx, Options{Kubernetes: v, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Gates(ctx, Options{Kubernetes: v, CacheDir: dir}, "EventedPLEG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Gates) != 1 || len(all.Gates) < 100 || !bytes.Equal(mustJSON(t, one.Gates[0]), mustJSON(t, all.Gate("EventedPLEG"))) {
+		t.Errorf("gates from the cache: %d, and EventedPLEG %+v", len(all.Gates), one.Gates)
+	}
+	if n := len(cacheEntries(t, dir)); n != 2 {
+		t.Errorf("%d entries after Inspect and Gates; want 2", n)
+	}
+}
+
+func TestCheckoutsAreNotCached(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Inspect(context.Background(), Options{Dir: "../../testdata/src/k8s.io/kubernetes", CacheDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheEntries(t, dir); len(got) != 0 {
+		t.Errorf("a checkout's answer was cached: %v", got)
+	}
 }
 
 // An answer with a file not read is not kept: its cause may pass.
