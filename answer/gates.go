@@ -60,108 +60,18 @@ type RegistrationConflict struct {
 	Message string
 }
 
-// Gate is one feature gate and its spec history.
-type Gate struct {
-	Name string `json:"name"`
-	// Const is the identifier of the key's constant when it differs from
-	// the name (Kubernetes' own lists before v1.37 use it).
-	Const string `json:"const,omitempty"`
-	// Decl is the gate constant's declaration; null when the key is a
-	// constant of a package that was not loaded.
-	Decl *Pos `json:"decl"`
-	// Entry is the gate's key in its feature map.
-	Entry Pos `json:"entry"`
-	// Map is the variable or function holding the feature map.
-	Map string `json:"map"`
-	// Format is "versioned" or "unversioned".
-	Format string `json:"format"`
-	// Specs may be empty (a spec list that is empty or built by a call);
-	// Unresolved then says why.
-	Specs        []Spec   `json:"specs"`
-	Dependencies []string `json:"dependencies"`
-	// Unresolved says why part of the gate could not be read as constants.
-	Unresolved string `json:"unresolved,omitempty"`
-	// Assigned is set when the gate's spec comes from an index assignment
-	// (m[K] = V, in init or another function), not a map literal entry.
-	Assigned bool `json:"assigned,omitempty"`
-	// Module is the module whose feature map holds the gate
-	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
-	// package, and File the map's file, named as in a checkout
-	// (staging/src/k8s.io/component-base/...) in every mode. Set by
-	// Gates.
-	Module  string `json:"module,omitempty"`
-	Package string `json:"package,omitempty"`
-	File    string `json:"file,omitempty"`
-	// Listed says that Kubernetes' own feature list
-	// (versioned_feature_list.yaml) holds the gate: a versioned map
-	// literal that initialises a package-level variable or that a
-	// function returns.
-	Listed bool `json:"listed,omitempty"`
-	// Registrations are every feature map entry that registers the gate,
-	// sorted by file and position: the one the fields above describe,
-	// and those of the maps that register it again (pkg/features relists
-	// staging modules' gates "to get a conflict if it is changed").
-	// component-base refuses a registration whose specs differ from an
-	// earlier one's (the conflicting-registration and conflicting-spec
-	// diagnostics). Gates sets every registration of the tree; Inspect's
-	// featureGate and Node's gate have those of pkg/features.
-	Registrations []Registration `json:"registrations,omitempty"`
-	// Effective is the spec in force at the tree's version: set on
-	// Inspect's featureGate when the version is known, nil elsewhere.
-	Effective *Spec `json:"effective,omitempty"`
-}
+// Gate is one feature gate and its spec history: featuregates.Gate, the
+// one gate type from extraction to the answer (its syntax is in json:"-"
+// fields, which no answer fills).
+type Gate = featuregates.Gate
 
-// InForce is the gate's spec in force: at the tree's version when known,
-// else its newest; none for no gate.
-func (g *Gate) InForce() (Spec, bool) {
-	if g == nil {
-		return Spec{}, false
-	}
-	if g.Effective != nil {
-		return *g.Effective, true
-	}
-	return g.Newest()
-}
-
-// Registration is one feature map entry that registers a gate: each
-// map is given to component-base (FeatureGate.Add or AddVersioned), and
-// with it each of its gates.
-type Registration struct {
-	Module  string `json:"module"`
-	Package string `json:"package"`
-	File    string `json:"file"`
-	Map     string `json:"map"`
-	Format  string `json:"format"`
-	// Entry is the gate's key in the map.
-	Entry Pos    `json:"entry"`
-	Specs []Spec `json:"specs"`
-	// Unresolved and Assigned are as the gate's.
-	Unresolved string `json:"unresolved,omitempty"`
-	Assigned   bool   `json:"assigned,omitempty"`
-	// Local is set for a map that a function body builds for a call:
-	// it is registered with whatever FeatureGate the call names (often
-	// one of its own, as a test's), and no conflict with it is reported.
-	Local bool `json:"local,omitempty"`
-}
+// Registration is one feature map entry that registers a gate
+// (featuregates.Registration).
+type Registration = featuregates.Registration
 
 // Spec is one FeatureSpec of a gate: featuregates.Spec, the one spec
 // type from extraction through facts to the answer.
 type Spec = featuregates.Spec
-
-// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
-// by featuregates' rule, computed from Specs alone: a gate decoded from
-// JSON answers as the one returned.
-func (g *Gate) At(version string) (Spec, bool) {
-	return (&featuregates.Gate{Name: g.Name, Specs: g.Specs}).At(version)
-}
-
-// Newest returns the gate's last spec.
-func (g *Gate) Newest() (Spec, bool) {
-	if len(g.Specs) == 0 {
-		return Spec{}, false
-	}
-	return g.Specs[len(g.Specs)-1], true
-}
 
 // Gate returns the gate with the given name, or nil.
 func (r *GatesReport) Gate(name string) *Gate {

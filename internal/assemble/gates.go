@@ -115,7 +115,7 @@ func analysedGates(a *analysed) (*answer.GatesReport, error) {
 
 func gate(fset *token.FileSet, g *featuregates.Gate) answer.Gate {
 	jg := answer.Gate{
-		Name: g.Name, Decl: srcpos.At(fset, g.Decl), Entry: srcpos.Of(fset, g.Entry), Map: g.Map, Format: string(g.Format),
+		Name: g.Name, Decl: srcpos.At(fset, g.DeclPos), Entry: srcpos.Of(fset, g.EntryPos), Map: g.Map, Format: g.Format,
 		Specs: []answer.Spec{}, Dependencies: []string{}, Unresolved: g.Unresolved, Assigned: g.Assigned,
 	}
 	for _, s := range g.Specs {
@@ -124,10 +124,10 @@ func gate(fset *token.FileSet, g *featuregates.Gate) answer.Gate {
 		s.Pos = at
 		jg.Specs = append(jg.Specs, s)
 	}
-	if g.Const != nil && g.Const.Name() != g.Name {
-		jg.Const = g.Const.Name()
+	if g.KeyConst != nil && g.KeyConst.Name() != g.Name {
+		jg.Const = g.KeyConst.Name()
 	}
-	for _, d := range g.Dependencies {
+	for _, d := range g.DependsOn {
 		jg.Dependencies = append(jg.Dependencies, d.Name)
 	}
 	return jg
@@ -215,7 +215,7 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 func gatesOf(fset *token.FileSet, found *featuregates.Result, pkg string, moduleOf func(file string) string, registrations map[string][]answer.Registration) []answer.Gate {
 	for _, e := range found.Entries {
 		if !overwritten(e, found.Entries) {
-			registrations[e.Name] = append(registrations[e.Name], registration(fset, e, moduleOf(srcpos.Of(fset, e.Entry).File), pkg))
+			registrations[e.Name] = append(registrations[e.Name], registration(fset, e, moduleOf(srcpos.Of(fset, e.EntryPos).File), pkg))
 		}
 	}
 	gates := []answer.Gate{}
@@ -224,7 +224,7 @@ func gatesOf(fset *token.FileSet, found *featuregates.Result, pkg string, module
 		g.File = g.Entry.File
 		g.Module = moduleOf(g.Entry.File)
 		g.Package = pkg
-		g.Listed = fg.Listed()
+		g.Listed = fg.InList()
 		gates = append(gates, g)
 	}
 	return gates
