@@ -1,7 +1,8 @@
-// What Gates reads before it analyses: a release with its staging
-// modules, and the packages of the tree that may declare feature maps.
-
-package plegvet
+// Package gatescan finds, before anything is loaded, the packages of a
+// tree that may declare feature maps: those of pkg/ and of each staging
+// module with a Go file that imports the feature-gate API, as Kubernetes'
+// own feature-list generator walks them.
+package gatescan
 
 import (
 	"bytes"
@@ -29,31 +30,12 @@ import (
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// openWithStaging is open for Gates: a release comes with its staging
-// modules, and those the proxy did not serve are returned as problems.
-func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []string, error) {
-	if opts.Kubernetes == "" {
-		t, src, err := open(ctx, opts, false)
-		return t, src, nil, err
-	}
-	t, missing, err := opts.Fetch.fetcher().FetchWithStaging(ctx, opts.Kubernetes)
-	if err != nil {
-		return nil, Source{}, nil, kubernetesError(err)
-	}
-	var problems []string
-	for _, m := range missing {
-		mod, _, _ := strings.Cut(m.Module, "@")
-		problems = append(problems, fmt.Sprintf("staging/src/%s: staging module %s not fetched, its feature gates are not read: %s", mod, m.Module, m.Why))
-	}
-	return t, releaseSource(t.Version), problems, nil
-}
-
-// featureMapPackages finds the packages that may declare feature maps:
+// Packages finds the packages that may declare feature maps:
 // those of pkg/ and of each staging module with a (non-test) Go file that
 // builds on linux/amd64 and imports the feature-gate API. Directories the
 // go command ignores (vendor, testdata, _x, .x) are skipped. Packages the
 // loader models are left to their model. The import paths come sorted.
-func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
+func Packages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
 	type root struct{ dir, importPath string }
 	roots := []root{{filepath.Join(t.Dir, "pkg"), t.Module + "/pkg"}}
 	// In module order: the problems found on the way come out in it.
