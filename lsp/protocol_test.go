@@ -95,13 +95,13 @@ func TestFramingFaults(t *testing.T) {
 		{"LF-only headers", init + "Content-Length: 2\n\n{}", `message 2: header line "Content-Length: 2\n" ends with LF alone; want CRLF`},
 		{"no length", "Content-Type: text/plain\r\n\r\n{}", "message 1: the headers have no Content-Length"},
 		{"stream ends in the headers", "Content-Length: 2\r\n", "message 1: the stream ends inside the headers"},
-		{"body shorter than its length", "Content-Length: 100\r\n\r\n" + `{"jsonrpc":"2.0"}`, "message 1: the stream ends 17 bytes into a body of Content-Length 100"},
+		{"body shorter than its length", "Content-Length: 100\r\n\r\n" + `{"jsonrpc":"2.0"}`, "message 1: the stream ends after 17 of the body's 100 bytes (its Content-Length)"},
 		{"length shorter than the object", "Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","method":"initialized"}`, "message 1: Content-Length 10 ends inside the JSON object: the length is shorter than the message"},
 		{"length longer than the object", "Content-Length: 40\r\n\r\n" + `{"jsonrpc":"2.0","method":"x"}` + frame(`{"jsonrpc":"2.0","method":"exit"}`), "message 1: the JSON object ends at byte 30 of Content-Length 40: the length is longer than the message"},
 		{"not an object", frame("42"), `message 1: the body is not a JSON object (it starts with "42")`},
 		{"batch", init + frame(`[{"jsonrpc":"2.0","method":"initialized","params":{}}]`), "message 2: the body is a JSON array (a batch); LSP sends one JSON object a message, and batches are not supported"},
 		{"not JSON-RPC", frame(`{"hello":1}`), "message 1: the JSON object is not a JSON-RPC message"},
-		{"a 10 GB length", "Content-Length: 10000000000\r\n\r\n{", "message 1: the stream ends 1 bytes into a body of Content-Length 10000000000"},
+		{"a 10 GB length", "Content-Length: 10000000000\r\n\r\n{", "message 1: the stream ends after 1 of the body's 10000000000 bytes (its Content-Length)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Serve(context.Background(), strings.NewReader(tc.in), nopCloser{io.Discard}, Options{})

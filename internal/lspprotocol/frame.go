@@ -53,6 +53,10 @@ func (c *Codec) fault(format string, args ...any) error {
 	return &FrameError{Message: c.read, Fault: fmt.Sprintf(format, args...)}
 }
 
+func (c *Codec) shortBody(read, length int64) error {
+	return c.fault("the stream ends after %d of the body's %d bytes (its Content-Length)", read, length)
+}
+
 // WriteObject writes one message.
 func (c *Codec) WriteObject(w io.Writer, obj any) error {
 	data, err := json.Marshal(obj)
@@ -81,7 +85,7 @@ func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 	} else {
 		body = make([]byte, length)
 		if n, err := io.ReadFull(r, body); err != nil {
-			return c.fault("the stream ends %d bytes into a body of Content-Length %d", n, length)
+			return c.shortBody(int64(n), length)
 		}
 		if err := c.object(body); err != nil {
 			return err
@@ -192,7 +196,7 @@ func (c *Codec) skim(r *bufio.Reader, length int64) ([]byte, error) {
 		}
 	})
 	if _, err := io.Copy(io.Discard, body); err != nil || body.n < length {
-		return nil, c.fault("the stream ends %d bytes into a body of Content-Length %d", body.n, length)
+		return nil, c.shortBody(body.n, length)
 	}
 	msg := map[string]any{"jsonrpc": "2.0", "method": MethodTooLarge, "params": p}
 	if id != nil {

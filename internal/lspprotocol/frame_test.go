@@ -76,7 +76,7 @@ func TestClaimedLengthNotAllocated(t *testing.T) {
 	n := allocated(func() {
 		err = c.ReadObject(bufio.NewReader(strings.NewReader("Content-Length: 10000000000\r\n\r\n{\"jsonrpc\"")), new(map[string]any))
 	})
-	if want := "message 1: the stream ends 10 bytes into a body of Content-Length 10000000000 (LSP base protocol)"; err == nil || err.Error() != want {
+	if want := "message 1: the stream ends after 10 of the body's 10000000000 bytes (its Content-Length) (LSP base protocol)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 	if n > 1<<20 {
