@@ -57,6 +57,15 @@ func TestBufferCap(t *testing.T) {
 	c.next(fileURI(big), func(ds []lspprotocol.Diagnostic) bool {
 		return len(ds) == 1 && strings.HasPrefix(ds[0].Message, "syntax error")
 	})
+	// A change that makes it too large is refused the same way.
+	text = "package x\n//" + strings.Repeat("b", inputfile.MaxSize) + "\n"
+	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(big), Version: 3}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: text}}})
+	c.logged(big + ": the buffer is")
+	c.next(fileURI(big), func(ds []lspprotocol.Diagnostic) bool {
+		return len(ds) == 1 && strings.Contains(ds[0].Message, "over the 16 MiB limit for one file")
+	})
+	text = ""
+	c.mustKeepNoText(size)
 
 	text = "package x\n//" + strings.Repeat("a", MaxMessage) + "\n"
 	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(huge), LanguageID: "go", Version: 1, Text: text}})
