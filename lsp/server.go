@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"net/url"
 	"path/filepath"
@@ -48,13 +49,18 @@ type Options struct {
 }
 
 // Serve answers one client on in and out until it exits or disconnects,
-// or ctx ends. A client that disconnects without shutdown is no error.
+// or ctx ends. A client that disconnects without shutdown is no error; an
+// exit without shutdown is (LSP 3.17: exit code 1), and so is a fault in
+// the stream's framing (a *lspprotocol.FrameError), after which nothing
+// more can be read.
 func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) error {
-	s := &server{analyser: &analyser{opts: opts, caches: map[string]*engine.Cache{}}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string][]shown{}, dirty: make(chan struct{}, 1)}
+	s := &server{analyser: &analyser{opts: opts, caches: map[string]*engine.Cache{}}, logged: map[string]bool{}, docs: map[string]*document{}, shown: map[string]published{}, dirty: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream := jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, jsonrpc2.VSCodeObjectCodec{})
-	s.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle))
+	stream := &faultStream{ObjectStream: jsonrpc2.NewBufferedStream(readWriteCloser{in, out}, &lspprotocol.Codec{MaxLength: MaxMessage})}
+	// The connection's own log would print a timestamped line for a fault
+	// that Serve returns, and the rest goes to the client's log.
+	s.conn = jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	var worker sync.WaitGroup
 	worker.Go(func() { s.work(ctx) })
 	select {
@@ -64,7 +70,36 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	}
 	cancel()
 	worker.Wait()
-	return nil
+	if err := stream.err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitErr
+}
+
+// faultStream keeps the fault that ended the reading of messages (the
+// connection closes on it without saying what it was).
+type faultStream struct {
+	jsonrpc2.ObjectStream
+	mu    sync.Mutex
+	fault error
+}
+
+func (f *faultStream) ReadObject(v any) error {
+	err := f.ObjectStream.ReadObject(v)
+	if err != nil && err != io.EOF {
+		f.mu.Lock()
+		f.fault = err
+		f.mu.Unlock()
+	}
+	return err
+}
+
+func (f *faultStream) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fault
 }
 
 // readWriteCloser joins a client's two pipes.
@@ -78,25 +113,28 @@ type server struct {
 	analyser *analyser       // the worker's
 	logged   map[string]bool // the worker's: what it told the log
 
-	mu    sync.Mutex
-	watch bool                 // the client watches files when asked
-	docs  map[string]*document // open documents, by absolute path
-	shown map[string][]shown   // what was last published, by path
+	mu      sync.Mutex
+	state   lifecycle
+	exitErr error                // why the session ended wrongly
+	watch   bool                 // the client watches files when asked
+	docs    map[string]*document // open documents, by absolute path
+	revs    uint64               // changes to documents so far
+	shown   map[string]published // what was last published, by path
 
 	dirty chan struct{} // a change to analyse; holds one at most
-}
-
-// document is an open buffer.
-type document struct {
-	uri     string
-	version int
-	text    string
 }
 
 // shown is a published diagnostic and the fixes a code action offers.
 type shown struct {
 	diag  lspprotocol.Diagnostic
 	fixes []lspprotocol.CodeAction
+}
+
+// published is what was published for a file, and the documents as the
+// analysis that found it saw them.
+type published struct {
+	seen  snapshot
+	items []shown
 }
 
 // changed asks the worker to analyse again, once for any number of
@@ -109,6 +147,22 @@ func (s *server) changed() {
 }
 
 func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	if req.Method == "exit" {
+		s.exit(conn)
+		return nil, nil
+	}
+	if ok, err := s.admit(req); !ok {
+		return nil, err
+	}
+	result, err = s.dispatch(ctx, conn, req)
+	if err != nil && req.Notif {
+		// No answer carries it: the client's log does.
+		_ = conn.Notify(ctx, "window/logMessage", lspprotocol.LogMessageParams{Type: lspprotocol.MessageError, Message: "plegvet lsp: " + req.Method + ": " + err.Error()})
+	}
+	return result, err
+}
+
+func (s *server) dispatch(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
 	defer func() {
 		// A bug in a request's handling is that request's error, not the
 		// end of the editor's session.
@@ -139,28 +193,19 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if err := lspprotocol.Params(req.Params, &p); err != nil {
 			return nil, invalid(err)
 		}
-		if path, ok := filePath(p.TextDocument.URI); ok {
-			s.mu.Lock()
-			s.docs[path] = &document{uri: p.TextDocument.URI, version: p.TextDocument.Version, text: p.TextDocument.Text}
-			s.mu.Unlock()
-			s.changed()
-		}
+		s.didOpen(ctx, conn, p)
 	case "textDocument/didChange":
 		var p lspprotocol.DidChangeTextDocumentParams
 		if err := lspprotocol.Params(req.Params, &p); err != nil {
 			return nil, invalid(err)
 		}
-		if path, ok := filePath(p.TextDocument.URI); ok {
-			s.mu.Lock()
-			if d := s.docs[path]; d != nil {
-				for _, c := range p.ContentChanges {
-					d.text = apply(d.text, c)
-				}
-				d.version = p.TextDocument.Version
-			}
-			s.mu.Unlock()
-			s.changed()
+		s.didChange(ctx, conn, p)
+	case lspprotocol.MethodTooLarge:
+		var p lspprotocol.TooLargeParams
+		if err := lspprotocol.Params(req.Params, &p); err != nil {
+			return nil, invalid(err)
 		}
+		return nil, s.tooLarge(ctx, conn, req, p)
 	case "textDocument/didSave", "workspace/didChangeWatchedFiles":
 		s.changed()
 	case "textDocument/didClose":
@@ -180,8 +225,6 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			return nil, invalid(err)
 		}
 		return s.codeActions(p), nil
-	case "exit":
-		go conn.Close() // after this notification's handling returns
 	case "initialized":
 		s.mu.Lock()
 		watch := s.watch
@@ -255,12 +298,7 @@ func (s *server) work(ctx context.Context) {
 			return
 		case <-s.dirty:
 		}
-		s.mu.Lock()
-		open := map[string]string{}
-		for path, d := range s.docs {
-			open[path] = d.text
-		}
-		s.mu.Unlock()
+		open, refused, seen := s.snapshot()
 		found, logs, err := s.analyser.analyse(ctx, open)
 		if ctx.Err() != nil {
 			return
@@ -276,32 +314,45 @@ func (s *server) work(ctx context.Context) {
 			s.log(ctx, lspprotocol.MessageError, "plegvet lsp: "+err.Error())
 			continue
 		}
-		s.publish(ctx, found)
+		for path, why := range refused {
+			// What the file on disk gave has no place in the buffer.
+			found[path] = []shown{errorFinding(lspprotocol.Position{}, why)}
+		}
+		s.publish(ctx, found, seen)
 	}
 }
 
 // publish sends each file's diagnostics: every file with findings, and
 // every file that had some or is open, cleared with [] where none are left.
-func (s *server) publish(ctx context.Context, found map[string][]shown) {
+// A document is labelled with the version analysed; one changed, opened
+// or closed since is left as it was: the analysis of its change follows.
+func (s *server) publish(ctx context.Context, found map[string][]shown, seen snapshot) {
 	s.mu.Lock()
 	paths := slices.AppendSeq(slices.Collect(maps.Keys(found)), maps.Keys(s.shown))
 	paths = slices.AppendSeq(paths, maps.Keys(s.docs))
 	slices.Sort(paths)
 	var sends []lspprotocol.PublishDiagnosticsParams
 	for _, p := range slices.Compact(paths) {
+		if s.stale(p, seen) {
+			continue
+		}
 		diags := []lspprotocol.Diagnostic{} // never null: [] clears
 		for _, sh := range found[p] {
 			diags = append(diags, sh.diag)
 		}
 		params := lspprotocol.PublishDiagnosticsParams{URI: fileURI(p), Diagnostics: diags}
-		if d := s.docs[p]; d != nil {
-			params.URI = d.uri
-			v := d.version
+		if st, ok := seen[p]; ok {
+			params.URI = s.docs[p].uri
+			v := st.version
 			params.Version = &v
 		}
 		sends = append(sends, params)
+		if len(found[p]) == 0 && s.docs[p] == nil {
+			delete(s.shown, p)
+		} else {
+			s.shown[p] = published{seen: seen, items: found[p]}
+		}
 	}
-	s.shown = found
 	s.mu.Unlock()
 	for _, params := range sends {
 		if err := s.conn.Notify(ctx, "textDocument/publishDiagnostics", params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
@@ -310,7 +361,8 @@ func (s *server) publish(ctx context.Context, found map[string][]shown) {
 	}
 }
 
-// codeActions are the quick fixes of the findings shown in the range.
+// codeActions are the quick fixes of the findings shown in the range,
+// from an analysis of the documents as they are now.
 func (s *server) codeActions(p lspprotocol.CodeActionParams) []lspprotocol.CodeAction {
 	out := []lspprotocol.CodeAction{}
 	path, ok := filePath(p.TextDocument.URI)
@@ -319,9 +371,18 @@ func (s *server) codeActions(p lspprotocol.CodeActionParams) []lspprotocol.CodeA
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, sh := range s.shown[path] {
-		if overlaps(sh.diag.Range, p.Range) {
-			out = append(out, sh.fixes...)
+	pub, ok := s.shown[path]
+	if !ok || s.stale(path, pub.seen) {
+		return out
+	}
+	for _, sh := range pub.items {
+		if !overlaps(sh.diag.Range, p.Range) {
+			continue
+		}
+		for _, fix := range sh.fixes {
+			if !s.editsStale(fix.Edit, pub.seen) {
+				out = append(out, fix)
+			}
 		}
 	}
 	return out

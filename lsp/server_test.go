@@ -43,6 +43,7 @@ type client struct {
 	logs  chan string
 	regs  chan lspprotocol.RegistrationParams
 	done  chan struct{}
+	err   error // Serve's, once done is closed
 }
 
 func rule(category string) (string, string, string, bool) {
@@ -60,6 +61,21 @@ func start(t *testing.T, root string) *client {
 
 func startWith(t *testing.T, root string, opts Options) *client {
 	t.Helper()
+	c := connect(t, opts)
+	var res lspprotocol.InitializeResult
+	init := lspprotocol.InitializeParams{RootURI: fileURI(root)}
+	init.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration = true
+	c.call("initialize", init, &res)
+	if res.Capabilities.TextDocumentSync.Change != lspprotocol.SyncFull || res.Capabilities.PositionEncoding != "utf-16" {
+		t.Fatalf("capabilities %+v", res.Capabilities)
+	}
+	c.notify("initialized", struct{}{})
+	return c
+}
+
+// connect starts a server and a client on its pipes, not initialized.
+func connect(t *testing.T, opts Options) *client {
+	t.Helper()
 	// OS pipes, as an editor's: buffered, so that each side's reader may
 	// write a response while the other writes a request (io.Pipe, with no
 	// buffer, deadlocks there).
@@ -74,9 +90,7 @@ func startWith(t *testing.T, root string, opts Options) *client {
 	c := &client{t: t, diags: make(chan lspprotocol.PublishDiagnosticsParams, 100), logs: make(chan string, 100), regs: make(chan lspprotocol.RegistrationParams, 10), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		if err := Serve(context.Background(), serverIn, serverOut, opts); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
+		c.err = Serve(context.Background(), serverIn, serverOut, opts)
 		serverOut.Close()
 	}()
 	stream := jsonrpc2.NewBufferedStream(readWriteCloser{clientIn, clientOut}, jsonrpc2.VSCodeObjectCodec{})
@@ -103,15 +117,19 @@ func startWith(t *testing.T, root string, opts Options) *client {
 		return nil, nil
 	}))
 	t.Cleanup(func() { c.conn.Close(); clientOut.Close(); <-c.done; serverIn.Close(); clientIn.Close() })
-	var res lspprotocol.InitializeResult
-	init := lspprotocol.InitializeParams{RootURI: fileURI(root)}
-	init.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration = true
-	c.call("initialize", init, &res)
-	if res.Capabilities.TextDocumentSync.Change != lspprotocol.SyncFull || res.Capabilities.PositionEncoding != "utf-16" {
-		t.Fatalf("capabilities %+v", res.Capabilities)
-	}
-	c.notify("initialized", struct{}{})
 	return c
+}
+
+// ended waits for the server to end, and returns Serve's error.
+func (c *client) ended() error {
+	c.t.Helper()
+	select {
+	case <-c.done:
+		return c.err
+	case <-time.After(time.Minute):
+		c.t.Fatal("the server did not end")
+		return nil
+	}
 }
 
 func (c *client) call(method string, params, result any) {
@@ -201,10 +219,8 @@ func TestSession(t *testing.T) {
 	c.notify("textDocument/didClose", lspprotocol.DidCloseTextDocumentParams{TextDocument: lspprotocol.TextDocumentIdentifier{URI: uri}})
 	c.call("shutdown", nil, nil)
 	c.notify("exit", nil)
-	select {
-	case <-c.done:
-	case <-time.After(time.Minute):
-		t.Fatal("the server did not exit")
+	if err := c.ended(); err != nil {
+		t.Errorf("exit after shutdown: %v, want no error (exit code 0)", err)
 	}
 }
 
@@ -218,10 +234,8 @@ func TestDisconnect(t *testing.T) {
 		t.Errorf("hover: %v, want MethodNotFound", err)
 	}
 	c.conn.Close()
-	select {
-	case <-c.done:
-	case <-time.After(time.Minute):
-		t.Fatal("the server did not end when its client went away")
+	if err := c.ended(); err != nil {
+		t.Errorf("a client gone without shutdown: %v, want no error", err)
 	}
 }
 

@@ -218,3 +218,6 @@ func Params(raw *json.RawMessage, v any) error {
 	}
 	return json.Unmarshal(*raw, v)
 }
+
+// CodeServerNotInitialized answers a request that comes before initialize.
+const CodeServerNotInitialized = -32002
