@@ -4,6 +4,7 @@ package main
 // PACKAGES (internal/driver runs it).
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -133,7 +134,18 @@ func runDriver(args []string, all []*analysis.Analyzer, stdout, stderr io.Writer
 	if code >= 0 {
 		return code, true
 	}
-	return driver.Run(o, stdout, stderr), true
+	// SIGINT and SIGTERM end the context: the driver interrupts the go
+	// command it runs and waits for it, so that no child outlives plegvet
+	// (go/packages runs go list in a process group of its own, which a
+	// terminal's ^C does not reach).
+	ctx, stop := onSignal(context.Background())
+	defer stop()
+	code = driver.Run(ctx, o, untilSignal{ctx, stdout}, untilSignal{ctx, stderr})
+	if in, ok := signalled(ctx); ok {
+		fmt.Fprintln(stderr, "plegvet: interrupted")
+		return in.exitCode(), true
+	}
+	return code, true
 }
 
 // driverText is the driver's escaping: the subcommands'.
