@@ -14,7 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
 )
 
@@ -29,8 +31,13 @@ func withWords(rec *recorder) *Options {
 	h.LoadSource = func(ctx context.Context, opts plegvet.Options, release string) (*plegvet.NodeSource, error) {
 		s, err := load(ctx, opts, release)
 		if s != nil {
-			w := words
-			s.Words = &w
+			s.Health = &answer.Health{
+				Checks: []plegperiods.HealthRule{{Name: words.CheckName, Rule: plegperiods.RelistElapsed, Messages: []plegperiods.HealthMessage{
+					{When: plegperiods.WhenThresholdExceeded, Format: words.StaleFormat},
+					{When: plegperiods.WhenNeverRelisted, Format: words.NeverFormat},
+				}}},
+				RuntimeErrors: &plegperiods.HealthMessage{Format: words.ErrorsFormat},
+			}
 		}
 		return s, err
 	}
