@@ -34,16 +34,18 @@ func writeModule(t *testing.T, files map[string]string) string {
 }
 
 // A FIFO named *.go is refused before the go command opens it (its open
-// blocks for ever), in the subcommands' words, with either loader.
+// blocks for ever), in the subcommands' words, with either loader: in a
+// package the pattern names, or in one it imports.
 func TestDriverRefusesSpecialGoFiles(t *testing.T) {
 	dir := writeModule(t, map[string]string{
-		"go.mod":       "module example.com/m\n\ngo 1.22\n",
-		"pkg/a/a.go":   "package a\n",
-		"pkg/b/b.go":   "package b\n",
-		"pkg/_x/x.go":  "package x\n",
-		"other/o/o.go": "package o\n",
+		"go.mod":              "module example.com/m\n\ngo 1.22\n",
+		"pkg/a/a.go":          "package a\n\nimport _ \"example.com/m/other/o\"\n",
+		"pkg/b/b.go":          "package b\n",
+		"pkg/_x/x.go":         "package x\n",
+		"pkg/b/testdata/t.go": "package t\n",
+		"other/o/o.go":        "package o\n",
 	})
-	for _, fifo := range []string{"pkg/a/zz_fifo.go", "pkg/_x/fifo.go", "other/o/fifo.go"} {
+	for _, fifo := range []string{"pkg/a/zz_fifo.go", "pkg/_x/fifo.go", "pkg/b/testdata/fifo.go", "other/o/fifo.go"} {
 		if err := syscall.Mkfifo(filepath.Join(dir, fifo), 0o644); err != nil {
 			t.Skip("no FIFO here:", err)
 		}
@@ -67,9 +69,10 @@ func TestDriverRefusesSpecialGoFiles(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 				t.Errorf("plegvet %s: %v, want exit 1", pattern, err)
 			}
-			// Only the FIFO of a package the pattern names: _x is no
-			// package, other/ is not asked for.
-			want := "plegvet: pkg/a/zz_fifo.go: is a named pipe (FIFO), want a regular file\n"
+			// Not those the go command never reads: _x and testdata hold
+			// no package.
+			want := "plegvet: other/o/fifo.go: is a named pipe (FIFO), want a regular file\n" +
+				"plegvet: pkg/a/zz_fifo.go: is a named pipe (FIFO), want a regular file\n"
 			if got := stderr.String(); got != want {
 				t.Errorf("plegvet %s: stderr\n%s\nwant\n%s", pattern, got, want)
 			}

@@ -12,12 +12,14 @@ import (
 )
 
 // specialGoFiles names, one line each, the files named *.go that are not
-// regular files (a FIFO, a device, a socket) in the directories the
-// patterns name: the go command opens every .go file of a package it
-// lists, and the open of a FIFO blocks for ever. The lines are the
-// subcommands' (inputfile's words), relative to the working directory.
-// Packages outside the module (the module cache, GOROOT) are not looked
-// at: the go command writes those itself.
+// regular files (a FIFO, a device, a socket) where the go command may read
+// the patterns' packages and their imports: the module of the working
+// directory, vendor/ and the modules nested in it included (a go.work
+// uses them), and the directories the patterns name outside it. The go
+// command opens every .go file of a package it lists, and the open of a
+// FIFO blocks for ever. The lines are the subcommands' (inputfile's
+// words), the file relative to the working directory. The module cache
+// and GOROOT are not looked at: the go command writes those itself.
 func specialGoFiles(patterns []string) []string {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -32,56 +34,49 @@ func specialGoFiles(patterns []string) []string {
 			lines = append(lines, filepath.ToSlash(inputfile.QuoteName(name))+": "+err.Error())
 		}
 	}
-	seen := map[string]bool{}
+	root := ""
+	if t, err := tree.OpenModule(wd); err == nil {
+		root = t.Dir
+		walkPackageDirs(root, true, check)
+	}
 	for _, p := range patterns {
 		if strings.HasSuffix(p, ".go") {
 			check(filepath.Join(wd, p))
 			continue
 		}
-		dir, recursive := patternDir(wd, p)
-		if dir == "" || seen[dir] {
-			continue
+		if dir, recursive := patternDir(wd, p); dir != "" && (root == "" || !within(root, dir)) {
+			walkPackageDirs(dir, recursive, check)
 		}
-		seen[dir] = true
-		walkPackageDirs(dir, recursive, func(name string) { check(name) })
 	}
 	return lines
 }
 
-// patternDir is the directory a package pattern starts from, and whether
-// it names the packages below it too (a "..." pattern, or "all"); "" for
-// a pattern that names no directory of the working directory's module.
+// patternDir is the directory a pattern that names one starts from (a
+// relative or absolute path), and whether it names the packages below it
+// too ("..."); "" for an import path.
 func patternDir(wd, p string) (dir string, recursive bool) {
 	if i := strings.Index(p, "..."); i >= 0 {
 		p, recursive = strings.TrimSuffix(p[:i], "/"), true
 	}
-	switch {
-	case p == "" && recursive:
+	if p == "" && recursive {
 		p = "." // "..." alone
-	case p == "std" || p == "cmd":
-		return "", false
 	}
 	if build.IsLocalImport(p) || filepath.IsAbs(p) {
 		return filepath.Join(wd, p), recursive
 	}
-	t, err := tree.OpenModule(wd)
-	if err != nil {
-		return "", false
-	}
-	if p == "all" {
-		return t.Dir, true
-	}
-	if p == t.Module {
-		return t.Dir, recursive
-	}
-	return t.PackageDir(p), recursive
+	return "", false
+}
+
+func within(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // walkPackageDirs calls check for every file of dir named *.go that is
-// not a regular file, and, when recursive, of the directories below it
-// that a "..." pattern matches (as the go command: not testdata, vendor,
-// nor a directory whose name starts with "." or "_", nor another module).
-// Files whose name starts with "." or "_" are not read by the go command.
+// not a regular file and, when recursive, of every directory below it
+// that may hold a package (not testdata, nor a directory whose name
+// starts with "." or "_"). Files whose name starts with "." or "_" are
+// not read by the go command.
 func walkPackageDirs(dir string, recursive bool, check func(string)) {
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -89,13 +84,7 @@ func walkPackageDirs(dir string, recursive bool, check func(string)) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path == dir {
-				return nil
-			}
-			if !recursive || name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Lstat(filepath.Join(path, "go.mod")); err == nil {
+			if path != dir && (!recursive || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 				return filepath.SkipDir
 			}
 			return nil
