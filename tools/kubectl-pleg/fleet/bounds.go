@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/plegvet/plegvet/internal/inputfile"
 )
@@ -21,6 +22,13 @@ func (o *Options) answerContext(ctx context.Context) (context.Context, context.C
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, o.Timeout)
+}
+
+// limiterTimedOut says that a request gave up waiting for client-go's
+// rate limiter, which fails at once when the wait would outlast the
+// answer's deadline (x/time/rate's error wraps no context error).
+func limiterTimedOut(err error) bool {
+	return strings.Contains(err.Error(), "rate: Wait(n=1) would exceed context deadline")
 }
 
 // pages checks that the node list's pages come to an end, as the API

@@ -147,3 +147,25 @@ func TestMetricsTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// A client whose rate limiter makes a request wait past the answer's
+// deadline: the row says it timed out waiting for it (x/time/rate's own
+// words wrap no context error).
+func TestRateLimiterWaitIsATimeout(t *testing.T) {
+	rec := newRecorder(t)
+	kc := start(t, &fakecluster.Cluster{Nodes: mixed()[:2]})
+	code, stdout, stderr, _ := runBounded(t, 15*time.Second, rec.hooks(), "--kubeconfig", kc, "--request-timeout", "1s", "--qps", "0.1", "--burst", "1", "-o", "json")
+	if code != 1 {
+		t.Errorf("exit code %d; want 1\n%s", code, stderr)
+	}
+	want := regexp.MustCompile(`^(configz|metrics): timed out after 1s \(--request-timeout\) waiting for the client's rate limiter \(--qps\)$`)
+	limited := 0
+	for _, r := range byNode(t, stdout) {
+		if e, _ := r["error"].(string); want.MatchString(e) {
+			limited++
+		}
+	}
+	if limited == 0 {
+		t.Errorf("no row says the rate limiter held its request past the deadline:\n%s", stderr)
+	}
+}

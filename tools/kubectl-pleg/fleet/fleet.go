@@ -407,7 +407,10 @@ func explain(err error, verb, resource string, timeout time.Duration) string {
 		return "not found: " + msg
 	case apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) && resource == "nodes/proxy":
 		return fmt.Sprintf("the API server could not reach the kubelet (%d): %s", code(err), msg)
-	case timedOut(err):
+	case timedOut(err) || limiterTimedOut(err):
+		if limiterTimedOut(err) {
+			return fmt.Sprintf("timed out after %s (--request-timeout) waiting for the client's rate limiter (--qps)", timeout)
+		}
 		if timeout > 0 {
 			return fmt.Sprintf("timed out after %s (--request-timeout)", timeout)
 		}
