@@ -16,28 +16,12 @@ import (
 	"time"
 )
 
-// writeModule writes a small module of files, by path relative to a new
-// directory, which it returns.
-func writeModule(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // A FIFO named *.go is refused before the go command opens it (its open
 // blocks for ever), in the subcommands' words, with either loader: in a
 // package the pattern names, or in one it imports.
 func TestDriverRefusesSpecialGoFiles(t *testing.T) {
-	dir := writeModule(t, map[string]string{
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
 		"go.mod":              "module example.com/m\n\ngo 1.22\n",
 		"pkg/a/a.go":          "package a\n\nimport _ \"example.com/m/other/o\"\n",
 		"pkg/b/b.go":          "package b\n",
@@ -85,7 +69,8 @@ func TestDriverRefusesSpecialGoFiles(t *testing.T) {
 // 143 (130). A go on PATH that never answers stands in for go list
 // blocked on a FIFO.
 func TestDriverSignalReachesChildren(t *testing.T) {
-	dir := writeModule(t, map[string]string{
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
 		"go.mod":     "module example.com/m\n\ngo 1.22\n",
 		"pkg/a/a.go": "package a\n",
 		"bin/go":     "#!/bin/sh\nexec sleep 600\n",
