@@ -66,29 +66,34 @@ func TestDriverRefusesSpecialGoFiles(t *testing.T) {
 
 // SIGTERM (and SIGINT) to plegvet while the go command it runs is
 // running: the child is interrupted and reaped, plegvet says so and exits
-// 143 (130). A go on PATH that never answers stands in for go list
-// blocked on a FIFO.
+// 143 (130); a child that ignores the interrupt is killed 5 s later. A go
+// on PATH that never answers stands in for go list blocked on a FIFO.
 func TestDriverSignalReachesChildren(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"go.mod":     "module example.com/m\n\ngo 1.22\n",
 		"pkg/a/a.go": "package a\n",
 		"bin/go":     "#!/bin/sh\nexec sleep 600\n",
+		"deaf/go":    "#!/bin/sh\ntrap '' INT TERM\nexec sleep 600\n",
 	})
-	if err := os.Chmod(filepath.Join(dir, "bin", "go"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, gocmd := range []string{"bin/go", "deaf/go"} {
+		if err := os.Chmod(filepath.Join(dir, gocmd), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	plegvet, err := exec.LookPath("plegvet")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		sig  syscall.Signal
-		code int
-	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		sig    syscall.Signal
+		code   int
+		bin    string
+		within time.Duration
+	}{{syscall.SIGTERM, 143, "bin", 3 * time.Second}, {syscall.SIGINT, 130, "bin", 3 * time.Second}, {syscall.SIGTERM, 143, "deaf", childGrace + 2*time.Second}} {
 		cmd := exec.Command(plegvet, "./pkg/...")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+":/usr/bin:/bin", "PWD="+dir)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, tc.bin)+":/usr/bin:/bin", "PWD="+dir)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -112,9 +117,10 @@ func TestDriverSignalReachesChildren(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err = <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(tc.within):
 			cmd.Process.Kill()
-			t.Fatalf("%v: plegvet still running 30 s after the signal", tc.sig)
+			<-done
+			t.Errorf("%v, %s: plegvet still running %s after the signal", tc.sig, tc.bin, tc.within)
 		}
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
@@ -126,7 +132,7 @@ func TestDriverSignalReachesChildren(t *testing.T) {
 		for _, pid := range kids {
 			if alive(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
-				t.Errorf("%v: child %d outlived plegvet", tc.sig, pid)
+				t.Errorf("%v, %s: child %d outlived plegvet", tc.sig, tc.bin, pid)
 			}
 		}
 	}
