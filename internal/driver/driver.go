@@ -258,11 +258,12 @@ func goFix(ctx context.Context, o *Options, stdout, stderr io.Writer) (ok bool) 
 	out := &countingWriter{w: stdout}
 	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Stdout, cmd.Stderr = out, stderr
-	// As go/packages does with go list: interrupt, then kill if it
-	// lingers; Wait reaps it either way.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
+	// As go/packages does with go list: go fix and the tools it runs in a
+	// process group of their own, interrupted together and killed if they
+	// linger; Wait reaps go fix either way.
+	done := interruptGroup(cmd, 5*time.Second)
 	err = cmd.Run()
+	done()
 	var exit *exec.ExitError
 	switch {
 	case err == nil, o.Diff && errors.As(err, &exit) && exit.ExitCode() == 1 && out.n > 0:
