@@ -3,10 +3,9 @@ package plegvet
 import (
 	"bytes"
 	"context"
-	"fmt"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/alerts"
+	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/render"
 )
 
@@ -19,28 +18,9 @@ type (
 
 // Alerts builds Prometheus alerting rules for a tree's kubelets (plegvet
 // alerts): PLEG stalled, unhealthy, evented PLEG gave up and relist slow,
-// each against the thresholds Inspect reads from the tree. The report is
-// computed afresh (a kept report does not hold every value the rules
-// need); the rules are kept as Inspect's answer is.
+// each against the thresholds Inspect reads from the tree.
 func Alerts(ctx context.Context, opts Options) (*AlertRules, error) {
-	t, src, err := open(ctx, opts, true)
-	if err != nil {
-		return nil, err
-	}
-	return cached(opts, t, []string{"Alerts"}, func() (*AlertRules, error) {
-		rep, err := inspect(ctx, t, src, opts.Proto)
-		if err != nil {
-			return nil, err
-		}
-		if rep.Relist == nil {
-			for _, m := range rep.Missing {
-				if m.Part == "relist" {
-					return nil, fmt.Errorf("%s: no rules to write: %s", src.Dir, m.Why)
-				}
-			}
-		}
-		return alerts.Build(rep), nil
-	})
+	return assemble.Alerts(ctx, opts.internal())
 }
 
 // AlertRulesFile is Alerts written as a Prometheus rules file (what

@@ -17,11 +17,8 @@
 package plegvet
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/nodesource"
 	"github.com/plegvet/plegvet/internal/release"
 )
@@ -59,7 +56,6 @@ type (
 	Related    = answer.Related
 
 	Report         = answer.Report
-	FeatureGate    = answer.FeatureGate
 	GateDependency = answer.GateDependency
 	Missing        = answer.Missing
 	SyncLoop       = answer.SyncLoop
@@ -123,10 +119,10 @@ var (
 	// is not set, and no source (-k8s or -C) says which release to read.
 	// With a source, the report says the build's version is unknown and
 	// goes on.
-	ErrKubeletVersionUnknown = errors.New("the kubelet's version is unknown")
+	ErrKubeletVersionUnknown = assemble.ErrKubeletVersionUnknown
 	// ErrNoCRIAPI: the tree holds no k8s.io/cri-api, and Options.Proto
 	// names no api.proto.
-	ErrNoCRIAPI = errors.New("no k8s.io/cri-api in the tree")
+	ErrNoCRIAPI = assemble.ErrNoCRIAPI
 )
 
 // The release errors, for errors.Is: a version that is not a Kubernetes
@@ -141,40 +137,10 @@ var (
 
 // OptionError is an option whose value is not what was expected. Option is
 // the field's name in Options or NodeOptions (Kubernetes, KubeletVersion).
-type OptionError struct {
-	Option string
-	Err    error
-}
-
-func (e *OptionError) Error() string { return e.Option + " " + e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
+type OptionError = assemble.OptionError
 
 // UnknownGateError is a gate name that no release read declares, with
-// the declared names it is likely a misspelling of.
-type UnknownGateError struct {
-	Name string // as asked
-	// Where is the tree read ("k8s.io/kubernetes@v1.36.1: the tree"), or
-	// Releases the releases a history read.
-	Where    string
-	Releases []string
-	// DidYouMean are the declared names closest to Name: one differing
-	// only in case, else those a few edits away (closest first).
-	DidYouMean []string
-}
-
-func (e *UnknownGateError) Error() string {
-	msg := fmt.Sprintf("%s declares no feature gate %q", e.Where, e.Name)
-	if n := len(e.Releases); n > 1 {
-		msg = fmt.Sprintf("none of the %d releases read (%s to %s) declares a feature gate %q", n, e.Releases[0], e.Releases[n-1], e.Name)
-	} else if n == 1 {
-		msg = fmt.Sprintf("%s declares no feature gate %q", e.Releases[0], e.Name)
-	}
-	switch len(e.DidYouMean) {
-	case 0:
-		return msg
-	case 1:
-		return fmt.Sprintf("%s; did you mean %s?", msg, e.DidYouMean[0])
-	default:
-		return fmt.Sprintf("%s; did you mean one of %s?", msg, strings.Join(e.DidYouMean, ", "))
-	}
-}
+// the declared names it is likely a misspelling of (Where is the tree
+// read, or Releases the releases a history read; DidYouMean closest
+// first).
+type UnknownGateError = assemble.UnknownGateError

@@ -73,6 +73,11 @@ var again = map[featuregate.Feature]featuregate.FeatureSpec{
 		len(d.Related) != 1 || d.Related[0].Pos.Line != 9 || !strings.Contains(d.Related[0].Message, "first declared in old") {
 		t.Errorf("diagnostic = %+v", d)
 	}
+	// The same conflict, as data.
+	want := []plegvet.RegistrationConflict{{Gate: "ServerRenamed", First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}}
+	if !slices.Equal(rep.Conflicts, want) {
+		t.Errorf("Conflicts =\n%+v\nwant\n%+v", rep.Conflicts, want)
+	}
 }
 
 // A checkout whose pkg/features relists staging modules' gates: every
@@ -210,9 +215,9 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 			t.Errorf("no conflicting-registration at %v (related %v): %q\ngot %+v", w.at, w.other, w.message, rep.Diagnostics)
 		}
 	}
-	conflicts := plegvet.RegistrationConflicts(rep.Diagnostics)
+	conflicts := rep.Conflicts
 	if len(conflicts) != 2 {
-		t.Fatalf("RegistrationConflicts = %+v, want Compression and Structured", conflicts)
+		t.Fatalf("Conflicts = %+v, want Compression and Structured", conflicts)
 	}
 	for _, c := range conflicts {
 		switch c.Gate {
@@ -235,26 +240,6 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	}
 	if n := strings.Count(buf.String(), "- name: Compression\n"); n != 1 {
 		t.Errorf("the list names Compression %d times:\n%s", n, buf.String())
-	}
-}
-
-// RegistrationConflicts reads conflicting-spec (two maps of one package)
-// as a conflict too, and each conflicting-registration once.
-func TestRegistrationConflictsOfDiagnostics(t *testing.T) {
-	p := func(line int) plegvet.Pos { return plegvet.Pos{File: "f.go", Line: line, Column: 2} }
-	ds := []plegvet.Diagnostic{
-		{Category: "conflicting-spec", Message: "feature gate Twice is declared again in second with different specs; component-base refuses the second", Pos: p(13), Related: []plegvet.Related{{Pos: p(9), Message: "first declared in first"}}},
-		{Category: "conflicting-registration", Message: `feature gate "A" with different spec already exists: {true false BETA}: ...`, Pos: p(20), Related: []plegvet.Related{{Pos: p(30), Message: "registered first here, by x"}}},
-		{Category: "conflicting-registration", Message: `feature gate "A" with different spec already exists: {true false BETA}: ...`, Pos: p(30), Related: []plegvet.Related{{Pos: p(20), Message: "registered again here, by y"}}},
-		{Category: "alpha-default-on", Message: "feature gate B is Alpha but on by default", Pos: p(40), Related: []plegvet.Related{}},
-	}
-	got := plegvet.RegistrationConflicts(ds)
-	want := []plegvet.RegistrationConflict{
-		{Gate: "Twice", First: p(9), Again: p(13), Message: ds[0].Message},
-		{Gate: "A", First: p(30), Again: p(20), Message: ds[1].Message},
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("RegistrationConflicts =\n%+v\nwant\n%+v", got, want)
 	}
 }
 
@@ -321,7 +306,7 @@ func TestRegistrationsOnReleases(t *testing.T) {
 					t.Errorf("%s:%d: %s [%s]", d.Pos.File, d.Pos.Line, d.Message, d.Category)
 				}
 			}
-			if cs := plegvet.RegistrationConflicts(rep.Diagnostics); len(cs) != 0 {
+			if cs := rep.Conflicts; len(cs) != 0 {
 				t.Errorf("conflicts: %+v", cs)
 			}
 		})

@@ -80,7 +80,7 @@ func readFeatureList(t *testing.T, path string) map[string][]refSpec {
 func specsOf(g plegvet.Gate) []refSpec {
 	var out []refSpec
 	for _, s := range g.Specs {
-		out = append(out, refSpec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinC: s.MinCompatibilityVersion})
+		out = append(out, refSpec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version, MinC: s.MinCompatibilityVersion})
 	}
 	return out
 }

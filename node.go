@@ -3,23 +3,12 @@ package plegvet
 import (
 	"context"
 	_ "embed" // the index
-	"encoding/json"
-	"errors"
-	"fmt"
-	"maps"
-	"os/exec"
-	"slices"
 	"sync"
 	"time"
 
-	"golang.org/x/mod/semver"
-
-	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/nodeindex"
-	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/nodeverdict"
-	"github.com/plegvet/plegvet/plegperiods"
 )
 
 // NodeOptions say which captures of a live node to read, and which source
@@ -56,81 +45,10 @@ type NodeOptions struct {
 // periods from source, and decides which PLEG the node runs. An input
 // that cannot be read is an error naming the file and what was expected.
 func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
-	if opts.Configz == "" || opts.Metrics == "" {
-		return nil, errors.New("want both a configz and a metrics file")
-	}
-	cfg, err := readCapture(opts.Configz, nodeverdict.ReadConfigz)
-	if err != nil {
-		return nil, err
-	}
-	met, err := readCapture(opts.Metrics, nodeverdict.ReadMetrics)
-	if err != nil {
-		return nil, err
-	}
-	var rt *nodeverdict.Runtime
-	if opts.Crictl != "" {
-		if rt, err = readCapture(opts.Crictl, nodeverdict.ReadCrictl); err != nil {
-			return nil, err
-		}
-	}
-	if !opts.SkipRuntimeSource {
-		// Whether the runtime can stream at all, from its own source at
-		// the version it reports; a runtime plegvet does not know, or a
-		// version the proxy does not have, is said in StreamsWhy; a fetch
-		// that failed for want of the proxy is an error.
-		if err := judgeRuntime(ctx, rt, opts.Fetch); err != nil {
-			return nil, err
-		}
-	}
-	release, err := kubeletRelease(opts, met)
-	if err != nil {
-		return nil, err
-	}
-	src, err := LoadNodeSource(ctx, opts.Options, release)
-	if err != nil {
-		return nil, err
-	}
-	// The metrics' version is read as the metrics': Decide names it so.
-	rep, err := src.Decide(NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At})
-	if err != nil {
-		return nil, err
-	}
-	rep.Inputs = NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl}
-	return rep, nil
-}
-
-// readCapture reads a file and hands it to a nodeverdict reader.
-func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
-	data, err := inputfile.Read(file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(file), err)
-	}
-	return read(file, data)
-}
-
-// kubeletRelease returns the release whose source the kubelet was built
-// from: "" when the kubelet does not say it and opts name the source,
-// which then serves.
-func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) {
-	if opts.KubeletVersion != "" {
-		release, err := nodeverdict.Release(opts.KubeletVersion)
-		if err != nil {
-			return "", &OptionError{Option: "KubeletVersion", Err: err}
-		}
-		return release, nil
-	}
-	release, err := nodeverdict.Release(met.KubeletVersion)
-	switch {
-	case err == nil:
-		return release, nil
-	case opts.Kubernetes != "" || opts.Dir != "":
-		return "", nil
-	case met.KubeletVersion == "":
-		return "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
-	case met.KubeletVersion == nodeverdict.UnstampedVersion:
-		return "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
-	}
-	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+	return assemble.Node(ctx, assemble.NodeOptions{
+		Options: opts.internal(), Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl,
+		SkipRuntimeSource: opts.SkipRuntimeSource, KubeletVersion: opts.KubeletVersion, At: opts.At,
+	})
 }
 
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
@@ -140,71 +58,7 @@ func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) 
 // source fetched with the go command. A release the index lacks, with no
 // go command on PATH, is an error wrapping ErrNoGoCommand.
 func LoadNodeSource(ctx context.Context, opts Options, release string) (*NodeSource, error) {
-	if opts.Dir == "" && opts.Kubernetes == "" {
-		if release == "" {
-			return nil, errors.New("no source: want a release, or Options naming a tree")
-		}
-		if !opts.SkipIndex && opts.Proto == "" {
-			s, err := indexedNodeSource(release)
-			if s != nil || err != nil {
-				return s, err
-			}
-		}
-		if _, err := exec.LookPath("go"); err != nil {
-			return nil, notIndexed(release)
-		}
-		opts.Kubernetes = release
-	}
-	// One load of the tree answers both: the gate's spec and the periods.
-	t, source, err := open(ctx, opts, false)
-	if err != nil {
-		return nil, err
-	}
-	a, err := analyse(ctx, t, source, suite.FromSource, FeaturesPackage, PlegPackage, KubeletPackage)
-	if err != nil {
-		return nil, err
-	}
-	gates, err := analysedGates(a)
-	if err != nil {
-		return nil, err
-	}
-	periods, err := analysedPeriods(a)
-	if err != nil {
-		return nil, err
-	}
-	s := &NodeSource{Source: periods.Source, Relist: periods.Relist}
-	s.Source.From = FromSource
-	s.Gate = gates.Gate(s.GateName())
-	// What the gate being on means is the release's design, read from its
-	// code: an event source, a relist trigger, or unknown.
-	if out, err := a.outcome(pleg.Analyzer, KubeletPackage); err == nil {
-		if e := out.Result.(*pleg.Result).Evented; e != nil && e.Role != "" {
-			s.Evented = &NodeEvented{Role: string(e.Role), Why: e.Why, OnStreamFailure: e.OnStreamFailure.Action}
-			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
-		}
-		s.Health = out.Result.(*pleg.Result).Health
-	}
-	return s, nil
-}
-
-// forcedRelists says whether the evented PLEG relists the generic PLEG
-// itself when a stream call returns an error, as the pleg analyzer reads
-// its event loop (releases v1.26 to v1.36: e.Relist() after
-// EventedPLEGConnErr.Inc(); v1.37's relist trigger has none), and on what
-// evidence. Restoring the generic relist restarts the generic PLEG in
-// those releases (Stop, Update, Start), and a generic PLEG relists as it
-// starts (wait.Until, then a timer of 0): one forced relist more, which
-// nodeverdict counts with the restore.
-func forcedRelists(e *EventedPLEG) (bool, string) {
-	f := e.RelistOnStreamError
-	if f == nil {
-		return false, ""
-	}
-	why := fmt.Sprintf("it runs %s (%s:%d) at %s:%d when the stream call at %s:%d returns an error", f.Relist, f.RelistDecl.File, f.RelistDecl.Line, f.Pos.File, f.Pos.Line, f.Stream.File, f.Stream.Line)
-	if e.OnStreamFailure.Action == plegperiods.RestoreGenericRelist && e.OnStreamFailure.Pos != nil {
-		why += fmt.Sprintf(", and restores the relist duration (%s:%d) to a restarted generic PLEG, which relists as it starts", e.OnStreamFailure.Pos.File, e.OnStreamFailure.Pos.Line)
-	}
-	return true, why
+	return assemble.LoadNodeSource(ctx, opts.internal(), release)
 }
 
 // JudgeRuntime reads, from the runtime's own source at the version it
@@ -214,36 +68,7 @@ func forcedRelists(e *EventedPLEG) (bool, string) {
 // StreamsWhy, not an error. The go command runs as FetchOptions{} says
 // (DefaultFetchTimeout); Node runs it as its Options.Fetch says.
 func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
-	if err := judgeRuntime(ctx, rt, FetchOptions{}); err != nil {
-		rt.StreamsWhy = err.Error()
-	}
-}
-
-// judgeRuntime is JudgeRuntime, fetching as fetch says. Its error is a
-// fetch that failed for want of the proxy (ErrProxyRefused: GOPROXY=off,
-// no network, a refusal): a part of the answer not read, which Node
-// returns, as plegvet runtime does; every other cause is said in
-// StreamsWhy.
-func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch FetchOptions) error {
-	if rt == nil || !rt.Known {
-		return nil
-	}
-	rep, err := RuntimeStreams(ctx, rt.Name, rt.Version, fetch)
-	if errors.Is(err, ErrProxyRefused) || ctx.Err() != nil {
-		return fmt.Errorf("reading the runtime's source (-skip-runtime-source leaves it out): %w", err)
-	}
-	if err != nil {
-		rt.StreamsWhy = err.Error()
-		return nil
-	}
-	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
-	if rep.Module != "" {
-		rt.Module = rep.Module + "@" + rep.ModuleVersion
-	}
-	if rep.Pos != nil {
-		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
-	}
-	return nil
+	assemble.JudgeRuntime(ctx, rt)
 }
 
 // nodeIndexFile is plegvet's index of node-source answers: one line per
@@ -269,46 +94,9 @@ var nodeIndex = sync.OnceValues(func() (map[string]nodeindex.Entry, error) {
 // NodeIndexReleases lists the releases plegvet's index holds an answer
 // for, in order.
 func NodeIndexReleases() []string {
-	index, err := nodeIndex()
-	if err != nil {
-		return nil
-	}
-	releases := slices.SortedFunc(maps.Keys(index), semver.Compare)
-	return slices.DeleteFunc(releases, func(r string) bool { return index[r].Unserved != "" })
-}
-
-// indexedNodeSource is the index's answer for a release; nil when it holds
-// none.
-func indexedNodeSource(release string) (*NodeSource, error) {
-	index, err := nodeIndex()
-	if err != nil {
-		return nil, err
-	}
-	e, ok := index[release]
-	if !ok || e.Unserved != "" {
-		return nil, nil
-	}
-	var s NodeSource
-	if err := json.Unmarshal(e.NodeSource, &s); err != nil {
-		return nil, fmt.Errorf("nodeindex.jsonl: %s: %w", release, err)
-	}
-	s.Source.From = FromIndex
-	return &s, nil
-}
-
-// notIndexed says why a release that the index does not hold cannot be
-// read without the go command.
-func notIndexed(release string) error {
-	why := "releases none"
-	if rs := NodeIndexReleases(); len(rs) > 0 {
-		why = "releases " + rs[0] + " to " + rs[len(rs)-1]
-	}
-	if index, err := nodeIndex(); err == nil && index[release].Unserved != "" {
-		why = "the module proxy refused its source when the index was made: " + index[release].Unserved
-	}
-	return fmt.Errorf("%s is not in plegvet's index (%s), and its source cannot be fetched: %w", release, why, ErrNoGoCommand)
+	return assemble.IndexReleases(nodeIndex)
 }
 
 // ErrNoGoCommand is wrapped by the error of a release that plegvet would
 // have to fetch when no go command is on PATH.
-var ErrNoGoCommand = errors.New("no go command on PATH")
+var ErrNoGoCommand = assemble.ErrNoGoCommand

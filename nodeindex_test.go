@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -127,11 +128,11 @@ func TestNodeIndexRecomputes(t *testing.T) {
 		t.Fatal(err)
 	}
 	captures := filepath.Join("nodeverdict", "testdata", "real", "v1.36.5", "gate-on-debian")
-	cfg, err := readCapture(filepath.Join(captures, "configz.json"), nodeverdict.ReadConfigz)
+	cfg, err := readCapture(t, filepath.Join(captures, "configz.json"), nodeverdict.ReadConfigz)
 	if err != nil {
 		t.Fatal(err)
 	}
-	met, err := readCapture(filepath.Join(captures, "001.txt"), nodeverdict.ReadMetrics)
+	met, err := readCapture(t, filepath.Join(captures, "001.txt"), nodeverdict.ReadMetrics)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,4 +202,14 @@ func TestNodeIndexCoversServed(t *testing.T) {
 			t.Errorf("the index holds %s, which the proxy does not list", r)
 		}
 	}
+}
+
+// readCapture reads a capture file with a nodeverdict reader.
+func readCapture[T any](t *testing.T, file string, read func(name string, data []byte) (*T, error)) (*T, error) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read(file, data)
 }

@@ -82,7 +82,7 @@ func TestReportEmbedsTheSubcommandsJSON(t *testing.T) {
 		name        string
 		report, sub any
 	}{
-		{"featureGate", rep.FeatureGate.Gate, gates.Gates[0]},
+		{"featureGate", *rep.FeatureGate, gates.Gates[0]},
 		{"relist", rep.Relist, periods.Relist},
 		{"rpc", rep.RPC, stream.RPC},
 	} {

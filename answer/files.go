@@ -2,7 +2,6 @@ package answer
 
 import (
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/runtimestream"
 )
 
@@ -42,6 +41,15 @@ func (v files) diagnostics(ds []Diagnostic) {
 	}
 }
 
+// conflicts visits the positions of conflicts: not in the JSON, but
+// printed beside the diagnostics, and named as they are.
+func (v files) conflicts(cs []RegistrationConflict) {
+	for i := range cs {
+		v.pos(&cs[i].First)
+		v.pos(&cs[i].Again)
+	}
+}
+
 func (v files) spec(s *Spec) {
 	if s != nil {
 		v.pos(&s.Pos)
@@ -55,6 +63,9 @@ func (v files) specs(ss []Spec) {
 }
 
 func (v files) gate(g *Gate) {
+	if g == nil {
+		return
+	}
 	v.pos(g.Decl)
 	v.pos(&g.Entry)
 	v.specs(g.Specs)
@@ -65,85 +76,7 @@ func (v files) gate(g *Gate) {
 		v.pos(&r.Entry)
 		v.specs(r.Specs)
 	}
-}
-
-func (v files) value(x *plegperiods.Value) {
-	if x != nil {
-		v.pos(x.Decl)
-	}
-}
-
-func (v files) retries(r *plegperiods.RetryCount) {
-	if r != nil {
-		v.pos(r.Decl)
-	}
-}
-
-func (v files) mode(m *plegperiods.Mode) {
-	if m != nil {
-		v.value(m.Period)
-		v.value(m.Threshold)
-		v.pos(m.Call)
-		v.pos(m.Loop)
-	}
-}
-
-func (v files) relist(r *plegperiods.Relist) {
-	if r == nil {
-		return
-	}
-	if g := r.Gate; g != nil {
-		v.pos(&g.Test)
-	}
-	if u := r.GateUnresolved; u != nil {
-		v.pos(&u.Test)
-		v.pos(u.Evented)
-	}
-	v.mode(r.GateOff)
-	if on := r.GateOn; on != nil {
-		v.mode(&on.Mode)
-		v.pos(on.Evented)
-		v.value(on.Fallback)
-		v.retries(on.MaxStreamRetries)
-	}
-}
-
-func (v files) evented(e *plegperiods.EventedRole) {
-	if e == nil {
-		return
-	}
-	v.pos(&e.Constructed)
-	v.pos(e.EmitsLifecycleEvents)
-	v.pos(e.UpdatesPodCache)
-	if r := e.RequestsRelist; r != nil {
-		v.pos(&r.Pos)
-	}
-	if h := e.HealthCheck; h != nil {
-		v.pos(&h.Pos)
-	}
-	v.retries(e.OnStreamFailure.After)
-	v.pos(e.OnStreamFailure.Pos)
-	if f := e.RelistOnStreamError; f != nil {
-		v.pos(&f.Pos)
-		v.pos(&f.Stream)
-		v.pos(&f.RelistDecl)
-		v.pos(&f.UpdatesPodCache)
-		v.pos(f.EmitsLifecycleEvents)
-	}
-}
-
-func (v files) syncLoop(s *plegperiods.SyncLoop) {
-	if s == nil {
-		return
-	}
-	v.pos(&s.Pos)
-	v.pos(&s.PLEGCase)
-	for i := range s.Ticks {
-		t := &s.Ticks[i]
-		v.pos(&t.Case)
-		v.value(t.Period)
-		v.pos(t.Ticker)
-	}
+	v.spec(g.Effective)
 }
 
 func (v files) rpc(r *RPC) {
@@ -176,5 +109,19 @@ func (v files) servers(ss []runtimestream.Server) {
 		for j := range s.Via {
 			v.pos(s.Via[j].Pos)
 		}
+	}
+}
+
+// value and retries visit a value's or a retry count's positions, which
+// their own Files methods name (a nil one has none).
+func (v files) value(x *Value) {
+	if x != nil {
+		x.Files(v)
+	}
+}
+
+func (v files) retries(r *RetryCount) {
+	if r != nil {
+		r.Files(v)
 	}
 }

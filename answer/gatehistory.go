@@ -1,5 +1,7 @@
 package answer
 
+import "github.com/plegvet/plegvet/featuregates"
+
 // GateHistoryReport is the history of feature gates over releases, each
 // release read from its own source: a spec a later release dropped from
 // its list (a Beta that was reverted, say) still shows at the releases
@@ -62,11 +64,11 @@ type GateAtRelease struct {
 
 // GateState is a spec's content without its position.
 type GateState struct {
-	PreRelease              string `json:"preRelease"`
-	Default                 bool   `json:"default"`
-	LockToDefault           bool   `json:"lockToDefault"`
-	Version                 string `json:"version"`
-	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
+	PreRelease              featuregates.PreRelease `json:"preRelease"`
+	Default                 bool                    `json:"default"`
+	LockToDefault           bool                    `json:"lockToDefault"`
+	Version                 string                  `json:"version"`
+	MinCompatibilityVersion string                  `json:"minCompatibilityVersion,omitempty"`
 	// Unresolved says which fields are not constants (they read as zero).
 	Unresolved string `json:"unresolved,omitempty"`
 }

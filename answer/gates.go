@@ -3,7 +3,6 @@ package answer
 import (
 	"cmp"
 	"fmt"
-	"go/token"
 	"io"
 	"slices"
 	"strings"
@@ -40,121 +39,39 @@ type GatesReport struct {
 	// Markdown is the tree's generator of feature_list.md (v1.36 on) and
 	// the maps it lists; nil when the tree has none. Set by Gates.
 	Markdown *featurelist.MarkdownGenerator `json:"markdown,omitempty"`
+	// Conflicts are the registrations component-base refuses, as data:
+	// the conflicting-registration and conflicting-spec diagnostics say
+	// them in words, and they alone are in the JSON (a decoded report has
+	// no Conflicts).
+	Conflicts []RegistrationConflict `json:"-"`
 }
 
-// Gate is one feature gate and its spec history.
-type Gate struct {
-	Name string `json:"name"`
-	// Const is the identifier of the key's constant when it differs from
-	// the name (Kubernetes' own lists before v1.37 use it).
-	Const string `json:"const,omitempty"`
-	// Decl is the gate constant's declaration; null when the key is a
-	// constant of a package that was not loaded.
-	Decl *Pos `json:"decl"`
-	// Entry is the gate's key in its feature map.
-	Entry Pos `json:"entry"`
-	// Map is the variable or function holding the feature map.
-	Map string `json:"map"`
-	// Format is "versioned" or "unversioned".
-	Format string `json:"format"`
-	// Specs may be empty (a spec list that is empty or built by a call);
-	// Unresolved then says why.
-	Specs        []Spec   `json:"specs"`
-	Dependencies []string `json:"dependencies"`
-	// Unresolved says why part of the gate could not be read as constants.
-	Unresolved string `json:"unresolved,omitempty"`
-	// Assigned is set when the gate's spec comes from an index assignment
-	// (m[K] = V, in init or another function), not a map literal entry.
-	Assigned bool `json:"assigned,omitempty"`
-	// Module is the module whose feature map holds the gate
-	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
-	// package, and File the map's file, named as in a checkout
-	// (staging/src/k8s.io/component-base/...) in every mode. Set by
-	// Gates.
-	Module  string `json:"module,omitempty"`
-	Package string `json:"package,omitempty"`
-	File    string `json:"file,omitempty"`
-	// Listed says that Kubernetes' own feature list
-	// (versioned_feature_list.yaml) holds the gate: a versioned map
-	// literal that initialises a package-level variable or that a
-	// function returns.
-	Listed bool `json:"listed,omitempty"`
-	// Registrations are every feature map entry that registers the gate,
-	// sorted by file and position: the one the fields above describe,
-	// and those of the maps that register it again (pkg/features relists
-	// staging modules' gates "to get a conflict if it is changed").
-	// component-base refuses a registration whose specs differ from an
-	// earlier one's (the conflicting-registration and conflicting-spec
-	// diagnostics). Gates sets every registration of the tree; Inspect's
-	// featureGate and Node's gate have those of pkg/features.
-	Registrations []Registration `json:"registrations,omitempty"`
+// RegistrationConflict is a gate that two feature map entries register
+// with specs component-base does not take for the same: the second
+// FeatureGate.Add or AddVersioned fails, and runtime.Must panics at init
+// in every binary that makes both registrations.
+type RegistrationConflict struct {
+	Gate string
+	// First is the registration component-base keeps (an imported
+	// package's, or the first map of a package), Again the one it refuses.
+	First, Again Pos
+	// Message is the diagnostic's: for conflicting-registration,
+	// component-base's error word for word, then both packages.
+	Message string
 }
 
-// Registration is one feature map entry that registers a gate: each
-// map is given to component-base (FeatureGate.Add or AddVersioned), and
-// with it each of its gates.
-type Registration struct {
-	Module  string `json:"module"`
-	Package string `json:"package"`
-	File    string `json:"file"`
-	Map     string `json:"map"`
-	Format  string `json:"format"`
-	// Entry is the gate's key in the map.
-	Entry Pos    `json:"entry"`
-	Specs []Spec `json:"specs"`
-	// Unresolved and Assigned are as the gate's.
-	Unresolved string `json:"unresolved,omitempty"`
-	Assigned   bool   `json:"assigned,omitempty"`
-	// Local is set for a map that a function body builds for a call:
-	// it is registered with whatever FeatureGate the call names (often
-	// one of its own, as a test's), and no conflict with it is reported.
-	Local bool `json:"local,omitempty"`
-}
+// Gate is one feature gate and its spec history: featuregates.Gate, the
+// one gate type from extraction to the answer (its syntax is in json:"-"
+// fields, which no answer fills).
+type Gate = featuregates.Gate
 
-// Spec is one FeatureSpec of a gate.
-type Spec struct {
-	// Version is the release the spec applies from; "" in the unversioned format.
-	Version                 string `json:"version"`
-	Default                 bool   `json:"default"`
-	PreRelease              string `json:"preRelease"`
-	LockToDefault           bool   `json:"lockToDefault"`
-	MinCompatibilityVersion string `json:"minCompatibilityVersion,omitempty"`
-	Pos                     Pos    `json:"pos"`
-	// Unresolved says which fields are not constants (they read as zero).
-	Unresolved string `json:"unresolved,omitempty"`
-}
+// Registration is one feature map entry that registers a gate
+// (featuregates.Registration).
+type Registration = featuregates.Registration
 
-// At returns the spec in force at a Kubernetes version (v1.36.1 or 1.36),
-// by featuregates' rule, computed from Specs alone: a gate decoded from
-// JSON answers as the one returned.
-func (g *Gate) At(version string) (Spec, bool) {
-	fg := featuregates.Gate{Name: g.Name}
-	for i, s := range g.Specs {
-		fg.Specs = append(fg.Specs, featuregates.Spec{
-			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: featuregates.PreRelease(s.PreRelease), MinCompatibilityVersion: s.MinCompatibilityVersion,
-			Pos: token.Pos(i + 1), // which of Specs it is
-		})
-	}
-	s, ok := fg.At(version)
-	if !ok {
-		return Spec{}, false
-	}
-	return g.Specs[int(s.Pos)-1], true
-}
-
-// ListSpec is the spec as a feature list holds it.
-func (s Spec) ListSpec() featurelist.Spec {
-	return featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version, MinCompatibility: s.MinCompatibilityVersion}
-}
-
-// Newest returns the gate's last spec.
-func (g *Gate) Newest() (Spec, bool) {
-	if len(g.Specs) == 0 {
-		return Spec{}, false
-	}
-	return g.Specs[len(g.Specs)-1], true
-}
+// Spec is one FeatureSpec of a gate: featuregates.Spec, the one spec
+// type from extraction through facts to the answer.
+type Spec = featuregates.Spec
 
 // Gate returns the gate with the given name, or nil.
 func (r *GatesReport) Gate(name string) *Gate {
@@ -250,7 +167,7 @@ func (r *GatesReport) ListGates() []featurelist.Gate {
 	for i, e := range entries {
 		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
 		for j, s := range e.Gate.Specs {
-			g.Specs[j] = s.ListSpec()
+			g.Specs[j] = featurelist.ListSpec(s)
 		}
 		out[i] = g
 	}
@@ -287,21 +204,21 @@ func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
 // MarkdownGates is the rows of the tree's feature_list.md: the gates of
 // the maps its generator's imports register, but those it skips; nil when
 // the tree has no such generator.
-func (r *GatesReport) MarkdownGates() []featurelist.MarkdownGate {
+func (r *GatesReport) MarkdownGates() []featurelist.Gate {
 	md := r.Markdown
 	if md == nil {
 		return nil
 	}
-	var out []featurelist.MarkdownGate
+	var out []featurelist.Gate
 	for _, g := range r.Gates {
 		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
 			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
 		}) {
 			continue
 		}
-		row := featurelist.MarkdownGate{Name: g.Name, Dependencies: g.Dependencies}
+		row := featurelist.Gate{Name: g.Name, Dependencies: g.Dependencies}
 		for _, s := range g.Specs {
-			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease, Version: s.Version})
+			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version})
 		}
 		out = append(out, row)
 	}
@@ -338,4 +255,5 @@ func (r *GatesReport) Files(visit func(*string)) {
 	}
 	v.diagnostics(r.Diagnostics)
 	v.markdown(r.Markdown)
+	v.conflicts(r.Conflicts)
 }

@@ -32,6 +32,10 @@ type NodeReport struct {
 	// its last successful relist against the threshold in force for
 	// Expected (see nodeverdict.Health).
 	Health NodeHealth `json:"health"`
+	// Reconcile is how the source's generic PLEG relists: it lists every
+	// pod and compares with the previous listing (level-triggered
+	// reconciliation); null when the source read does not say.
+	Reconcile *Reconcile `json:"reconcile"`
 	// Inputs are the files read, as given.
 	Inputs NodeInputs `json:"inputs"`
 }
@@ -120,11 +124,15 @@ func (r *NodeReport) Files(visit func(*string)) {
 	if t := r.Health.Threshold; t != nil {
 		v.pos(t.Decl)
 	}
+	if rc := r.Reconcile; rc != nil {
+		v.codeStep(rc.List)
+		v.codeStep(rc.Compare)
+	}
 }
 
 // EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
 // unless the tree's kubelet tests a gate of another name.
-const EventedPLEGGate = "EventedPLEG"
+const EventedPLEGGate = nodeverdict.EventedPLEGGate
 
 // The packages the answers read, relative to the tree's module.
 const (

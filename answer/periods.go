@@ -35,6 +35,6 @@ type (
 // Files visits the report's file names (Located).
 func (r *PeriodsReport) Files(visit func(*string)) {
 	v := files(visit)
-	v.relist(&r.Relist)
+	r.Relist.Files(v)
 	v.diagnostics(r.Diagnostics)
 }

@@ -10,7 +10,7 @@ type Report struct {
 	// FeatureGate is the gate as plegvet gates -json prints it, plus the
 	// spec in force at Source.KubernetesVersion; null when the tree
 	// declares no such gate.
-	FeatureGate *FeatureGate `json:"featureGate"`
+	FeatureGate *Gate `json:"featureGate"`
 	// EventedPLEG is what the tree's evented PLEG does, read from its
 	// code; null when the tree builds none.
 	EventedPLEG *EventedPLEG `json:"eventedPLEG"`
@@ -35,18 +35,14 @@ type Report struct {
 	// Missing lists the parts of the answer the tree does not have, and why.
 	Missing     []Missing    `json:"missing"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Conflicts are as GatesReport's, for the features package.
+	Conflicts []RegistrationConflict `json:"-"`
 	// Error is set, and nothing else but Source, on a timeline row whose
 	// release could not be fetched or read.
 	Error string `json:"error,omitempty"`
 	// Health is the kubelet's PLEG health rule, read from its code; null
 	// when pkg/kubelet builds no PLEG.
 	Health *Health `json:"health"`
-}
-
-// FeatureGate is a Gate and the spec in force at the tree's version.
-type FeatureGate struct {
-	Gate
-	Effective *Spec `json:"effective,omitempty"`
 }
 
 // GateDependency is a gate the feature gate depends on.
@@ -95,34 +91,20 @@ type (
 	StreamFailure = plegperiods.StreamFailure
 )
 
-// InForce is the gate's spec in force: at the tree's version when known,
-// else its newest; none for no gate.
-func (g *FeatureGate) InForce() (Spec, bool) {
-	if g == nil {
-		return Spec{}, false
-	}
-	if g.Effective != nil {
-		return *g.Effective, true
-	}
-	return g.Newest()
-}
-
 // Files visits the report's file names (Located).
 func (r *Report) Files(visit func(*string)) {
 	v := files(visit)
-	if fg := r.FeatureGate; fg != nil {
-		v.gate(&fg.Gate)
-		v.spec(fg.Effective)
-	}
-	v.evented(r.EventedPLEG)
+	v.gate(r.FeatureGate)
+	r.EventedPLEG.Files(v)
 	for i := range r.GateDependencies {
 		d := &r.GateDependencies[i]
 		v.pos(d.Decl)
 		v.spec(d.Effective)
 	}
-	v.relist(r.Relist)
+	r.Relist.Files(v)
 	v.rpc(r.RPC)
-	v.syncLoop(r.SyncLoop)
+	r.SyncLoop.Files(v)
 	v.health(r.Health)
 	v.diagnostics(r.Diagnostics)
+	v.conflicts(r.Conflicts)
 }

@@ -31,12 +31,12 @@ func (x *extractor) set(i int, v *types.Var, kind string, key, value ast.Expr, a
 		x.dependency(i, name, key, value)
 		return
 	}
-	g := &Gate{Name: name, Const: c, Entry: key.Pos(), Value: value, Map: x.res.Maps[i].Name, API: x.res.Maps[i].API, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
+	g := &Gate{Name: name, KeyConst: c, EntryPos: key.Pos(), Value: value, Map: x.res.Maps[i].Name, API: x.res.Maps[i].API, MapVar: v, Assigned: assigned, Format: Format(kind), Unresolved: why}
 	if !assigned {
 		g.Site = x.res.Maps[i].Site
 	}
 	if c != nil {
-		g.Decl = c.Pos()
+		g.DeclPos = c.Pos()
 	}
 	x.entry(g)
 }

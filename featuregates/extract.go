@@ -263,7 +263,7 @@ func (x *extractor) finish() {
 	}
 	for _, de := range x.res.DependencyEntries {
 		if g, ok := byName[de.Name]; ok {
-			g.Dependencies = append(g.Dependencies, de.Deps...)
+			g.DependsOn = append(g.DependsOn, de.Deps...)
 		}
 	}
 	sort.Slice(x.res.Gates, func(i, j int) bool { return x.res.Gates[i].Name < x.res.Gates[j].Name })

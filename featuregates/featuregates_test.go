@@ -40,9 +40,9 @@ func summary(g *featuregates.Gate) string {
 		specs = append(specs, x)
 	}
 	out := g.Name + " " + string(g.Format) + " [" + strings.Join(specs, " ") + "]"
-	if len(g.Dependencies) > 0 {
+	if len(g.DependsOn) > 0 {
 		var deps []string
-		for _, d := range g.Dependencies {
+		for _, d := range g.DependsOn {
 			deps = append(deps, d.Name)
 		}
 		out += " deps=" + strings.Join(deps, ",")
@@ -299,7 +299,7 @@ func init() {
 }`)
 	line := func(p token.Pos) int { return fset.Position(p).Line - strings.Count(header, "\n") }
 	b := res.Gate("B")
-	if b == nil || !b.Assigned || b.MapVar == nil || b.MapVar.Name() != "m" || b.Map != "m" || line(b.Entry) != 5 {
+	if b == nil || !b.Assigned || b.MapVar == nil || b.MapVar.Name() != "m" || b.Map != "m" || line(b.EntryPos) != 5 {
 		t.Fatalf("B = %+v, want assigned into m at line 5", b)
 	}
 	if a := res.Gate("A"); a == nil || a.Assigned || a.MapVar != b.MapVar {
@@ -406,7 +406,7 @@ func FuzzExtract(f *testing.F) {
 		}
 		for i, g := range res.Gates {
 			if g.Name == "" {
-				t.Errorf("gate with no name at %v", fset.Position(g.Entry))
+				t.Errorf("gate with no name at %v", fset.Position(g.EntryPos))
 			}
 			if len(g.Specs) == 0 && g.Unresolved == "" {
 				t.Errorf("gate %s has no specs and does not say why", g.Name)
@@ -467,8 +467,8 @@ var client = map[clientfeatures.Feature]clientfeatures.VersionedSpecs{
 		t.Fatalf("gates %d, want %d", len(res.Gates), len(want))
 	}
 	for _, g := range res.Gates {
-		if g.API != want[g.Name] || g.Listed() != listed[g.Name] {
-			t.Errorf("%s: API %q, Listed %t; want %q, %t", g.Name, g.API, g.Listed(), want[g.Name], listed[g.Name])
+		if g.API != want[g.Name] || g.InList() != listed[g.Name] {
+			t.Errorf("%s: API %q, Listed %t; want %q, %t", g.Name, g.API, g.InList(), want[g.Name], listed[g.Name])
 		}
 	}
 	if s := summary(res.Gate("ClientGate")); s != "ClientGate versioned [1.31/Beta/true]" {

@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // PreRelease is a gate's stage, named as Kubernetes' feature lists name it.
@@ -51,64 +53,155 @@ const (
 	Versioned   Format = "versioned"   // map[Feature]VersionedSpecs
 )
 
-// Spec is one FeatureSpec.
+// Spec is one FeatureSpec of a gate: as extracted, as a fact carries it
+// to importers (gatefacts), and as the answers print it (its JSON form,
+// whose keys are in this order).
 type Spec struct {
-	// Version is the release the spec applies from ("1.26"); empty in the
+	// Version is the release the spec applies from ("1.26"); "" in the
 	// unversioned format.
-	Version                 string
-	Default                 bool
-	LockToDefault           bool
-	PreRelease              PreRelease
-	MinCompatibilityVersion string
-	Pos                     token.Pos // the spec's composite literal
-	End                     token.Pos
-	// VersionLit is the string literal inside version.MustParse("1.26"),
-	// and DefaultValue the Default field's value: what a fix rewrites.
-	VersionLit   *ast.BasicLit
-	DefaultValue ast.Expr
-	// Unresolved says why a field could not be resolved to a constant;
-	// such a field keeps its zero value.
-	Unresolved string
+	Version                 string     `json:"version"`
+	Default                 bool       `json:"default"`
+	PreRelease              PreRelease `json:"preRelease"`
+	LockToDefault           bool       `json:"lockToDefault"`
+	MinCompatibilityVersion string     `json:"minCompatibilityVersion,omitempty"`
+	// Pos is the spec's composite literal as an answer names it: set by
+	// the library, which knows the tree's file names (zero as extracted,
+	// and in facts).
+	Pos srcpos.Pos `json:"pos"`
+	// Unresolved says why a field could not be resolved to a constant
+	// (such a field keeps its zero value).
+	Unresolved string `json:"unresolved,omitempty"`
+
+	// Start and End are the spec's composite literal in the package's
+	// FileSet; VersionLit is the string literal inside
+	// version.MustParse("1.26"), and DefaultValue the Default field's
+	// value: what a fix rewrites. None crosses packages (a fact has none)
+	// or goes into JSON.
+	Start, End   token.Pos     `json:"-"`
+	VersionLit   *ast.BasicLit `json:"-"`
+	DefaultValue ast.Expr      `json:"-"`
 }
 
-// Gate is a feature gate and its spec history.
+// WithoutSyntax is the spec without its places in the package's syntax
+// (Start, End, VersionLit, DefaultValue): what crosses packages in a fact,
+// and what an answer keeps without holding the package's syntax alive.
+func (s Spec) WithoutSyntax() Spec {
+	s.Start, s.End, s.VersionLit, s.DefaultValue = token.NoPos, token.NoPos, nil, nil
+	return s
+}
+
+// Gate is a feature gate and its spec history: as extracted (with its
+// syntax, in the json:"-" fields) and as the answers print it (its JSON
+// form, whose keys are in this order). The library sets the JSON form's
+// positions, dependencies, module, file, listing and registrations.
 type Gate struct {
-	Name  string       // the gate's value, as a user sets it
-	Const *types.Const // the key's constant; nil for a conversion of a literal
-	Decl  token.Pos    // the constant's declaration; NoPos when unknown
-	Entry token.Pos    // the key in the feature map
-	Value ast.Expr     // the value the key maps to
-	Map   string       // the variable or function holding the map
-	// API is the import path of the package declaring the map's types:
-	// APIPath, or ClientGoPath for client-go's own gates.
-	API    string
-	Format Format
+	Name string `json:"name"` // the gate's value, as a user sets it
+	// Const is the identifier of the key's constant when it differs from
+	// the name (Kubernetes' own lists before v1.37 use it).
+	Const string `json:"const,omitempty"`
+	// Decl is the gate constant's declaration; null when the key is a
+	// constant of a package that was not loaded.
+	Decl *srcpos.Pos `json:"decl"`
+	// Entry is the gate's key in its feature map.
+	Entry srcpos.Pos `json:"entry"`
+	// Map is the variable or function holding the feature map.
+	Map string `json:"map"`
+	// Format is "versioned" or "unversioned".
+	Format Format `json:"format"`
 	// Specs may be empty: a gate whose spec list is empty or could not be
 	// read (Unresolved says why) has none. Use Newest or At rather than
 	// indexing.
-	Specs []Spec
-	// Dependencies are the gates this gate depends on, from dependency maps.
-	Dependencies []Dependency
+	Specs []Spec `json:"specs"`
+	// Dependencies are the names of the gates it depends on (DependsOn's).
+	Dependencies []string `json:"dependencies"`
 	// Unresolved says why the gate's name or specs are not fully known.
-	Unresolved string
+	Unresolved string `json:"unresolved,omitempty"`
 	// Assigned is set for an entry set by an index assignment (m[K] = V,
 	// in init or any function) rather than written in a map literal;
-	// Entry and Value are then the assignment's key and value.
-	Assigned bool
+	// EntryPos and Value are then the assignment's key and value.
+	Assigned bool `json:"assigned,omitempty"`
+	// Module is the module whose feature map holds the gate
+	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
+	// package, and File the map's file, named as in a checkout
+	// (staging/src/k8s.io/component-base/...) in every mode. Set by
+	// the library's Gates.
+	Module  string `json:"module,omitempty"`
+	Package string `json:"package,omitempty"`
+	File    string `json:"file,omitempty"`
+	// Listed says that Kubernetes' own feature list
+	// (versioned_feature_list.yaml) holds the gate (InList).
+	Listed bool `json:"listed,omitempty"`
+	// Registrations are every feature map entry that registers the gate,
+	// sorted by file and position: the one the fields above describe,
+	// and those of the maps that register it again (pkg/features relists
+	// staging modules' gates "to get a conflict if it is changed").
+	// component-base refuses a registration whose specs differ from an
+	// earlier one's (the conflicting-registration and conflicting-spec
+	// diagnostics). The library's Gates sets every registration of the
+	// tree; Inspect's featureGate and Node's gate have those of
+	// pkg/features.
+	Registrations []Registration `json:"registrations,omitempty"`
+	// Effective is the spec in force at the tree's version: set on
+	// Inspect's featureGate when the version is known, nil elsewhere.
+	Effective *Spec `json:"effective,omitempty"`
+
+	// The gate in the package's syntax, which no answer holds:
+	KeyConst *types.Const `json:"-"` // the key's constant; nil for a conversion of a literal
+	DeclPos  token.Pos    `json:"-"` // the constant's declaration; NoPos when unknown
+	EntryPos token.Pos    `json:"-"` // the key in the feature map
+	Value    ast.Expr     `json:"-"` // the value the key maps to
+	// API is the import path of the package declaring the map's types:
+	// APIPath, or ClientGoPath for client-go's own gates.
+	API string `json:"-"`
+	// DependsOn are the gates this gate depends on, from dependency maps.
+	DependsOn []Dependency `json:"-"`
 	// MapVar is the feature map variable holding the entry (a literal's
 	// variable, or the map assigned into); nil for a literal no variable
 	// holds, such as one returned.
-	MapVar *types.Var
+	MapVar *types.Var `json:"-"`
 	// Site is where the entry's map literal is written (SiteVar,
 	// SiteReturn or SiteOther); SiteOther for an index assignment.
-	Site Site
+	Site Site `json:"-"`
+}
+
+// Registration is one feature map entry that registers a gate: each
+// map is given to component-base (FeatureGate.Add or AddVersioned), and
+// with it each of its gates.
+type Registration struct {
+	Module  string `json:"module"`
+	Package string `json:"package"`
+	File    string `json:"file"`
+	Map     string `json:"map"`
+	Format  Format `json:"format"`
+	// Entry is the gate's key in the map.
+	Entry srcpos.Pos `json:"entry"`
+	Specs []Spec     `json:"specs"`
+	// Unresolved and Assigned are as the gate's.
+	Unresolved string `json:"unresolved,omitempty"`
+	Assigned   bool   `json:"assigned,omitempty"`
+	// Local is set for a map that a function body builds for a call:
+	// it is registered with whatever FeatureGate the call names (often
+	// one of its own, as a test's), and no conflict with it is reported.
+	Local bool `json:"local,omitempty"`
+}
+
+// InForce is the gate's spec in force: at the tree's version when known
+// (Effective), else its newest; none for no gate.
+func (g *Gate) InForce() (Spec, bool) {
+	if g == nil {
+		return Spec{}, false
+	}
+	if g.Effective != nil {
+		return *g.Effective, true
+	}
+	return g.Newest()
 }
 
 // Listed reports whether Kubernetes' feature-list tool lists the gate:
 // it reads the literals of component-base's versioned maps written as a
 // package variable's value or a function's result (not client-go's,
 // which do not import component-base).
-func (g *Gate) Listed() bool {
+func (g *Gate) InList() bool {
 	return g.Site != SiteOther && g.Format == Versioned && pathIs(g.API, APIPath)
 }
 
@@ -255,7 +348,7 @@ func (r *Result) Gate(name string) *Gate {
 // literal entry (init runs after variables are initialised) or an
 // assignment written before it.
 func (g *Gate) Overwrites(f *Gate) bool {
-	return g.Assigned && g.MapVar != nil && g.MapVar == f.MapVar && (!f.Assigned || f.Entry < g.Entry)
+	return g.Assigned && g.MapVar != nil && g.MapVar == f.MapVar && (!f.Assigned || f.EntryPos < g.EntryPos)
 }
 
 // PackageLevel reports whether the entry's map is one the package hands

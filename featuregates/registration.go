@@ -30,20 +30,15 @@ type Registered struct {
 	// List is set when component-base keeps a list of specs (from v1.31,
 	// for both Add and AddVersioned); before, Add kept one FeatureSpec.
 	List bool
-	// MinCompat is set when FeatureSpec has a MinCompatibilityVersion
-	// field (from v1.35).
-	MinCompat bool
-	Specs     []RegisteredSpec
-}
-
-// RegisteredSpec is one FeatureSpec as component-base keeps it.
-type RegisteredSpec struct {
-	Default, LockToDefault bool
-	PreRelease             PreRelease
-	// Version is "0.0" for a spec registered by Add from v1.31, and ""
-	// (nil) for a versioned spec without one.
-	Version   string
-	MinCompat string // "" for nil
+	// MinCompatibilityField is set when FeatureSpec has a
+	// MinCompatibilityVersion field (from v1.35).
+	MinCompatibilityField bool
+	// Specs are the specs as component-base keeps them: Default,
+	// LockToDefault and PreRelease; Version "0.0" for a spec registered by
+	// Add from v1.31, and "" (nil) for a versioned spec without one; and
+	// MinCompatibilityVersion ("" for nil), inherited from the spec before.
+	// Their other fields are zero.
+	Specs []Spec
 }
 
 // String is the registration as component-base's error prints it (%v of
@@ -56,8 +51,8 @@ func (r Registered) String() string {
 		fields := []string{fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault), preReleaseValue[s.PreRelease]}
 		if r.List {
 			fields = append(fields, cmp.Or(s.Version, "<nil>"))
-			if r.MinCompat {
-				fields = append(fields, cmp.Or(s.MinCompat, "<nil>"))
+			if r.MinCompatibilityField {
+				fields = append(fields, cmp.Or(s.MinCompatibilityVersion, "<nil>"))
 			}
 		}
 		parts[i] = "{" + strings.Join(fields, " ") + "}"
@@ -71,7 +66,7 @@ func (r Registered) String() string {
 // Equal reports whether component-base takes two registrations for the
 // same (== before v1.31, reflect.DeepEqual of the lists after).
 func (r Registered) Equal(o Registered) bool {
-	return r.List == o.List && r.MinCompat == o.MinCompat && slices.Equal(r.Specs, o.Specs)
+	return r.List == o.List && r.MinCompatibilityField == o.MinCompatibilityField && slices.Equal(r.Specs, o.Specs)
 }
 
 // registrationRules are the rules two registrations are compared by: a
@@ -92,7 +87,7 @@ func registrationRules(rules Version, gates ...*Gate) Version {
 // is not a constant.
 func (g *Gate) Registered(rules Version) (Registered, bool) {
 	rules = registrationRules(rules, g)
-	r := Registered{List: !rules.Less(listedSince), MinCompat: !rules.Less(completedSince)}
+	r := Registered{List: !rules.Less(listedSince), MinCompatibilityField: !rules.Less(completedSince)}
 	if len(g.Specs) == 0 || g.Format == Unversioned && len(g.Specs) != 1 {
 		return r, false
 	}
@@ -100,14 +95,14 @@ func (g *Gate) Registered(rules Version) (Registered, bool) {
 		if s.Unresolved != "" || s.PreRelease == "" {
 			return r, false
 		}
-		rs := RegisteredSpec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease}
+		rs := Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: s.PreRelease}
 		if r.List {
 			rs.Version = s.Version
 			if g.Format == Unversioned {
 				rs.Version = "0.0" // Add: version.MajorMinor(0, 0)
 			}
-			if r.MinCompat {
-				rs.MinCompat = s.MinCompatibilityVersion
+			if r.MinCompatibilityField {
+				rs.MinCompatibilityVersion = s.MinCompatibilityVersion
 			}
 		}
 		r.Specs = append(r.Specs, rs)
@@ -120,9 +115,9 @@ func (g *Gate) Registered(rules Version) (Registered, bool) {
 			return a.Less(b)
 		})
 	}
-	if r.MinCompat {
+	if r.MinCompatibilityField {
 		for i := 1; i < len(r.Specs); i++ {
-			r.Specs[i].MinCompat = cmp.Or(r.Specs[i].MinCompat, r.Specs[i-1].MinCompat)
+			r.Specs[i].MinCompatibilityVersion = cmp.Or(r.Specs[i].MinCompatibilityVersion, r.Specs[i-1].MinCompatibilityVersion)
 		}
 	}
 	return r, true

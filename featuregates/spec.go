@@ -14,7 +14,7 @@ import (
 
 // spec reads one FeatureSpec literal.
 func (x *extractor) spec(lit *ast.CompositeLit) Spec {
-	s := Spec{Pos: lit.Pos(), End: lit.End(), PreRelease: GA}
+	s := Spec{Start: lit.Pos(), End: lit.End(), PreRelease: GA}
 	var whys []string
 	for _, e := range lit.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)

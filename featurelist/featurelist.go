@@ -17,16 +17,24 @@ import (
 
 // Spec is one spec of a listed gate, with its line.
 type Spec struct {
-	Default, LockToDefault                bool
-	PreRelease, Version, MinCompatibility string
-	Line                                  int
+	Default, LockToDefault                       bool
+	PreRelease, Version, MinCompatibilityVersion string
+	Line                                         int
 }
 
-// Gate is one gate of a list, with its line.
+// ListSpec is a spec of the code as a feature list holds it.
+func ListSpec(s featuregates.Spec) Spec {
+	return Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version, MinCompatibilityVersion: s.MinCompatibilityVersion}
+}
+
+// Gate is one gate of a list, with its line; or a row of the Markdown
+// list (a gate registered with the kube-apiserver's gate), with the gates
+// it depends on.
 type Gate struct {
-	Name  string
-	Specs []Spec
-	Line  int
+	Name         string
+	Specs        []Spec
+	Line         int
+	Dependencies []string
 }
 
 // Error is a feature list that is not in the format of Kubernetes'
@@ -230,7 +238,7 @@ func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
 		if k.Value == "version" {
 			s.Version = v.Value
 		} else {
-			s.MinCompatibility = v.Value
+			s.MinCompatibilityVersion = v.Value
 		}
 	default:
 		return p.fail(k, "unknown key %q in a spec of %s", k.Value, gate)

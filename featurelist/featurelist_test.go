@@ -32,7 +32,7 @@ func TestParse(t *testing.T) {
 		t.Fatalf("gates %+v", gates)
 	}
 	s := gates[0].Specs[1]
-	if !s.Default || !s.LockToDefault || s.PreRelease != "GA" || s.Version != "1.33" || s.MinCompatibility != "1.32" || s.Line != 8 {
+	if !s.Default || !s.LockToDefault || s.PreRelease != "GA" || s.Version != "1.33" || s.MinCompatibilityVersion != "1.32" || s.Line != 8 {
 		t.Errorf("second spec %+v", s)
 	}
 	if gates, err := Parse("empty.yaml", nil); err != nil || len(gates) != 0 {

@@ -140,7 +140,7 @@ func TestRemovals(t *testing.T) {
 // WriteYAML's bytes read back as the gates written, comments and all.
 func TestWriteYAMLRoundTrip(t *testing.T) {
 	gates := []Gate{
-		{Name: "Alpha1", Specs: []Spec{{PreRelease: "Alpha", Version: "1.36"}, {PreRelease: "Beta", Version: "1.37", Default: true, MinCompatibility: "1.36"}}},
+		{Name: "Alpha1", Specs: []Spec{{PreRelease: "Alpha", Version: "1.36"}, {PreRelease: "Beta", Version: "1.37", Default: true, MinCompatibilityVersion: "1.36"}}},
 		{Name: "Empty"},
 	}
 	for _, annotate := range []Annotate{nil, func(g, s int) string { return "x.go:1:1" }} {
@@ -152,7 +152,7 @@ func TestWriteYAMLRoundTrip(t *testing.T) {
 			t.Errorf("annotate %v:\n%s", annotate != nil, b.String())
 		}
 		back, err := Parse("list", b.Bytes())
-		if err != nil || len(back) != 2 || back[0].Specs[1].MinCompatibility != "1.36" || len(back[1].Specs) != 0 {
+		if err != nil || len(back) != 2 || back[0].Specs[1].MinCompatibilityVersion != "1.36" || len(back[1].Specs) != 0 {
 			t.Errorf("read back %+v, %v from\n%s", back, err, b.String())
 		}
 	}

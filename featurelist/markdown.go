@@ -20,14 +20,6 @@ const (
 	UpdateScript          = "hack/update-featuregates.sh"
 )
 
-// MarkdownGate is a row of the Markdown list: a gate registered with the
-// kube-apiserver's gate, its specs and the gates it depends on.
-type MarkdownGate struct {
-	Name         string
-	Specs        []Spec
-	Dependencies []string
-}
-
 // The text the generator writes around the rows, and the pieces of each
 // row: WriteMarkdown writes these, and ReadMarkdownGenerator requires each
 // to be in the tree's generator, so that a generator writing otherwise
@@ -128,9 +120,9 @@ func ReadMarkdownGenerator(name string, src []byte, scriptName string, script []
 // of each stage as one range (the first version in the stage to the
 // minor before the next spec in another stage; open-ended for the last),
 // its dependencies and two code-search links.
-func WriteMarkdown(w io.Writer, gates []MarkdownGate) error {
+func WriteMarkdown(w io.Writer, gates []Gate) error {
 	rows := slices.Clone(gates)
-	slices.SortFunc(rows, func(a, b MarkdownGate) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(rows, func(a, b Gate) int { return strings.Compare(a.Name, b.Name) })
 	var b strings.Builder
 	b.WriteString(strings.Join(markdownText[:mdRow], ""))
 	for _, g := range rows {

@@ -39,7 +39,7 @@ func TestStageRanges(t *testing.T) {
 
 func TestWriteMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	err := WriteMarkdown(&b, []MarkdownGate{
+	err := WriteMarkdown(&b, []Gate{
 		{Name: "beta", Specs: []Spec{{PreRelease: "Beta", Version: "1.30", Default: true}}},
 		{Name: "Zed", Specs: []Spec{{PreRelease: "Alpha", Version: "1.20"}, {PreRelease: "GA", Version: "1.24", Default: true, LockToDefault: true}}, Dependencies: []string{"b", "a", "b"}},
 	})

@@ -38,8 +38,8 @@ func WriteYAML(w io.Writer, header string, gates []Gate, annotate Annotate) erro
 		for j, s := range g.Specs {
 			comment("  ", i, j)
 			fmt.Fprintf(&b, "  - default: %t\n    lockToDefault: %t\n    preRelease: %s\n    version: %q\n", s.Default, s.LockToDefault, s.PreRelease, s.Version)
-			if s.MinCompatibility != "" {
-				fmt.Fprintf(&b, "    minCompatibilityVersion: %q\n", s.MinCompatibility)
+			if s.MinCompatibilityVersion != "" {
+				fmt.Fprintf(&b, "    minCompatibilityVersion: %q\n", s.MinCompatibilityVersion)
 			}
 		}
 	}

@@ -30,8 +30,10 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	// A key said twice where the reader looks is refused before any value
-	// is read: encoding/json would keep the second silently.
-	if err := duplicateKey(name, data, configzLevels, "each key once, as in one kubelet's configz"); err != nil {
+	// is read: encoding/json would keep the second silently. So is a key
+	// the reader knows written in another case ("featuregates"), which it
+	// would read as absent.
+	if err := checkKeys(name, data, configzLevels, configzKeys, "each key once, as in one kubelet's configz"); err != nil {
 		return nil, err
 	}
 	raw, ok := top["kubeletconfig"]
@@ -68,6 +70,18 @@ func configzLevels(path []string) bool {
 	levels := []string{"kubeletconfig", "featureGates"}
 	return len(path) <= len(levels) && slices.Equal(path, levels[:len(path)])
 }
+
+// configzKeys are the keys ReadConfigz knows in each object it reads:
+// kubeletconfig at the top, featureGates in it, and in that the gate the
+// verdict is about (a fork may name its gate otherwise: Config.Gate looks
+// that one up as written).
+func configzKeys(path []string) []string {
+	return [][]string{{"kubeletconfig"}, {"featureGates"}, {EventedPLEGGate}}[len(path)]
+}
+
+// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
+// unless the tree's kubelet tests a gate of another name.
+const EventedPLEGGate = "EventedPLEG"
 
 var plainKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
 

@@ -61,6 +61,13 @@ func TestReadConfigzErrors(t *testing.T) {
 		{"the first bad gate, sorted", `{"kubeletconfig": {"featureGates": {"Z": null, "B": {}}}}`, `^c.json: kubeletconfig.featureGates.B is object; want true or false$`},
 		{"an odd gate name", `{"kubeletconfig": {"featureGates": {"Evented PLEG": "on"}}}`, `^c.json: kubeletconfig.featureGates."Evented PLEG" is string "on"; want true or false$`},
 		{"two values", `{"kubeletconfig": {}} {"kubeletconfig": {}}`, `^c.json:1:23: not JSON: invalid character '\{' after top-level value`},
+		// A known key in another case would read as absent: unset, exit 0.
+		{"featuregates", "{\"kubeletconfig\": {\n  \"featuregates\": {\"EventedPLEG\": true}}}",
+			`^c.json:2:3: kubeletconfig.featuregates differs from kubeletconfig.featureGates only in case; want "featureGates" \(JSON keys are case-sensitive: this one would be read as featureGates absent\)$`},
+		{"KubeletConfig", `{"KubeletConfig": {"featureGates": {}}}`, `^c.json:1:2: KubeletConfig differs from kubeletconfig only in case; want "kubeletconfig"`},
+		{"eventedPLEG", `{"kubeletconfig": {"featureGates": {"A": true, "eventedPLEG": true}}}`,
+			`^c.json:1:48: kubeletconfig.featureGates.eventedPLEG differs from kubeletconfig.featureGates.EventedPLEG only in case; want "EventedPLEG"`},
+		{"both cases", `{"kubeletconfig": {"featureGates": {}, "FeatureGates": {"EventedPLEG": true}}}`, `^c.json:1:40: kubeletconfig.FeatureGates differs from kubeletconfig.featureGates only in case`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := ReadConfigz("c.json", []byte(tc.data))

@@ -62,6 +62,9 @@ func FuzzReadConfigz(f *testing.F) {
 		// Keys said twice, where the reader looks and where it does not.
 		`{"kubeletconfig": {"featureGates": {"EventedPLEG": true, "Evented\u0050LEG": false}}}`,
 		`{"kubeletconfig": null, "kubeletconfig": {"x": {"y": 1, "y": [{"z": 2, "z": 3}]}}}`,
+		// Known keys in another case, where the reader looks and where it does not.
+		`{"kubeletconfig": {"featuregates": {"EventedPLEG": true}}}`, `{"KUBELETCONFIG": {}, "kubeletconfig": {}}`,
+		`{"kubeletconfig": {"featureGates": {"eventedpleg": false}, "x": {"FeatureGates": 1}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -97,6 +100,14 @@ func FuzzReadCrictl(f *testing.F) {
 
 func FuzzReadMetrics(f *testing.F) {
 	addFiles(f, "metrics")
+	stripped, _ := filepath.Glob(filepath.Join("testdata", "metrics", "*.txt"))
+	for _, file := range stripped {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(withoutComments(data))
+	}
 	for _, s := range []string{
 		``, interval, interval + "kubelet_pleg_discard_events NaN\n", interval + "kubelet_pleg_discard_events",
 		interval + "kubernetes_build_info{git_version=\"v1.36.1\\nx\"} 1\nkubernetes_build_info{git_version=\"v1\"} 1\n",
@@ -109,6 +120,12 @@ func FuzzReadMetrics(f *testing.F) {
 		interval + "# TYPE kubelet_runtime_operations_errors_total counter\nkubelet_runtime_operations_errors_total{operation_type=\"list_podsandbox\"} -1\n",
 		interval + "# TYPE kubelet_runtime_operations_duration_seconds histogram\nkubelet_runtime_operations_duration_seconds_bucket{operation_type=\"status\",le=\"1\"} 3\nkubelet_runtime_operations_duration_seconds_count{operation_type=\"status\"} 2\n",
 		interval + "# TYPE kubelet_runtime_operations_total gauge\nkubelet_runtime_operations_total{operation_type=\"\"} 1\nkubelet_runtime_operations_total 2\n",
+		// Histograms whose TYPE lines grep -v '^#' stripped, and counts
+		// that are not whole.
+		withoutCommentsText(interval), "kubelet_pleg_relist_interval_seconds_count 4\nkubelet_pleg_relist_interval_seconds_sum{a=\"\\n\"} 1\n",
+		"kubelet_pleg_relist_interval_seconds_bucket{le=\"x\"} 1\nkubelet_pleg_relist_interval_seconds_sum 1\nkubelet_pleg_relist_interval_seconds_count 1\n",
+		"kubelet_runtime_operations_duration_seconds_bucket{operation_type=\"status\",le=\"1\"} 3\nkubelet_runtime_operations_duration_seconds_sum{operation_type=\"status\"} 2\nkubelet_runtime_operations_duration_seconds_count{operation_type=\"status\"} 2.5\n" + interval,
+		"# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_bucket{le=\"1\"} 0.5\nkubelet_pleg_relist_interval_seconds_count 3599.9\n",
 	} {
 		f.Add([]byte(s))
 	}

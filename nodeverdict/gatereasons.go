@@ -99,6 +99,10 @@ func (d *decider) version() {
 		d.note(fmt.Sprintf("the kubelet does not say which release it was built from: the gate's default is read at %s, the source's", g.KubeletVersion), g.VersionUnknown)
 		return
 	}
+	if g.SourceVersion != "" {
+		d.note(fmt.Sprintf("the source read is %s, another patch of the kubelet's %s: the same minor, so the same PLEG design; the gate's default is read at %s", g.SourceVersion, g.KubeletVersion, g.KubeletVersion),
+			fmt.Sprintf("the kubelet is %s; the source k8s.io/kubernetes@%s", g.KubeletVersion, g.SourceVersion))
+	}
 	mv := d.in.Metrics.KubeletVersion
 	if mv == "" || mv == g.KubeletVersion {
 		return

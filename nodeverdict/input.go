@@ -33,6 +33,9 @@ type GateState struct {
 	// release, as a kubelet built without version ldflags reports), and
 	// which source's version KubeletVersion is instead.
 	VersionUnknown string
+	// SourceVersion, when not empty, is the release read, another patch
+	// of the kubelet's minor: the same design, noted.
+	SourceVersion string
 	// Explicit says configz sets the gate, to Value.
 	Explicit bool
 	Value    bool

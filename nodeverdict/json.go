@@ -111,7 +111,16 @@ func shortValue(s string) string {
 // only the second. Its error names the file at the second key, the key's
 // path, and where the first one is; nil when there is no such key.
 func duplicateKey(name string, data []byte, within func(path []string) bool, want string) error {
-	s := &keyScan{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data)), within: within, want: want}
+	return checkKeys(name, data, within, nil, want)
+}
+
+// checkKeys is duplicateKey that also refuses, in the objects within
+// says, a key that differs only in case from one of those known(path)
+// lists: JSON keys are case-sensitive, so such a key would be read as the
+// known key absent. Its error names the file at the key, the key's path
+// and the key expected.
+func checkKeys(name string, data []byte, within func(path []string) bool, known func(path []string) []string, want string) error {
+	s := &keyScan{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data)), within: within, known: known, want: want}
 	if ce, ok := s.value(nil).(*CaptureError); ok {
 		return ce
 	}
@@ -125,6 +134,7 @@ type keyScan struct {
 	data       []byte
 	dec        *json.Decoder
 	within     func(path []string) bool
+	known      func(path []string) []string
 }
 
 // next is the offset of the next token's first byte, past white space and
@@ -162,12 +172,30 @@ func (s *keyScan) value(path []string) error {
 			return &CaptureError{File: s.name, Line: line, Col: col, Msg: fmt.Sprintf("%s a second time (first at %d:%d); want %s", jsonPath(keyPath), fl, fc, s.want)}
 		}
 		seen[key] = at
+		if k := s.miscased(path, key); k != "" {
+			line, col := lineCol(s.data, at)
+			return &CaptureError{File: s.name, Line: line, Col: col, Msg: fmt.Sprintf("%s differs from %s only in case; want %q (JSON keys are case-sensitive: this one would be read as %s absent)", jsonPath(keyPath), jsonPath(append(path[:len(path):len(path)], k)), k, k)}
+		}
 		if err := s.value(keyPath); err != nil {
 			return err
 		}
 	}
 	_, err := s.dec.Token() // }
 	return err
+}
+
+// miscased is the known key at path that key differs from only in case;
+// "" when there is none.
+func (s *keyScan) miscased(path []string, key string) string {
+	if s.known == nil {
+		return ""
+	}
+	for _, k := range s.known(path) {
+		if key != k && strings.EqualFold(key, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // jsonPath prints a path of keys for an error message, a.b.c, quoting a

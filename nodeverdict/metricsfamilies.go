@@ -121,9 +121,10 @@ func (r *metricsReader) counterOf(found string, f *dto.MetricFamily) *float64 {
 	return &sum
 }
 
-// histogram sums a histogram's series.
+// histogram sums a histogram's series, those of one whose TYPE line is
+// gone too.
 func (r *metricsReader) histogram(name string) *Histogram {
-	f := r.fams[name]
+	f := r.histogramFamily(name)
 	if f == nil {
 		return nil
 	}
@@ -153,17 +154,18 @@ func (r *metricsReader) histogramOf(name string, f *dto.MetricFamily) *Histogram
 				h.Buckets[j].Cumulative += b.Cumulative
 			}
 		}
-		sum, count := hm.GetSampleSum(), hm.GetSampleCount()
-		if math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0 {
+		sum := hm.GetSampleSum()
+		count, ok := r.wholeCount(name+"_count", hm.SampleCount, hm.SampleCountFloat)
+		switch {
+		case !ok:
+			return nil
+		case math.IsNaN(sum) || math.IsInf(sum, 0) || sum < 0:
 			r.fail("%s_sum is %v; want seconds, a number ≥ 0", name, sum)
 			return nil
-		}
-		if count > maxCount || h.Count+count > maxCount {
-			r.fail("%s_count is %d; want a count below 2^53", name, count)
+		case h.Count+count > maxCount:
+			r.fail("%s_count sums to %d over its series; want a count below 2^53", name, h.Count+count)
 			return nil
-		}
-		if count == 0 && sum != 0 {
-			// Also what the parser leaves of a count it cannot convert.
+		case count == 0 && sum != 0:
 			r.fail("%s_sum is %v with _count 0; want a count of the observations summed", name, sum)
 			return nil
 		}
@@ -189,23 +191,49 @@ const maxCount = 1 << 53
 // series' count.
 func (r *metricsReader) buckets(name string, hm *dto.Histogram) ([]Bucket, bool) {
 	var out []Bucket
+	count, _ := r.wholeCount(name+"_count", hm.SampleCount, hm.SampleCountFloat)
 	prev, prevBound := uint64(0), math.Inf(-1)
 	for _, b := range hm.GetBucket() {
-		bound, n := b.GetUpperBound(), b.GetCumulativeCount()
+		bound := b.GetUpperBound()
+		n, ok := r.wholeCount(fmt.Sprintf("%s_bucket le=%v", name, bound), b.CumulativeCount, b.CumulativeCountFloat)
 		switch {
+		case !ok:
+			return nil, false
 		case math.IsInf(bound, 1):
 			continue
 		case bound <= prevBound || math.IsNaN(bound):
 			r.fail("%s_bucket le=%v follows le=%v; want bounds that rise", name, bound, prevBound)
 			return nil, false
-		case n < prev || n > hm.GetSampleCount():
-			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, bound, n, prev, hm.GetSampleCount())
+		case n < prev || n > count:
+			r.fail("%s_bucket le=%v counts %d; want a cumulative count between %d and _count %d", name, bound, n, prev, count)
 			return nil, false
 		}
 		prev, prevBound = n, bound
 		out = append(out, Bucket{UpperBound: bound, Cumulative: n})
 	}
 	return out, true
+}
+
+// wholeCount is a histogram's count or a bucket's, as the parser keeps it:
+// a whole number, or the float it read when that was not one (3599.9, or
+// beyond 2^64), in which case the float is named as read.
+func (r *metricsReader) wholeCount(what string, whole *uint64, read *float64) (uint64, bool) {
+	if read == nil {
+		if whole != nil && *whole > maxCount {
+			r.fail("%s is %d; want a count below 2^53", what, *whole)
+			return 0, false
+		}
+		if whole == nil {
+			return 0, true
+		}
+		return *whole, true
+	}
+	v := *read
+	if math.IsNaN(v) || v < 0 || v != math.Trunc(v) || v > maxCount {
+		r.fail("%s is %v; want a whole count of observations, below 2^53", what, v)
+		return 0, false
+	}
+	return uint64(v), true
 }
 
 // sample is a gauge's or an untyped sample's value, and a counter's when

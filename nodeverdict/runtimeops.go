@@ -48,7 +48,7 @@ func (r *metricsReader) runtimeOperations() map[string]RuntimeOperation {
 		name   string
 		errors bool
 	}{{MetricRuntimeOperations, false}, {MetricRuntimeOperationsErrors, true}} {
-		fams := r.byOperation(c.name)
+		fams := byOperation(r.fams[c.name])
 		for _, op := range slices.Sorted(maps.Keys(fams)) {
 			v := r.counterOf(c.name, fams[op])
 			if v == nil {
@@ -63,7 +63,7 @@ func (r *metricsReader) runtimeOperations() map[string]RuntimeOperation {
 			})
 		}
 	}
-	durations := r.byOperation(MetricRuntimeOperationsDuration)
+	durations := byOperation(r.histogramFamily(MetricRuntimeOperationsDuration))
 	for _, op := range slices.Sorted(maps.Keys(durations)) {
 		h := r.histogramOf(MetricRuntimeOperationsDuration, durations[op])
 		if h == nil {
@@ -79,8 +79,7 @@ func (r *metricsReader) runtimeOperations() map[string]RuntimeOperation {
 
 // byOperation splits a family into one family per operation_type label
 // (series without one are left out), so that each is read as a whole.
-func (r *metricsReader) byOperation(name string) map[string]*dto.MetricFamily {
-	f := r.fams[name]
+func byOperation(f *dto.MetricFamily) map[string]*dto.MetricFamily {
 	if f == nil {
 		return nil
 	}

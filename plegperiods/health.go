@@ -107,7 +107,7 @@ func (h *Health) RelistCheck() *HealthRule {
 		return nil
 	}
 	for i := range h.Checks {
-		if c := &h.Checks[i]; c.Rule == RelistElapsed {
+		if c := &h.Checks[i]; c.Rule == RelistElapsed || c.Threshold != nil {
 			return c
 		}
 	}

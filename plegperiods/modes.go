@@ -230,3 +230,40 @@ func (r *Relist) mode(fset *token.FileSet, on bool) *GateOnMode {
 	}
 	return m
 }
+
+// Files visits the file names of the mode's positions (an answer's
+// Files): a field added to Mode is visited here, beside it.
+func (m *Mode) Files(visit func(*string)) {
+	if m == nil {
+		return
+	}
+	m.Period.Files(visit)
+	m.Threshold.Files(visit)
+	srcpos.Files(visit, m.Call, m.Loop)
+}
+
+// Files visits the file names of the gate-on mode's positions.
+func (m *GateOnMode) Files(visit func(*string)) {
+	if m == nil {
+		return
+	}
+	m.Mode.Files(visit)
+	srcpos.Files(visit, m.Evented)
+	m.Fallback.Files(visit)
+	m.MaxStreamRetries.Files(visit)
+}
+
+// Files visits the file names of the relist's positions.
+func (r *Relist) Files(visit func(*string)) {
+	if r == nil {
+		return
+	}
+	if g := r.Gate; g != nil {
+		srcpos.Files(visit, &g.Test)
+	}
+	if u := r.GateUnresolved; u != nil {
+		srcpos.Files(visit, &u.Test, u.Evented)
+	}
+	r.GateOff.Files(visit)
+	r.GateOn.Files(visit)
+}

@@ -197,3 +197,23 @@ func (q *RelistRequest) String() string {
 	}
 	return s
 }
+
+// Files visits the file names of the evented PLEG's positions (an
+// answer's Files).
+func (e *EventedRole) Files(visit func(*string)) {
+	if e == nil {
+		return
+	}
+	srcpos.Files(visit, &e.Constructed, e.EmitsLifecycleEvents, e.UpdatesPodCache)
+	if r := e.RequestsRelist; r != nil {
+		srcpos.Files(visit, &r.Pos)
+	}
+	if h := e.HealthCheck; h != nil {
+		srcpos.Files(visit, &h.Pos)
+	}
+	e.OnStreamFailure.After.Files(visit)
+	srcpos.Files(visit, e.OnStreamFailure.Pos)
+	if f := e.RelistOnStreamError; f != nil {
+		srcpos.Files(visit, &f.Pos, &f.Stream, &f.RelistDecl, &f.UpdatesPodCache, f.EmitsLifecycleEvents)
+	}
+}

@@ -170,3 +170,18 @@ func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.F
 	}
 	return period, at
 }
+
+// Files visits the file names of the sync loop's positions (an answer's
+// Files).
+func (s *SyncLoop) Files(visit func(*string)) {
+	if s == nil {
+		return
+	}
+	srcpos.Files(visit, &s.Pos, &s.PLEGCase)
+	for i := range s.Ticks {
+		t := &s.Ticks[i]
+		srcpos.Files(visit, &t.Case)
+		t.Period.Files(visit)
+		srcpos.Files(visit, t.Ticker)
+	}
+}

@@ -228,3 +228,17 @@ func (r *resolver) fold(e ast.Expr, depth int) constant.Value {
 	}
 	return nil
 }
+
+// Files visits the file of the value's declaration (an answer's Files).
+func (v *Value) Files(visit func(*string)) {
+	if v != nil {
+		srcpos.Files(visit, v.Decl)
+	}
+}
+
+// Files visits the file of the count's declaration (an answer's Files).
+func (r *RetryCount) Files(visit func(*string)) {
+	if r != nil {
+		srcpos.Files(visit, r.Decl)
+	}
+}

@@ -82,3 +82,14 @@ func Line(p *Pos) string {
 	}
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
 }
+
+// Files calls visit with the file name of each position given, nil ones
+// skipped: what an answer's Files method does with its positions, so that
+// -positions renames them.
+func Files(visit func(*string), ps ...*Pos) {
+	for _, p := range ps {
+		if p != nil {
+			visit(&p.File)
+		}
+	}
+}

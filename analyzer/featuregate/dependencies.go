@@ -67,7 +67,7 @@ func (c *checker) dependency(g, dg *featuregates.Gate, d featuregates.Dependency
 				absent += fmt.Sprintf(" (its first spec is at %s)", dg.Specs[0].Version)
 			}
 		}
-		rel := []reporting.Related{{Pos: s.Pos, End: s.End, Message: fmt.Sprintf("%s is %s, default %t%s", g.Name, s.PreRelease, s.Default, at(s))}}
+		rel := []reporting.Related{{Pos: s.Start, End: s.End, Message: fmt.Sprintf("%s is %s, default %t%s", g.Name, s.PreRelease, s.Default, at(s))}}
 		msg, cat := "", check.Check("")
 		switch {
 		case absent != "" && s.PreRelease.Stability() > ds.PreRelease.Stability():

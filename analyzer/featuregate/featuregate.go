@@ -47,8 +47,24 @@ func New(cfg Config) *analysis.Analyzer {
 
 // Result is gatefacts' result on the package, which the featuregate
 // analyzer passes on so that its callers find the gates where they find
-// its diagnostics.
-type Result = gatefacts.Result
+// its diagnostics, and the registration conflicts it reports, as data.
+type Result struct {
+	*gatefacts.Result
+	// Conflicts are the gates registered twice with specs component-base
+	// does not take for the same (conflicting-spec, and conflicting-
+	// registration once per pair), in the order they were found.
+	Conflicts []Conflict
+}
+
+// Conflict is a gate that two feature map entries register with specs
+// component-base does not take for the same: First is the registration
+// it keeps (an imported package's, or the first map of the package),
+// Again the one it refuses; Message is the finding's.
+type Conflict struct {
+	Gate         string
+	First, Again token.Pos
+	Message      string
+}
 
 //go:embed doc.go
 var docGo string
@@ -83,13 +99,13 @@ func rulesVersion(rules string, res *featuregates.Result) featuregates.Version {
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	res := pass.ResultOf[gatefacts.Analyzer].(*gatefacts.Result)
 	if len(res.Declared.Maps) == 0 {
-		return res, nil
+		return &Result{Result: res}, nil
 	}
 	c := &checker{pass: pass, res: res.Declared, gates: res, rules: rulesVersion(cfg.Rules, res.Declared), exempt: cfg.AlphaDefaultExempt}
 	for _, f := range c.findings() {
 		reporting.Report(pass, f)
 	}
-	return res, nil
+	return &Result{Result: res, Conflicts: c.conflictList}, nil
 }
 
 type checker struct {
@@ -99,6 +115,8 @@ type checker struct {
 	rules  featuregates.Version // the Kubernetes minor whose rules apply
 	exempt []string             // gates exempt from alpha-default-on
 	out    []reporting.Finding
+	// conflictList are the conflicts reported, as Result gives them.
+	conflictList []Conflict
 }
 
 // enforces reports whether component-base enforces rules introduced at since.
@@ -156,7 +174,7 @@ func (c *checker) add(pos, end token.Pos, check check.Check, related []reporting
 
 // report adds a finding at spec s.
 func (c *checker) report(check check.Check, s featuregates.Spec, related []reporting.Related, format string, args ...any) {
-	c.add(s.Pos, s.End, check, related, format, args...)
+	c.add(s.Start, s.End, check, related, format, args...)
 }
 
 // fix attaches a suggested fix to the finding just reported.

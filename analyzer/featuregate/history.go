@@ -66,7 +66,7 @@ func (c *checker) history(g *featuregates.Gate) {
 }
 
 func (c *checker) transition(g *featuregates.Gate, last featuregates.Spec, lastV featuregates.Version, s featuregates.Spec, v featuregates.Version, was map[featuregates.PreRelease]bool, wasLocked bool) {
-	rel := []reporting.Related{{Pos: last.Pos, End: last.End, Message: "the spec before"}}
+	rel := []reporting.Related{{Pos: last.Start, End: last.End, Message: "the spec before"}}
 	sameVersion := !v.Less(lastV) && !lastV.Less(v)
 	switch {
 	case v.Less(lastV):

@@ -5,7 +5,9 @@ package featuregate
 
 import (
 	"fmt"
+	"go/token"
 	"slices"
+	"strings"
 
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
 	"github.com/plegvet/plegvet/featuregates"
@@ -32,8 +34,9 @@ func (c *checker) conflicts() {
 			continue
 		}
 		if conflict, ok := featuregates.Conflicts(f, e, c.rules); ok && conflict != nil {
-			c.add(e.Entry, e.Value.End(), ConflictingSpec, []reporting.Related{{Pos: f.Entry, End: f.Value.End(), Message: "first declared in " + f.Map}},
+			c.add(e.EntryPos, e.Value.End(), ConflictingSpec, []reporting.Related{{Pos: f.EntryPos, End: f.Value.End(), Message: "first declared in " + f.Map}},
 				"feature gate %s is declared again in %s with different specs; component-base refuses the second", e.Name, e.Map)
+			c.conflict(e.Name, f.EntryPos, e.EntryPos)
 		}
 	}
 }
@@ -66,14 +69,26 @@ func (c *checker) registrations() {
 			msg := fmt.Sprintf("%s: registered by %s, then by %s with %v; component-base refuses the second",
 				conflict.Error(), r.Package, c.pass.Pkg.Path(), conflict.Added)
 			there, thereEnd := r.Fact.Entry.In(c.pass.Fset)
-			c.add(e.Entry, e.Value.End(), ConflictingRegistration,
+			c.add(e.EntryPos, e.Value.End(), ConflictingRegistration,
 				[]reporting.Related{{Pos: there, End: thereEnd, Message: fmt.Sprintf("%s, by %s (%s)", RegisteredFirst, r.Package, r.Fact.Map)}}, "%s", msg)
+			c.conflict(e.Name, there, e.EntryPos)
 			if there.IsValid() {
 				c.add(there, thereEnd, ConflictingRegistration,
-					[]reporting.Related{{Pos: e.Entry, End: e.Value.End(), Message: fmt.Sprintf("%s, by %s (%s)", RegisteredAgain, c.pass.Pkg.Path(), e.Map)}}, "%s", msg)
+					[]reporting.Related{{Pos: e.EntryPos, End: e.Value.End(), Message: fmt.Sprintf("%s, by %s (%s)", RegisteredAgain, c.pass.Pkg.Path(), e.Map)}}, "%s", msg)
 			}
 		}
 	}
+}
+
+// conflict records, as data, the conflict the finding just added
+// reports: one whose first registration has no known place, or whose
+// second is in a test file, is not reported (reporting.Report), and
+// not recorded.
+func (c *checker) conflict(gate string, first, again token.Pos) {
+	if !first.IsValid() || strings.HasSuffix(c.pass.Fset.Position(again).Filename, "_test.go") {
+		return
+	}
+	c.conflictList = append(c.conflictList, Conflict{Gate: gate, First: first, Again: again, Message: c.out[len(c.out)-1].Message})
 }
 
 // overwritten reports whether an index assignment replaces entry e in

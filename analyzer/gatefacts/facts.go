@@ -2,6 +2,7 @@ package gatefacts
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,8 +16,10 @@ type GateFact struct {
 	Name   string
 	Format featuregates.Format
 	// Specs may be empty when the gate's specs could not be read;
-	// Unresolved then says why.
-	Specs []FactSpec
+	// Unresolved then says why. They are the extracted specs without
+	// their syntax (Spec.WithoutSyntax), each Unresolved in the words an
+	// importer gives (unresolvedSpec).
+	Specs []featuregates.Spec
 	// Unresolved is featuregates.Gate.Unresolved: why the gate's name or
 	// specs are not fully known.
 	Unresolved string
@@ -34,17 +37,9 @@ type GateFact struct {
 	Local bool
 }
 
-// FactSpec is the part of a spec that crosses packages.
-type FactSpec struct {
-	Version       string
-	Default       bool
-	LockToDefault bool
-	PreRelease    featuregates.PreRelease
-	MinCompat     string
-	// Unresolved is set when a field of the spec is not a constant; the
-	// field then holds its zero value.
-	Unresolved bool
-}
+// unresolvedSpec is a spec's Unresolved as importers read it: the
+// declaring package's reason is its own.
+const unresolvedSpec = "not a constant in the declaring package"
 
 func (*GateFact) AFact() {}
 
@@ -53,7 +48,7 @@ func (*GateFact) AFact() {}
 func (f *GateFact) String() string {
 	parts := make([]string, len(f.Specs))
 	for i, s := range f.Specs {
-		parts[i] = s.String()
+		parts[i] = specString(s)
 	}
 	out := fmt.Sprintf("gate %s [%s]", f.Name, strings.Join(parts, ", "))
 	if f.Unresolved != "" {
@@ -62,7 +57,8 @@ func (f *GateFact) String() string {
 	return out
 }
 
-func (s FactSpec) String() string {
+// specString reads like "1.26 Alpha off": a spec in a fact's String.
+func specString(s featuregates.Spec) string {
 	var b strings.Builder
 	if s.Version != "" {
 		b.WriteString(s.Version + " ")
@@ -76,7 +72,7 @@ func (s FactSpec) String() string {
 	if s.LockToDefault {
 		b.WriteString(" locked")
 	}
-	if s.Unresolved {
+	if s.Unresolved != "" {
 		b.WriteString(" (unresolved)")
 	}
 	return b.String()
@@ -85,18 +81,7 @@ func (s FactSpec) String() string {
 // Gate rebuilds a featuregates.Gate (without positions) from the fact, so
 // that importers can ask At(version).
 func (f *GateFact) Gate() *featuregates.Gate {
-	g := &featuregates.Gate{Name: f.Name, Format: f.Format, Unresolved: f.Unresolved}
-	for _, s := range f.Specs {
-		spec := featuregates.Spec{
-			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: s.PreRelease, MinCompatibilityVersion: s.MinCompat,
-		}
-		if s.Unresolved {
-			spec.Unresolved = "not a constant in the declaring package"
-		}
-		g.Specs = append(g.Specs, spec)
-	}
-	return g
+	return &featuregates.Gate{Name: f.Name, Format: f.Format, Unresolved: f.Unresolved, Specs: slices.Clone(f.Specs)}
 }
 
 // PackageGates is exported on a package that declares feature maps: every
@@ -124,10 +109,11 @@ func (f *PackageGates) String() string {
 func newGateFact(g *featuregates.Gate) *GateFact {
 	f := &GateFact{Name: g.Name, Format: g.Format, Unresolved: g.Unresolved, Map: g.Map, Local: !g.PackageLevel()}
 	for _, s := range g.Specs {
-		f.Specs = append(f.Specs, FactSpec{
-			Version: s.Version, Default: s.Default, LockToDefault: s.LockToDefault,
-			PreRelease: s.PreRelease, MinCompat: s.MinCompatibilityVersion, Unresolved: s.Unresolved != "",
-		})
+		s = s.WithoutSyntax()
+		if s.Unresolved != "" {
+			s.Unresolved = unresolvedSpec
+		}
+		f.Specs = append(f.Specs, s)
 	}
 	return f
 }

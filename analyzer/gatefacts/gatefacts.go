@@ -61,7 +61,7 @@ func (r *Result) Gate(c *types.Const) *GateFact {
 		return f
 	}
 	for _, g := range r.Declared.Gates {
-		if g.Const == c {
+		if g.KeyConst == c {
 			return newGateFact(g)
 		}
 	}
@@ -127,11 +127,11 @@ func export(pass *analysis.Pass, res *featuregates.Result) {
 	for _, g := range res.Gates { // sorted by name
 		f := newGateFact(g)
 		if g.Value != nil {
-			f.Entry = NewFactPos(pass.Fset, g.Entry, g.Value.End())
+			f.Entry = NewFactPos(pass.Fset, g.EntryPos, g.Value.End())
 		}
 		all.Gates = append(all.Gates, f)
-		if g.Const != nil && g.Const.Pkg() == pass.Pkg {
-			pass.ExportObjectFact(g.Const, f)
+		if g.KeyConst != nil && g.KeyConst.Pkg() == pass.Pkg {
+			pass.ExportObjectFact(g.KeyConst, f)
 		}
 	}
 	pass.ExportPackageFact(all)

@@ -51,8 +51,8 @@ func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite s
 			out += " locked"
 		}
 		out += " at " + s.Version
-		if s.MinCompatibility != "" {
-			out += " (min compatibility " + s.MinCompatibility + ")"
+		if s.MinCompatibilityVersion != "" {
+			out += " (min compatibility " + s.MinCompatibilityVersion + ")"
 		}
 		return out
 	}
@@ -71,7 +71,7 @@ func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite s
 			switch {
 			case i >= len(lg.Specs):
 				s := g.Specs[i]
-				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(s.ListSpec()), short(s.Pos)))
+				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(featurelist.ListSpec(s)), short(s.Pos)))
 			case i >= len(g.Specs):
 				p := at
 				if len(g.Specs) > 0 {
@@ -80,7 +80,7 @@ func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite s
 				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
 			default:
 				s, ls := g.Specs[i], lg.Specs[i]
-				if code := listed(s.ListSpec()); code != listed(ls) {
+				if code := listed(featurelist.ListSpec(s)); code != listed(ls) {
 					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), code, short(s.Pos)))
 				}
 			}

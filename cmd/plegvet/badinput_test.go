@@ -53,6 +53,20 @@ func TestBadInput(t *testing.T) {
 		code:   exitOK,
 		stdout: "(loaded from source, 0 imports stubbed)",
 	}, {
+		// The file that does not parse may be the one importing the API:
+		// named, not "no package imports" it.
+		name:   "the only feature file's imports do not parse",
+		args:   []string{"gates", "-C", "{dir}"},
+		tree:   files{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/kube_features.go": strings.Replace(goodFeatures, "import \"", "import (\"", 1)},
+		code:   exitFailure,
+		stderr: "plegvet gates: pkg/features/kube_features.go:5:1: syntax error: missing import path; no other package of pkg/ or of a staging module imports k8s.io/component-base/featuregate: no feature maps",
+	}, {
+		name:   "a feature file whose imports do not parse beside one that does: the rest analysed, the file named at its line",
+		args:   []string{"gates", "-C", "{dir}"},
+		tree:   files{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/f.go": goodFeatures, "staging/src/k8s.io/x/go.mod": "module k8s.io/x\n", "staging/src/k8s.io/x/g.go": "package x\n\nimport ((\"k8s.io/component-base/featuregate\")\n"},
+		code:   exitFailure,
+		stderr: "plegvet gates: staging/src/k8s.io/x/g.go:3:9: syntax error: missing import path (the rest was analysed)",
+	}, {
 		name:   "a syntax error in pkg/features: the rest analysed, the file named",
 		args:   []string{"gates", "-C", "{dir}"},
 		tree:   files{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/f.go": goodFeatures, "pkg/features/bad.go": "package features\n\nvar = 1\n"},

@@ -90,7 +90,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if unfetched(stderr, rep) && len(names) == 0 {
 		code = exitFailure // the whole list lacks those modules' gates
 	}
-	return conflictsExit(stderr, "gates", rep.Diagnostics, code)
+	return conflictsExit(stderr, "gates", rep.Conflicts, code)
 }
 
 // conflictsExit says, a line each, which registrations of a gate
@@ -98,8 +98,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // exit code when there are any and code is 0: every binary making both
 // registrations panics at init. A code that is not 0 (the tree was not
 // read in full) stands.
-func conflictsExit(stderr io.Writer, cmd string, ds []plegvet.Diagnostic, code int) int {
-	conflicts := plegvet.RegistrationConflicts(ds)
+func conflictsExit(stderr io.Writer, cmd string, conflicts []plegvet.RegistrationConflict, code int) int {
 	for _, c := range conflicts {
 		fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(fmt.Sprintf("%s and %s register feature gate %s with specs component-base does not take for the same; every binary making both registrations panics at init",
 			render.Place(&c.First), render.Place(&c.Again), c.Gate)))
@@ -147,7 +146,7 @@ func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string,
 		fmt.Fprintf(stderr, "plegvet gates: %s %s from the code in %s; rewrite %s with %s\n", file, verb, plural(len(ds), "place"), it, rewrite)
 		code = exitFindings
 	}
-	return conflictsExit(stderr, "gates", rep.Diagnostics, code)
+	return conflictsExit(stderr, "gates", rep.Conflicts, code)
 }
 
 // shellQuote quotes a path for a shell command line when it needs it.

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet"
@@ -54,12 +53,13 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 	}
 	rewrite := "`plegvet gates -update -C " + shellQuote(src.dir) + "`"
 	ds := plegvet.CheckFeatureList(rep, rel, list, rewrite)
-	files := []listFile{{name, rel, want.Bytes()}}
+	files := []listFile{{name, rel, want.Bytes(), len(ds) > 0}}
 	if rep.Markdown != nil {
 		md, mds, err := markdownList(src.dir, rep, rewrite)
 		if err != nil {
 			return fail(stderr, "gates", err)
 		}
+		md.differs = len(mds) > 0
 		files = append(files, md)
 		ds = append(ds, mds...)
 	}
@@ -69,20 +69,19 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 	if len(ds) == 0 && !bytes.Equal(data, want.Bytes()) {
 		// The same gates, written otherwise: a header or layout by hand,
 		// which the tool's byte comparison refuses too.
+		files[0].differs = true
 		ds = append(ds, plegvet.Diagnostic{Category: string(suite.StaleList), Pos: plegvet.Pos{File: rel, Line: firstDifferentLine(data, want.Bytes()), Column: 1},
 			Related: []plegvet.Related{}, Message: "the list holds the code's gates but not in the bytes the feature-list tool writes (header or layout); rewrite the list with " + rewrite})
 	}
-	return reportList(stdout, stderr, rep, differing(files, ds), ds, rewrite, src.json)
+	return reportList(stdout, stderr, rep, differing(files), ds, rewrite, src.json)
 }
 
 // differing names the files with differences ("A and B"), the first when
 // none has.
-func differing(files []listFile, ds []plegvet.Diagnostic) string {
+func differing(files []listFile) string {
 	var names []string
 	for _, f := range files {
-		if slices.ContainsFunc(ds, func(d plegvet.Diagnostic) bool {
-			return d.Pos.File == f.rel || strings.Contains(d.Message, f.rel)
-		}) {
+		if f.differs {
 			names = append(names, f.rel)
 		}
 	}
@@ -92,10 +91,12 @@ func differing(files []listFile, ds []plegvet.Diagnostic) string {
 	return strings.Join(names, " and ")
 }
 
-// listFile is a file -update writes: its path, as named, and its bytes.
+// listFile is a file -update writes: its path, as named, and its bytes;
+// differs says that its check found differences.
 type listFile struct {
 	name, rel string
 	data      []byte
+	differs   bool
 }
 
 // markdownList is the checkout's feature_list.md as the generator writes
@@ -106,7 +107,7 @@ func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFil
 	if err := rep.WriteMarkdownList(&want); err != nil {
 		return listFile{}, nil, err
 	}
-	md := listFile{filepath.Join(dir, filepath.FromSlash(rel)), rel, want.Bytes()}
+	md := listFile{name: filepath.Join(dir, filepath.FromSlash(rel)), rel: rel, data: want.Bytes()}
 	data, err := inputfile.Read(md.name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -143,7 +144,7 @@ func updateList(stderr io.Writer, rep *plegvet.GatesReport, files []listFile, ds
 			return fail(stderr, "gates", err)
 		}
 	}
-	return conflictsExit(stderr, "gates", rep.Diagnostics, exitOK)
+	return conflictsExit(stderr, "gates", rep.Conflicts, exitOK)
 }
 
 // firstDifferentLine is the first line where a and b differ (1-based).

@@ -33,7 +33,8 @@
 //	PLEGVET_FETCH_TIMEOUT  how long one run of the go command fetching a
 //	                       -k8s release may take (a Go duration; default
 //	                       5m and 30s per further module the run
-//	                       downloads; 0 for no limit); on expiry the fetch fails
+//	                       downloads; 0 for no limit; a negative one is
+//	                       refused); on expiry the fetch fails
 //	                       with one line naming GOPROXY
 //	PLEGVET_CACHE          where report and gates keep their answers for
 //	                       -k8s releases (default: plegvet under the user's

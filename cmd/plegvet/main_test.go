@@ -44,6 +44,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("K8STREE", tree)
+			// Real kubelets' captures, kept by tools/kubeletcheck.
+			real, err := filepath.Abs(filepath.Join("..", "..", "nodeverdict", "testdata", "real"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REALCAPTURES", real)
 			return nil
 		},
 	}

@@ -41,7 +41,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	code := answer("report", stdout, stderr, src.json, rep, func(w io.Writer) error { return render.Report(w, rep, writeFindings) }, rep.Source)
-	return conflictsExit(stderr, "report", rep.Diagnostics, code)
+	return conflictsExit(stderr, "report", rep.Conflicts, code)
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {

@@ -79,9 +79,14 @@ func parseFetchOptions() (plegvet.FetchOptions, error) {
 	if s == "" {
 		return plegvet.FetchOptions{}, nil
 	}
+	const want = "want a Go duration such as 10m or 90s (0: no limit)"
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		return plegvet.FetchOptions{}, fmt.Errorf("PLEGVET_FETCH_TIMEOUT=%q: not a duration; want a Go duration such as 10m or 90s (0: no limit)", s)
+	switch {
+	case err != nil:
+		return plegvet.FetchOptions{}, fmt.Errorf("PLEGVET_FETCH_TIMEOUT=%q: not a duration; %s", s, want)
+	case d < 0:
+		// FetchOptions would take it as no limit, which only 0 asks for.
+		return plegvet.FetchOptions{}, fmt.Errorf("PLEGVET_FETCH_TIMEOUT=%q: a negative duration; %s", s, want)
 	}
 	if d == 0 {
 		d = -1 // the environment's 0 is FetchOptions' "no limit"

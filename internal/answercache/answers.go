@@ -66,13 +66,14 @@ func sourceWhole(s answers.Source, t *tree.Tree) bool {
 }
 
 // complete reports whether an answer read every file and followed every
-// construct; only those are kept.
+// construct, and has no registration conflicts (which its JSON holds only
+// in words); only those are kept.
 func complete(v any) bool {
 	switch a := v.(type) {
 	case *answers.Report:
-		return a.Source.Load.Complete()
+		return a.Source.Load.Complete() && len(a.Conflicts) == 0
 	case *answers.GatesReport:
-		return a.Source.Load.Complete()
+		return a.Source.Load.Complete() && len(a.Conflicts) == 0
 	}
 	return true
 }

@@ -278,17 +278,17 @@ func changes(a, b *answer.GateAtRelease) []string {
 
 // stageRank orders the stages a gate is promoted through; 0 for the
 // others (Deprecated, or a stage that could not be read).
-var stageRank = map[string]int{
-	string(featuregates.PreAlpha): 1,
-	string(featuregates.Alpha):    2,
-	string(featuregates.Beta):     3,
-	string(featuregates.GA):       4,
+var stageRank = map[featuregates.PreRelease]int{
+	featuregates.PreAlpha: 1,
+	featuregates.Alpha:    2,
+	featuregates.Beta:     3,
+	featuregates.GA:       4,
 }
 
-func stageChange(from, to string) string {
+func stageChange(from, to featuregates.PreRelease) string {
 	f, t := stageRank[from], stageRank[to]
 	switch {
-	case to == string(featuregates.Deprecated):
+	case to == featuregates.Deprecated:
 		return fmt.Sprintf("deprecated (was %s)", stageWords(from))
 	case f > 0 && t > f:
 		return fmt.Sprintf("promoted %s -> %s", from, to)
@@ -299,9 +299,9 @@ func stageChange(from, to string) string {
 }
 
 // stageWords is a stage for a phrase: "" is a stage that could not be read.
-func stageWords(s string) string {
+func stageWords(s featuregates.PreRelease) string {
 	if s == "" {
 		return "unknown stage"
 	}
-	return s
+	return string(s)
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/featuregates"
 )
 
 // spec builds an unversioned spec at a line of kube_features.go.
 func histSpec(stage string, def, locked bool, line int) answer.Spec {
-	return answer.Spec{PreRelease: stage, Default: def, LockToDefault: locked, Pos: answer.Pos{File: "pkg/features/kube_features.go", Line: line, Column: 3}}
+	return answer.Spec{PreRelease: featuregates.PreRelease(stage), Default: def, LockToDefault: locked, Pos: answer.Pos{File: "pkg/features/kube_features.go", Line: line, Column: 3}}
 }
 
 // read is a release that declares the gates given.

@@ -18,6 +18,7 @@ const module = "github.com/plegvet/plegvet"
 var drivers = map[string]string{
 	module + "/internal/suite":         "the one list of analyzers: it builds each and reads its checks and flags",
 	module + "/internal/engine":        "the one place that loads a tree and runs the suite over it",
+	module + "/internal/assemble":      "reads the analyzers' results into the library's answers (the root is its facade)",
 	module + "/internal/driver":        "the standalone go/analysis driver: it runs the suite's analyzers and prints their findings",
 	module + "/internal/nodeindex/gen": "go generate's command: the index holds the library's own answers (LoadNodeSource)",
 }

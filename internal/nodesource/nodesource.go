@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -79,8 +81,9 @@ type NodeCapture struct {
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
-// The report's Inputs are left for the caller to fill. Its only error is
-// a capture missing. A kubelet that does not say its release (no
+// The report's Inputs are left for the caller to fill. Its errors are a
+// capture missing, and a kubelet of another minor than the release read
+// (ErrOtherMinor). A kubelet that does not say its release (no
 // kubernetes_build_info, or a git_version that is not a release, as a
 // build without version ldflags reports) is decided with the gate read at
 // the source's own version (a checkout's newest spec), and a note says so.
@@ -105,6 +108,10 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		} else {
 			unknown += "; the source read is the checkout " + s.Source.Dir + ", whose newest spec of the gate is read"
 		}
+	}
+	sourceNote, err := s.sameMinor(release, unknown, where, kubelet)
+	if err != nil {
+		return nil, err
 	}
 	r := s.Relist
 	ng := answer.NodeGate{Name: s.GateName(), KubeletVersion: kubelet, Built: s.built()}
@@ -134,7 +141,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 	}
 	in := nodeverdict.Input{
 		Gate: nodeverdict.GateState{
-			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, Explicit: ng.Explicit, Value: ng.Value,
+			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, SourceVersion: sourceNote, Explicit: ng.Explicit, Value: ng.Value,
 			Built: ng.Built, Spec: render.GateSpec(s.Source.Dir, gate, ng.Name, spec, found), Test: render.GateTest(r),
 		},
 		Periods: relistPeriods(r),
@@ -174,7 +181,32 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Metrics:       *c.Metrics,
 		Relist:        dec.Relist,
 		Health:        dec.Health,
+		Reconcile:     s.reconcile(),
 	}, nil
+}
+
+// ErrOtherMinor is wrapped by Decide's error for a kubelet whose release
+// is of another minor than the release read.
+var ErrOtherMinor = errors.New("another minor than the source read")
+
+// sameMinor holds a kubelet's release to the release read: the minor
+// decides the PLEG's design (v1.37's evented PLEG only asks for relists,
+// v1.36's emits events), so a kubelet of another minor is refused rather
+// than decided from a design it does not run; naming the source is a
+// choice the caller made, and deciding from another release would fetch
+// what it did not ask for. Another patch of the same minor is a note
+// (returned): the gate's default is still read at the kubelet's own. A
+// checkout, or a kubelet that does not say its release, is not compared.
+func (s *NodeSource) sameMinor(release, unknown, where, kubelet string) (string, error) {
+	source := s.Source.KubernetesVersion
+	switch {
+	case unknown != "" || source == "" || release == source:
+		return "", nil
+	case semver.MajorMinor(release) != semver.MajorMinor(source):
+		return "", fmt.Errorf("%s is %s, of %w, %s: the minor decides the PLEG's design; want a source of %s, such as the kubelet's own release (read when no source is named)",
+			where, kubelet, ErrOtherMinor, s.Source.Dir, semver.MajorMinor(release))
+	}
+	return source, nil
 }
 
 // HealthRule is the kubelet's PLEG health rule from this source: the
@@ -209,6 +241,15 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + s.Evented.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers was not read"
 	}
 	return h
+}
+
+// reconcile is the source's relist as level-triggered reconciliation;
+// nil when not read.
+func (s *NodeSource) reconcile() *answer.Reconcile {
+	if s.Health == nil {
+		return nil
+	}
+	return s.Health.Reconcile
 }
 
 // words are the kubelet's words for check failing, as the source has them.

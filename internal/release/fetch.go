@@ -68,7 +68,11 @@ func (f Fetcher) Fetch(ctx context.Context, version string, withCRI bool) (*tree
 // newest cannot be asked for (no network, GOPROXY=off) the go command's
 // first answer is the whole answer.
 func (f Fetcher) unserved(ctx context.Context, v string, refused error) error {
-	out, _, err := f.runGo(ctx, "asking the go command for the newest "+tree.KubernetesModule, os.TempDir(),
+	tmp, err := tempDir()
+	if err != nil {
+		return refused
+	}
+	out, _, err := f.runGo(ctx, "asking the go command for the newest "+tree.KubernetesModule, tmp,
 		"list", "-m", "-f", "{{.Version}}", tree.KubernetesModule+"@latest")
 	newest := strings.TrimSpace(string(out))
 	if err != nil || semver.Compare(newest, "v1.0.0") < 0 {
@@ -182,7 +186,11 @@ func (f Fetcher) DownloadSome(ctx context.Context, modules ...string) ([]Module,
 	}
 	// A directory outside any module, so that no go.mod of the user's
 	// applies; removed on every return, stopped runs included.
-	neutral, err := os.MkdirTemp("", "plegvet-download-")
+	tmp, err := tempDir()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	neutral, err := os.MkdirTemp(tmp, "plegvet-download-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}

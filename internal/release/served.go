@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -188,7 +187,11 @@ func (f Fetcher) servedPatches(ctx context.Context, minor, from, to uint) ([]uin
 		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
 	}
 	what := fmt.Sprintf("asking the go command for v1.%d patches", minor)
-	out, errOut, err := f.runGo(ctx, what, os.TempDir(), args...)
+	tmp, err := tempDir()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out, errOut, err := f.runGo(ctx, what, tmp, args...)
 	if isStopped(err) {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func GateHistory(w io.Writer, rep *answer.GateHistoryReport) error {
 			default:
 				stage, def, locked, at := "?", "?", "?", "-"
 				if s := r.Effective; s != nil {
-					stage, def, locked = cmp.Or(s.PreRelease, "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
+					stage, def, locked = cmp.Or(string(s.PreRelease), "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
 				}
 				if r.Pos != nil {
 					at = srcpos.Line(r.Pos)

@@ -21,7 +21,7 @@ func Gates(w io.Writer, rep *answer.GatesReport, findings Findings) error {
 		modules[g.Module] = true
 		stage, def, locked := "?", "?", "?"
 		if s, ok := g.Newest(); ok {
-			stage, def, locked = s.PreRelease, fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
+			stage, def, locked = string(s.PreRelease), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
 		}
 		since := "-"
 		if len(g.Specs) > 0 && g.Specs[0].Version != "" {

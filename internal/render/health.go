@@ -184,7 +184,7 @@ func LevelTriggered(rc *answer.Reconcile, period *answer.Value, stream bool) str
 	}
 	every := fmt.Sprintf("is found at the next relist, at the period in force (%s)", Value(period, Prose))
 	if rc == nil || rc.List == nil || rc.Compare == nil {
-		return fmt.Sprintf("plegvet did not find both the generic PLEG's listing of every pod and its comparison with the previous listing (see the files that were not read), so it cannot ground the relist as level-triggered reconciliation, where %s %s.", missed, every)
+		return fmt.Sprintf("In the code it read, plegvet did not find both the generic PLEG's listing of every pod and its comparison with the previous listing, so it cannot ground the relist as level-triggered reconciliation, where %s %s.", missed, every)
 	}
 	return fmt.Sprintf("Each relist lists every pod and container from the runtime (%s in %s, %s) and compares each container's state with the previous relist's (%s in %s, %s), generating events from the difference; that is level-triggered reconciliation: %s %s.",
 		rc.List.Expr, rc.List.Func, srcpos.Line(&rc.List.Pos), rc.Compare.Expr, rc.Compare.Func, srcpos.Line(&rc.Compare.Pos), missed, every)

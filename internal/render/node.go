@@ -92,9 +92,25 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 			}
 		}
 	}
-	// TODO(merge): close with render's level-triggered sentence
+	b.WriteString("\n")
+	for _, l := range wrapCell(nodeLevelTriggered(rep), 2*cellWidth+13) {
+		b.WriteString(l + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// nodeLevelTriggered closes the answer as the report's closing paragraph
+// does: the relist, at the period the verdict predicts, is level-triggered
+// reconciliation. An event stream runs beside it unless the evented PLEG
+// gave it up or none runs.
+func nodeLevelTriggered(rep *answer.NodeReport) string {
+	var period *answer.Value
+	if p := rep.Relist.Expected; p != "" {
+		period = &answer.Value{Value: p}
+	}
+	stream := rep.Expected == answer.Evented || rep.Expected == answer.GenericWithEventHints
+	return LevelTriggered(rep.Reconcile, period, stream)
 }
 
 // predicted says what the verdict the source predicts has the kubelet do,

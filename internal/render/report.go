@@ -125,7 +125,7 @@ type rowFunc func(label string, values ...string)
 
 // gateRows says the feature gate: its spec in force and where it is
 // declared, or why no spec could be read.
-func gateRows(row rowFunc, g *answer.FeatureGate) {
+func gateRows(row rowFunc, g *answer.Gate) {
 	if g == nil {
 		row("Feature gate", "none")
 		return

@@ -246,6 +246,12 @@ func checkVerdicts(t *testing.T, src *plegvet.NodeSource, caps []harness.Capture
 // read or decide fails the test, named what.
 func decide(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, what string) *plegvet.NodeReport {
 	t.Helper()
+	return decideAt(t, src, rt, sc, time.Time{}, what)
+}
+
+// decideAt is decide with the capture's time (zero: none given).
+func decideAt(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, at time.Time, what string) *plegvet.NodeReport {
+	t.Helper()
 	cfg, err := nodeverdict.ReadConfigz("configz", sc.Configz)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -254,7 +260,11 @@ func decide(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc h
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt})
+	c := plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt}
+	if !at.IsZero() {
+		c.At, c.AtFrom = &at, "the scrape's start"
+	}
+	rep, err := src.Decide(c)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}

@@ -2,14 +2,17 @@ package kubeletcheck
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
@@ -41,7 +44,9 @@ func TestPLEGUnhealthy(t *testing.T) {
 				t.Logf("plegvet has no alerts subcommand: Prometheus scrapes the kubelet with no rules, and no alert is asserted")
 			}
 			began := time.Now()
-			run, err := p.NewUnhealthy(release, kubelet, apiserver, rules, t.Logf).Run(ctx)
+			u := p.NewUnhealthy(release, kubelet, apiserver, rules, t.Logf)
+			u.Probe = kubectlPlegProbe(t, buildKubectlPleg(t))
+			run, err := u.Run(ctx)
 			skipOrFail(t, err)
 			t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
 			tl := run.Timeline(harness.Alerts)
@@ -62,13 +67,25 @@ func TestPLEGUnhealthy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The scenario keeps containerd down past the threshold it
+			// expects; the kubelet's own words above held it to that
+			// threshold, and plegvet must read the same from the source.
+			if th := src.HealthRule().GateOff; !th.Known || th.Duration != harness.PLEGThreshold {
+				t.Errorf("plegvet reads the gate-off threshold %+v from %s; the kubelet said %s", th, release, harness.PLEGThreshold)
+			}
 			rt, err := nodeverdict.ReadCrictl("crictl version", run.Crictl)
 			if err != nil {
 				t.Fatal(err)
 			}
 			plegvet.JudgeRuntime(ctx, rt)
+			asserted := 0
 			for i := range run.Obs {
-				checkHealth(t, src, rt, run, &run.Obs[i])
+				if checkHealth(t, src, rt, run, tl, &run.Obs[i]) {
+					asserted++
+				}
+			}
+			if asserted < len(run.Obs)/2 {
+				t.Errorf("plegvet's health asserted on %d of %d scrapes; want at least half", asserted, len(run.Obs))
 			}
 		})
 	}
@@ -127,30 +144,118 @@ func checkUnhealthyTimeline(t *testing.T, tl *harness.Timeline, withRules bool) 
 	}
 }
 
-// checkHealth is the per-scrape health assertion.
-//
-// TODO(merge): with nodehealth's health decision (rep.Health), assert on
-// each scrape: rep.Health.State is "healthy" before the stop and after
-// tl.Advances; "at-risk" or "unhealthy" from the first scrape after
-// kubeletLine (the kubelet's last "PLEG is not healthy" line by the
-// scrape's start, current while at most harness.SyncLoopMaxBackoff + 1s
-// old and before containerd's start: the kubelet logs nothing when it
-// recovers) until recovery; and rep.Health.Message equals kubeletMessage up to
-// the elapsed time ("pleg was last seen active ...; threshold is 3m0s").
-// Until then it logs what that assertion needs.
-func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, run *harness.UnhealthyRun, o *harness.Observation) {
+// checkHealth decides one scrape's PLEG health with plegvet, at the
+// scrape's time, and requires it to be what the kubelet says at that
+// moment: healthy while the gauge is fresh before the stop and once it
+// advanced after the start; unhealthy, with the kubelet's own message up
+// to the elapsed time, while the kubelet's last "PLEG is not healthy"
+// line is current (at most its sync loop's backoff old, and before
+// containerd's start: the kubelet logs nothing when it recovers); never
+// healthy while the last relist is older than the threshold; and at-risk
+// while the relist is stalled short of it.
+func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, run *harness.UnhealthyRun, tl *harness.Timeline, o *harness.Observation) (asserted bool) {
 	t.Helper()
 	if o.Err != nil {
 		t.Logf("scrape %d: %v", o.Index, o.Err)
-		return
+		return false
 	}
-	rep := decide(t, src, rt, o.Scrape, fmt.Sprintf("scrape %d", o.Index))
+	rep := decideAt(t, src, rt, o.Scrape, o.Start, fmt.Sprintf("scrape %d", o.Index))
+	h := rep.Health
 	kubeletLine, kubeletMessage := run.KubeletSays(o.Start)
-	current := kubeletLine != nil && o.Start.Sub(kubeletLine.Time) <= harness.SyncLoopMaxBackoff+time.Second && o.Start.Before(run.Started)
-	said := "nothing"
-	if kubeletLine != nil {
-		said = fmt.Sprintf("%q at %s (current %t)", kubeletMessage, kubeletLine.Time.Format("15:04:05.000"), current)
+	current := kubeletLine != nil && o.Start.Sub(kubeletLine.Time) <= harness.SyncLoopMaxBackoff+time.Second &&
+		o.Start.Before(run.Started) && strings.Contains(kubeletMessage, "last seen active")
+	elapsed := o.Start.Sub(time.Unix(int64(o.LastSeen()), 0))
+	th := src.HealthRule().GateOff.Duration
+	where := fmt.Sprintf("scrape %d (%+.0fs after the stop, last seen %s ago)", o.Index, o.Start.Sub(run.Stopped).Seconds(), elapsed.Round(time.Second))
+	t.Logf("%s: plegvet says %s %q; the kubelet's current PLEG message: %t %q", where, h.State, h.Message, current, kubeletMessage)
+	switch {
+	case current:
+		if h.State != answer.Unhealthy {
+			t.Errorf("%s: plegvet says %s; the kubelet says %q", where, h.State, kubeletMessage)
+		}
+		if sameUpToElapsed(h.Message) != sameUpToElapsed(kubeletMessage) {
+			t.Errorf("%s: plegvet's message %q; the kubelet's %q (elapsed times aside)", where, h.Message, kubeletMessage)
+		}
+	case elapsed > th+time.Second && o.Start.Before(run.Started):
+		if h.State == answer.Healthy {
+			t.Errorf("%s: plegvet says healthy past the threshold %s", where, th)
+		}
+	case elapsed > 10*time.Second && elapsed < th-time.Second && o.Start.After(run.Stopped) && o.Start.Before(run.Started):
+		// Stalled, not yet past the threshold: the kubelet says nothing
+		// of its PLEG yet, and plegvet warns (well past five relist
+		// periods behind) without calling it unhealthy.
+		if h.State != answer.AtRisk {
+			t.Errorf("%s: plegvet says %s; want at-risk before the threshold %s", where, h.State, th)
+		}
+	case elapsed < 5*time.Second && (o.Start.Before(run.Stopped) || tl.Advances != nil && !o.Start.Before(tl.Advances.Start)):
+		if h.State != answer.Healthy {
+			t.Errorf("%s: plegvet says %s (%q) on a fresh gauge", where, h.State, h.Evidence)
+		}
+	default:
+		return false
 	}
-	t.Logf("scrape %d (%+.0fs): last seen %.0fs ago; Ready=%s; verdict %s; the kubelet's PLEG message: %s",
-		o.Index, o.Start.Sub(run.Stopped).Seconds(), float64(o.Start.Unix())-o.LastSeen(), o.Ready.Status, rep.Verdict, said)
+	return true
+}
+
+// sameUpToElapsed is a PLEG message with its elapsed time left out.
+var elapsedTime = regexp.MustCompile(`active [0-9.a-zµ]+ ago`)
+
+func sameUpToElapsed(msg string) string { return elapsedTime.ReplaceAllString(msg, "active _ ago") }
+
+// kubectlPlegProbe runs kubectl pleg, with the README's RBAC, against the
+// live node through the harness's real API server: once Ready before the
+// stop, its HEALTH must be healthy and agree with the node's Ready
+// condition; once the condition names the PLEG, unhealthy, agreeing with
+// the condition, which it must read as the kubelet's PLEG error.
+func kubectlPlegProbe(t *testing.T, plugin string) func(ctx context.Context, n *harness.Node, phase string) error {
+	var kubeconfig string
+	return func(ctx context.Context, n *harness.Node, phase string) error {
+		if kubeconfig == "" {
+			var err error
+			if kubeconfig, err = n.Control.Kubeconfig("engineer", harness.EngineerToken); err != nil {
+				return err
+			}
+			role, binding := readmeRBAC(t)
+			apply(t, n.Control, "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+			apply(t, n.Control, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding)
+		}
+		var rows []struct {
+			Node   string `json:"node"`
+			Error  string `json:"error"`
+			Health struct {
+				State   string `json:"state"`
+				Message string `json:"message"`
+			} `json:"health"`
+			Condition *struct {
+				Status        string `json:"status"`
+				Message       string `json:"message"`
+				PLEGUnhealthy *bool  `json:"plegUnhealthy"`
+				Agrees        *bool  `json:"agrees"`
+				Why           string `json:"why"`
+			} `json:"condition"`
+		}
+		var out, stderr string
+		var code int
+		waitFor(t, 30*time.Second, "kubectl pleg to read the node", func() (bool, string) {
+			out, stderr, code = run(t, plugin, "--kubeconfig", kubeconfig, "--skip-runtime-source", "-o", "json")
+			rows = nil
+			json.Unmarshal([]byte(out), &rows)
+			return len(rows) == 1 && rows[0].Error == "" && rows[0].Condition != nil, fmt.Sprintf("exit %d\n%s\n%s", code, out, stderr)
+		})
+		r := rows[0]
+		t.Logf("kubectl pleg at %s: exit %d, HEALTH %s %q; Ready %s %q, agrees %v: %s", phase, code, r.Health.State, r.Health.Message, r.Condition.Status, r.Condition.Message, r.Condition.Agrees, r.Condition.Why)
+		agrees := r.Condition.Agrees != nil && *r.Condition.Agrees
+		switch phase {
+		case harness.PhaseReady:
+			if r.Health.State != answer.Healthy || r.Condition.Status != "True" || !agrees {
+				t.Errorf("kubectl pleg on the Ready node: HEALTH %s, Ready %s, agrees %v (%s); want healthy, True, agreeing\n%s", r.Health.State, r.Condition.Status, r.Condition.Agrees, r.Condition.Why, out)
+			}
+		case harness.PhaseUnhealthy:
+			named := r.Condition.PLEGUnhealthy != nil && *r.Condition.PLEGUnhealthy
+			if r.Health.State != answer.Unhealthy || r.Condition.Status != "False" || !named || !agrees || code != 3 {
+				t.Errorf("kubectl pleg once Ready names the PLEG: exit %d, HEALTH %s, Ready %s (PLEG named %v), agrees %v (%s); want exit 3, unhealthy, False naming the PLEG, agreeing\n%s", code, r.Health.State, r.Condition.Status, r.Condition.PLEGUnhealthy, r.Condition.Agrees, r.Condition.Why, out)
+			}
+		}
+		return nil
+	}
 }

@@ -20,9 +20,15 @@ import (
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
 )
 
-// words are the kubelet's words for a failed PLEG check, given here as
-// the source will give them.
-var words = nodeverdict.HealthWords{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v"}
+// words is the kubelet's health rule as a source gives it: its "PLEG"
+// check's messages and how runtimeErrors words a failed check.
+var words = &answer.Health{
+	Checks: []answer.HealthRule{{Name: "PLEG", Rule: plegperiods.RelistElapsed, Messages: []answer.HealthMessage{
+		{Format: "pleg has yet to be successful", When: plegperiods.WhenNeverRelisted},
+		{Format: "pleg was last seen active %v ago; threshold is %v", When: plegperiods.WhenThresholdExceeded},
+	}}},
+	RuntimeErrors: &answer.HealthMessage{Format: "%s is not healthy: %v"},
+}
 
 // withWords is rec's hooks with the kubelet's words in every source.
 func withWords(rec *recorder) *Options {
@@ -31,13 +37,7 @@ func withWords(rec *recorder) *Options {
 	h.LoadSource = func(ctx context.Context, opts plegvet.Options, release string) (*plegvet.NodeSource, error) {
 		s, err := load(ctx, opts, release)
 		if s != nil {
-			s.Health = &answer.Health{
-				Checks: []plegperiods.HealthRule{{Name: words.CheckName, Rule: plegperiods.RelistElapsed, Messages: []plegperiods.HealthMessage{
-					{When: plegperiods.WhenThresholdExceeded, Format: words.StaleFormat},
-					{When: plegperiods.WhenNeverRelisted, Format: words.NeverFormat},
-				}}},
-				RuntimeErrors: &plegperiods.HealthMessage{Format: words.ErrorsFormat},
-			}
+			s.Health = words
 		}
 		return s, err
 	}
@@ -186,7 +186,7 @@ func TestJudgeReady(t *testing.T) {
 			r := &ReadyCondition{Status: tc.status, Message: tc.msg, LastHeartbeatTime: &hb}
 			prefix := ""
 			if tc.words {
-				prefix = words.NotHealthy()
+				prefix = "PLEG is not healthy: "
 			}
 			r.judge(nodeverdict.Health{State: tc.state}, at, prefix)
 			got, _ := json.Marshal(r.Agrees)

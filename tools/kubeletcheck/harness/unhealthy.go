@@ -48,7 +48,18 @@ type Unhealthy struct {
 	Hold                  time.Duration
 	MaxExtra, MaxRecovery time.Duration
 	Logf                  func(string, ...any)
+	// Probe, when set, runs against the live node at two moments: once
+	// the node is Ready before the stop (PhaseReady), and once its Ready
+	// condition names the PLEG (PhaseUnhealthy), while the runtime is
+	// still down; its error ends the run.
+	Probe func(ctx context.Context, n *Node, phase string) error
 }
+
+// The moments Probe runs at.
+const (
+	PhaseReady     = "ready"
+	PhaseUnhealthy = "pleg-unhealthy"
+)
 
 // NewUnhealthy is the scenario with the timings CI runs: the kubelet
 // scraped, the node's Ready condition and Prometheus's alerts read every
@@ -176,6 +187,11 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if u.Probe != nil {
+		if err := u.Probe(ctx, n, PhaseReady); err != nil {
+			return nil, err
+		}
+	}
 	run.Stopped = time.Now()
 	u.Logf("%s: containerd stopped (its shim and the pod's container keep running)", u.Release)
 	if err := n.Runtime.StopDaemon(); err != nil {
@@ -194,6 +210,11 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 		return true
 	}); err != nil {
 		return nil, err
+	}
+	if u.Probe != nil {
+		if err := u.Probe(ctx, n, PhaseUnhealthy); err != nil {
+			return nil, err
+		}
 	}
 	time.Sleep(u.Hold)
 	run.Started = time.Now()

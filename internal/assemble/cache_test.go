@@ -1,4 +1,4 @@
-package plegvet
+package assemble
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/tree"
 )
@@ -58,7 +59,7 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 	// Mark the entry, to tell a read from a computation: written as Put
 	// writes it (an entry edited by hand is a miss: its digest binds it).
 	key := strings.TrimSuffix(filepath.Base(entries[0]), ".json")
-	var marked Report
+	var marked answer.Report
 	if !answercache.Get(dir, key, &marked) {
 		t.Fatal("the entry is not readable")
 	}
@@ -75,7 +76,7 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 	}
 	// Unmarked, the entry is the computed answer.
 	second.Summary = first.Summary
-	for _, got := range []*Report{first, second} {
+	for _, got := range []*answer.Report{first, second} {
 		if g := mustJSON(t, got); !bytes.Equal(g, want) {
 			t.Errorf("cached answer differs from the computed one:\n%s\nwant\n%s", g, want)
 		}
@@ -92,7 +93,7 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 	if g := mustJSON(t, third); !bytes.Equal(g, want) {
 		t.Errorf("after a corrupt entry: %s", g)
 	}
-	var again Report
+	var again answer.Report
 	if !answercache.Get(dir, key, &again) || !bytes.Equal(mustJSON(t, &again), want) {
 		t.Error("the corrupt entry was not rewritten")
 	}
@@ -116,7 +117,7 @@ func TestCachedAnswersAreTheComputedOnes(t *testing.T) {
 
 func TestCheckoutsAreNotCached(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Inspect(context.Background(), Options{Dir: "testdata/src/k8s.io/kubernetes", CacheDir: dir}); err != nil {
+	if _, err := Inspect(context.Background(), Options{Dir: "../../testdata/src/k8s.io/kubernetes", CacheDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if got := cacheEntries(t, dir); len(got) != 0 {
@@ -130,9 +131,9 @@ func TestIncompleteAnswersAreNotKept(t *testing.T) {
 	dir := t.TempDir()
 	tr := &tree.Tree{Module: "k8s.io/kubernetes", Version: "v1.36.1", Sums: map[string]string{"k8s.io/kubernetes": "h1:x"}}
 	opts := Options{Kubernetes: "v1.36.1", CacheDir: dir}
-	compute := func() (*Report, error) {
+	compute := func() (*answer.Report, error) {
 		calls++
-		r := &Report{SchemaVersion: SchemaVersion}
+		r := &answer.Report{SchemaVersion: answer.SchemaVersion}
 		r.Source.Load.Problems = []string{"pkg/kubelet/x.go: permission denied"}
 		return r, nil
 	}
@@ -153,19 +154,19 @@ func TestEmptyEntriesAreComputedAgain(t *testing.T) {
 	dir := t.TempDir()
 	tr := &tree.Tree{Module: "k8s.io/kubernetes", Version: "v1.37.2", Sums: map[string]string{"k8s.io/kubernetes": "h1:x"}}
 	opts := Options{Kubernetes: "v1.37.2", CacheDir: dir}
-	computed := &Report{SchemaVersion: SchemaVersion, Source: Source{Dir: "k8s.io/kubernetes@v1.37.2", KubernetesVersion: "v1.37.2", Load: Load{Mode: "source"}}, DefaultPLEG: "generic", Summary: "computed"}
+	computed := &answer.Report{SchemaVersion: answer.SchemaVersion, Source: answer.Source{Dir: "k8s.io/kubernetes@v1.37.2", KubernetesVersion: "v1.37.2", Load: answer.Load{Mode: "source"}}, DefaultPLEG: "generic", Summary: "computed"}
 	key, ok := answercache.TreeKey(tr, []string{"Inspect"})
 	if !ok {
 		t.Skip("no build ID to key on")
 	}
 	other := *computed
 	other.Source.Dir, other.Source.KubernetesVersion = "k8s.io/kubernetes@v1.36.1", "v1.36.1"
-	for _, planted := range []any{nil, map[string]any{}, map[string]any{"schemaVersion": SchemaVersion}, &other} {
+	for _, planted := range []any{nil, map[string]any{}, map[string]any{"schemaVersion": answer.SchemaVersion}, &other} {
 		if err := answercache.Put(dir, key, planted); err != nil {
 			t.Fatal(err)
 		}
 		calls := 0
-		got, err := cached(opts, tr, []string{"Inspect"}, func() (*Report, error) { calls++; return computed, nil })
+		got, err := cached(opts, tr, []string{"Inspect"}, func() (*answer.Report, error) { calls++; return computed, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestEmptyEntriesAreComputedAgain(t *testing.T) {
 		}
 	}
 	// The computed answer was kept, and is served.
-	got, _ := cached(opts, tr, []string{"Inspect"}, func() (*Report, error) { t.Error("computed again"); return computed, nil })
+	got, _ := cached(opts, tr, []string{"Inspect"}, func() (*answer.Report, error) { t.Error("computed again"); return computed, nil })
 	if got == nil || got.Summary != "computed" {
 		t.Errorf("the kept answer: %+v", got)
 	}

@@ -1,7 +1,8 @@
-// What Gates reads before it analyses: a release with its staging
-// modules, and the packages of the tree that may declare feature maps.
-
-package plegvet
+// Package gatescan finds, before anything is loaded, the packages of a
+// tree that may declare feature maps: those of pkg/ and of each staging
+// module with a Go file that imports the feature-gate API, as Kubernetes'
+// own feature-list generator walks them.
+package gatescan
 
 import (
 	"bytes"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"go/build"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io"
 	"io/fs"
@@ -28,31 +30,12 @@ import (
 	"github.com/plegvet/plegvet/internal/tree"
 )
 
-// openWithStaging is open for Gates: a release comes with its staging
-// modules, and those the proxy did not serve are returned as problems.
-func openWithStaging(ctx context.Context, opts Options) (*tree.Tree, Source, []string, error) {
-	if opts.Kubernetes == "" {
-		t, src, err := open(ctx, opts, false)
-		return t, src, nil, err
-	}
-	t, missing, err := opts.Fetch.fetcher().FetchWithStaging(ctx, opts.Kubernetes)
-	if err != nil {
-		return nil, Source{}, nil, kubernetesError(err)
-	}
-	var problems []string
-	for _, m := range missing {
-		mod, _, _ := strings.Cut(m.Module, "@")
-		problems = append(problems, fmt.Sprintf("staging/src/%s: staging module %s not fetched, its feature gates are not read: %s", mod, m.Module, m.Why))
-	}
-	return t, releaseSource(t.Version), problems, nil
-}
-
-// featureMapPackages finds the packages that may declare feature maps:
+// Packages finds the packages that may declare feature maps:
 // those of pkg/ and of each staging module with a (non-test) Go file that
 // builds on linux/amd64 and imports the feature-gate API. Directories the
 // go command ignores (vendor, testdata, _x, .x) are skipped. Packages the
 // loader models are left to their model. The import paths come sorted.
-func featureMapPackages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
+func Packages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
 	type root struct{ dir, importPath string }
 	roots := []root{{filepath.Join(t.Dir, "pkg"), t.Module + "/pkg"}}
 	// In module order: the problems found on the way come out in it.
@@ -166,7 +149,13 @@ func (f *goFile) read(t *tree.Tree) {
 	}
 	parsed, err := parser.ParseFile(token.NewFileSet(), f.path, src, parser.ImportsOnly)
 	if err != nil {
+		// Named as the loader names a syntax error: FILE:LINE:COL from
+		// the tree's root.
 		f.unread = fmt.Sprintf("%s: its imports do not parse: %s", t.Rel(f.path), inputfile.OneLine(err.Error()))
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			f.unread = fmt.Sprintf("%s:%d:%d: syntax error: %s", t.Rel(f.path), list[0].Pos.Line, list[0].Pos.Column, inputfile.OneLine(list[0].Msg))
+		}
 		return
 	}
 	for _, im := range parsed.Imports {

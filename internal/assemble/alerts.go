@@ -1,0 +1,33 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/alerts"
+)
+
+// Alerts builds Prometheus alerting rules for a tree's kubelets (plegvet
+// alerts) from the report read afresh (a kept report does not hold every
+// value the rules need); the rules are kept as Inspect's answer is.
+func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
+	t, src, err := open(ctx, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	return cached(opts, t, []string{"Alerts"}, func() (*answer.Alerts, error) {
+		rep, err := inspect(ctx, t, src, opts.Proto)
+		if err != nil {
+			return nil, err
+		}
+		if rep.Relist == nil {
+			for _, m := range rep.Missing {
+				if m.Part == "relist" {
+					return nil, fmt.Errorf("%s: no rules to write: %s", src.Dir, m.Why)
+				}
+			}
+		}
+		return alerts.Build(rep), nil
+	})
+}

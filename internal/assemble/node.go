@@ -1,0 +1,293 @@
+package assemble
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/nodeindex"
+	"github.com/plegvet/plegvet/internal/nodesource"
+	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/runtimeread"
+	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/nodeverdict"
+	"github.com/plegvet/plegvet/plegperiods"
+	"golang.org/x/mod/semver"
+	"maps"
+	"os/exec"
+	"slices"
+	"time"
+)
+
+// NodeOptions say which captures of a live node to read, and which source
+// to read the gate and the periods from.
+type NodeOptions struct {
+	// Options name the source. With neither Dir nor Kubernetes set, the
+	// release the kubelet reports (KubeletVersion, or the metrics'
+	// kubernetes_build_info) is fetched: the node's own source.
+	Options
+	// Configz, Metrics and Crictl are files holding the output of
+	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
+	// .../proxy/metrics, and of crictl version run on the node (its
+	// "Name:  value" lines, or the same fields as JSON or YAML). Crictl
+	// is optional.
+	Configz, Metrics, Crictl string
+	// SkipRuntimeSource leaves the runtime's own source unread: by
+	// default, with Crictl, the runtime's module is fetched at the version
+	// it reports to say whether it can stream container events.
+	SkipRuntimeSource bool
+	// KubeletVersion (v1.36.1) overrides the version in the metrics.
+	// Without it, a kubelet that does not say its release (no
+	// kubernetes_build_info, or a git_version that is not a release, as a
+	// build without version ldflags reports) is an error wrapping
+	// ErrKubeletVersionUnknown, unless Options name the source: the gate
+	// is then read at the source's version, and a note says so.
+	KubeletVersion string
+	// At is when the metrics were scraped; nil takes the metrics file's
+	// "# scraped at" line (never the file's mtime).
+	At *time.Time
+}
+
+// Node reads a node's configz, metrics and (optionally) crictl version
+// output, reads the gate's spec at the kubelet's version and the relist
+// periods from source, and decides which PLEG the node runs. An input
+// that cannot be read is an error naming the file and what was expected.
+func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
+	if opts.Configz == "" || opts.Metrics == "" {
+		return nil, errors.New("want both a configz and a metrics file")
+	}
+	cfg, err := readCapture(opts.Configz, nodeverdict.ReadConfigz)
+	if err != nil {
+		return nil, err
+	}
+	met, err := readCapture(opts.Metrics, nodeverdict.ReadMetrics)
+	if err != nil {
+		return nil, err
+	}
+	var rt *nodeverdict.Runtime
+	if opts.Crictl != "" {
+		if rt, err = readCapture(opts.Crictl, nodeverdict.ReadCrictl); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.SkipRuntimeSource {
+		// Whether the runtime can stream at all, from its own source at
+		// the version it reports; a runtime plegvet does not know, or a
+		// version the proxy does not have, is said in StreamsWhy; a fetch
+		// that failed for want of the proxy is an error.
+		if err := judgeRuntime(ctx, rt, opts.Fetch); err != nil {
+			return nil, err
+		}
+	}
+	release, err := kubeletRelease(opts, met)
+	if err != nil {
+		return nil, err
+	}
+	src, err := LoadNodeSource(ctx, opts.Options, release)
+	if err != nil {
+		return nil, err
+	}
+	// The metrics' version is read as the metrics': Decide names it so.
+	rep, err := src.Decide(nodesource.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At})
+	if errors.Is(err, nodesource.ErrOtherMinor) && opts.KubeletVersion == "" {
+		err = fmt.Errorf("%s: %w", opts.Metrics, err) // the version is the metrics'
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Inputs = answer.NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl}
+	return rep, nil
+}
+
+// readCapture reads a file and hands it to a nodeverdict reader.
+func readCapture[T any](file string, read func(name string, data []byte) (*T, error)) (*T, error) {
+	data, err := inputfile.Read(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(file), err)
+	}
+	return read(file, data)
+}
+
+// kubeletRelease returns the release whose source the kubelet was built
+// from: "" when the kubelet does not say it and opts name the source,
+// which then serves.
+func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) {
+	if opts.KubeletVersion != "" {
+		release, err := nodeverdict.Release(opts.KubeletVersion)
+		if err != nil {
+			return "", &OptionError{Option: "KubeletVersion", Err: err}
+		}
+		return release, nil
+	}
+	release, err := nodeverdict.Release(met.KubeletVersion)
+	switch {
+	case err == nil:
+		return release, nil
+	case opts.Kubernetes != "" || opts.Dir != "":
+		return "", nil
+	case met.KubeletVersion == "":
+		return "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
+	case met.KubeletVersion == nodeverdict.UnstampedVersion:
+		return "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
+	}
+	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+}
+
+// LoadNodeSource reads the source of the kubelet of a release (v1.36.1,
+// as nodeverdict.Release gives it): the tree opts names, or, when opts
+// names none (Dir and Kubernetes empty), the release: its answer in
+// plegvet's index (NodeIndexReleases) unless opts.SkipIndex, or else its
+// source fetched with the go command. A release the index lacks, with no
+// go command on PATH, is an error wrapping ErrNoGoCommand.
+func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesource.NodeSource, error) {
+	if opts.Dir == "" && opts.Kubernetes == "" {
+		if release == "" {
+			return nil, errors.New("no source: want a release, or Options naming a tree")
+		}
+		if !opts.SkipIndex && opts.Proto == "" {
+			s, err := indexedNodeSource(opts.index, release)
+			if s != nil || err != nil {
+				return s, err
+			}
+		}
+		if _, err := exec.LookPath("go"); err != nil {
+			return nil, notIndexed(opts.index, release)
+		}
+		opts.Kubernetes = release
+	}
+	// One load of the tree answers both: the gate's spec and the periods.
+	t, source, err := open(ctx, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyse(ctx, t, source, suite.FromSource, answer.FeaturesPackage, answer.PlegPackage, answer.KubeletPackage)
+	if err != nil {
+		return nil, err
+	}
+	gates, err := analysedGates(a)
+	if err != nil {
+		return nil, err
+	}
+	periods, err := analysedPeriods(a)
+	if err != nil {
+		return nil, err
+	}
+	s := &nodesource.NodeSource{Source: periods.Source, Relist: periods.Relist}
+	s.Source.From = answer.FromSource
+	s.Gate = gates.Gate(s.GateName())
+	// What the gate being on means is the release's design, read from its
+	// code: an event source, a relist trigger, or unknown.
+	if out, err := a.outcome(pleg.Analyzer, answer.KubeletPackage); err == nil {
+		if e := out.Result.(*pleg.Result).Evented; e != nil && e.Role != "" {
+			s.Evented = &answer.NodeEvented{Role: string(e.Role), Why: e.Why, OnStreamFailure: e.OnStreamFailure.Action}
+			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
+		}
+		s.Health = out.Result.(*pleg.Result).Health
+	}
+	return s, nil
+}
+
+// forcedRelists says whether the evented PLEG relists the generic PLEG
+// itself when a stream call returns an error, as the pleg analyzer reads
+// its event loop (releases v1.26 to v1.36: e.Relist() after
+// EventedPLEGConnErr.Inc(); v1.37's relist trigger has none), and on what
+// evidence. Restoring the generic relist restarts the generic PLEG in
+// those releases (Stop, Update, Start), and a generic PLEG relists as it
+// starts (wait.Until, then a timer of 0): one forced relist more, which
+// nodeverdict counts with the restore.
+func forcedRelists(e *answer.EventedPLEG) (bool, string) {
+	f := e.RelistOnStreamError
+	if f == nil {
+		return false, ""
+	}
+	why := fmt.Sprintf("it runs %s (%s:%d) at %s:%d when the stream call at %s:%d returns an error", f.Relist, f.RelistDecl.File, f.RelistDecl.Line, f.Pos.File, f.Pos.Line, f.Stream.File, f.Stream.Line)
+	if e.OnStreamFailure.Action == plegperiods.RestoreGenericRelist && e.OnStreamFailure.Pos != nil {
+		why += fmt.Sprintf(", and restores the relist duration (%s:%d) to a restarted generic PLEG, which relists as it starts", e.OnStreamFailure.Pos.File, e.OnStreamFailure.Pos.Line)
+	}
+	return true, why
+}
+
+// JudgeRuntime reads, from the runtime's own source at the version it
+// reports (fetched with the go command), whether it can stream container
+// events, into rt's StreamsEvents, Module, Pos and StreamsWhy. A runtime
+// plegvet does not know, or whose source cannot be read, is said in
+// StreamsWhy, not an error. The go command runs as FetchOptions{} says
+// (DefaultFetchTimeout); Node runs it as its Options.Fetch says.
+func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
+	if err := judgeRuntime(ctx, rt, release.Fetcher{}); err != nil {
+		rt.StreamsWhy = err.Error()
+	}
+}
+
+// judgeRuntime is JudgeRuntime, fetching as fetch says. Its error is a
+// fetch that failed for want of the proxy (ErrProxyRefused: GOPROXY=off,
+// no network, a refusal): a part of the answer not read, which Node
+// returns, as plegvet runtime does; every other cause is said in
+// StreamsWhy.
+func judgeRuntime(ctx context.Context, rt *nodeverdict.Runtime, fetch release.Fetcher) error {
+	if rt == nil || !rt.Known {
+		return nil
+	}
+	rep, err := runtimeread.Streams(ctx, rt.Name, rt.Version, fetch.Timeout)
+	if errors.Is(err, release.ErrProxyRefused) || ctx.Err() != nil {
+		return fmt.Errorf("reading the runtime's source (-skip-runtime-source leaves it out): %w", err)
+	}
+	if err != nil {
+		rt.StreamsWhy = err.Error()
+		return nil
+	}
+	rt.StreamsEvents, rt.StreamsWhy = rep.StreamsEvents, rep.Why
+	if rep.Module != "" {
+		rt.Module = rep.Module + "@" + rep.ModuleVersion
+	}
+	if rep.Pos != nil {
+		rt.Pos = fmt.Sprintf("%s:%d", rep.Pos.File, rep.Pos.Line)
+	}
+	return nil
+}
+
+// IndexReleases lists the releases the index holds an answer for, in
+// order.
+func IndexReleases(nodeIndex func() (map[string]nodeindex.Entry, error)) []string {
+	index, err := nodeIndex()
+	if err != nil {
+		return nil
+	}
+	releases := slices.SortedFunc(maps.Keys(index), semver.Compare)
+	return slices.DeleteFunc(releases, func(r string) bool { return index[r].Unserved != "" })
+}
+
+// indexedNodeSource is the index's answer for a release; nil when it holds
+// none.
+func indexedNodeSource(nodeIndex func() (map[string]nodeindex.Entry, error), release string) (*nodesource.NodeSource, error) {
+	index, err := nodeIndex()
+	if err != nil {
+		return nil, err
+	}
+	e, ok := index[release]
+	if !ok || e.Unserved != "" {
+		return nil, nil
+	}
+	var s nodesource.NodeSource
+	if err := json.Unmarshal(e.NodeSource, &s); err != nil {
+		return nil, fmt.Errorf("nodeindex.jsonl: %s: %w", release, err)
+	}
+	s.Source.From = answer.FromIndex
+	return &s, nil
+}
+
+// notIndexed says why a release that the index does not hold cannot be
+// read without the go command.
+func notIndexed(nodeIndex func() (map[string]nodeindex.Entry, error), release string) error {
+	why := "releases none"
+	if rs := IndexReleases(nodeIndex); len(rs) > 0 {
+		why = "releases " + rs[0] + " to " + rs[len(rs)-1]
+	}
+	if index, err := nodeIndex(); err == nil && index[release].Unserved != "" {
+		why = "the module proxy refused its source when the index was made: " + index[release].Unserved
+	}
+	return fmt.Errorf("%s is not in plegvet's index (%s), and its source cannot be fetched: %w", release, why, ErrNoGoCommand)
+}
