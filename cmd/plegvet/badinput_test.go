@@ -129,15 +129,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for name, content := range tc.tree {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeFiles(t, dir, tc.tree)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -159,5 +151,20 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("stdout lacks %q:\n%s", tc.stdout, stdout.String())
 			}
 		})
+	}
+}
+
+// writeFiles writes files, by path relative to dir, their directories
+// made.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

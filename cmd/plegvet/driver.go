@@ -4,11 +4,13 @@ package main
 // PACKAGES (internal/driver runs it).
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -123,6 +125,11 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	return o, false, -1
 }
 
+// childGrace is how long, after a signal, the driver is given to reap the
+// go command it runs: go/packages interrupts go list and kills it 5 s
+// later, and so does goFix with go fix.
+const childGrace = 6 * time.Second
+
 // runDriver is the standalone driver. ok is false when multichecker must
 // answer instead (help, -flags, -V, no package pattern).
 func runDriver(args []string, all []*analysis.Analyzer, stdout, stderr io.Writer) (code int, ok bool) {
@@ -133,7 +140,29 @@ func runDriver(args []string, all []*analysis.Analyzer, stdout, stderr io.Writer
 	if code >= 0 {
 		return code, true
 	}
-	return driver.Run(o, stdout, stderr), true
+	// SIGINT and SIGTERM end the context: the driver interrupts the go
+	// command it runs and waits for it, so that no child outlives plegvet
+	// (go/packages runs go list in a process group of its own, which a
+	// terminal's ^C does not reach).
+	ctx, stop := onSignal(context.Background())
+	defer stop()
+	done := make(chan int, 1)
+	go func() { done <- driver.Run(ctx, o, untilSignal{ctx, stdout}, untilSignal{ctx, stderr}) }()
+	select {
+	case code = <-done:
+	case <-ctx.Done():
+		// The go command ends on the interrupt, or is killed 5 s later;
+		// the analysis, which runs no process, is not waited for.
+		select {
+		case code = <-done:
+		case <-time.After(childGrace):
+		}
+	}
+	if in, ok := signalled(ctx); ok {
+		fmt.Fprintln(stderr, "plegvet: interrupted")
+		return in.exitCode(), true
+	}
+	return code, true
 }
 
 // driverText is the driver's escaping: the subcommands'.

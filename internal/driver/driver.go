@@ -38,6 +38,7 @@
 package driver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -114,21 +115,35 @@ type run struct {
 }
 
 // Run is the standalone driver: it runs the analyzers over the packages
-// the patterns match, prints, and returns the exit status.
-func Run(o *Options, stdout, stderr io.Writer) int {
+// the patterns match, prints, and returns the exit status. Ending ctx
+// interrupts the go command it runs (go list, go fix) and waits for it to
+// end; the caller then says why.
+func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) int {
 	stop, err := startProfiles(o, stderr)
 	if err != nil {
 		o.fail(stderr, err.Error())
 		return exitFailure
 	}
 	defer stop()
+	if special := specialGoFiles(o.Patterns); len(special) > 0 {
+		for _, line := range special {
+			o.fail(stderr, line)
+		}
+		return exitFailure
+	}
 
 	// go fix applies (or, with -diff, prints) the fixes before the
 	// analysis, which then says what -fix left, or what -diff cannot fix.
-	fixed := !o.Fix || goFix(o, stdout, stderr)
-	r, code := load(o, stderr)
+	fixed := !o.Fix || goFix(ctx, o, stdout, stderr)
+	if ctx.Err() != nil {
+		return exitFailure
+	}
+	r, code := load(ctx, o, stderr)
 	if code >= 0 {
 		return code
+	}
+	if ctx.Err() != nil {
+		return exitFailure // go list was interrupted: nothing to report
 	}
 	if code = report(r, o, stdout, stderr); !fixed {
 		code = exitFailure
@@ -221,7 +236,7 @@ func dropFixable(g *engine.Graph) {
 // under the vet.cfg protocol on every package, with the analyzer flags of
 // the command line. ok is false when it failed (said on stderr); go fix
 // -diff exits 1 for a diff that is not empty, which is no failure.
-func goFix(o *Options, stdout, stderr io.Writer) (ok bool) {
+func goFix(ctx context.Context, o *Options, stdout, stderr io.Writer) (ok bool) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
 		fmt.Fprintln(stderr, "plegvet: -fix and -diff need the go command on PATH: they run go fix -fixtool=plegvet")
@@ -241,9 +256,14 @@ func goFix(o *Options, stdout, stderr io.Writer) (ok bool) {
 		fmt.Fprintf(stderr, "plegvet: -fix: go %s\n", o.Text.ErrorLine(strings.Join(args, " ")))
 	}
 	out := &countingWriter{w: stdout}
-	cmd := exec.Command(gocmd, args...)
+	cmd := exec.CommandContext(ctx, gocmd, args...)
 	cmd.Stdout, cmd.Stderr = out, stderr
+	// As go/packages does with go list: go fix and the tools it runs in a
+	// process group of their own, interrupted together and killed if they
+	// linger; Wait reaps go fix either way.
+	done := interruptGroup(cmd, 5*time.Second)
 	err = cmd.Run()
+	done()
 	var exit *exec.ExitError
 	switch {
 	case err == nil, o.Diff && errors.As(err, &exit) && exit.ExitCode() == 1 && out.n > 0:

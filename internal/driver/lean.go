@@ -27,8 +27,8 @@ import (
 // r is nil, with why, when the lean loading cannot answer as the go
 // command would; nothing has been printed then. code is >= 0 when the run
 // ended here (an error was printed, or nothing matched).
-func loadLean(o *Options, stderr io.Writer) (r *run, why string, code int) {
-	meta, ok := listPackages(o, stderr)
+func loadLean(ctx context.Context, o *Options, stderr io.Writer) (r *run, why string, code int) {
+	meta, ok := listPackages(ctx, o, stderr)
 	if !ok {
 		return nil, "", exitFailure
 	}
@@ -47,7 +47,7 @@ func loadLean(o *Options, stderr io.Writer) (r *run, why string, code int) {
 		return nil, why, -1
 	}
 	pick := fromSource(meta)
-	res, err := engine.Load(context.Background(), engine.Request{Tree: t, Paths: paths, FromSource: pick})
+	res, err := engine.Load(ctx, engine.Request{Tree: t, Paths: paths, FromSource: pick})
 	if err != nil {
 		o.fail(stderr, err.Error())
 		return nil, "", exitFailure
@@ -79,8 +79,8 @@ func fromSource(meta []*packages.Package) func(string) bool {
 // listPackages asks the go command which packages match the patterns,
 // with what they import. ok is false when it fails or nothing matched:
 // the error is printed.
-func listPackages(o *Options, stderr io.Writer) (meta []*packages.Package, ok bool) {
-	meta, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.Patterns...)
+func listPackages(ctx context.Context, o *Options, stderr io.Writer) (meta []*packages.Package, ok bool) {
+	meta, err := packages.Load(&packages.Config{Context: ctx, Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.Patterns...)
 	if err != nil {
 		o.fail(stderr, err.Error())
 		return nil, false

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,10 +14,10 @@ import (
 // as the go command would (loadLean says why) or PLEGVET_FULL_DRIVER=1
 // asks, on the go/packages one. code >= 0 ends the run (an error was
 // printed).
-func load(o *Options, stderr io.Writer) (r *run, code int) {
+func load(ctx context.Context, o *Options, stderr io.Writer) (r *run, code int) {
 	why := FullDriverEnv + "=1"
 	if os.Getenv(FullDriverEnv) != "1" {
-		if r, why, code = loadLean(o, stderr); code >= 0 {
+		if r, why, code = loadLean(ctx, o, stderr); code >= 0 {
 			return nil, code
 		}
 	}
@@ -24,7 +25,7 @@ func load(o *Options, stderr io.Writer) (r *run, code int) {
 		if o.dbg('v') {
 			fmt.Fprintf(stderr, "plegvet: go/packages loader: %s\n", o.Text.ErrorLine(why))
 		}
-		if r, code = loadPackages(o, stderr); code >= 0 {
+		if r, code = loadPackages(ctx, o, stderr); code >= 0 {
 			return nil, code
 		}
 	}
@@ -39,8 +40,8 @@ func load(o *Options, stderr io.Writer) (r *run, code int) {
 }
 
 // loadPackages is the go/packages loader (engine.LoadPackages).
-func loadPackages(o *Options, stderr io.Writer) (r *run, code int) {
-	initial, err := engine.LoadPackages(o.Patterns)
+func loadPackages(ctx context.Context, o *Options, stderr io.Writer) (r *run, code int) {
+	initial, err := engine.LoadPackages(ctx, o.Patterns)
 	if err == nil && len(initial) == 0 {
 		err = fmt.Errorf("%s matched no packages", strings.Join(o.Patterns, " "))
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,9 +18,10 @@ import (
 // LoadPackages is the driver's fallback, multichecker's loading with
 // -test=false: every package of the import graph the patterns match,
 // type-checked from source by go/packages; on ./pkg/... of a checkout it
-// holds about 4 GiB.
-func LoadPackages(patterns []string) ([]*packages.Package, error) {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, ParseFile: parseFile}
+// holds about 4 GiB. Ending ctx interrupts the go command, and kills it
+// if it lingers (go/packages' own handling).
+func LoadPackages(ctx context.Context, patterns []string) ([]*packages.Package, error) {
+	cfg := &packages.Config{Context: ctx, Mode: packages.LoadAllSyntax | packages.NeedModule, ParseFile: parseFile}
 	return packages.Load(cfg, patterns...)
 }
 

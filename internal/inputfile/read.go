@@ -37,12 +37,9 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 	if limit <= 0 || limit > MaxSize {
 		limit = MaxSize
 	}
-	st, err := os.Stat(name)
+	st, err := regular(name)
 	if err != nil {
-		return nil, statError(name, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, notRegular(name, st.Mode())
+		return nil, err
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("is %d bytes, over the %s limit for one file%w", st.Size(), sizeWords(limit), quiet{ErrTooLarge})
@@ -83,6 +80,25 @@ func ReadLimit(name string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("grew past the %s limit for one file while read%w", sizeWords(limit), quiet{ErrTooLarge})
 	}
 	return buf, nil
+}
+
+// Regular returns nil for a regular file (or a link to one) and
+// otherwise Read's error, without opening the file: for a file another
+// program reads (the go command opens a FIFO named *.go and blocks).
+func Regular(name string) error {
+	_, err := regular(name)
+	return err
+}
+
+func regular(name string) (fs.FileInfo, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, statError(name, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(name, st.Mode())
+	}
+	return st, nil
 }
 
 // ErrNotRegular is wrapped by the error for a path that is not a regular

@@ -12,11 +12,9 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -27,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -206,12 +205,12 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 	failed := 0
 	total, err := Run(ctx, client, opts, func(i int, r *Result) {
 		for _, w := range r.Warnings {
-			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", quoteText(r.Node), oneLine(w))
+			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", inputfile.QuoteName(r.Node), inputfile.OneLine(w))
 		}
 		if r.Error != "" {
 			failed++
 			counts["error"]++
-			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", quoteText(r.Node), oneLine(r.Error))
+			fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s: %s\n", inputfile.QuoteName(r.Node), inputfile.OneLine(r.Error))
 		} else {
 			counts[r.Verdict]++
 			if st := r.Health.State; st == nodeverdict.Unhealthy || st == nodeverdict.AtRisk {
@@ -236,7 +235,7 @@ func run(ctx context.Context, client kubernetes.Interface, opts Options, output 
 		}
 	})
 	if err != nil {
-		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %s\n", inputfile.OneLine(err.Error()))
 		return exitFail
 	}
 	if total == 0 {
@@ -406,10 +405,10 @@ func writeTable(w io.Writer, rows []row, wide bool) {
 		// What the cluster supplies (the node's name and info, and the
 		// messages that quote it) is printed escaped: a CR, LF or tab
 		// would forge a row or a column, an escape drive the terminal.
-		r.node, r.kubelet, r.runtime = quoteText(r.node), quoteText(r.kubelet), quoteText(r.runtime)
-		r.gate, r.verdict, r.relist, r.streams, r.source = oneLine(r.gate), oneLine(r.verdict), oneLine(r.relist), oneLine(r.streams), oneLine(r.source)
-		r.health, r.ready = oneLine(r.health), oneLine(r.ready)
-		reason = oneLine(reason)
+		r.node, r.kubelet, r.runtime = inputfile.QuoteName(r.node), inputfile.QuoteName(r.kubelet), inputfile.QuoteName(r.runtime)
+		r.gate, r.verdict, r.relist, r.streams, r.source = inputfile.OneLine(r.gate), inputfile.OneLine(r.verdict), inputfile.OneLine(r.relist), inputfile.OneLine(r.streams), inputfile.OneLine(r.source)
+		r.health, r.ready = inputfile.OneLine(r.health), inputfile.OneLine(r.ready)
+		reason = inputfile.OneLine(reason)
 		if wide {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.kubelet, r.runtime, r.gate, r.verdict, r.health, r.ready, r.relist, r.streams, r.source, reason)
 		} else {
@@ -417,34 +416,6 @@ func writeTable(w io.Writer, rows []row, wide bool) {
 		}
 	}
 	_ = tw.Flush()
-}
-
-// quoteText returns a string the cluster supplies (a node's name, its
-// kubelet and runtime versions) as it can be printed on one line, in one
-// table cell: as is, or Go-quoted when it holds invalid UTF-8 or a
-// character that does not print as itself (an escape, a CR or LF, a tab,
-// a line separator). It is plegvet's inputfile.QuoteName, which this
-// module cannot import.
-func quoteText(s string) string {
-	if needsQuote(s) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// oneLine escapes, unquoted, the characters of a message that do not
-// print as themselves, so that it prints as one line (plegvet's
-// inputfile.OneLine).
-func oneLine(s string) string {
-	if !needsQuote(s) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
-
-func needsQuote(s string) bool {
-	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) })
 }
 
 func cut(s string, n int) string {

@@ -44,7 +44,8 @@ type Options struct {
 	// neither Dir nor Kubernetes, each kubelet's own release is fetched.
 	Source      plegvet.Options
 	Concurrency int
-	// Timeout is the client's request timeout, for messages.
+	// Timeout is --request-timeout: it bounds each answer of the API
+	// server, retries included (answerContext), and messages name it.
 	Timeout time.Duration
 	// Progress, when not nil, gets a progress line (a terminal).
 	Progress io.Writer
@@ -147,15 +148,23 @@ func targets(ctx context.Context, client kubernetes.Interface, opts Options) ([]
 		return out, nil
 	}
 	var out []target
+	var seen pages
 	cont := ""
 	for {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: opts.Selector, Limit: pageSize, Continue: cont})
+		actx, cancel := opts.answerContext(ctx)
+		list, err := client.CoreV1().Nodes().List(actx, metav1.ListOptions{LabelSelector: opts.Selector, Limit: pageSize, Continue: cont})
+		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("cannot list nodes: %s", explain(err, "list", "nodes", opts.Timeout))
 		}
+		names := make([]string, len(list.Items))
 		for i := range list.Items {
 			n := &list.Items[i]
+			names[i] = n.Name
 			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), listed: true})
+		}
+		if err := seen.add(names, list.Continue); err != nil {
+			return nil, err
 		}
 		if cont = list.Continue; cont == "" {
 			return out, nil
@@ -216,7 +225,9 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		return r
 	}
 	if !t.listed {
-		n, err := f.client.CoreV1().Nodes().Get(ctx, t.name, metav1.GetOptions{})
+		actx, cancel := f.opts.answerContext(ctx)
+		n, err := f.client.CoreV1().Nodes().Get(actx, t.name, metav1.GetOptions{})
+		cancel()
 		if err != nil {
 			return fail(fmt.Errorf("get node: %s", explain(err, "get", "nodes", f.opts.Timeout)))
 		}
@@ -310,6 +321,8 @@ func proxyPath(node, path string) string {
 
 // configz reads the kubelet's /configz through the API server.
 func (f *fleet) configz(ctx context.Context, node string) (*nodeverdict.Config, error) {
+	ctx, cancel := f.opts.answerContext(ctx)
+	defer cancel()
 	// Stream, not DoRaw: its errors carry the API server's Status, which
 	// names the permission a 403 lacks.
 	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("configz").Stream(ctx)
@@ -342,6 +355,8 @@ const maxConfigz = 4 << 20
 // stream, keeping only the families the verdict reads; at is when the
 // response arrived, the capture's time.
 func (f *fleet) metrics(ctx context.Context, node string) (met *nodeverdict.Metrics, at time.Time, err error) {
+	ctx, cancel := f.opts.answerContext(ctx)
+	defer cancel()
 	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics").
 		SetHeader("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1").Stream(ctx)
 	if err != nil {
@@ -354,16 +369,19 @@ func (f *fleet) metrics(ctx context.Context, node string) (met *nodeverdict.Metr
 	if err != nil {
 		return nil, at, err
 	}
-	var in io.Reader = body
+	var in io.Reader = &cappedBody{r: body}
 	if saved != nil {
 		// First the capture's time, then the body as it comes, so that
 		// plegvet node -metrics reads the same.
 		saved.Write([]byte(nodeverdict.ScrapedAtComment + at.Format(time.RFC3339Nano) + "\n"))
-		in = io.TeeReader(body, saved)
+		in = io.TeeReader(in, saved)
 	}
 	met, err = nodeverdict.ReadMetricsFrom(proxyPath(node, "metrics"), in)
 	if serr := saved.Close(); err == nil && serr != nil {
 		return nil, at, serr
+	}
+	if big := (*tooLarge)(nil); errors.As(err, &big) {
+		return nil, at, fmt.Errorf("metrics: %s", big)
 	}
 	if err != nil && timedOut(err) {
 		return nil, at, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
@@ -389,7 +407,10 @@ func explain(err error, verb, resource string, timeout time.Duration) string {
 		return "not found: " + msg
 	case apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) && resource == "nodes/proxy":
 		return fmt.Sprintf("the API server could not reach the kubelet (%d): %s", code(err), msg)
-	case timedOut(err):
+	case timedOut(err) || limiterTimedOut(err):
+		if limiterTimedOut(err) {
+			return fmt.Sprintf("timed out after %s (--request-timeout) waiting for the client's rate limiter (--qps)", timeout)
+		}
 		if timeout > 0 {
 			return fmt.Sprintf("timed out after %s (--request-timeout)", timeout)
 		}

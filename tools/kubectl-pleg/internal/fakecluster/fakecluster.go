@@ -52,6 +52,12 @@ type Node struct {
 	// Ready is the node's Ready condition; nil is Ready True, with a
 	// heartbeat 5s before the request.
 	Ready *corev1.NodeCondition
+	// RetryAfter, when not 0, answers the node's proxy paths with 429 Too
+	// Many Requests and Retry-After: that many seconds, every time.
+	RetryAfter int
+	// MetricsFrom, when not nil, streams the /metrics body instead of
+	// Metrics: a body too large to hold.
+	MetricsFrom func() io.Reader
 }
 
 // Cluster serves its nodes. Nodes is read while serving; set it before.
@@ -66,6 +72,11 @@ type Cluster struct {
 	ForbidProxy bool
 	// User is the user a 403 names.
 	User string
+	// Continue, when not nil, is the continue token of every list answer,
+	// given how many lists were served before it: an API server whose
+	// paging never ends. A token that is not a node's index starts the
+	// next page from the first node again.
+	Continue func(served int64) string
 
 	lists, gets, configz, metrics atomic.Int64
 }
@@ -138,7 +149,7 @@ func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // list answers a NodeList, filtered by labelSelector, a page of limit at
 // a time, as the API server does.
 func (c *Cluster) list(w http.ResponseWriter, r *http.Request) {
-	c.lists.Add(1)
+	served := c.lists.Add(1) - 1
 	q := r.URL.Query()
 	sel, err := labels.Parse(q.Get("labelSelector"))
 	if err != nil {
@@ -159,6 +170,9 @@ func (c *Cluster) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if i < c.size() {
 		list.Continue = strconv.Itoa(i)
+	}
+	if c.Continue != nil {
+		list.Continue = c.Continue(served)
 	}
 	writeJSON(w, list)
 }
@@ -189,6 +203,11 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 		http.Redirect(w, r, n.RedirectTo+"/"+path, http.StatusFound)
 		return
 	}
+	if n.RetryAfter != 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(n.RetryAfter))
+		status(w, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests, "Too many requests, please try again later.", "", "")
+		return
+	}
 	if n.ProxyStatus != 0 {
 		status(w, n.ProxyStatus, metav1.StatusReasonServiceUnavailable,
 			"error trying to reach service: dial tcp 10.0.7.12:10250: connect: connection refused", "", "")
@@ -198,12 +217,16 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 	case "configz":
 		writeJSON(w, Configz(n.Gate))
 	case "metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		if n.MetricsFrom != nil {
+			_, _ = io.Copy(w, n.MetricsFrom())
+			return
+		}
 		body := n.Metrics
 		if body == "" {
 			body = Generic(n.KubeletVersion)
 		}
 		body = servedLastSeen(body, n.Stalled)
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write([]byte(body))
 	default:
 		http.NotFound(w, r)
