@@ -231,7 +231,9 @@ func (d *decider) message(format string, args []any) string {
 	if format == "" || w.ErrorsFormat == "" || w.CheckName == "" {
 		return "(the kubelet's words are not known from this source)"
 	}
-	return fmt.Sprintf(w.ErrorsFormat, w.CheckName, fmt.Errorf(format, args...))
+	// The kubelet builds its error with fmt.Errorf(format, args...) and
+	// prints it with %v: the same text as Sprintf gives.
+	return fmt.Sprintf(w.ErrorsFormat, w.CheckName, fmt.Sprintf(format, args...))
 }
 
 // above counts the observations known to exceed limit seconds: those
