@@ -45,7 +45,7 @@ func loadPackages(o *Options, stderr io.Writer) (r *run, code int) {
 		err = fmt.Errorf("%s matched no packages", strings.Join(o.Patterns, " "))
 	}
 	if err != nil {
-		o.fail(stderr, err.Error())
+		o.fail(stderr, goListError(err, o.Patterns))
 		return nil, exitFailure
 	}
 	failed := printErrors(stderr, initial, o.Text) > 0
