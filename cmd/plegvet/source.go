@@ -130,7 +130,7 @@ func printAnswer(w io.Writer, asJSON bool, result any, text func(io.Writer) erro
 	if asJSON {
 		return writeJSON(w, result)
 	}
-	return writeText(w, text)
+	return writeAnswerText(w, result, text)
 }
 
 // usageError prints a wrong command line's one error line for a
