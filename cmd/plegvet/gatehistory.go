@@ -35,9 +35,9 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		err = enc.Encode(rep)
+		err = withJSONNames(rep, func() error { return enc.Encode(rep) })
 	} else {
-		err = writeText(stdout, func(w io.Writer) error { return render.GateHistory(w, rep) })
+		err = writeAnswerText(stdout, rep, func(w io.Writer) error { return render.GateHistory(w, rep) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)

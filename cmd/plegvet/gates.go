@@ -81,7 +81,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case *markdown:
 		err = writeText(stdout, rep.WriteMarkdownList)
 	default:
-		err = writeText(stdout, func(w io.Writer) error { return render.Gates(w, rep, writeFindings) })
+		err = writeAnswerText(stdout, rep, func(w io.Writer) error { return render.Gates(w, rep, writeFindings) })
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)

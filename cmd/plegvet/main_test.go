@@ -29,7 +29,7 @@ func TestScripts(t *testing.T) {
 		// UPDATE_GOLDEN=1 rewrites the want/ files of cmp commands; review
 		// the diff before committing it.
 		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"mkproxy": mkproxy},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"mkproxy": mkproxy, "openfiles": openfiles},
 		Setup: func(env *testscript.Env) error {
 			// go vet -vettool needs the path of the plegvet testscript installed.
 			for _, dir := range filepath.SplitList(env.Getenv("PATH")) {

@@ -108,10 +108,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// writeJSON writes v indented, its answers' file names in their JSON form
+// (withJSONNames).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return withJSONNames(v, func() error { return enc.Encode(v) })
 }
 
 // answer prints a subcommand's result as JSON or as text, then the files
@@ -128,7 +130,7 @@ func printAnswer(w io.Writer, asJSON bool, result any, text func(io.Writer) erro
 	if asJSON {
 		return writeJSON(w, result)
 	}
-	return writeText(w, text)
+	return writeAnswerText(w, result, text)
 }
 
 // usageError prints a wrong command line's one error line for a

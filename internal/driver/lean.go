@@ -82,7 +82,7 @@ func fromSource(meta []*packages.Package) func(string) bool {
 func listPackages(ctx context.Context, o *Options, stderr io.Writer) (meta []*packages.Package, ok bool) {
 	meta, err := packages.Load(&packages.Config{Context: ctx, Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule}, o.Patterns...)
 	if err != nil {
-		o.fail(stderr, err.Error())
+		o.fail(stderr, goListError(err, o.Patterns))
 		return nil, false
 	}
 	if len(meta) == 0 {

@@ -46,7 +46,7 @@ func loadPackages(ctx context.Context, o *Options, stderr io.Writer) (r *run, co
 		err = fmt.Errorf("%s matched no packages", strings.Join(o.Patterns, " "))
 	}
 	if err != nil {
-		o.fail(stderr, err.Error())
+		o.fail(stderr, goListError(err, o.Patterns))
 		return nil, exitFailure
 	}
 	failed := printErrors(stderr, initial, o.Text) > 0

@@ -296,7 +296,15 @@ func artifact(file string) *model.ArtifactLocation {
 	case filepath.IsAbs(file):
 		return model.NewArtifactLocation().WithURI(fileURI(file, false))
 	}
-	return model.NewArtifactLocation().WithURI(file).WithURIBaseID(srcRoot)
+	return model.NewArtifactLocation().WithURI(relativeURI(file)).WithURIBaseID(srcRoot)
+}
+
+// relativeURI is a relative path as a URI reference (RFC 3986): each byte
+// a path may not hold as is (a space, a byte of a name that is not UTF-8)
+// percent-encoded, "kube%20features%20%FF%FE.go", as code scanning
+// resolves it against %SRCROOT%.
+func relativeURI(file string) string {
+	return (&url.URL{Path: file}).String()
 }
 
 // fileURI is the file: URI of an absolute path (a directory's ends with /).

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"io"
+
+	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// File names are bytes, which an answer prints as they are: JSON, which
+// holds text, writes bytes that are not UTF-8 as U+FFFD, and the text
+// tables' tabwriter takes the byte 0xff for its escape character. So both
+// print an answer with its file names in a form each keeps.
+
+// withJSONNames runs write with every file name of v's answers in its JSON
+// form (srcpos.JSONName: a name that is not UTF-8 Go-quoted, so that it
+// survives JSON).
+func withJSONNames(v any, write func() error) error {
+	return withNames(v, srcpos.JSONName, write)
+}
+
+// writeAnswerText is writeText for an answer v, its file names escaped
+// (\xff) before the tables are laid out, as the text would print them.
+func writeAnswerText(w io.Writer, v any, text func(io.Writer) error) error {
+	return withNames(v, func(name string) string { return escapeControls(name, false) }, func() error { return writeText(w, text) })
+}
+
+// withNames runs write with every file name of v's answers in the form
+// form gives, then gives the names back: what is printed afterwards
+// (stderr's problems) names the files as before.
+func withNames(v any, form func(string) string, write func() error) error {
+	var answers []plegvet.Located
+	switch v := v.(type) {
+	case plegvet.Located:
+		answers = append(answers, v)
+	case []*plegvet.Report: // a timeline's rows
+		for _, r := range v {
+			answers = append(answers, r)
+		}
+	}
+	// A position two parts share is visited twice: rename it once.
+	renamed := map[*string]string{}
+	for _, a := range answers {
+		a.Files(func(f *string) {
+			if _, done := renamed[f]; !done {
+				renamed[f] = *f
+				*f = form(*f)
+			}
+		})
+	}
+	defer func() {
+		for f, name := range renamed {
+			*f = name
+		}
+	}()
+	return write()
+}
