@@ -94,6 +94,9 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 				if threshold != "" {
 					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body)
 				}
+				if c.FallbackThreshold.ok() { // handed back beside a bare period
+					con.FallbackThreshold, _ = res.arg(call, c.FallbackThreshold, body)
+				}
 			}
 			con.Holder = holder(info, path)
 			con.Conditions, con.Unfollowed = gates.conditions(path, c.Kind == Evented)

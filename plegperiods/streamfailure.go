@@ -52,6 +52,27 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 			return f
 		}
 	}
+	if r.relistType == nil && r.flow != nil {
+		var why string
+		var restore *ast.CallExpr
+		syncCalls(block, func(c *ast.CallExpr) bool {
+			h := r.flow.handover(nil, c)
+			if h.hasPeriod {
+				restore = c
+			} else if why == "" {
+				why = h.why
+			}
+			return restore == nil
+		})
+		switch {
+		case restore != nil:
+			f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos())
+			return f
+		case why != "":
+			f.Action, f.Why = FailureUnknown, why
+			return f
+		}
+	}
 	if s := stops(block, true); s != nil {
 		f.Action, f.Pos = StopWatching, srcpos.At(r.fset, s.Pos())
 		return f

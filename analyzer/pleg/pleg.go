@@ -101,6 +101,7 @@ func (f *ConstructorFact) String() string {
 	}
 	add("retries", f.Retries)
 	add("fallback", f.Fallback)
+	add("fallback threshold", f.FallbackThreshold)
 	if f.LoopCall != "" {
 		parts = append(parts, "loop "+f.LoopCall)
 	}

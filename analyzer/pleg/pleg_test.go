@@ -189,6 +189,7 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/relisttrigger/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
 		"kubeletforks/unguarded/pkg/kubelet":     "off=2s/1m0s gate=EventedPLEG on=2s/1m0s fallback=none retries=3",
 		"kubeletforks/unknownrole/pkg/kubelet":   "off=1s/3m0s gate=EventedPLEG on=1m0s/5m0s fallback=1s retries=4",
+		"kubeletforks/barefallback/pkg/kubelet":  "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s",
 	}
 	seen := 0
 	for _, r := range results {
