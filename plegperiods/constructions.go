@@ -58,7 +58,7 @@ type Condition struct {
 // tells which functions are constructors (from the pleg package's facts).
 func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
 	res := newResolver(fset, files, info)
-	gates := newGateReader(files, info)
+	gates := newGateReader(fset, files, info)
 	var out []*Construction
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -63,7 +63,7 @@ func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, gen
 		fset: fset, info: info, generic: generic, relistType: relistType,
 		decls: map[*types.Func]*ast.FuncDecl{}, fileOf: map[*ast.FuncDecl]*ast.File{},
 		fieldExpr: map[*types.Var]ast.Expr{}, caches: map[string]bool{}, requests: map[string]*types.Func{},
-		gates: newGateReader(files, info),
+		gates: newGateReader(fset, files, info),
 	}
 	for f, fd := range funcDecls(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {

@@ -185,6 +185,7 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/gatenegated":      "off=1s/3m0s gate=EventedPLEG on=0s/1h0m0s fallback=1s retries=5",
 		"kubeletforks/gatefield":        "off=1s/3m0s gate=EventedPLEG on=1m30s/5m0s fallback=1m30s retries=5",
 		"kubeletforks/gateunfollowed":   "off=1s/3m0s gate unresolved: kl.streamEvents",
+		"kubeletforks/undeclaredgate":   "off=1s/3m0s gate unresolved: utilfeature.DefaultFeatureGate.Enabled(features.EventPLEG)",
 
 		"kubeletforks/relisttrigger/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
 		"kubeletforks/unguarded/pkg/kubelet":     "off=2s/1m0s gate=EventedPLEG on=2s/1m0s fallback=none retries=3",
