@@ -320,6 +320,7 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 // was not followed, rather than that the tree breaks a rule.
 var unfollowedChecks = map[string]bool{
 	string(pleg.GateTestUnresolved):    true,
+	string(pleg.FallbackUnfollowed):    true,
 	string(featuregate.GateUnreadable): true,
 }
 

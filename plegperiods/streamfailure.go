@@ -53,23 +53,22 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		}
 	}
 	if r.relistType == nil && r.flow != nil {
-		var why string
-		var restore *ast.CallExpr
+		var restore, unfollowed *ast.CallExpr
 		syncCalls(block, func(c *ast.CallExpr) bool {
 			h := r.flow.handover(nil, c)
 			if h.hasPeriod {
 				restore = c
-			} else if why == "" {
-				why = h.why
+			} else if h.why != "" && unfollowed == nil {
+				unfollowed, f.Why = c, h.why
 			}
 			return restore == nil
 		})
 		switch {
 		case restore != nil:
-			f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos())
+			f.Action, f.Pos, f.Why = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos()), ""
 			return f
-		case why != "":
-			f.Action, f.Why = FailureUnknown, why
+		case unfollowed != nil:
+			f.Action, f.Pos, f.Unfollowed = FailureUnknown, srcpos.At(r.fset, unfollowed.Pos()), unfollowed.Pos()
 			return f
 		}
 	}

@@ -149,6 +149,11 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		res.Constructors = plegperiods.Constructors(pass.Fset, pass.Files, pass.TypesInfo)
 		for _, c := range res.Constructors {
 			pass.ExportObjectFact(c.Func, &ConstructorFact{Shape: c.Shape})
+			if l := c.EventLoop; l != nil && l.OnStreamFailure.Unfollowed.IsValid() {
+				at := l.OnStreamFailure.Unfollowed
+				report(pass, at, at, FallbackUnfollowed, nil,
+					"what %s hands the generic PLEG once its stream has failed for good could not be followed: %s; plegvet cannot say which relist remains", c.Func.Name(), l.OnStreamFailure.Why)
+			}
 		}
 		return res, nil
 	}
