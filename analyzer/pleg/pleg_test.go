@@ -345,6 +345,7 @@ func TestEventedRole(t *testing.T) {
 		"kubeletforks/relisttrigger/pkg/kubelet": "role=relist-trigger emits=- cache=- relist=evented.go:44 [CONTAINER_STOPPED_EVENT] gate=RelistOnDemand health=PLEG(generic)@39 failure=stop-watching@evented.go:33",
 		"kubeletforks/unguarded/pkg/kubelet":     "role=relist-trigger emits=- cache=- relist=pleg.go:88 [all] gate= health=relist(generic)@25,stream(evented)@28 failure=stop-watching@pleg.go:83",
 		"kubeletforks/unknownrole/pkg/kubelet":   "role=unknown emits=- cache=- relist=- health= failure=restore-generic-relist@pleg.go:89",
+		"kubeletforks/barefallback/pkg/kubelet":  "role=event-source emits=evented.go:47 cache=- relist=- health= failure=restore-generic-relist@evented.go:33",
 		"kubeletforks/gatefield":                 "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health= failure=restore-generic-relist@evented.go:34",
 		"newtree/pkg/kubelet":                    "role=unknown emits=- cache=- relist=- health= failure=stop-watching@pleg.go:68",
 		"oldtree/pkg/kubelet":                    "role=none emits=- cache=- relist=- health= failure=",
@@ -374,7 +375,7 @@ func TestEventedRole(t *testing.T) {
 // Why an unknown role is unknown, and what the relist request reads.
 func TestEventedRoleDetails(t *testing.T) {
 	t.Parallel()
-	results := fixture.run(t, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet")
+	results := fixture.run(t, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet", "kubeletforks/barefallback/pkg/kubelet")
 	for _, r := range results {
 		e := r.Action.Result.(*pleg.Result).Evented
 		switch r.Action.Package.PkgPath {
@@ -392,6 +393,12 @@ func TestEventedRoleDetails(t *testing.T) {
 			}
 			if e.HealthCheck != nil {
 				t.Errorf("an evented health check %+v, want none", e.HealthCheck)
+			}
+		case "kubeletforks/barefallback/pkg/kubelet":
+			// The relist forced on a stream error goes through the
+			// evented PLEG's Relist to the generic PLEG's, by interface.
+			if f := e.RelistOnStreamError; f == nil || f.Relist != "GenericPLEG.Relist" || f.Pos.Line != 40 {
+				t.Errorf("relist forced on a stream error %+v, want GenericPLEG.Relist at evented.go:40", f)
 			}
 		}
 	}
