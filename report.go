@@ -188,6 +188,17 @@ func defaultPLEG(r *Report) string {
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
+	if ws := r.Relist.GateSetInCode; len(ws) > 0 { // set in code: the default no longer decides
+		for _, w := range ws {
+			if w.On == nil || *w.On != *ws[0].On {
+				return "unknown"
+			}
+		}
+		if *ws[0].On {
+			return "evented"
+		}
+		return "generic"
+	}
 	s, ok := r.FeatureGate.InForce()
 	if !ok {
 		return "unknown" // the gate's spec could not be read
@@ -321,6 +332,7 @@ func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*Ga
 var unfollowedChecks = map[string]bool{
 	string(pleg.GateTestUnresolved):    true,
 	string(pleg.FallbackUnfollowed):    true,
+	string(pleg.GateWriteUnfollowed):   true,
 	string(featuregate.GateUnreadable): true,
 }
 

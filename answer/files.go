@@ -106,6 +106,9 @@ func (v files) relist(r *plegperiods.Relist) {
 		v.value(on.Fallback)
 		v.retries(on.MaxStreamRetries)
 	}
+	for i := range r.GateSetInCode {
+		v.pos(&r.GateSetInCode[i].Pos)
+	}
 }
 
 func (v files) evented(e *plegperiods.EventedRole) {

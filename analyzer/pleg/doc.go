@@ -68,6 +68,11 @@
 //     package, to an interface the generic PLEG does not implement), so
 //     plegvet cannot say which relist remains; reported at the call, with
 //     why.
+//   - gate-write-unfollowed: the package building the PLEGs sets feature
+//     gates in code (the feature-gate API's Set or SetFromMap, as a fork's
+//     init may), with a name or value that is not a constant, so plegvet
+//     cannot say whether it overrides the gate's default; reported at the
+//     call, with why. Writes it can read are part of the answer.
 //   - gate-note: informational, at the gate's test, off unless -note is
 //     set: the gate's stage and default and what turning it on does to
 //     the relist period, such as
@@ -90,5 +95,6 @@ const (
 	FallbackSlower          check.Check = "fallback-slower"
 	GateTestUnresolved      check.Check = "gate-test-unresolved"
 	FallbackUnfollowed      check.Check = "fallback-unfollowed"
+	GateWriteUnfollowed     check.Check = "gate-write-unfollowed"
 	GateNote                check.Check = "gate-note"
 )

@@ -182,8 +182,24 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		stage, def := string(newest.PreRelease), newest.Default
 		g.PreRelease, g.Default = &stage, &def
 	}
+	gateWrites(pass, res.Relist)
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
+}
+
+// gateWrites records the package's writes of the deciding gate made in
+// code, and reports those it could not read, which may be that gate.
+func gateWrites(pass *analysis.Pass, r *plegperiods.Relist) {
+	for _, w := range plegperiods.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+		ours := r.Gate != nil && w.Gate == r.Gate.Name
+		if ours {
+			r.GateSetInCode = append(r.GateSetInCode, w)
+		}
+		if w.Unresolved != "" && (ours || w.Gate == "") {
+			report(pass, w.At, w.At, GateWriteUnfollowed, nil,
+				"%s sets feature gates in code, but plegvet could not read what: %s; plegvet cannot say what a node that sets no gate runs", w.Func, w.Unresolved)
+		}
+	}
 }
 
 func importsPleg(pkg *types.Package) bool {

@@ -185,6 +185,7 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/gatenegated":      "off=1s/3m0s gate=EventedPLEG on=0s/1h0m0s fallback=1s retries=5",
 		"kubeletforks/gatefield":        "off=1s/3m0s gate=EventedPLEG on=1m30s/5m0s fallback=1m30s retries=5",
 		"kubeletforks/gateunfollowed":   "off=1s/3m0s gate unresolved: kl.streamEvents",
+		"kubeletforks/gateinit":         "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s retries=5",
 		"kubeletforks/undeclaredgate":   "off=1s/3m0s gate unresolved: utilfeature.DefaultFeatureGate.Enabled(features.EventPLEG)",
 
 		"kubeletforks/relisttrigger/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
@@ -400,6 +401,22 @@ func TestEventedRoleDetails(t *testing.T) {
 			if f := e.RelistOnStreamError; f == nil || f.Relist != "GenericPLEG.Relist" || f.Pos.Line != 40 {
 				t.Errorf("relist forced on a stream error %+v, want GenericPLEG.Relist at evented.go:40", f)
 			}
+		}
+	}
+}
+
+// A fork's init turning the gate on is part of the answer: each write,
+// where and in which function.
+func TestGateSetInCode(t *testing.T) {
+	t.Parallel()
+	for _, r := range fixture.run(t, "kubeletforks/gateinit") {
+		var got []string
+		for _, w := range r.Action.Result.(*pleg.Result).Relist.GateSetInCode {
+			got = append(got, fmt.Sprintf("%s=%t@%d(%s)", w.Gate, *w.On, w.Pos.Line, w.Func))
+		}
+		want := "EventedPLEG=true@16(init),EventedPLEG=true@17(init)"
+		if strings.Join(got, ",") != want {
+			t.Errorf("gate set in code: %q\nwant %q", got, want)
 		}
 	}
 }
