@@ -12,6 +12,7 @@ import (
 
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Construction is one call of a PLEG constructor.
@@ -97,6 +98,12 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 				if c.FallbackThreshold.ok() { // handed back beside a bare period
 					con.FallbackThreshold, _ = res.arg(call, c.FallbackThreshold, body)
 				}
+			} else if c.FallbackConst != nil {
+				con.Fallback, con.FallbackThreshold = c.FallbackConst, c.FallbackThresholdConst
+			} else if e := c.Evented; e != nil && e.OnStreamFailure.Action == RestoreGenericRelist {
+				// It restores a period, but not one its constructor is
+				// handed: saying it restores none would be a guess.
+				con.Fallback = &Value{Pos: call.Pos(), Unresolved: fmt.Sprintf("the evented PLEG restores a period (%s) that does not come from a parameter of %s", srcpos.Line(e.OnStreamFailure.Pos), fn.Name())}
 			}
 			con.Holder = holder(info, path)
 			con.Conditions, con.Unfollowed = gates.conditions(path, c.Kind == Evented)

@@ -71,6 +71,11 @@ type Shape struct {
 	// restores nothing. FallbackThreshold is the threshold it restores
 	// beside a bare period; Index -1 when it restores none that way.
 	Fallback, FallbackThreshold ParamRef
+	// FallbackConst and FallbackThresholdConst are the values restored
+	// when written at the call handing them over rather than taken from
+	// the constructor's parameters (unresolved, with why, when they are
+	// not constants).
+	FallbackConst, FallbackThresholdConst *Value
 
 	Loop     srcpos.Pos // where the relist loop consumes the period
 	LoopCall string     // how: "wait.Until", "Reset", ...
@@ -201,6 +206,9 @@ type usage struct {
 	hasLoop, hasThreshold, hasRetr bool
 	hasFallback                    bool
 	hasFallbackThreshold           bool
+	// fallbackArgs are the period and threshold (nil: none) handed over
+	// as written at the call, when not held by the receiver's fields.
+	fallbackArgs [2]ast.Expr
 }
 
 // loopFuncs are the functions and methods through which a relist loop
@@ -359,6 +367,12 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		}
 		if u.hasRetr && c.Kind == Evented {
 			c.Retries = ref(fields, u.retries)
+		}
+		if a := u.fallbackArgs; a[0] != nil && c.Kind == Evented {
+			c.FallbackConst = res.value(a[0])
+			if a[1] != nil {
+				c.FallbackThresholdConst = res.value(a[1])
+			}
 		}
 		if u.hasFallback && c.Kind == Evented {
 			c.Fallback = ref(fields, u.fallback)

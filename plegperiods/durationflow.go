@@ -49,6 +49,8 @@ type handover struct {
 	// the generic PLEG's period and threshold (set when has*).
 	period, threshold       fieldPath
 	hasPeriod, hasThreshold bool
+	// periodArg and thresholdArg are the arguments as written.
+	periodArg, thresholdArg ast.Expr
 	// why names an argument that could not be followed, and why.
 	why string
 }
@@ -71,9 +73,9 @@ func (d *durationFlow) handover(recv types.Object, call *ast.CallExpr) handover 
 		p, _ := receiverPath(d.info, recv, a)
 		switch {
 		case field != "" && field == d.period:
-			h.period, h.hasPeriod = p, true
+			h.period, h.hasPeriod, h.periodArg = p, true, a
 		case field != "" && field == d.threshold:
-			h.threshold, h.hasThreshold = p, true
+			h.threshold, h.hasThreshold, h.thresholdArg = p, true, a
 		case why != "" && h.why == "":
 			at := d.fset.Position(call.Pos())
 			h.why = fmt.Sprintf("%s at %s:%d hands over %s, which plegvet could not follow to a field of %s: %s",
@@ -159,17 +161,25 @@ func (d *durationFlow) sink(fn *types.Func, i, depth int) (field, why string) {
 func (d *durationFlow) bareFallback(u *usage, methods []*ast.FuncDecl) {
 	for _, fd := range methods {
 		recv := receiverObj(d.info, fd)
-		syncCalls(fd.Body, func(call *ast.CallExpr) bool {
+		ast.Inspect(fd.Body, func(n ast.Node) bool { // function literals too: the loop may run in one
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return u.fallbackArgs[0] == nil && !u.hasFallback
+			}
 			if pkg, _ := calleeName(d.info, call); pkg != "" {
 				return true
 			}
-			if h := d.handover(recv, call); h.hasPeriod && h.period.field != "" {
+			h := d.handover(recv, call)
+			switch {
+			case h.hasPeriod && h.period.field != "":
 				u.fallback, u.hasFallback = h.period, true
 				u.fallbackThreshold, u.hasFallbackThreshold = h.threshold, h.hasThreshold && h.threshold.field != ""
+			case h.hasPeriod: // written at the call: a constant, or why not
+				u.fallbackArgs = [2]ast.Expr{h.periodArg, h.thresholdArg}
 			}
-			return !u.hasFallback
+			return !h.hasPeriod
 		})
-		if u.hasFallback {
+		if u.hasFallback || u.fallbackArgs[0] != nil {
 			return
 		}
 	}

@@ -192,6 +192,7 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/unguarded/pkg/kubelet":     "off=2s/1m0s gate=EventedPLEG on=2s/1m0s fallback=none retries=3",
 		"kubeletforks/unknownrole/pkg/kubelet":   "off=1s/3m0s gate=EventedPLEG on=1m0s/5m0s fallback=1s retries=4",
 		"kubeletforks/barefallback/pkg/kubelet":  "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s",
+		"kubeletforks/constfallback/pkg/kubelet": "off=1s/none gate=EventedPLEG on=1m0s/none fallback=2s retries=3",
 	}
 	seen := 0
 	for _, r := range results {
