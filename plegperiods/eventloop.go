@@ -145,6 +145,8 @@ type StreamFailure struct {
 	// Unfollowed is the call handing over durations plegvet could not
 	// follow to the generic PLEG (Why says why); NoPos otherwise.
 	Unfollowed token.Pos `json:"-"`
+	// At is Pos in the package read: the restoring call; NoPos otherwise.
+	At token.Pos `json:"-"`
 }
 
 // role is the evented PLEG's role, and why when it is unknown.

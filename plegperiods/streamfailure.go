@@ -48,7 +48,7 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		if call := first(block, func(c *ast.CallExpr) bool {
 			return slices.ContainsFunc(c.Args, func(a ast.Expr) bool { return namedOf(r.info.TypeOf(a)) == r.relistType })
 		}); call != nil {
-			f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, call.Pos())
+			f.Action, f.Pos, f.At = RestoreGenericRelist, srcpos.At(r.fset, call.Pos()), call.Pos()
 			return f
 		}
 	}
@@ -65,7 +65,7 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		})
 		switch {
 		case restore != nil:
-			f.Action, f.Pos, f.Why = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos()), ""
+			f.Action, f.Pos, f.At, f.Why = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos()), restore.Pos(), ""
 			return f
 		case unfollowed != nil:
 			f.Action, f.Pos, f.Unfollowed = FailureUnknown, srcpos.At(r.fset, unfollowed.Pos()), unfollowed.Pos()

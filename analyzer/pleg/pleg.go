@@ -149,11 +149,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		res.Constructors = plegperiods.Constructors(pass.Fset, pass.Files, pass.TypesInfo)
 		for _, c := range res.Constructors {
 			pass.ExportObjectFact(c.Func, &ConstructorFact{Shape: c.Shape})
-			if l := c.EventLoop; l != nil && l.OnStreamFailure.Unfollowed.IsValid() {
-				at := l.OnStreamFailure.Unfollowed
-				report(pass, at, at, FallbackUnfollowed, nil,
-					"what %s hands the generic PLEG once its stream has failed for good could not be followed: %s; plegvet cannot say which relist remains", c.Func.Name(), l.OnStreamFailure.Why)
-			}
+			fallbackUnfollowed(pass, c)
 		}
 		return res, nil
 	}
@@ -185,6 +181,25 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	gateWrites(pass, res.Relist)
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
+}
+
+// fallbackUnfollowed reports an evented PLEG whose hand-over, once its
+// stream has failed for good, could not be followed to the period it
+// restores: to the generic PLEG, or back to its constructor's parameters.
+func fallbackUnfollowed(pass *analysis.Pass, c *plegperiods.Constructor) {
+	l := c.EventLoop
+	if l == nil {
+		return
+	}
+	f := l.OnStreamFailure
+	switch {
+	case f.Unfollowed.IsValid():
+		report(pass, f.Unfollowed, f.Unfollowed, FallbackUnfollowed, nil,
+			"what %s hands the generic PLEG once its stream has failed for good could not be followed: %s; plegvet cannot say which relist remains", c.Func.Name(), f.Why)
+	case f.Action == plegperiods.RestoreGenericRelist && f.At.IsValid() && c.Fallback.Index < 0 && c.FallbackConst == nil:
+		report(pass, f.At, f.At, FallbackUnfollowed, nil,
+			"%s restores a relist period on the generic PLEG once its stream has failed for good, but plegvet could not follow it back to a parameter of %s or a constant; plegvet cannot say which relist remains", c.Func.Name(), c.Func.Name())
+	}
 }
 
 // gateWrites records the package's writes of the deciding gate made in
