@@ -58,6 +58,11 @@ func (x *extractor) key(key ast.Expr) (name string, c *types.Const, unresolved s
 	if sel, ok := key.(*ast.SelectorExpr); ok {
 		if pkgID, ok := sel.X.(*ast.Ident); ok {
 			if pn, ok := x.info.Uses[pkgID].(*types.PkgName); ok {
+				// A package read (not a stub, which declares nothing)
+				// that lacks the name: the gate is declared nowhere.
+				if imp := pn.Imported(); imp.Scope().Len() > 0 && imp.Scope().Lookup(sel.Sel.Name) == nil {
+					return "", nil, fmt.Sprintf("key %s.%s is an undefined name: %s declares no %s", pkgID.Name, sel.Sel.Name, imp.Path(), sel.Sel.Name)
+				}
 				return sel.Sel.Name, nil, fmt.Sprintf("key %s.%s is a constant of %s, which was not loaded: its name stands in for its value", pkgID.Name, sel.Sel.Name, pn.Imported().Path())
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Construction is one call of a PLEG constructor.
@@ -58,7 +59,7 @@ type Condition struct {
 // tells which functions are constructors (from the pleg package's facts).
 func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, ctor func(*types.Func) *Shape) []*Construction {
 	res := newResolver(fset, files, info)
-	gates := newGateReader(files, info)
+	gates := newGateReader(fset, files, info)
 	var out []*Construction
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -94,6 +95,15 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 				if threshold != "" {
 					con.FallbackThreshold, _ = res.arg(call, ParamRef{Index: c.Fallback.Index, Field: threshold}, body)
 				}
+				if c.FallbackThreshold.ok() { // handed back beside a bare period
+					con.FallbackThreshold, _ = res.arg(call, c.FallbackThreshold, body)
+				}
+			} else if c.FallbackConst != nil {
+				con.Fallback, con.FallbackThreshold = c.FallbackConst, c.FallbackThresholdConst
+			} else if e := c.Evented; e != nil && e.OnStreamFailure.Action == RestoreGenericRelist {
+				// It restores a period, but not one its constructor is
+				// handed: saying it restores none would be a guess.
+				con.Fallback = &Value{Pos: call.Pos(), Unresolved: fmt.Sprintf("the evented PLEG restores a period (%s) that does not come from a parameter of %s", srcpos.Line(e.OnStreamFailure.Pos), fn.Name())}
 			}
 			con.Holder = holder(info, path)
 			con.Conditions, con.Unfollowed = gates.conditions(path, c.Kind == Evented)

@@ -68,8 +68,14 @@ type Shape struct {
 	Retries ParamRef
 	// Fallback is the relist duration the evented PLEG restores on the
 	// generic PLEG after the stream fails for good; Index -1 when it
-	// restores nothing.
-	Fallback ParamRef
+	// restores nothing. FallbackThreshold is the threshold it restores
+	// beside a bare period; Index -1 when it restores none that way.
+	Fallback, FallbackThreshold ParamRef
+	// FallbackConst and FallbackThresholdConst are the values restored
+	// when written at the call handing them over rather than taken from
+	// the constructor's parameters (unresolved, with why, when they are
+	// not constants).
+	FallbackConst, FallbackThresholdConst *Value
 
 	Loop     srcpos.Pos // where the relist loop consumes the period
 	LoopCall string     // how: "wait.Until", "Reset", ...
@@ -195,10 +201,14 @@ type usage struct {
 	threshold                      fieldPath
 	thresholdConst                 ast.Expr // the threshold, when a constant rather than a field
 	retries                        fieldPath
-	fallback                       fieldPath
+	fallback, fallbackThreshold    fieldPath
 	streams                        []*ast.CallExpr // of GetContainerEvents
 	hasLoop, hasThreshold, hasRetr bool
 	hasFallback                    bool
+	hasFallbackThreshold           bool
+	// fallbackArgs are the period and threshold (nil: none) handed over
+	// as written at the call, when not held by the receiver's fields.
+	fallbackArgs [2]ast.Expr
 }
 
 // loopFuncs are the functions and methods through which a relist loop
@@ -311,6 +321,14 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 	if relistType != nil { // second pass: fallbacks hand over a relist duration
 		scanAll()
 	}
+	generic := genericStruct(structs, usages)
+	if flow := newDurationFlow(fset, files, info, generic, usages[generic]); flow != nil {
+		for _, tn := range structs { // the evented PLEG hands over bare durations
+			if u := usages[tn]; !u.hasLoop && len(u.streams) > 0 && !u.hasFallback {
+				flow.bareFallback(u, methods[tn])
+			}
+		}
+	}
 	var out []*Constructor
 	structOf := map[*Constructor]*types.TypeName{}
 	for _, fd := range funcDecls(files) {
@@ -326,7 +344,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		if u == nil {
 			continue
 		}
-		c := &Constructor{Func: fn, Struct: tn.Name(), Shape: Shape{Period: none, Threshold: none, Retries: none, Fallback: none}}
+		c := &Constructor{Func: fn, Struct: tn.Name(), Shape: Shape{Period: none, Threshold: none, Retries: none, Fallback: none, FallbackThreshold: none}}
 		switch {
 		case u.hasLoop:
 			c.Kind = Generic
@@ -350,8 +368,17 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		if u.hasRetr && c.Kind == Evented {
 			c.Retries = ref(fields, u.retries)
 		}
+		if a := u.fallbackArgs; a[0] != nil && c.Kind == Evented {
+			c.FallbackConst = res.value(a[0])
+			if a[1] != nil {
+				c.FallbackThresholdConst = res.value(a[1])
+			}
+		}
 		if u.hasFallback && c.Kind == Evented {
 			c.Fallback = ref(fields, u.fallback)
+			if u.hasFallbackThreshold {
+				c.FallbackThreshold = ref(fields, u.fallbackThreshold)
+			}
 		}
 		c.Health = readHealthMethod(fset, info, tn, methods[tn], fields)
 		if c.Kind == Generic {
@@ -377,6 +404,17 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 	}
 	readEventLoops(fset, files, info, out, structOf, usages, relistType)
 	return out
+}
+
+// genericStruct is the first struct whose methods run a relist loop; nil
+// when none does.
+func genericStruct(structs []*types.TypeName, usages map[*types.TypeName]*usage) *types.TypeName {
+	for _, tn := range structs {
+		if usages[tn].hasLoop {
+			return tn
+		}
+	}
+	return nil
 }
 
 func ref(fields map[string]int, p fieldPath) ParamRef {

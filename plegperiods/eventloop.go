@@ -6,6 +6,7 @@ package plegperiods
 
 import (
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/plegvet/plegvet/srcpos"
@@ -141,6 +142,11 @@ type StreamFailure struct {
 	Pos  *srcpos.Pos `json:"pos"`
 	Test srcpos.Pos  `json:"-"` // the if (or loop) comparing the count with the retries
 	Why  string      `json:"-"` // set when Action is FailureUnknown
+	// Unfollowed is the call handing over durations plegvet could not
+	// follow to the generic PLEG (Why says why); NoPos otherwise.
+	Unfollowed token.Pos `json:"-"`
+	// At is Pos in the package read: the restoring call; NoPos otherwise.
+	At token.Pos `json:"-"`
 }
 
 // role is the evented PLEG's role, and why when it is unknown.

@@ -9,6 +9,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path/filepath"
 
 	"github.com/plegvet/plegvet/internal/astobj"
 )
@@ -84,6 +85,9 @@ func (g *gateReader) call(call *ast.CallExpr, depth int) *test {
 		return leaf(call, fmt.Sprintf("%s calls a function value, not a declared function", what), plausible)
 	}
 	fn = fn.Origin()
+	if why := g.undeclaredGate(call, fn); why != "" {
+		return leaf(call, fmt.Sprintf("%s %s", what, why), true)
+	}
 	if recv := fn.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) {
 		return leaf(call, fmt.Sprintf("%s calls an interface method: which body runs is decided at run time", what), plausible)
 	}
@@ -182,4 +186,21 @@ func valueString(e ast.Expr) string {
 func isBool(t types.Type) bool {
 	b, ok := types.Unalias(t).(*types.Basic)
 	return ok && b.Info()&types.IsBoolean != 0
+}
+
+// undeclaredGate says why call tests a gate declared nowhere: an argument
+// for a feature-gate parameter that is an undefined name (the type
+// checker's error); "" when there is none.
+func (g *gateReader) undeclaredGate(call *ast.CallExpr, fn *types.Func) string {
+	params := fn.Signature().Params()
+	for i, a := range call.Args {
+		if i >= params.Len() || !isFeature(params.At(i).Type()) {
+			continue
+		}
+		if id := astobj.Ident(a); id != nil && g.info.Uses[id] == nil {
+			at := g.fset.Position(a.Pos())
+			return fmt.Sprintf("tests the gate %s, which is declared nowhere (%s:%d:%d: undefined name %s)", types.ExprString(a), filepath.Base(at.Filename), at.Line, at.Column, id.Name)
+		}
+	}
+	return ""
 }

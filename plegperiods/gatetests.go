@@ -101,6 +101,7 @@ func (t *test) mayGate() bool {
 
 // gateReader reads the conditions of one package's code.
 type gateReader struct {
+	fset  *token.FileSet
 	info  *types.Info
 	files []*ast.File
 	funcs map[*types.Func]*ast.FuncDecl
@@ -111,8 +112,8 @@ type gateReader struct {
 	seen   map[types.Object]bool // objects being followed (cycles)
 }
 
-func newGateReader(files []*ast.File, info *types.Info) *gateReader {
-	return &gateReader{info: info, files: files, seen: map[types.Object]bool{}}
+func newGateReader(fset *token.FileSet, files []*ast.File, info *types.Info) *gateReader {
+	return &gateReader{fset: fset, info: info, files: files, seen: map[types.Object]bool{}}
 }
 
 // collect turns a condition that has the truth value holds into the gate

@@ -28,6 +28,7 @@ func readEventLoops(fset *token.FileSet, files []*ast.File, info *types.Info, ou
 		}
 		if r == nil {
 			r = newLoopReader(fset, files, info, generic, relistType, out)
+			r.flow = newDurationFlow(fset, files, info, generic, usages[generic])
 		}
 		c.EventLoop = r.read(structOf[c], usages[structOf[c]])
 		c.Evented = &c.EventLoop.EventedRole
@@ -54,6 +55,7 @@ type loopReader struct {
 	caches     map[string]bool        // pod cache types, by typeKey
 	requests   map[string]*types.Func // the generic PLEG's relist-request methods, by name
 	gates      *gateReader
+	flow       *durationFlow // nil unless the generic PLEG holds bare durations
 }
 
 func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, generic, relistType *types.TypeName, ctors []*Constructor) *loopReader {
@@ -61,7 +63,7 @@ func newLoopReader(fset *token.FileSet, files []*ast.File, info *types.Info, gen
 		fset: fset, info: info, generic: generic, relistType: relistType,
 		decls: map[*types.Func]*ast.FuncDecl{}, fileOf: map[*ast.FuncDecl]*ast.File{},
 		fieldExpr: map[*types.Var]ast.Expr{}, caches: map[string]bool{}, requests: map[string]*types.Func{},
-		gates: newGateReader(files, info),
+		gates: newGateReader(fset, files, info),
 	}
 	for f, fd := range funcDecls(files) {
 		if fn, ok := info.Defs[fd.Name].(*types.Func); ok {

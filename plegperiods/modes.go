@@ -58,6 +58,10 @@ type Relist struct {
 	// Ratio is the gate-on period over the gate-off period; nil when
 	// either is missing or unresolved.
 	Ratio *float64 `json:"ratio"`
+	// GateSetInCode are the writes of the deciding gate made in code by
+	// the package building the PLEGs (an init calling SetFromMap): they,
+	// not the gate's default, decide what a node that sets nothing runs.
+	GateSetInCode []GateWrite `json:"gateSetInCode,omitempty"`
 
 	// GateConst is the gate's constant, GateIf the if (or early return)
 	// deciding it, GateTest the Enabled(...) call, GateVia what the if
@@ -266,4 +270,7 @@ func (r *Relist) Files(visit func(*string)) {
 	}
 	r.GateOff.Files(visit)
 	r.GateOn.Files(visit)
+	for i := range r.GateSetInCode {
+		srcpos.Files(visit, &r.GateSetInCode[i].Pos)
+	}
 }

@@ -124,7 +124,7 @@ func HealthChecks(fset *token.FileSet, files []*ast.File, info *types.Info, cs [
 			plegPkgs[c.Func.Pkg()] = true
 		}
 	}
-	gates := newGateReader(files, info)
+	gates := newGateReader(fset, files, info)
 	var out []HealthCheckCall
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -48,7 +48,27 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		if call := first(block, func(c *ast.CallExpr) bool {
 			return slices.ContainsFunc(c.Args, func(a ast.Expr) bool { return namedOf(r.info.TypeOf(a)) == r.relistType })
 		}); call != nil {
-			f.Action, f.Pos = RestoreGenericRelist, srcpos.At(r.fset, call.Pos())
+			f.Action, f.Pos, f.At = RestoreGenericRelist, srcpos.At(r.fset, call.Pos()), call.Pos()
+			return f
+		}
+	}
+	if r.relistType == nil && r.flow != nil {
+		var restore, unfollowed *ast.CallExpr
+		syncCalls(block, func(c *ast.CallExpr) bool {
+			h := r.flow.handover(nil, c)
+			if h.hasPeriod {
+				restore = c
+			} else if h.why != "" && unfollowed == nil {
+				unfollowed, f.Why = c, h.why
+			}
+			return restore == nil
+		})
+		switch {
+		case restore != nil:
+			f.Action, f.Pos, f.At, f.Why = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos()), restore.Pos(), ""
+			return f
+		case unfollowed != nil:
+			f.Action, f.Pos, f.Unfollowed = FailureUnknown, srcpos.At(r.fset, unfollowed.Pos()), unfollowed.Pos()
 			return f
 		}
 	}

@@ -62,6 +62,18 @@
 //     deciding it could not be followed to a feature gate (a field set from
 //     several values or a parameter, a call into another package), so
 //     plegvet cannot say which PLEG runs; reported at the if, with why.
+//   - fallback-unfollowed: the durations the evented PLEG hands over once
+//     its stream has failed for good could not be followed to the generic
+//     PLEG's relist period (passed to a function value, to another
+//     package, to an interface the generic PLEG does not implement), or
+//     the period it restores back to its constructor's parameters or a
+//     constant, so plegvet cannot say which relist remains; reported at
+//     the call, with why.
+//   - gate-write-unfollowed: the package building the PLEGs sets feature
+//     gates in code (the feature-gate API's Set or SetFromMap, as a fork's
+//     init may), with a name or value that is not a constant, so plegvet
+//     cannot say whether it overrides the gate's default; reported at the
+//     call, with why. Writes it can read are part of the answer.
 //   - gate-note: informational, at the gate's test, off unless -note is
 //     set: the gate's stage and default and what turning it on does to
 //     the relist period, such as
@@ -83,5 +95,7 @@ const (
 	ThresholdNotAbovePeriod check.Check = "threshold-not-above-period"
 	FallbackSlower          check.Check = "fallback-slower"
 	GateTestUnresolved      check.Check = "gate-test-unresolved"
+	FallbackUnfollowed      check.Check = "fallback-unfollowed"
+	GateWriteUnfollowed     check.Check = "gate-write-unfollowed"
 	GateNote                check.Check = "gate-note"
 )

@@ -101,6 +101,7 @@ func (f *ConstructorFact) String() string {
 	}
 	add("retries", f.Retries)
 	add("fallback", f.Fallback)
+	add("fallback threshold", f.FallbackThreshold)
 	if f.LoopCall != "" {
 		parts = append(parts, "loop "+f.LoopCall)
 	}
@@ -148,6 +149,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		res.Constructors = plegperiods.Constructors(pass.Fset, pass.Files, pass.TypesInfo)
 		for _, c := range res.Constructors {
 			pass.ExportObjectFact(c.Func, &ConstructorFact{Shape: c.Shape})
+			fallbackUnfollowed(pass, c)
 		}
 		return res, nil
 	}
@@ -176,8 +178,46 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		stage, def := string(newest.PreRelease), newest.Default
 		g.PreRelease, g.Default = &stage, &def
 	}
+	gateWrites(pass, res.Relist)
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
+}
+
+// fallbackUnfollowed reports an evented PLEG whose hand-over, once its
+// stream has failed for good, could not be followed to the period it
+// restores: to the generic PLEG, or back to its constructor's parameters.
+func fallbackUnfollowed(pass *analysis.Pass, c *plegperiods.Constructor) {
+	l := c.EventLoop
+	if l == nil {
+		return
+	}
+	f := l.OnStreamFailure
+	switch {
+	case f.Unfollowed.IsValid():
+		report(pass, f.Unfollowed, f.Unfollowed, FallbackUnfollowed, nil,
+			"what %s hands the generic PLEG once its stream has failed for good could not be followed: %s; plegvet cannot say which relist remains", c.Func.Name(), f.Why)
+	case f.Action == plegperiods.RestoreGenericRelist && f.At.IsValid() && c.Fallback.Index < 0 && c.FallbackConst == nil:
+		report(pass, f.At, f.At, FallbackUnfollowed, nil,
+			"%s restores a relist period on the generic PLEG once its stream has failed for good, but plegvet could not follow it back to a parameter of %s or a constant; plegvet cannot say which relist remains", c.Func.Name(), c.Func.Name())
+	}
+}
+
+// gateWrites records the package's writes of the deciding gate made in
+// code, and reports those it could not read, which may be that gate.
+func gateWrites(pass *analysis.Pass, r *plegperiods.Relist) {
+	for _, w := range plegperiods.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+		if strings.HasSuffix(pass.Fset.Position(w.At).Filename, "_test.go") {
+			continue // a test sets gates for itself, not for a node
+		}
+		ours := r.Gate != nil && w.Gate == r.Gate.Name
+		if ours {
+			r.GateSetInCode = append(r.GateSetInCode, w)
+		}
+		if w.Unresolved != "" && (ours || w.Gate == "") {
+			report(pass, w.At, w.At, GateWriteUnfollowed, nil,
+				"%s sets feature gates in code, but plegvet could not read what: %s; plegvet cannot say what a node that sets no gate runs", w.Func, w.Unresolved)
+		}
+	}
 }
 
 func importsPleg(pkg *types.Package) bool {

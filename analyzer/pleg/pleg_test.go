@@ -185,10 +185,14 @@ func TestAnalyzer(t *testing.T) {
 		"kubeletforks/gatenegated":      "off=1s/3m0s gate=EventedPLEG on=0s/1h0m0s fallback=1s retries=5",
 		"kubeletforks/gatefield":        "off=1s/3m0s gate=EventedPLEG on=1m30s/5m0s fallback=1m30s retries=5",
 		"kubeletforks/gateunfollowed":   "off=1s/3m0s gate unresolved: kl.streamEvents",
+		"kubeletforks/gateinit":         "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s retries=5",
+		"kubeletforks/undeclaredgate":   "off=1s/3m0s gate unresolved: utilfeature.DefaultFeatureGate.Enabled(features.EventPLEG)",
 
 		"kubeletforks/relisttrigger/pkg/kubelet": "off=1s/3m0s gate=EventedPLEG on=1s/3m0s fallback=none retries=5",
 		"kubeletforks/unguarded/pkg/kubelet":     "off=2s/1m0s gate=EventedPLEG on=2s/1m0s fallback=none retries=3",
 		"kubeletforks/unknownrole/pkg/kubelet":   "off=1s/3m0s gate=EventedPLEG on=1m0s/5m0s fallback=1s retries=4",
+		"kubeletforks/barefallback/pkg/kubelet":  "off=1s/3m0s gate=EventedPLEG on=5m0s/10m0s fallback=1s",
+		"kubeletforks/constfallback/pkg/kubelet": "off=1s/none gate=EventedPLEG on=1m0s/none fallback=2s retries=3",
 	}
 	seen := 0
 	for _, r := range results {
@@ -343,6 +347,7 @@ func TestEventedRole(t *testing.T) {
 		"kubeletforks/relisttrigger/pkg/kubelet": "role=relist-trigger emits=- cache=- relist=evented.go:44 [CONTAINER_STOPPED_EVENT] gate=RelistOnDemand health=PLEG(generic)@39 failure=stop-watching@evented.go:33",
 		"kubeletforks/unguarded/pkg/kubelet":     "role=relist-trigger emits=- cache=- relist=pleg.go:88 [all] gate= health=relist(generic)@25,stream(evented)@28 failure=stop-watching@pleg.go:83",
 		"kubeletforks/unknownrole/pkg/kubelet":   "role=unknown emits=- cache=- relist=- health= failure=restore-generic-relist@pleg.go:89",
+		"kubeletforks/barefallback/pkg/kubelet":  "role=event-source emits=evented.go:47 cache=- relist=- health= failure=restore-generic-relist@evented.go:33",
 		"kubeletforks/gatefield":                 "role=event-source emits=evented.go:69 cache=evented.go:57 relist=- health= failure=restore-generic-relist@evented.go:34",
 		"newtree/pkg/kubelet":                    "role=unknown emits=- cache=- relist=- health= failure=stop-watching@pleg.go:68",
 		"oldtree/pkg/kubelet":                    "role=none emits=- cache=- relist=- health= failure=",
@@ -372,7 +377,7 @@ func TestEventedRole(t *testing.T) {
 // Why an unknown role is unknown, and what the relist request reads.
 func TestEventedRoleDetails(t *testing.T) {
 	t.Parallel()
-	results := fixture.run(t, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet")
+	results := fixture.run(t, "kubeletforks/unknownrole/pkg/kubelet", "kubeletforks/relisttrigger/pkg/kubelet", "kubeletforks/barefallback/pkg/kubelet")
 	for _, r := range results {
 		e := r.Action.Result.(*pleg.Result).Evented
 		switch r.Action.Package.PkgPath {
@@ -391,6 +396,28 @@ func TestEventedRoleDetails(t *testing.T) {
 			if e.HealthCheck != nil {
 				t.Errorf("an evented health check %+v, want none", e.HealthCheck)
 			}
+		case "kubeletforks/barefallback/pkg/kubelet":
+			// The relist forced on a stream error goes through the
+			// evented PLEG's Relist to the generic PLEG's, by interface.
+			if f := e.RelistOnStreamError; f == nil || f.Relist != "GenericPLEG.Relist" || f.Pos.Line != 40 {
+				t.Errorf("relist forced on a stream error %+v, want GenericPLEG.Relist at evented.go:40", f)
+			}
+		}
+	}
+}
+
+// A fork's init turning the gate on is part of the answer: each write,
+// where and in which function.
+func TestGateSetInCode(t *testing.T) {
+	t.Parallel()
+	for _, r := range fixture.run(t, "kubeletforks/gateinit") {
+		var got []string
+		for _, w := range r.Action.Result.(*pleg.Result).Relist.GateSetInCode {
+			got = append(got, fmt.Sprintf("%s=%t@%d(%s)", w.Gate, *w.On, w.Pos.Line, w.Func))
+		}
+		want := "EventedPLEG=true@16(init),EventedPLEG=true@17(init)"
+		if strings.Join(got, ",") != want {
+			t.Errorf("gate set in code: %q\nwant %q", got, want)
 		}
 	}
 }

@@ -187,6 +187,17 @@ func defaultPLEG(r *answer.Report) string {
 	if r.Relist == nil || r.Relist.Gate == nil {
 		return "generic" // nothing builds an evented PLEG
 	}
+	if ws := r.Relist.GateSetInCode; len(ws) > 0 { // set in code: the default no longer decides
+		for _, w := range ws {
+			if w.On == nil || *w.On != *ws[0].On {
+				return "unknown"
+			}
+		}
+		if *ws[0].On {
+			return "evented"
+		}
+		return "generic"
+	}
 	s, ok := r.FeatureGate.InForce()
 	if !ok {
 		return "unknown" // the gate's spec could not be read

@@ -137,6 +137,8 @@ func (a *analysed) unreadIn(rel ...string) string {
 // was not followed, rather than that the tree breaks a rule.
 var unfollowedChecks = map[string]bool{
 	string(pleg.GateTestUnresolved):    true,
+	string(pleg.FallbackUnfollowed):    true,
+	string(pleg.GateWriteUnfollowed):   true,
 	string(featuregate.GateUnreadable): true,
 }
 

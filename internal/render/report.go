@@ -103,6 +103,7 @@ func Report(w io.Writer, r *answer.Report, findings Findings) error {
 	gateRows(row, r.FeatureGate)
 	dependencyRows(row, r.GateDependencies)
 	defaultPLEGRow(row, r.DefaultPLEG)
+	gateSetInCodeRow(row, r.Relist)
 	relistRows(row, r.Relist)
 	eventedRows(row, r.EventedPLEG)
 	rpcRows(row, r.RPC)
@@ -173,6 +174,19 @@ func defaultPLEGRow(row rowFunc, which string) {
 	default:
 		row("Default PLEG", "generic: a node that does not set the gate runs the generic PLEG only")
 	}
+}
+
+// gateSetInCodeRow says the writes of the gate made in code, which
+// decide the default PLEG in the gate's place.
+func gateSetInCodeRow(row rowFunc, rl *answer.Relist) {
+	if rl == nil || len(rl.GateSetInCode) == 0 {
+		return
+	}
+	var ws []string
+	for _, w := range rl.GateSetInCode {
+		ws = append(ws, w.String())
+	}
+	row("", "the gate's default is overridden in code: "+strings.Join(ws, "; "))
 }
 
 // relistRows says the relist period and threshold in each mode, and what

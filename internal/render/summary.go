@@ -20,10 +20,10 @@ func Summary(r *answer.Report) string {
 		rc = r.Health.Reconcile
 	}
 	if u := r.Relist.GateUnresolved; r.Relist.Gate == nil && u != nil {
-		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists every %s. %s", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, offPeriod, LevelTriggered(rc, r.Relist.GateOff.Period, false))
+		return fmt.Sprintf("This tree builds an evented PLEG under %s (%s:%d), a test plegvet could not follow to a feature gate (%s), so plegvet cannot say which PLEG a kubelet runs. When that test is %t, the generic PLEG relists %s. %s", u.Expr, u.Test.File, u.Test.Line, u.Unresolved, !u.Holds, Every(r.Relist.GateOff.Period), LevelTriggered(rc, r.Relist.GateOff.Period, false))
 	}
 	if r.Relist.Gate == nil {
-		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists every %s and is the only way the kubelet notices container changes. %s", offPeriod, LevelTriggered(rc, r.Relist.GateOff.Period, false))
+		return fmt.Sprintf("This tree builds no evented PLEG: the generic PLEG relists %s and is the only way the kubelet notices container changes. %s", Every(r.Relist.GateOff.Period), LevelTriggered(rc, r.Relist.GateOff.Period, false))
 	}
 	g := r.Relist.Gate.Name
 	on := r.Relist.GateOn
@@ -32,7 +32,7 @@ func Summary(r *answer.Report) string {
 		stage = fmt.Sprintf(" (%s, default %t)", s.PreRelease, s.Default)
 	}
 	if on.Evented == nil {
-		return fmt.Sprintf("With %s%s on, the generic PLEG relists every %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between. %s", g, stage, Value(on.Period, Prose), offPeriod, LevelTriggered(rc, on.Period, false))
+		return fmt.Sprintf("With %s%s on, the generic PLEG relists %s instead of %s, but plegvet found no evented PLEG construction in this tree (see the files that were not read), so it cannot say what, if anything, hears of container changes in between. %s", g, stage, Every(on.Period), offPeriod, LevelTriggered(rc, on.Period, false))
 	}
 	var b strings.Builder
 	say := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -61,11 +61,11 @@ func Summary(r *answer.Report) string {
 	case on.Period == nil:
 		say("But with the gate on, this tree runs no generic relist at all, and plegvet finds none forced when the stream fails: nothing it finds relists the runtime. ")
 	case ratio != nil && *ratio == 1:
-		say("The generic PLEG keeps relisting beside it, every %s whether or not the gate is on (ratio 1). ", offPeriod)
+		say("The generic PLEG keeps relisting beside it, %s whether or not the gate is on (ratio 1). ", Every(r.Relist.GateOff.Period))
 	case ratio != nil:
-		say("The generic PLEG keeps relisting beside it, every %s instead of %s (x%s). ", Value(on.Period, Prose), offPeriod, Ratio(*ratio))
+		say("The generic PLEG keeps relisting beside it, %s instead of %s (x%s). ", Every(on.Period), offPeriod, Ratio(*ratio))
 	default:
-		say("The generic PLEG keeps relisting beside it, every %s (the gate-off period is %s). ", Value(on.Period, Prose), offPeriod)
+		say("The generic PLEG keeps relisting beside it, %s (the gate-off period is %s). ", Every(on.Period), offPeriod)
 	}
 	if f := forced; f != nil {
 		say("Each time its stream call (%s) returns an error, the evented PLEG runs %s at once (%s); that relist writes the pod cache (%s)", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))
@@ -92,7 +92,7 @@ func Summary(r *answer.Report) string {
 	case on.Period == nil:
 		say("If the stream fails %s times the evented PLEG gives up and restores nothing: no generic relist runs after that. ", retries)
 	case ratio != nil && *ratio > 1:
-		say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting every %s. ", retries, Value(on.Period, Prose))
+		say("If the stream fails %s times the evented PLEG gives up and restores nothing: the kubelet is left relisting %s. ", retries, Every(on.Period))
 	default:
 		say("If the stream fails %s times the evented PLEG stops watching and restores nothing, since the relist never slowed down. ", retries)
 	}
@@ -110,7 +110,7 @@ func summarizeNonSource(say func(string, ...any), r *answer.Report, g, stage, of
 	e, on := r.EventedPLEG, r.Relist.GateOn
 	if e.Role != "relist-trigger" || e.RequestsRelist == nil {
 		say("With %s%s on, this tree builds an evented PLEG whose code matches no design plegvet knows (%s), so plegvet does not say how it relates to the relist. ", g, stage, e.Why)
-		say("The generic PLEG relists every %s with the gate on (%s with it off).", Value(on.Period, Prose), offPeriod)
+		say("The generic PLEG relists %s with the gate on (%s with it off).", Every(on.Period), offPeriod)
 		return
 	}
 	req := e.RequestsRelist
@@ -125,9 +125,9 @@ func summarizeNonSource(say func(string, ...any), r *answer.Report, g, stage, of
 	say(". ")
 	say("The generic PLEG is the only source of pod lifecycle events, so the relist is not a safety net beside the stream: it is how the kubelet notices every change, and the stream only makes it come sooner for terminations. ")
 	if ratio := r.Relist.Ratio; ratio != nil && *ratio == 1 {
-		say("It relists every %s whether or not the gate is on. ", offPeriod)
+		say("It relists %s whether or not the gate is on. ", Every(r.Relist.GateOff.Period))
 	} else {
-		say("It relists every %s with the gate on (%s with it off). ", Value(on.Period, Prose), offPeriod)
+		say("It relists %s with the gate on (%s with it off). ", Every(on.Period), offPeriod)
 	}
 	if f := e.RelistOnStreamError; f != nil {
 		say("Each time its stream call (%s) returns an error, it runs %s at once (%s), which writes the pod cache (%s). ", srcpos.Line(&f.Stream), f.Relist, srcpos.Line(&f.Pos), srcpos.Line(&f.UpdatesPodCache))

@@ -52,6 +52,12 @@ func TestSummarize(t *testing.T) {
 			GateOn: &answer.GateOnMode{Mode: answer.Mode{Period: val("5m0s")}, Evented: &answer.Pos{}}},
 		want: []string{"restores nothing: the kubelet is left relisting every 5m0s"},
 	}, {
+		name: "gate test unfollowed, period unresolved",
+		relist: &answer.Relist{GateOff: &answer.Mode{Period: &answer.Value{Unresolved: "relistPeriod is a flag"}},
+			GateUnresolved: &answer.UnresolvedGate{Expr: "enabled(features.EventPLEG)", Test: *pos("pkg/kubelet/kubelet.go", 40), Unresolved: "declared nowhere"}},
+		want: []string{"the generic PLEG relists at a period plegvet could not resolve (relistPeriod is a flag)."},
+		not:  []string{"every a", "every an", "an unresolved period"},
+	}, {
 		name:   "safety net gone",
 		relist: &answer.Relist{Gate: gate, GateOff: &answer.Mode{Period: val("1s")}, GateOn: &answer.GateOnMode{Mode: answer.Mode{}, Evented: &answer.Pos{}}},
 		want:   []string{"runs no generic relist at all", "nothing it finds relists the runtime"},

@@ -12,7 +12,7 @@ type ValueForm int
 
 const (
 	// Prose words a period in a sentence: "5m0s", "an unknown period",
-	// "an unresolved period".
+	// "a period plegvet could not resolve (why)".
 	Prose ValueForm = iota
 	// Cell is a table's cell: "5m0s", "-", "unresolved".
 	Cell
@@ -29,7 +29,7 @@ func Value(v *answer.Value, form ValueForm) string {
 	case v == nil:
 		return "-"
 	case v.Unresolved != "" && form == Prose:
-		return "an unresolved period"
+		return "a period plegvet could not resolve (" + v.Unresolved + ")"
 	case v.Unresolved != "" && form == Cell:
 		return "unresolved"
 	case v.Unresolved != "":
@@ -38,6 +38,15 @@ func Value(v *answer.Value, form ValueForm) string {
 		return Evidence(v.Value, v.Const, v.Decl)
 	}
 	return v.Value
+}
+
+// Every words how often something runs at period v: "every 5m0s", or,
+// when v is not a constant, "at" the period as Prose words it.
+func Every(v *answer.Value) string {
+	if v == nil || v.Unresolved != "" {
+		return "at " + Value(v, Prose)
+	}
+	return "every " + v.Value
 }
 
 // Count words a retry count as Value words a value Cited.

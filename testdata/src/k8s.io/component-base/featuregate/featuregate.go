@@ -35,4 +35,7 @@ type MutableVersionedFeatureGate interface {
 	Add(map[Feature]FeatureSpec) error
 	AddVersioned(map[Feature]VersionedSpecs) error
 	AddDependencies(map[Feature][]Feature) error
+	// Set and SetFromMap turn gates on or off: "A=true,B=false".
+	Set(value string) error
+	SetFromMap(m map[string]bool) error
 }

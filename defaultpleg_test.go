@@ -1,0 +1,32 @@
+package plegvet
+
+import (
+	"testing"
+
+	"github.com/plegvet/plegvet/plegperiods"
+)
+
+// A gate set in code decides what a node that sets nothing runs, in the
+// gate's default's place; writes that disagree, or one not read, leave it
+// unknown.
+func TestDefaultPLEGSetInCode(t *testing.T) {
+	on, off := true, false
+	write := func(v *bool) plegperiods.GateWrite { return plegperiods.GateWrite{Gate: "EventedPLEG", On: v} }
+	for _, tc := range []struct {
+		writes []plegperiods.GateWrite
+		want   string
+	}{
+		{nil, "generic"},
+		{[]plegperiods.GateWrite{write(&on)}, "evented"},
+		{[]plegperiods.GateWrite{write(&on), write(&on)}, "evented"},
+		{[]plegperiods.GateWrite{write(&off)}, "generic"},
+		{[]plegperiods.GateWrite{write(&on), write(&off)}, "unknown"},
+		{[]plegperiods.GateWrite{write(nil)}, "unknown"},
+	} {
+		r := &Report{Relist: &plegperiods.Relist{Gate: &plegperiods.RelistGate{Name: "EventedPLEG"}, GateSetInCode: tc.writes}}
+		r.FeatureGate = &FeatureGate{Effective: &Spec{Default: false}}
+		if got := defaultPLEG(r); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.writes, got, tc.want)
+		}
+	}
+}
