@@ -1,8 +1,9 @@
-package plegvet
+package assemble
 
 import (
 	"testing"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
@@ -23,8 +24,8 @@ func TestDefaultPLEGSetInCode(t *testing.T) {
 		{[]plegperiods.GateWrite{write(&on), write(&off)}, "unknown"},
 		{[]plegperiods.GateWrite{write(nil)}, "unknown"},
 	} {
-		r := &Report{Relist: &plegperiods.Relist{Gate: &plegperiods.RelistGate{Name: "EventedPLEG"}, GateSetInCode: tc.writes}}
-		r.FeatureGate = &FeatureGate{Effective: &Spec{Default: false}}
+		r := &answer.Report{Relist: &plegperiods.Relist{Gate: &plegperiods.RelistGate{Name: "EventedPLEG"}, GateSetInCode: tc.writes}}
+		r.FeatureGate = &answer.Gate{Effective: &answer.Spec{Default: false}}
 		if got := defaultPLEG(r); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.writes, got, tc.want)
 		}
