@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/plegvet/plegvet/gclplugin"
 	"github.com/plegvet/plegvet/internal/golangcilintbuild"
+	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
@@ -162,6 +164,9 @@ func TestWorkflow(t *testing.T) {
 			t.Errorf("upload-sarif if: %q lacks %s: the findings must upload after the plegvet step fails because of them, and only when it wrote the file", up.If, want)
 		}
 	}
+	if got, want := up.With["category"], vetCategory(); got != want {
+		t.Errorf("upload-sarif category is %v; want %s, the category of the automationDetails.id plegvet writes (%s)", got, want, sarif.AutomationID(sarif.VetCategory))
+	}
 	for i, st := range steps[:s.upload] {
 		if i > s.plegvet && !strings.Contains(st.If, "always()") {
 			t.Errorf("step %q between plegvet and the upload is skipped after findings", st.Name)
@@ -284,8 +289,39 @@ func TestWorkflowSteps(t *testing.T) {
 					t.Errorf("%s lacks %s", s.sarif, w)
 				}
 			}
+			if got := sarifCategories(t, data); !slices.Equal(got, []string{vetCategory()}) {
+				t.Errorf("%s: runs of categories %q; want one run, of the upload step's category %s", s.sarif, got, vetCategory())
+			}
 		})
 	}
+}
+
+// vetCategory is the code scanning category of the standalone analyzer's
+// SARIF: its automationDetails.id up to the last /, as GitHub reads it.
+func vetCategory() string {
+	return strings.TrimSuffix(sarif.AutomationID(sarif.VetCategory), "/")
+}
+
+// sarifCategories are the categories of a SARIF log's runs, in order: ""
+// for a run without an automationDetails.id.
+func sarifCategories(t *testing.T, data []byte) []string {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			AutomationDetails struct {
+				ID string `json:"id"`
+			} `json:"automationDetails"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &log); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range log.Runs {
+		id := r.AutomationDetails.ID
+		out = append(out, id[:max(strings.LastIndex(id, "/"), 0)])
+	}
+	return out
 }
 
 // plegvetSettings returns linters.settings.custom.plegvet of a

@@ -19,7 +19,7 @@ import (
 // when a package did not load (loadFailed).
 func writeSARIF(file, version string, g *engine.Graph, loadFailed bool) error {
 	wd, _ := os.Getwd()
-	run := sarif.Run{Version: version, Rules: suite.Rules(), Root: wd, Successful: !loadFailed}
+	run := sarif.Run{Version: version, Category: sarif.VetCategory, Rules: suite.Rules(), Root: wd, Successful: !loadFailed}
 	if loadFailed {
 		run.Notifications = append(run.Notifications, "packages did not load: the text or JSON output says which; their findings are missing")
 	}

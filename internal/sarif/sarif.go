@@ -1,5 +1,6 @@
 // Package sarif writes plegvet's diagnostics as SARIF 2.1.0, the format
-// code-scanning services read: one run, every check as a rule with its
+// code-scanning services read: one run per log, named by its category,
+// every check as a rule with its
 // documentation and URL, results with regions, related locations and
 // fixes. The log is built with go-sarif's model.
 //
@@ -75,6 +76,12 @@ type Edit struct {
 type Run struct {
 	// Version is plegvet's version (the tool's).
 	Version string
+	// Category is what ran: the subcommand ("report"), or "vet" for the
+	// standalone analyzer. It names the run's automationDetails.id,
+	// AutomationID(Category), which code scanning reads as the analysis'
+	// category: each log holds one run, and two logs uploaded for one
+	// commit replace each other's alerts only when their categories match.
+	Category string
 	// Rules are every check (the suite's); Results the findings.
 	Rules   []check.Rule
 	Results []Result
@@ -90,6 +97,23 @@ type Run struct {
 	Successful    bool
 	Notifications []string
 }
+
+// AutomationID is the automationDetails.id of a run of category:
+// "plegvet/CATEGORY/". Code scanning takes what comes before the last /
+// as the analysis' category ("plegvet/vet", what the upload step's
+// category input says) and what follows as the run's own id (none: a
+// run replaces the previous one of its category). No category is
+// "plegvet/", the category "plegvet".
+func AutomationID(category string) string {
+	if category == "" {
+		return toolName + "/"
+	}
+	return toolName + "/" + category + "/"
+}
+
+// VetCategory is the standalone analyzer's category, plegvet PACKAGES
+// (and go vet -vettool): the one the CI recipe uploads.
+const VetCategory = "vet"
 
 // FingerprintKey is the partialFingerprints key of each result: a hash of
 // its rule, its file and the text of its line (trimmed), and of how many
@@ -123,6 +147,7 @@ func Write(w io.Writer, r Run) error {
 
 	run := model.NewRunWithInformationURI(toolName, toolURI)
 	run.Tool.Driver.Version = &r.Version
+	run.WithAutomationDetails(model.NewRunAutomationDetails().WithID(AutomationID(r.Category)))
 	index := map[string]int{}
 	for i, rl := range rs {
 		index[rl.ID] = i

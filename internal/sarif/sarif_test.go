@@ -95,7 +95,7 @@ func results(ds []plegvet.Diagnostic) []sarif.Result {
 func TestWriteSARIF(t *testing.T) {
 	root, ds := diagnostics(t)
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Results: results(ds), Root: root, Successful: true}); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Category: sarif.VetCategory, Rules: suite.Rules(), Results: results(ds), Root: root, Successful: true}); err != nil {
 		t.Fatal(err)
 	}
 	// The model: go-sarif reads it back. (Its own validation cannot
@@ -320,6 +320,32 @@ func defaults(doc any, at string) []string {
 		}
 	}
 	return out
+}
+
+// Each log is one run whose automationDetails.id names its category,
+// "plegvet/CATEGORY/", so that code scanning, which refuses a log with two
+// runs of one tool and category, takes it, and logs of different
+// categories (report, vet) uploaded for one commit keep their own alerts.
+func TestOneRunPerCategory(t *testing.T) {
+	for category, want := range map[string]string{sarif.VetCategory: "plegvet/vet/", "report": "plegvet/report/", "": "plegvet/"} {
+		var buf bytes.Buffer
+		if err := sarif.Write(&buf, sarif.Run{Version: "test", Category: category, Rules: suite.Rules()}); err != nil {
+			t.Fatal(err)
+		}
+		log, err := sarifv210.FromBytes(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log.Runs) != 1 {
+			t.Fatalf("category %q: %d runs, want 1", category, len(log.Runs))
+		}
+		if ad := log.Runs[0].AutomationDetails; ad == nil || ad.ID == nil || *ad.ID != want {
+			t.Errorf("category %q: automationDetails %+v, want id %q", category, ad, want)
+		}
+		if got := sarif.AutomationID(category); got != want {
+			t.Errorf("AutomationID(%q) = %q, want %q", category, got, want)
+		}
+	}
 }
 
 // A run that did not read everything says so: not successful, with why.
