@@ -162,6 +162,7 @@ func sourcesDisagree(meta []*packages.Package, res *engine.Loaded, fromSource fu
 // here on the lean loading answers.
 func analyzeLean(o *Options, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
 	failed := printErrors(stderr, meta, o.Text) > 0
+	failed = leftOutFeatureMaps(o, meta, res, stderr) || failed
 	for _, p := range res.Problems {
 		o.fail(stderr, p.Error())
 		failed = true

@@ -1,0 +1,48 @@
+package driver
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/plegvet/plegvet/internal/buildenv"
+	"github.com/plegvet/plegvet/internal/engine"
+	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/tree"
+)
+
+// leftOutFeatureMaps names, one line each, the files the go command left
+// out by their build constraints (on the platform GOOS, GOARCH,
+// CGO_ENABLED and GOFLAGS' -tags choose) that declare a feature map, in
+// the matched packages that are not loaded (the loader names those of the
+// loaded ones): their gates would otherwise be dropped without a word. It
+// says whether it named any.
+func leftOutFeatureMaps(o *Options, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) bool {
+	loaded := map[string]bool{}
+	for _, p := range res.Packages {
+		loaded[p.PkgPath] = true
+	}
+	// Named as the loader names files: from the module's root.
+	name := filepath.Clean
+	if t, err := tree.OpenModule("."); err == nil {
+		name = t.Rel
+	}
+	named := false
+	for _, p := range meta {
+		if loaded[p.PkgPath] {
+			continue
+		}
+		for _, f := range p.IgnoredFiles {
+			if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			if src, err := inputfile.Read(f); err == nil && buildenv.DeclaresFeatureMap(src) {
+				o.fail(stderr, buildenv.LeftOut(name(f)))
+				named = true
+			}
+		}
+	}
+	return named
+}
