@@ -1,13 +1,9 @@
 package tree
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -16,13 +12,12 @@ import (
 )
 
 // Redirects names, one line each, what makes the go command build a
-// checkout's staging module from another copy than staging/src/MODULE,
-// the one plegvet reads: a go.work (GOWORK, or the nearest above the
-// checkout; GOWORK=off has none) whose use or replace puts the module
-// elsewhere, and a vendor/ directory the go command reads (a
-// vendor/modules.txt, -mod=mod not asked for in GOFLAGS) whose copy of
-// the module is not the staging one. Each line ends the run with exit 1:
-// the answer would describe a copy the kubelet is not built from.
+// checkout's staging module from another copy than the one plegvet
+// reads: a go.work (GOWORK, or the nearest above the checkout; GOWORK=off
+// has none) whose use or replace puts the module elsewhere. Each line
+// ends the run with exit 1: the answer would describe a copy the kubelet
+// is not built from. (A vendored copy the go command reads is read:
+// Vendored.)
 func (t *Tree) Redirects() []string {
 	if t.Sums != nil || len(t.Modules) > 0 {
 		return nil // a fetched release: its modules are the ones read
@@ -31,8 +26,7 @@ func (t *Tree) Redirects() []string {
 	if len(staging) == 0 {
 		return nil
 	}
-	out := t.workspaceRedirects(staging)
-	return append(out, t.vendorRedirects(staging)...)
+	return t.workspaceRedirects(staging)
 }
 
 // workFile is the go.work the go command uses in the checkout, or "".
@@ -100,26 +94,6 @@ func (t *Tree) workspaceRedirects(staging map[string]string) []string {
 			continue
 		}
 		redirect(r.Syntax.Start.Line, "replace "+r.Old.Path, r.Old.Path, where)
-	}
-	return out
-}
-
-// vendorRedirects names the staging modules whose vendored copy the go
-// command reads instead of staging's (vendor/k8s.io/X is, upstream, a
-// symbolic link to it).
-func (t *Tree) vendorRedirects(staging map[string]string) []string {
-	if _, err := os.Stat(filepath.Join(t.Dir, "vendor", "modules.txt")); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if slices.ContainsFunc(strings.Fields(os.Getenv("GOFLAGS")), func(f string) bool { return strings.TrimLeft(f, "-") == "mod=mod" }) {
-		return nil
-	}
-	var out []string
-	for _, mod := range slices.Sorted(maps.Keys(staging)) {
-		v := filepath.Join(t.Dir, "vendor", filepath.FromSlash(mod))
-		if existingDir(v) != "" && !sameFile(v, staging[mod]) {
-			out = append(out, fmt.Sprintf("vendor/%s: the go command builds %s from this vendored copy (vendor/modules.txt), plegvet reads staging/src/%s (link it to the staging copy, or set GOFLAGS=-mod=mod)", mod, mod, mod))
-		}
 	}
 	return out
 }

@@ -37,6 +37,10 @@ type Tree struct {
 	// path -> h1:...), the main module's included: what its content is.
 	// Nil for a checkout, whose files may change.
 	Sums map[string]string
+	// Vendored maps, in a checkout the go command builds in vendor mode,
+	// a staging module to its vendored copy, read instead of
+	// staging/src/MODULE because the go command builds it.
+	Vendored map[string]string
 }
 
 // Open describes the checkout rooted at dir. It fails with one line naming
@@ -68,7 +72,9 @@ func Open(dir string) (*Tree, error) {
 	if st, err := os.Stat(filepath.Join(abs, "pkg", "features")); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
-	return &Tree{Dir: abs, Module: mod}, nil
+	t := &Tree{Dir: abs, Module: mod}
+	t.Vendored = t.vendored()
+	return t, nil
 }
 
 // errNoGoMod is modulePath's answer for a directory without go.mod.
@@ -108,7 +114,7 @@ func (t *Tree) PackageDir(importPath string) string {
 	if rest, ok := strings.CutPrefix(importPath, t.Module+"/"); ok {
 		return existingDir(filepath.Join(t.Dir, filepath.FromSlash(rest)))
 	}
-	for mod, dir := range t.Modules {
+	for mod, dir := range moduleDirs(t.Modules, t.Vendored) {
 		if importPath == mod {
 			return existingDir(dir)
 		}
@@ -117,6 +123,16 @@ func (t *Tree) PackageDir(importPath string) string {
 		}
 	}
 	return t.copyDir(importPath)
+}
+
+// moduleDirs are the directories that stand in for staging/src/MODULE.
+func moduleDirs(fetched, vendored map[string]string) map[string]string {
+	if len(vendored) == 0 {
+		return fetched
+	}
+	all := maps.Clone(vendored)
+	maps.Copy(all, fetched)
+	return all
 }
 
 // copyDir is the directory of the checkout's staging or, else, vendored
@@ -222,7 +238,7 @@ func OpenModule(dir string) (*Tree, error) {
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 	mods = map[string]string{}
-	maps.Copy(mods, t.Modules)
+	maps.Copy(mods, moduleDirs(t.Modules, t.Vendored))
 	root := filepath.Join(t.Dir, "staging", "src")
 	hosts, err := os.ReadDir(root)
 	if err != nil {
@@ -263,12 +279,12 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 }
 
 // ModuleOf names the module that holds a file named as Rel names it:
-// the staging module whose staging/src/MODULE/ prefix it has, else the
-// tree's own module.
+// the staging module whose staging/src/MODULE/ (or vendored copy's
+// vendor/MODULE/) prefix it has, else the tree's own module.
 func (t *Tree) ModuleOf(rel string, staging map[string]string) string {
 	best := ""
 	for m := range staging {
-		if strings.HasPrefix(rel, "staging/src/"+m+"/") && len(m) > len(best) {
+		if (strings.HasPrefix(rel, "staging/src/"+m+"/") || t.Vendored[m] != "" && strings.HasPrefix(rel, "vendor/"+m+"/")) && len(m) > len(best) {
 			best = m
 		}
 	}
