@@ -62,9 +62,9 @@ type Load struct {
 	// Problems, they mean the answer is not whole: the command exits 1.
 	Unfollowed []string `json:"unfollowed"`
 	// Copies name the modules read from another copy than
-	// staging/src/MODULE, each "MODULE: DIR, why": a vendored copy the go
-	// command builds (vendor mode). Absent when every staging module was
-	// read from staging/src.
+	// staging/src/MODULE, each "MODULE: DIR, why": the copy the go command
+	// builds, a go.work's use or replace, or a vendored one (vendor
+	// mode). Absent when every staging module was read from staging/src.
 	Copies []string `json:"copies,omitempty"`
 }
 

@@ -73,10 +73,10 @@ func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(strin
 	if err != nil {
 		return nil, err
 	}
-	// A checkout whose staging module the go command builds from another
-	// copy (go.work, vendor/) is named: the answer is not the kubelet's.
+	// A checkout whose staging module the go command builds from a copy
+	// plegvet does not read is named: the answer is not the kubelet's.
 	problems = append(slices.Clip(problems), t.Redirects()...)
-	src.Load = answer.Load{Mode: engine.Mode, Modelled: append([]string{}, run.Modelled...), Stubbed: len(run.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}, Copies: t.Copies()}
+	src.Load = answer.Load{Mode: engine.Mode, Modelled: append([]string{}, run.Modelled...), Stubbed: len(run.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}, Copies: t.CopiesRead()}
 	for _, p := range run.Problems {
 		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
