@@ -13,6 +13,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/answercache"
+	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/nodeindex"
 	"github.com/plegvet/plegvet/internal/release"
@@ -186,6 +187,11 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 	dir := opts.CacheDir
 	if opts.Kubernetes == "" || opts.Proto != "" {
 		dir = ""
+	}
+	// The files read depend on the platform: another one's answer is
+	// another answer (the default's key stays as it was).
+	if p := buildenv.Platform(buildenv.Context(nil)); p != buildenv.DefaultPlatform {
+		question = append(slices.Clip(question), "platform "+p)
 	}
 	return answercache.Answer(dir, t, question, compute)
 }

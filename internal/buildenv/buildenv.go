@@ -100,6 +100,9 @@ func SetTags(tags string) {
 	os.Setenv("GOFLAGS", strings.Join(append(flags, "-tags="+tags), " "))
 }
 
+// DefaultPlatform is Platform's name for the context when nothing is set.
+const DefaultPlatform = "linux/amd64"
+
 // Platform names the context for a message: "linux/amd64, cgo, tags a,b".
 func Platform(ctxt build.Context) string {
 	s := ctxt.GOOS + "/" + ctxt.GOARCH
