@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -45,4 +46,39 @@ func leftOutFeatureMaps(o *Options, meta []*packages.Package, res *engine.Loaded
 		}
 	}
 	return named
+}
+
+// filesDisagree says why the loading read other files of a package than
+// the go command builds, or "": a platform setting the loading could not
+// know (the go command's cgo default without a C compiler) would make
+// the two answers differ, and go/packages answers then.
+func filesDisagree(meta []*packages.Package, res *engine.Loaded) string {
+	byPath := map[string]*packages.Package{}
+	packages.Visit(meta, nil, func(p *packages.Package) { byPath[p.PkgPath] = p })
+	// Files the loading named as problems were left out for that reason.
+	problem := map[string]bool{}
+	for _, p := range res.Problems {
+		problem[filepath.Base(p.Pos.Filename)] = true
+	}
+	for _, p := range res.Packages {
+		m := byPath[p.PkgPath]
+		if m == nil {
+			continue
+		}
+		read := map[string]bool{}
+		for _, f := range p.GoFiles {
+			read[filepath.Base(f)] = true
+		}
+		for _, f := range m.IgnoredFiles {
+			if read[filepath.Base(f)] {
+				return fmt.Sprintf("%s: the go command leaves out %s by its build constraints, the loading read it", p.PkgPath, filepath.Base(f))
+			}
+		}
+		for _, f := range m.GoFiles {
+			if b := filepath.Base(f); !read[b] && !problem[b] {
+				return fmt.Sprintf("%s: the go command builds %s, the loading left it out", p.PkgPath, b)
+			}
+		}
+	}
+	return ""
 }

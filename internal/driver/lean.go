@@ -55,6 +55,9 @@ func loadLean(ctx context.Context, o *Options, stderr io.Writer) (r *run, why st
 	if why := sourcesDisagree(meta, res, pick); why != "" {
 		return nil, why, -1
 	}
+	if why := filesDisagree(meta, res); why != "" {
+		return nil, why, -1
+	}
 	return analyzeLean(o, meta, res, stderr)
 }
 
