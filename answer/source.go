@@ -61,6 +61,11 @@ type Load struct {
 	// read), each "FILE:LINE:COL: why"; they are also diagnostics. Like
 	// Problems, they mean the answer is not whole: the command exits 1.
 	Unfollowed []string `json:"unfollowed"`
+	// Copies name the modules read from another copy than
+	// staging/src/MODULE, each "MODULE: DIR, why": the copy the go command
+	// builds, a go.work's use or replace, or a vendored one (vendor
+	// mode). Absent when every staging module was read from staging/src.
+	Copies []string `json:"copies,omitempty"`
 }
 
 // Diagnostic is one finding of a check.

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/driver"
 	"github.com/plegvet/plegvet/internal/suite"
 )
@@ -78,7 +79,7 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	fs.Bool("source", false, "no effect (deprecated)")
 	verbose := fs.Bool("v", false, "no effect (deprecated)")
 	fs.Bool("all", false, "no effect (deprecated)")
-	fs.String("tags", "", "no effect (deprecated)")
+	tags := fs.String("tags", "", "comma-separated build tags, as the go command's -tags (GOFLAGS=-tags=... alike)")
 	handOff := func(string) error { handoff = true; return nil } // multichecker answers
 	fs.BoolFunc("flags", "print analyzer flags in JSON", handOff)
 	fs.BoolFunc("V", "print version and exit", handOff)
@@ -106,6 +107,9 @@ func parseDriverFlags(args []string, all []*analysis.Analyzer, stderr io.Writer)
 	if o.FindingsExit < 0 || o.FindingsExit > 125 {
 		fmt.Fprintf(stderr, "plegvet: -findings-exit-code=%d: want an exit status from 0 to 125\n", o.FindingsExit)
 		return nil, false, exitUsage
+	}
+	if flagSet(fs, "tags") {
+		buildenv.SetTags(*tags)
 	}
 	if *verbose && !strings.Contains(o.Debug, "v") {
 		o.Debug += "v"

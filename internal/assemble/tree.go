@@ -13,6 +13,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/answercache"
+	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/nodeindex"
 	"github.com/plegvet/plegvet/internal/release"
@@ -73,7 +74,10 @@ func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(strin
 	if err != nil {
 		return nil, err
 	}
-	src.Load = answer.Load{Mode: engine.Mode, Modelled: append([]string{}, run.Modelled...), Stubbed: len(run.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}}
+	// A checkout whose staging module the go command builds from a copy
+	// plegvet does not read is named: the answer is not the kubelet's.
+	problems = append(slices.Clip(problems), t.Redirects()...)
+	src.Load = answer.Load{Mode: engine.Mode, Modelled: append([]string{}, run.Modelled...), Stubbed: len(run.Stubbed), Problems: append([]string{}, problems...), Unfollowed: []string{}, Copies: t.CopiesRead()}
 	for _, p := range run.Problems {
 		src.Load.Problems = append(src.Load.Problems, p.Error())
 	}
@@ -185,6 +189,11 @@ func cached[T any](opts Options, t *tree.Tree, question []string, compute func()
 	dir := opts.CacheDir
 	if opts.Kubernetes == "" || opts.Proto != "" {
 		dir = ""
+	}
+	// The files read depend on the platform: another one's answer is
+	// another answer (the default's key stays as it was).
+	if p := buildenv.Platform(buildenv.Context(nil)); p != buildenv.DefaultPlatform {
+		question = append(slices.Clip(question), "platform "+p)
 	}
 	return answercache.Answer(dir, t, question, compute)
 }

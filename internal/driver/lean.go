@@ -55,6 +55,9 @@ func loadLean(ctx context.Context, o *Options, stderr io.Writer) (r *run, why st
 	if why := sourcesDisagree(meta, res, pick); why != "" {
 		return nil, why, -1
 	}
+	if why := filesDisagree(meta, res); why != "" {
+		return nil, why, -1
+	}
 	if why := illTyped(res); why != "" {
 		return nil, why, -1
 	}
@@ -165,6 +168,7 @@ func sourcesDisagree(meta []*packages.Package, res *engine.Loaded, fromSource fu
 // here on the lean loading answers.
 func analyzeLean(o *Options, meta []*packages.Package, res *engine.Loaded, stderr io.Writer) (*run, string, int) {
 	failed := printErrors(stderr, meta, o.Text) > 0
+	failed = leftOutFeatureMaps(o, meta, res, stderr) || failed
 	for _, p := range res.Problems {
 		o.fail(stderr, p.Error())
 		failed = true

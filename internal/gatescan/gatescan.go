@@ -9,11 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/build"
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"io"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -25,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/engine"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/tree"
@@ -32,7 +31,9 @@ import (
 
 // Packages finds the packages that may declare feature maps:
 // those of pkg/ and of each staging module with a (non-test) Go file that
-// builds on linux/amd64 and imports the feature-gate API. Directories the
+// builds on the platform buildenv.Context names and imports the
+// feature-gate API; a file left out by its build constraints that
+// declares a feature map is named in the problems. Directories the
 // go command ignores (vendor, testdata, _x, .x) are skipped. Packages the
 // loader models are left to their model. The import paths come sorted.
 func Packages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]string, []string, error) {
@@ -117,7 +118,7 @@ func Packages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]s
 // what reading it found.
 type goFile struct {
 	path, importPath string
-	// importsAPI: it imports the feature-gate API on linux/amd64.
+	// importsAPI: it imports the feature-gate API on this platform.
 	importsAPI bool
 	// problem: it could not be read; unread: its build constraints or
 	// imports could not be (named unless its package is loaded anyway).
@@ -134,9 +135,7 @@ func (f *goFile) read(t *tree.Tree) {
 	if !bytes.Contains(src, []byte(featuregates.APIPath+`"`)) {
 		return
 	}
-	ctxt := build.Default
-	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
-	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+	ctxt := buildenv.Context(src)
 	ok, err := ctxt.MatchFile(filepath.Dir(f.path), filepath.Base(f.path))
 	if err != nil {
 		// Its package may not be loaded (this file may be the one that
@@ -145,7 +144,13 @@ func (f *goFile) read(t *tree.Tree) {
 		return
 	}
 	if !ok {
-		return // not part of the package on linux/amd64
+		// Not part of the package on this platform, as for go build; a
+		// feature map in it is named (by the loader when its package is
+		// loaded anyway).
+		if buildenv.DeclaresFeatureMap(src) {
+			f.unread = buildenv.LeftOut(t.Rel(f.path))
+		}
+		return
 	}
 	parsed, err := parser.ParseFile(token.NewFileSet(), f.path, src, parser.ImportsOnly)
 	if err != nil {

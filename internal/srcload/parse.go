@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -17,11 +16,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/inputfile"
 )
 
-// parse reads the non-test Go files of dir that build on linux/amd64 (the
-// platform kubelets run on), in name order, and keeps those whose package
+// parse reads the non-test Go files of dir that build on the platform
+// buildenv.Context names (linux/amd64, where kubelets run, by default), in name order, and keeps those whose package
 // clause names the package; every other file it was given is a problem.
 func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg, error) {
 	rel := l.tree.Rel(dir)
@@ -36,8 +36,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	// may build; build constraints are then read from memory.
 	var src []byte
 	var readErr error
-	ctxt := build.Default
-	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	ctxt := buildenv.Context(nil)
 	ctxt.OpenFile = func(path string) (io.ReadCloser, error) {
 		var ok bool
 		if src, ok = l.Overlay[path]; !ok {
@@ -47,6 +46,16 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 			return nil, readErr
 		}
 		return io.NopCloser(bytes.NewReader(src)), nil
+	}
+	// A file left out by its name alone (x_windows.go) was not read by
+	// MatchFile: it is read here, to name it if it declares a feature map.
+	leftOutDeclares := func(filename string) bool {
+		if src == nil {
+			if _, err := ctxt.OpenFile(filename); err != nil {
+				return false
+			}
+		}
+		return buildenv.DeclaresFeatureMap(src)
 	}
 	pp := &parsedPkg{dir: dir}
 	var files []*ast.File
@@ -71,8 +80,12 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 			fileProblem(readErr.Error())
 		case err != nil && nul < 0:
 			fileProblem("build constraints: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "read "+filename+": "), name+": "))
+		case err == nil && !ok && leftOutDeclares(filename):
+			// Not part of the package on this platform, as for go build,
+			// but its gates would be: named, not dropped.
+			pp.problems = append(pp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: strings.TrimPrefix(buildenv.LeftOut(""), ": ")})
 		case err == nil && !ok:
-			// not part of the package on linux/amd64, as for go build
+			// not part of the package on this platform, as for go build
 		case nul >= 0:
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 		case l.TreeRelativeNames:
@@ -126,7 +139,7 @@ func (l *loader) usable(pp *parsedPkg) error {
 	rel := inputfile.QuoteName(l.tree.Rel(pp.dir))
 	switch len(pp.problems) {
 	case 0:
-		return fmt.Errorf("%s: no Go files for %s/%s", rel, build.Default.GOOS, build.Default.GOARCH)
+		return fmt.Errorf("%s: no Go files for %s", rel, buildenv.Platform(buildenv.Context(nil)))
 	case 1:
 		return fmt.Errorf("%s: no Go file could be loaded: %s", rel, pp.problems[0].Error())
 	}

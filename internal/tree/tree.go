@@ -37,6 +37,13 @@ type Tree struct {
 	// path -> h1:...), the main module's included: what its content is.
 	// Nil for a checkout, whose files may change.
 	Sums map[string]string
+	// Copies are, in a checkout, the staging modules the go command
+	// builds from another copy than staging/src/MODULE (a go.work's, a
+	// vendored one): read instead, as the kubelet is built from them.
+	Copies map[string]Copy
+	// redirects: what would change the copy the go command builds and
+	// could not be followed (Redirects).
+	redirects []string
 }
 
 // Open describes the checkout rooted at dir. It fails with one line naming
@@ -68,7 +75,9 @@ func Open(dir string) (*Tree, error) {
 	if st, err := os.Stat(filepath.Join(abs, "pkg", "features")); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
-	return &Tree{Dir: abs, Module: mod}, nil
+	t := &Tree{Dir: abs, Module: mod}
+	t.Copies, t.redirects = t.findCopies()
+	return t, nil
 }
 
 // errNoGoMod is modulePath's answer for a directory without go.mod.
@@ -108,7 +117,7 @@ func (t *Tree) PackageDir(importPath string) string {
 	if rest, ok := strings.CutPrefix(importPath, t.Module+"/"); ok {
 		return existingDir(filepath.Join(t.Dir, filepath.FromSlash(rest)))
 	}
-	for mod, dir := range t.Modules {
+	for mod, dir := range moduleDirs(t.Modules, t.Copies) {
 		if importPath == mod {
 			return existingDir(dir)
 		}
@@ -117,6 +126,21 @@ func (t *Tree) PackageDir(importPath string) string {
 		}
 	}
 	return t.copyDir(importPath)
+}
+
+// moduleDirs are the directories that stand in for staging/src/MODULE.
+func moduleDirs(fetched map[string]string, copies map[string]Copy) map[string]string {
+	if len(copies) == 0 {
+		return fetched
+	}
+	all := maps.Clone(fetched)
+	if all == nil {
+		all = map[string]string{}
+	}
+	for m, c := range copies {
+		all[m] = c.Dir
+	}
+	return all
 }
 
 // copyDir is the directory of the checkout's staging or, else, vendored
@@ -222,7 +246,7 @@ func OpenModule(dir string) (*Tree, error) {
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 	mods = map[string]string{}
-	maps.Copy(mods, t.Modules)
+	maps.Copy(mods, moduleDirs(t.Modules, t.Copies))
 	root := filepath.Join(t.Dir, "staging", "src")
 	hosts, err := os.ReadDir(root)
 	if err != nil {
@@ -263,12 +287,14 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 }
 
 // ModuleOf names the module that holds a file named as Rel names it:
-// the staging module whose staging/src/MODULE/ prefix it has, else the
-// tree's own module.
+// the staging module whose staging/src/MODULE/ (or, for a module read
+// from another copy, that copy's) prefix it has, else the tree's own
+// module.
 func (t *Tree) ModuleOf(rel string, staging map[string]string) string {
 	best := ""
 	for m := range staging {
-		if strings.HasPrefix(rel, "staging/src/"+m+"/") && len(m) > len(best) {
+		c, copied := t.Copies[m]
+		if (strings.HasPrefix(rel, "staging/src/"+m+"/") || copied && strings.HasPrefix(rel, t.Rel(c.Dir)+"/")) && len(m) > len(best) {
 			best = m
 		}
 	}

@@ -1,0 +1,160 @@
+// Package buildenv is the build context plegvet reads a tree with, the
+// one the go command would build a kubelet with: GOOS, GOARCH,
+// CGO_ENABLED and GOFLAGS' -tags as go env reports them changed (from the
+// environment or go env -w), linux/amd64 with cgo (the platform kubelets
+// run on) where they are not; and whether
+// a file that context leaves out declares feature gates, so that such a
+// file is named rather than dropped without a word.
+package buildenv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plegvet/plegvet/featuregates"
+)
+
+// Context is build.Default set up for the environment's platform and
+// tags; its OpenFile reads src, the one file MatchFile is then asked
+// about.
+func Context(src []byte) build.Context {
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	set := settings()
+	if v := set["GOOS"]; v != "" {
+		ctxt.GOOS = v
+	}
+	if v := set["GOARCH"]; v != "" {
+		ctxt.GOARCH = v
+	}
+	if v := set["CGO_ENABLED"]; v != "" {
+		ctxt.CgoEnabled = v == "1"
+	}
+	ctxt.BuildTags = Tags()
+	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+	return ctxt
+}
+
+// settings are the go command's GOOS, GOARCH, CGO_ENABLED and GOFLAGS
+// where they differ from its defaults (go env -changed: the environment
+// and go env -w both count), read once; without a go command, the
+// environment's.
+var settings = sync.OnceValue(func() map[string]string {
+	set := map[string]string{}
+	names := []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS"}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"env", "-changed", "-json"}, names...)...)
+	// Outside any module: a go.mod's toolchain line must not make the go
+	// command fetch another one to say what the environment says.
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	if out, err := cmd.Output(); err == nil && json.Unmarshal(out, &set) == nil {
+		return set
+	}
+	for _, n := range names {
+		set[n] = os.Getenv(n)
+	}
+	return set
+})
+
+// Flags are the fields of GOFLAGS, as the go command has it.
+func Flags() []string { return strings.Fields(settings()["GOFLAGS"]) }
+
+// Tags are the build tags GOFLAGS' -tags sets, as the go command reads
+// them (comma-separated; a space-separated list is the old form).
+func Tags() []string {
+	fs := flag.NewFlagSet("GOFLAGS", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tags := fs.String("tags", "", "")
+	for _, f := range Flags() {
+		if strings.HasPrefix(strings.TrimLeft(f, "-"), "tags=") {
+			_ = fs.Parse([]string{f}) // a malformed GOFLAGS is the go command's to refuse
+		}
+	}
+	return strings.FieldsFunc(*tags, func(r rune) bool { return r == ',' || r == ' ' })
+}
+
+// SetTags makes tags the build tags of this process and of the go
+// commands it runs, through GOFLAGS (whose other -tags it replaces): go
+// list and the loading then agree on the files. Called before anything
+// is read.
+func SetTags(tags string) {
+	flags := slices.DeleteFunc(strings.Fields(os.Getenv("GOFLAGS")), func(f string) bool {
+		return strings.HasPrefix(strings.TrimLeft(f, "-"), "tags=")
+	})
+	os.Setenv("GOFLAGS", strings.Join(append(flags, "-tags="+tags), " "))
+}
+
+// DefaultPlatform is Platform's name for the context when nothing is set.
+const DefaultPlatform = "linux/amd64"
+
+// Platform names the context for a message: "linux/amd64, cgo, tags a,b".
+func Platform(ctxt build.Context) string {
+	s := ctxt.GOOS + "/" + ctxt.GOARCH
+	if !ctxt.CgoEnabled {
+		s += " without cgo"
+	}
+	if len(ctxt.BuildTags) > 0 {
+		s += ", tags " + strings.Join(ctxt.BuildTags, ",")
+	}
+	return s
+}
+
+// LeftOut is the line naming a file the build context leaves out that
+// declares a feature map (rel is its name in the tree).
+func LeftOut(rel string) string {
+	return rel + ": left out by its build constraints on " + Platform(Context(nil)) +
+		", and it declares a feature map: its gates are not read (set GOOS, GOARCH, CGO_ENABLED or GOFLAGS=-tags=... to read them)"
+}
+
+// DeclaresFeatureMap says whether Go source declares a map keyed by the
+// feature-gate API's Feature type (a feature map, or a dependency map);
+// source that does not parse says no (it is the loader's to name).
+func DeclaresFeatureMap(src []byte) bool {
+	if !bytes.Contains(src, []byte(featuregates.APIPath)) {
+		return false
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return false
+	}
+	api := map[string]bool{}
+	for _, im := range f.Imports {
+		p, err := strconv.Unquote(im.Path.Value)
+		if err != nil || !featuregates.IsAPIPath(p) {
+			continue
+		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		api[name] = true
+	}
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if m, ok := n.(*ast.MapType); ok {
+			if sel, ok := m.Key.(*ast.SelectorExpr); ok && sel.Sel.Name == "Feature" {
+				if x, ok := sel.X.(*ast.Ident); ok && api[x.Name] {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
