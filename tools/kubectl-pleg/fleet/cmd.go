@@ -44,6 +44,7 @@ and whether it is healthy.
 Usage:
   kubectl pleg [NODE...] [-l SELECTOR] [-o wide|json|yaml] [--save DIR]
                [--source-k8s v1.X.Y | --source-dir DIR] [--concurrency N]
+               [--kubeconfig FILE] [--context NAME] [--request-timeout 30s]
 
 For each node (every node when none is named), it reads status.nodeInfo,
 and the kubelet's /configz and /metrics through the API server
@@ -64,7 +65,9 @@ last heartbeat. --save DIR writes each node's captures
 (NODE.configz.json, NODE.metrics.txt with a first line "# scraped at
 TIME") for plegvet node.
 
-The user needs get and list on nodes, and get on nodes/proxy.
+The user needs get and list on nodes, and get on nodes/proxy. The
+kubeconfig, context, credentials and --request-timeout are kubectl's own
+flags, read as kubectl reads them.
 
 Exit status: 0 when every node answered generic, evented,
 generic-with-event-hints or fell-back; 3 when every node answered and one
@@ -78,7 +81,7 @@ Flags:
 // Main runs the plugin with the arguments after its name; hooks, when not
 // nil, replace the source and runtime readers (tests).
 func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams, hooks *Options) int {
-	fs := pflag.NewFlagSet("kubectl-pleg", pflag.ContinueOnError)
+	fs := pflag.NewFlagSet("kubectl pleg", pflag.ContinueOnError)
 	fs.SetOutput(streams.ErrOut)
 	cf := genericclioptions.NewConfigFlags(true)
 	timeout := "30s"
@@ -103,10 +106,8 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 	fs.IntVar(&concurrency, "concurrency", DefaultConcurrency, "how many nodes to read at once")
 	fs.Float32Var(&qps, "qps", 50, "the client's requests per second to the API server (client-go's rate limiter)")
 	fs.IntVar(&burst, "burst", 100, "the client's burst of requests above --qps")
-	fs.Usage = func() {
-		fmt.Fprint(streams.ErrOut, usage)
-		fs.PrintDefaults()
-	}
+	// Help asked for goes to stdout, as kubectl's does (kubectl pleg -h | less).
+	fs.Usage = func() { fmt.Fprint(streams.Out, usage+fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0

@@ -530,7 +530,7 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 	// The help says so.
-	_, _, help := runMain(t, nil, "--help")
+	_, help, _ := runMain(t, nil, "--help")
 	if !strings.Contains(help, "3 when every node answered and one\nor more is inconsistent") {
 		t.Errorf("--help does not give the exit status of an inconsistent node:\n%s", help)
 	}

@@ -36,6 +36,10 @@ func main() {
 	}
 }
 
+// licence is the repository's LICENSE, from the kubectl-pleg module's
+// directory.
+var licence = filepath.Join("..", "..", archives.Licence)
+
 // run builds from the kubectl-pleg module's directory (the current one).
 func run(ctx context.Context, version, out string) error {
 	template, err := os.ReadFile(filepath.Join("krew", "pleg.yaml"))
@@ -44,8 +48,8 @@ func run(ctx context.Context, version, out string) error {
 	}
 	built, err := archives.Build(ctx, archives.Options{
 		Programs: []archives.Program{
-			{Name: archives.Plugin, ModuleDir: ".", Package: "./cmd/kubectl-pleg", Extra: map[string]string{"README.md": "README.md"}},
-			{Name: "plegvet", ModuleDir: filepath.Join("..", ".."), Package: "./cmd/plegvet", Extra: map[string]string{"README.md": filepath.Join("..", "..", "README.md")}},
+			{Name: archives.Plugin, ModuleDir: ".", Package: "./cmd/kubectl-pleg", Extra: map[string]string{"README.md": "README.md", archives.Licence: licence}},
+			{Name: "plegvet", ModuleDir: filepath.Join("..", ".."), Package: "./cmd/plegvet", Extra: map[string]string{"README.md": filepath.Join("..", "..", "README.md"), archives.Licence: licence}},
 		},
 		Platforms: archives.Platforms(),
 		Out:       out,
@@ -62,7 +66,7 @@ func run(ctx context.Context, version, out string) error {
 	}
 	// As krew will read them: the manifest's every platform, URI and hash
 	// against the archives on disk.
-	if err := archives.Verify(out, manifest, version, []string{"README.md"}); err != nil {
+	if err := archives.Verify(out, manifest, version, []string{archives.Licence, "README.md"}); err != nil {
 		return err
 	}
 	for _, a := range built {

@@ -26,7 +26,6 @@ import (
 
 	"golang.org/x/mod/semver"
 	"golang.org/x/sync/errgroup"
-	"sigs.k8s.io/yaml"
 )
 
 // Platform is an operating system and architecture, as GOOS and GOARCH
@@ -55,7 +54,8 @@ type Program struct {
 	// its package there (./cmd/kubectl-pleg).
 	ModuleDir, Package string
 	// Extra are files put beside the binary in each of its archives
-	// (README.md), by their name there, each from its path here.
+	// (README.md), by their name there, each from its path here; LICENSE
+	// is required.
 	Extra map[string]string
 }
 
@@ -95,6 +95,10 @@ type Options struct {
 	Jobs int
 }
 
+// Licence is the licence's file in every archive, as at the repository's
+// root.
+const Licence = "LICENSE"
+
 // archiveTime is every archive member's modification time: archives of
 // the same binaries are the same bytes.
 var archiveTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -114,6 +118,9 @@ func Build(ctx context.Context, opts Options) ([]Archive, error) {
 	defer os.RemoveAll(bins)
 	var jobs []Archive
 	for _, prog := range opts.Programs {
+		if _, ok := prog.Extra[Licence]; !ok {
+			return nil, fmt.Errorf("%s: no %s among the files archived with it; every release archive carries the licence", prog.Name, Licence)
+		}
 		for _, p := range opts.Platforms {
 			jobs = append(jobs, Archive{Program: prog.Name, Platform: p, File: Name(prog.Name, p), Bin: binName(prog.Name, p)})
 		}
@@ -251,38 +258,15 @@ func writeZip(w io.Writer, members []string, sources map[string]string) error {
 const Plugin = "kubectl-pleg"
 
 // Verify reads back what Build wrote and the manifest filled from it, as
-// a user's krew would: every platform of Platforms in the manifest once,
-// its uri the release's address of an archive in dir, its sha256 that
-// archive's, its bin a binary in that archive beside the extra files.
+// krew-index and a user's krew would: the manifest passes krew's checks
+// (ParseKrewManifest), every platform of Platforms is in it once, its uri
+// the release's address of an archive in dir, its sha256 that archive's,
+// its bin a binary in that archive beside the extra files, and its files
+// install the bin and a licence.
 func Verify(dir string, manifest []byte, version string, extra []string) error {
-	// krew's Plugin, every field: a field it does not know is refused.
-	var m struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Spec struct {
-			Version          string `json:"version"`
-			Homepage         string `json:"homepage"`
-			ShortDescription string `json:"shortDescription"`
-			Description      string `json:"description"`
-			Caveats          string `json:"caveats"`
-			Platforms        []struct {
-				Selector struct {
-					MatchLabels map[string]string `json:"matchLabels"`
-				} `json:"selector"`
-				URI    string `json:"uri"`
-				SHA256 string `json:"sha256"`
-				Bin    string `json:"bin"`
-			} `json:"platforms"`
-		} `json:"spec"`
-	}
-	if err := yaml.UnmarshalStrict(manifest, &m); err != nil {
-		return fmt.Errorf("the manifest: %w", err)
-	}
-	if m.Kind != "Plugin" || m.Metadata.Name != "pleg" {
-		return fmt.Errorf("the manifest is a %s named %q, want a krew Plugin named pleg", m.Kind, m.Metadata.Name)
+	m, err := ParseKrewManifest("pleg", manifest)
+	if err != nil {
+		return err
 	}
 	if m.Spec.Version != version {
 		return fmt.Errorf("the manifest's version is %q, want %q", m.Spec.Version, version)
@@ -311,6 +295,9 @@ func Verify(dir string, manifest []byte, version string, extra []string) error {
 		}
 		if want := append([]string{binName(Plugin, pl)}, extra...); p.Bin != want[0] || !slices.Equal(members, want) {
 			return fmt.Errorf("%s: bin %s, members %v; want %s and %v", Name(Plugin, pl), p.Bin, members, want[0], want)
+		}
+		if _, err := krewInstall(p, members); err != nil {
+			return fmt.Errorf("%s: %w", Name(Plugin, pl), err)
 		}
 	}
 	for _, pl := range Platforms() {

@@ -38,6 +38,18 @@ func TestManifest(t *testing.T) {
 	if bytes.Contains(m, []byte("VERSION")) || bytes.Contains(m, []byte("SHA256\n")) {
 		t.Errorf("placeholders left:\n%s", m)
 	}
+	p, err := ParseKrewManifest("pleg", m)
+	if err != nil {
+		t.Fatalf("krew's checks refuse the filled manifest: %v", err)
+	}
+	for _, pl := range p.Spec.Platforms {
+		if want := binName(Plugin, Platform{pl.Selector.MatchLabels["os"], pl.Selector.MatchLabels["arch"]}); pl.Bin != want {
+			t.Errorf("%s: bin %s, want %s", pl.URI, pl.Bin, want)
+		}
+		if _, err := krewInstall(pl, []string{pl.Bin, Licence, "README.md"}); err != nil {
+			t.Errorf("%s: %v", pl.URI, err)
+		}
+	}
 	for _, a := range built {
 		if !bytes.Contains(m, []byte("uri: "+ReleaseURL+"/v0.1.0/"+a.File+"\n    sha256: "+a.SHA256+"\n")) {
 			t.Errorf("%s: uri and sha256 not together in\n%s", a.File, m)
@@ -66,6 +78,7 @@ func standIn(t *testing.T) string {
 		"go.mod":    "module example.com/standin\n\ngo 1.26\n",
 		"main.go":   "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"stand-in for kubectl-pleg\\n\") }\n",
 		"README.md": "# stand-in\n",
+		Licence:     "the licence\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -85,7 +98,7 @@ func TestBuildVerify(t *testing.T) {
 	src := standIn(t)
 	build := func(out string) []Archive {
 		built, err := Build(context.Background(), Options{
-			Programs:  []Program{{Name: Plugin, ModuleDir: src, Package: ".", Extra: map[string]string{"README.md": filepath.Join(src, "README.md")}}},
+			Programs:  []Program{{Name: Plugin, ModuleDir: src, Package: ".", Extra: map[string]string{"README.md": filepath.Join(src, "README.md"), Licence: filepath.Join(src, Licence)}}},
 			Platforms: Platforms(),
 			Out:       out,
 		})
@@ -94,13 +107,14 @@ func TestBuildVerify(t *testing.T) {
 		}
 		return built
 	}
+	extra := []string{Licence, "README.md"}
 	out := t.TempDir()
 	built := build(out)
 	m, err := Manifest(template(t), "v0.1.0", built)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(out, m, "v0.1.0", []string{"README.md"}); err != nil {
+	if err := Verify(out, m, "v0.1.0", extra); err != nil {
 		t.Fatal(err)
 	}
 	sums, err := os.ReadFile(filepath.Join(out, "SHA256SUMS"))
@@ -119,14 +133,14 @@ func TestBuildVerify(t *testing.T) {
 			t.Errorf("%s: %s, then %s: not reproducible", built[i].File, built[i].SHA256, again[i].SHA256)
 		}
 	}
-	if err := Verify(out, m, "v0.2.0", []string{"README.md"}); err == nil {
+	if err := Verify(out, m, "v0.2.0", extra); err == nil {
 		t.Error("another version: no error")
 	}
 	victim := filepath.Join(out, Name(Plugin, Platforms()[0]))
 	if err := os.WriteFile(victim, []byte("not the archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(out, m, "v0.1.0", []string{"README.md"}); err == nil || !strings.Contains(err.Error(), "sha256") {
+	if err := Verify(out, m, "v0.1.0", extra); err == nil || !strings.Contains(err.Error(), "sha256") {
 		t.Errorf("a changed archive: %v", err)
 	}
 	host := Platform{runtime.GOOS, runtime.GOARCH}
