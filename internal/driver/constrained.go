@@ -65,9 +65,11 @@ func filesDisagree(meta []*packages.Package, res *engine.Loaded) string {
 		if m == nil {
 			continue
 		}
+		// The go command writes a name that is not UTF-8 with U+FFFD in
+		// its place: compare as it writes them.
 		read := map[string]bool{}
 		for _, f := range p.GoFiles {
-			read[filepath.Base(f)] = true
+			read[asGoWrites(filepath.Base(f))] = true
 		}
 		for _, f := range m.IgnoredFiles {
 			if read[filepath.Base(f)] {
@@ -75,10 +77,14 @@ func filesDisagree(meta []*packages.Package, res *engine.Loaded) string {
 			}
 		}
 		for _, f := range m.GoFiles {
-			if b := filepath.Base(f); !read[b] && !problem[b] {
+			if b := asGoWrites(filepath.Base(f)); !read[b] && !problem[b] {
 				return fmt.Sprintf("%s: the go command builds %s, the loading left it out", p.PkgPath, b)
 			}
 		}
 	}
 	return ""
 }
+
+// asGoWrites is a file name as the go command writes it: each byte that
+// is not part of valid UTF-8 as U+FFFD.
+func asGoWrites(name string) string { return string([]rune(name)) }
