@@ -114,6 +114,9 @@ func modulePath(gomod string) (string, error) {
 // import path, looking in the tree itself, its staging modules and its
 // vendor directory, or "" when the tree does not hold it.
 func (t *Tree) PackageDir(importPath string) string {
+	if importPath == t.Module { // a package at the module's root
+		return existingDir(t.Dir)
+	}
 	if rest, ok := strings.CutPrefix(importPath, t.Module+"/"); ok {
 		return existingDir(filepath.Join(t.Dir, filepath.FromSlash(rest)))
 	}

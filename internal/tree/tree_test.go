@@ -69,6 +69,7 @@ func TestRelAndPackageDir(t *testing.T) {
 	k := filepath.Join(root, "k")
 	tr := &Tree{Dir: k, Module: "k8s.io/kubernetes", Modules: map[string]string{CRIAPIModule: filepath.Join(root, "cri")}}
 	for path, want := range map[string]string{
+		"k8s.io/kubernetes":                  k, // a package at the module's root
 		"k8s.io/kubernetes/pkg/kubelet/pleg": filepath.Join(k, "pkg", "kubelet", "pleg"),
 		"k8s.io/apiserver/pkg/x":             filepath.Join(k, "staging", "src", "k8s.io", "apiserver", "pkg", "x"),
 		"example.com/v":                      filepath.Join(k, "vendor", "example.com", "v"),
