@@ -134,7 +134,7 @@ func (h *Health) Overwriter(c *HealthRule) (later *HealthRule, mine, theirs *Cod
 		}
 		for j := range c.Records {
 			for k := range o.Records {
-				if recordCallee(c.Records[j].Expr) == recordCallee(o.Records[k].Expr) {
+				if c.Records[j].Callee() == o.Records[k].Callee() {
 					return o, &c.Records[j], &o.Records[k]
 				}
 			}
@@ -143,10 +143,10 @@ func (h *Health) Overwriter(c *HealthRule) (later *HealthRule, mine, theirs *Cod
 	return nil, nil, nil
 }
 
-// recordCallee is the method a record calls, as written
+// Callee is the function or method a step calls, as written
 // (metrics.PLEGLastSeen.Set).
-func recordCallee(expr string) string {
-	callee, _, _ := strings.Cut(expr, "(")
+func (s *CodeStep) Callee() string {
+	callee, _, _ := strings.Cut(s.Expr, "(")
 	return callee
 }
 

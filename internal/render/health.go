@@ -23,7 +23,7 @@ func healthRows(row rowFunc, h *answer.Health) {
 		row(label, checkLines(&h.Checks[i])...)
 		label = ""
 	}
-	if w := sharedRecord(h.Checks); w != "" {
+	if w := sharedRecord(h); w != "" {
 		row(label, w)
 	}
 	if m := h.RuntimeErrors; m != nil {
@@ -92,17 +92,11 @@ func checkLines(c *answer.HealthRule) []string {
 // sharedRecord says when two checks write the same variable on each
 // poll, each with its own value: what the variable shows is the last
 // written.
-func sharedRecord(checks []answer.HealthRule) string {
-	first := map[string]*answer.CodeStep{} // the method called -> its first call
-	by := map[string]string{}
-	for _, c := range checks {
-		for i := range c.Records {
-			r := &c.Records[i]
-			key, _, _ := strings.Cut(r.Expr, "(")
-			if f, ok := first[key]; ok && by[key] != c.Name {
-				return fmt.Sprintf("checks %q and %q both call %s on each poll, each with its own value: %s (%s) and %s (%s)", by[key], c.Name, key, f.Expr, srcpos.Line(&f.Pos), r.Expr, srcpos.Line(&r.Pos))
-			}
-			first[key], by[key] = r, c.Name
+func sharedRecord(h *answer.Health) string {
+	for i := range h.Checks {
+		c := &h.Checks[i]
+		if later, mine, theirs := h.Overwriter(c); later != nil {
+			return fmt.Sprintf("checks %q and %q both call %s on each poll, each with its own value: %s (%s) and %s (%s)", c.Name, later.Name, mine.Callee(), mine.Expr, srcpos.Line(&mine.Pos), theirs.Expr, srcpos.Line(&theirs.Pos))
 		}
 	}
 	return ""

@@ -128,12 +128,12 @@ func TestSharedRecord(t *testing.T) {
 		return []answer.CodeStep{{Expr: expr, Pos: answer.Pos{File: "pleg.go", Line: line}}}
 	}
 	one := []answer.HealthRule{{Name: "PLEG", Records: rec("metrics.LastSeen.Set(float64(g.done.Unix()))", 83)}}
-	if got := sharedRecord(one); got != "" {
+	if got := sharedRecord(&answer.Health{Checks: one}); got != "" {
 		t.Errorf("one writer: %q, want nothing", got)
 	}
 	two := append(one, answer.HealthRule{Name: "EventedPLEG", Records: rec("metrics.LastSeen.Set(float64(time.Now().Unix()))", 125)})
 	want := `checks "PLEG" and "EventedPLEG" both call metrics.LastSeen.Set on each poll, each with its own value: metrics.LastSeen.Set(float64(g.done.Unix())) (pleg.go:83) and metrics.LastSeen.Set(float64(time.Now().Unix())) (pleg.go:125)`
-	if got := sharedRecord(two); got != want {
+	if got := sharedRecord(&answer.Health{Checks: two}); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
