@@ -8,37 +8,38 @@ import (
 // Positions says how an answer names its files.
 type Positions = assemble.Positions
 
-// The forms of Positions (assemble.PositionsRelative and so on: relative
-// to the checkout, in the module cache, by web address at the release's
-// tag).
+// The forms of Positions (assemble.PositionsRelative and so on): every
+// form keeps each file's checkout name; a release's positions also carry
+// their web address at the release's tag, module adds the file on disk,
+// and url has text print the web address instead of the name.
 const (
 	PositionsRelative = assemble.PositionsRelative
 	PositionsModule   = assemble.PositionsModule
 	PositionsURL      = assemble.PositionsURL
 )
 
-// KubernetesRepoURL is where PositionsURL points: the kubernetes
+// KubernetesRepoURL is where a release's positions point: the kubernetes
 // repository, whose tags are the releases.
 const KubernetesRepoURL = assemble.KubernetesRepoURL
 
 // ParsePositions reads a -positions value: relative, module, url, or ""
-// for the default of the source read (DefaultPositions).
+// for relative.
 func ParsePositions(s string) (Positions, error) { return assemble.ParsePositions(s) }
 
-// DefaultPositions is the form a user can open for the source read: a
-// release's files by URL, a checkout's relative to it.
-func DefaultPositions(src Source) Positions { return assemble.DefaultPositions(src) }
+// FileLink is the address of a file of src at a line: at the release's
+// tag for a release, a file: URL (no line) for a checkout. A terminal
+// makes each printed position a link to it.
+func FileLink(src Source) func(file string, line int) string { return assemble.FileLink(src) }
 
 // Located is an answer that names files (answer.Located).
 type Located = answer.Located
 
-// RelocatePositions rewrites, in place, every file name an answer carries
-// in its JSON (answer.Located: each position's file and each "file" key)
-// into the form p names for the source src it was read from. answer is
-// a *Report, *GatesReport, *PeriodsReport, *RPCReport, *NodeReport,
-// *RuntimeReport, or a *GateAtRelease of a gate history. "" is
-// DefaultPositions(src). Messages that cite a file:line in prose keep the
-// tree's relative names.
+// RelocatePositions sets, in place, where each position an answer holds
+// can be opened (answer.Located): its URL for a release, and the file on
+// disk (Path) for PositionsModule. Each position's File keeps the
+// checkout's name in every form. answer is a *Report, *GatesReport,
+// *PeriodsReport, *RPCReport, *NodeReport, *RuntimeReport, *Alerts, or a
+// *GateAtRelease of a gate history.
 func RelocatePositions(answer Located, src Source, p Positions) error {
 	return assemble.RelocatePositions(answer, src, p)
 }

@@ -3,14 +3,16 @@ package plegvet
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// files lists every "file" an answer's JSON carries.
-func files(t *testing.T, answer any) []string {
+// located lists each object of an answer's JSON that has a "file" key:
+// a position (with "line") or a whole file's name.
+func located(t *testing.T, answer any) []map[string]any {
 	t.Helper()
 	data, err := json.Marshal(answer)
 	if err != nil {
@@ -20,15 +22,15 @@ func files(t *testing.T, answer any) []string {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	var out []string
+	var out []map[string]any
 	var walk func(any)
 	walk = func(v any) {
 		switch v := v.(type) {
 		case map[string]any:
-			for k, m := range v {
-				if s, ok := m.(string); ok && k == "file" && s != "" {
-					out = append(out, s)
-				}
+			if s, ok := v["file"].(string); ok && s != "" {
+				out = append(out, v)
+			}
+			for _, m := range v {
 				walk(m)
 			}
 		case []any:
@@ -41,8 +43,8 @@ func files(t *testing.T, answer any) []string {
 	return out
 }
 
-// Every position of a checkout's answer, named as on disk, is a file
-// there; named relative, the answer is unchanged; a checkout has no URL.
+// A checkout's answer keeps its relative names in every form and has no
+// URL; module adds each position's file on disk beside its name.
 func TestRelocateCheckout(t *testing.T) {
 	rep, err := Inspect(context.Background(), Options{Dir: "testdata/src/k8s.io/kubernetes"})
 	if err != nil {
@@ -61,40 +63,55 @@ func TestRelocateCheckout(t *testing.T) {
 	if err := RelocatePositions(rep, rep.Source, PositionsModule); err != nil {
 		t.Fatal(err)
 	}
-	fs := files(t, rep)
-	if len(fs) < 10 {
-		t.Fatalf("%d files in the answer", len(fs))
+	objs := located(t, rep)
+	if len(objs) < 10 {
+		t.Fatalf("%d files in the answer", len(objs))
 	}
-	for _, f := range fs {
-		if _, err := os.Stat(f); !filepath.IsAbs(f) || err != nil {
-			t.Errorf("%s: not a file on disk (%v)", f, err)
+	for _, o := range objs {
+		f := o["file"].(string)
+		if filepath.IsAbs(f) || strings.Contains(f, "://") || o["url"] != nil {
+			t.Errorf("%v: want a relative file and no url", o)
+		}
+		if _, isPos := o["line"]; !isPos {
+			continue
+		}
+		p, _ := o["path"].(string)
+		if _, err := os.Stat(p); !filepath.IsAbs(p) || err != nil || !strings.HasSuffix(filepath.ToSlash(p), "/"+f) {
+			t.Errorf("%v: path is not the file on disk (%v)", o, err)
 		}
 	}
 }
 
-// A release's positions name its files at its tag, staging files at their
-// path in the kubernetes repository, each once (positions two parts of an
-// answer share are renamed once); in the module cache, each staging file
-// in its own module at the staging version.
+// A release's answer keeps its relative names too, and each position
+// holds its address at the release's tag at its line, staging files at
+// their path in the kubernetes repository, each once (a position two
+// parts of an answer share is visited twice).
 func TestRelocateRelease(t *testing.T) {
 	rep, err := Inspect(context.Background(), Options{Dir: "testdata/src/k8s.io/kubernetes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := Source{Dir: "k8s.io/kubernetes@v1.36.1", KubernetesVersion: "v1.36.1"}
-	if DefaultPositions(src) != PositionsURL || DefaultPositions(rep.Source) != PositionsRelative {
-		t.Errorf("defaults %s and %s, want url for a release and relative for a checkout", DefaultPositions(src), DefaultPositions(rep.Source))
-	}
-	if err := RelocatePositions(rep, src, ""); err != nil {
-		t.Fatal(err)
+	for _, p := range []Positions{"", PositionsURL} {
+		if err := RelocatePositions(rep, src, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const base = KubernetesRepoURL + "/blob/v1.36.1/"
 	staging := false
-	for _, f := range files(t, rep) {
-		if !strings.HasPrefix(f, base) || strings.Count(f, "://") != 1 {
-			t.Errorf("%s: want one %s", f, base)
+	for _, o := range located(t, rep) {
+		f := o["file"].(string)
+		if strings.Contains(f, "://") || o["path"] != nil {
+			t.Errorf("%v: want the relative file and no path", o)
 		}
-		staging = staging || strings.HasPrefix(f, base+"staging/src/k8s.io/cri-api/")
+		line, isPos := o["line"].(float64)
+		if !isPos {
+			continue
+		}
+		if want := fmt.Sprintf("%s%s#L%d", base, f, int(line)); o["url"] != want {
+			t.Errorf("url %v, want %s", o["url"], want)
+		}
+		staging = staging || strings.HasPrefix(f, "staging/src/k8s.io/cri-api/")
 	}
 	if !staging {
 		t.Error("no staging file named at its path in the repository")

@@ -106,7 +106,7 @@ type AlertRule struct {
 }
 
 // Files visits the answer's file names (Located).
-func (a *Alerts) Files(visit func(*string)) {
+func (a *Alerts) Files(visit FileVisitor) {
 	v := files(visit)
 	v.health(a.Health)
 	for i := range a.Rules {

@@ -11,15 +11,15 @@ type Located interface {
 	// JSON form holds: the File of each position, and each "file" key
 	// (a feature map's, a generator's). A name may be visited twice
 	// where two parts of an answer share a position.
-	Files(visit func(*string))
+	Files(visit FileVisitor)
 }
 
 // files visits the file names of the answers' parts; a nil part has none.
-type files func(*string)
+type files FileVisitor
 
 func (v files) pos(p *Pos) {
 	if p != nil {
-		v(&p.File)
+		v(&p.File, p)
 	}
 }
 
@@ -69,10 +69,10 @@ func (v files) gate(g *Gate) {
 	v.pos(g.Decl)
 	v.pos(&g.Entry)
 	v.specs(g.Specs)
-	v(&g.File)
+	v(&g.File, nil)
 	for i := range g.Registrations {
 		r := &g.Registrations[i]
-		v(&r.File)
+		v(&r.File, nil)
 		v.pos(&r.Entry)
 		v.specs(r.Specs)
 	}
@@ -97,7 +97,7 @@ func (v files) rpc(r *RPC) {
 
 func (v files) markdown(m *featurelist.MarkdownGenerator) {
 	if m != nil {
-		v(&m.File)
+		v(&m.File, nil)
 	}
 }
 
@@ -116,12 +116,12 @@ func (v files) servers(ss []runtimestream.Server) {
 // their own Files methods name (a nil one has none).
 func (v files) value(x *Value) {
 	if x != nil {
-		x.Files(v)
+		x.Files(FileVisitor(v))
 	}
 }
 
 func (v files) retries(r *RetryCount) {
 	if r != nil {
-		r.Files(v)
+		r.Files(FileVisitor(v))
 	}
 }

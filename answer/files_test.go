@@ -80,7 +80,12 @@ func TestFilesVisitsEveryFileName(t *testing.T) {
 			t.Errorf("%T: no file names filled", a)
 		}
 		got := map[*string]bool{}
-		a.Files(func(f *string) { got[f] = true })
+		a.Files(func(f *string, at *Pos) {
+			got[f] = true
+			if at != nil && &at.File != f {
+				t.Errorf("%T: Files visits %q with a position that does not hold it", a, *f)
+			}
+		})
 		for f := range want {
 			if !got[f] {
 				*f = "MISSED"

@@ -86,7 +86,7 @@ type GateChange struct {
 
 // Files visits the history's file names (Located): each row's is in its
 // own release.
-func (r *GateHistoryReport) Files(visit func(*string)) {
+func (r *GateHistoryReport) Files(visit FileVisitor) {
 	for i := range r.Gates {
 		for j := range r.Gates[i].Releases {
 			r.Gates[i].Releases[j].Files(visit)
@@ -95,6 +95,6 @@ func (r *GateHistoryReport) Files(visit func(*string)) {
 }
 
 // Files visits the row's file names (Located).
-func (r *GateAtRelease) Files(visit func(*string)) {
+func (r *GateAtRelease) Files(visit FileVisitor) {
 	files(visit).pos(r.Pos)
 }

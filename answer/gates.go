@@ -248,7 +248,7 @@ func (r *GatesReport) Names() []string {
 }
 
 // Files visits the report's file names (Located).
-func (r *GatesReport) Files(visit func(*string)) {
+func (r *GatesReport) Files(visit FileVisitor) {
 	v := files(visit)
 	for i := range r.Gates {
 		v.gate(&r.Gates[i])

@@ -117,7 +117,7 @@ const (
 )
 
 // Files visits the report's file names (Located).
-func (r *NodeReport) Files(visit func(*string)) {
+func (r *NodeReport) Files(visit FileVisitor) {
 	v := files(visit)
 	v.spec(r.Gate.Spec)
 	v.pos(r.Gate.Test)

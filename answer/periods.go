@@ -33,8 +33,8 @@ type (
 )
 
 // Files visits the report's file names (Located).
-func (r *PeriodsReport) Files(visit func(*string)) {
+func (r *PeriodsReport) Files(visit FileVisitor) {
 	v := files(visit)
-	r.Relist.Files(v)
+	r.Relist.Files(FileVisitor(v))
 	v.diagnostics(r.Diagnostics)
 }

@@ -92,18 +92,18 @@ type (
 )
 
 // Files visits the report's file names (Located).
-func (r *Report) Files(visit func(*string)) {
+func (r *Report) Files(visit FileVisitor) {
 	v := files(visit)
 	v.gate(r.FeatureGate)
-	r.EventedPLEG.Files(v)
+	r.EventedPLEG.Files(FileVisitor(v))
 	for i := range r.GateDependencies {
 		d := &r.GateDependencies[i]
 		v.pos(d.Decl)
 		v.spec(d.Effective)
 	}
-	r.Relist.Files(v)
+	r.Relist.Files(FileVisitor(v))
 	v.rpc(r.RPC)
-	r.SyncLoop.Files(v)
+	r.SyncLoop.Files(FileVisitor(v))
 	v.health(r.Health)
 	v.diagnostics(r.Diagnostics)
 	v.conflicts(r.Conflicts)

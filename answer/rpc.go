@@ -53,7 +53,7 @@ type GoClient struct {
 }
 
 // Files visits the report's file names (Located).
-func (r *RPCReport) Files(visit func(*string)) {
+func (r *RPCReport) Files(visit FileVisitor) {
 	v := files(visit)
 	v.rpc(r.RPC)
 	v.diagnostics(r.Diagnostics)

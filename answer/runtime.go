@@ -57,7 +57,7 @@ type (
 )
 
 // Files visits the report's file names (Located).
-func (r *RuntimeReport) Files(visit func(*string)) {
+func (r *RuntimeReport) Files(visit FileVisitor) {
 	v := files(visit)
 	v.pos(r.Pos)
 	v.servers(r.Servers)

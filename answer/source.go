@@ -14,11 +14,18 @@ import (
 )
 
 // SchemaVersion is the version of the JSON form of every result. It
-// changes only when a key is removed or changes meaning.
-const SchemaVersion = 1
+// changes only when a key is removed or changes meaning. 2: a position's
+// "file" is always the file's path as in a checkout (relative, with /);
+// a release's positions hold their web address in "url", and
+// -positions=module adds "path", the file on disk (in 1, "file" itself
+// held the address or the path).
+const SchemaVersion = 2
 
 // Pos is a position in the tree: File relative to the checkout root.
 type Pos = srcpos.Pos
+
+// FileVisitor is called with each file name an answer holds (Located).
+type FileVisitor = srcpos.FileVisitor
 
 // Source says what was analysed and how it was loaded.
 type Source struct {
@@ -30,6 +37,30 @@ type Source struct {
 	// or FromSource. Empty in the other answers, always read from source.
 	From string `json:"from,omitempty"`
 	Load Load   `json:"load"`
+}
+
+// KubernetesRepoURL is the kubernetes repository, whose tags are the
+// releases: where a release's positions point.
+const KubernetesRepoURL = "https://github.com/kubernetes/kubernetes"
+
+// TreeURL is the web address of a release's tree at its tag, which its
+// relative file names are under ("https://.../blob/v1.36.1"); "" for a
+// checkout.
+func (s Source) TreeURL() string {
+	if s.Release() == "" {
+		return ""
+	}
+	return KubernetesRepoURL + "/blob/" + s.Release()
+}
+
+// Release is the Kubernetes release the source is, when it was fetched
+// as the module k8s.io/kubernetes at a release's version (or read from
+// plegvet's index of releases); "" for a checkout.
+func (s Source) Release() string {
+	if s.KubernetesVersion != "" && s.Dir == "k8s.io/kubernetes@"+s.KubernetesVersion {
+		return s.KubernetesVersion
+	}
+	return ""
 }
 
 // Where a node verdict's source answer came from (Source.From).

@@ -237,7 +237,7 @@ func (r *Relist) mode(fset *token.FileSet, on bool) *GateOnMode {
 
 // Files visits the file names of the mode's positions (an answer's
 // Files): a field added to Mode is visited here, beside it.
-func (m *Mode) Files(visit func(*string)) {
+func (m *Mode) Files(visit srcpos.FileVisitor) {
 	if m == nil {
 		return
 	}
@@ -247,7 +247,7 @@ func (m *Mode) Files(visit func(*string)) {
 }
 
 // Files visits the file names of the gate-on mode's positions.
-func (m *GateOnMode) Files(visit func(*string)) {
+func (m *GateOnMode) Files(visit srcpos.FileVisitor) {
 	if m == nil {
 		return
 	}
@@ -258,7 +258,7 @@ func (m *GateOnMode) Files(visit func(*string)) {
 }
 
 // Files visits the file names of the relist's positions.
-func (r *Relist) Files(visit func(*string)) {
+func (r *Relist) Files(visit srcpos.FileVisitor) {
 	if r == nil {
 		return
 	}

@@ -200,7 +200,7 @@ func (q *RelistRequest) String() string {
 
 // Files visits the file names of the evented PLEG's positions (an
 // answer's Files).
-func (e *EventedRole) Files(visit func(*string)) {
+func (e *EventedRole) Files(visit srcpos.FileVisitor) {
 	if e == nil {
 		return
 	}

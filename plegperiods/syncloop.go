@@ -173,7 +173,7 @@ func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.F
 
 // Files visits the file names of the sync loop's positions (an answer's
 // Files).
-func (s *SyncLoop) Files(visit func(*string)) {
+func (s *SyncLoop) Files(visit srcpos.FileVisitor) {
 	if s == nil {
 		return
 	}

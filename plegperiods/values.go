@@ -230,14 +230,14 @@ func (r *resolver) fold(e ast.Expr, depth int) constant.Value {
 }
 
 // Files visits the file of the value's declaration (an answer's Files).
-func (v *Value) Files(visit func(*string)) {
+func (v *Value) Files(visit srcpos.FileVisitor) {
 	if v != nil {
 		srcpos.Files(visit, v.Decl)
 	}
 }
 
 // Files visits the file of the count's declaration (an answer's Files).
-func (r *RetryCount) Files(visit func(*string)) {
+func (r *RetryCount) Files(visit srcpos.FileVisitor) {
 	if r != nil {
 		srcpos.Files(visit, r.Decl)
 	}

@@ -11,11 +11,19 @@ import (
 )
 
 // Pos is a position in a file: File as the file set names it (plegvet's
-// loader names a tree's files relative to the checkout root).
+// loader names a tree's files relative to the checkout root, and an
+// answer keeps that name in every form). URL and Path say where else the
+// file can be opened; an answer sets them for its reader (FileVisitor),
+// the extractors never do.
 type Pos struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
+	// URL is the web address of the file at the line, where one is known
+	// (a release's file at its tag): "https://...#L215".
+	URL string `json:"url,omitempty"`
+	// Path is the file on disk, when asked for (-positions=module).
+	Path string `json:"path,omitempty"`
 }
 
 // Of resolves p; the zero Pos when p is not valid.
@@ -83,13 +91,19 @@ func Line(p *Pos) string {
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
 }
 
-// Files calls visit with the file name of each position given, nil ones
-// skipped: what an answer's Files method does with its positions, so that
-// -positions renames them.
-func Files(visit func(*string), ps ...*Pos) {
+// FileVisitor is called with each file name an answer's JSON holds: name
+// is the "file" key, and at the position that holds it, or nil for a
+// "file" key that names a whole file (a feature map's). Relocating an
+// answer sets at's URL and Path; printing it may rewrite name for the
+// printed form and give it back.
+type FileVisitor func(name *string, at *Pos)
+
+// Files calls visit with each position given, nil ones skipped: what an
+// answer's Files method does with its positions.
+func Files(visit FileVisitor, ps ...*Pos) {
 	for _, p := range ps {
 		if p != nil {
-			visit(&p.File)
+			visit(&p.File, p)
 		}
 	}
 }

@@ -29,5 +29,12 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := src.relocate(rules, rules.Source); err != nil {
 		return fail(stderr, "alerts", err)
 	}
-	return answer("alerts", stdout, stderr, src.json, rules, func(w io.Writer) error { return render.AlertRules(w, rules, form) }, rules.Source)
+	// A rules file is read by Prometheus and by whoever an alert wakes: a
+	// release's positions are written as links to the lines, by default.
+	out := src.output(stdout)
+	out.document = true
+	if out.positions == "" && rules.Source.Release() != "" {
+		out.positions = plegvet.PositionsURL
+	}
+	return answer("alerts", stdout, stderr, out, rules, func(w io.Writer) error { return render.AlertRules(w, rules, form) }, rules.Source)
 }

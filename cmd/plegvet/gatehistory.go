@@ -37,7 +37,7 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 		enc.SetEscapeHTML(false)
 		err = withJSONNames(rep, func() error { return enc.Encode(rep) })
 	} else {
-		err = writeAnswerText(stdout, rep, func(w io.Writer) error { return render.GateHistory(w, rep) })
+		err = src.output(stdout).text(stdout, rep, func(w io.Writer) error { return render.GateHistory(w, rep) }, nil)
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)

@@ -81,7 +81,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case *markdown:
 		err = writeText(stdout, rep.WriteMarkdownList)
 	default:
-		err = writeAnswerText(stdout, rep, func(w io.Writer) error { return render.Gates(w, rep, writeFindings) })
+		err = src.output(stdout).text(stdout, rep, func(w io.Writer) error { return render.Gates(w, rep, writeFindings) }, &rep.Source)
 	}
 	if err != nil {
 		return fail(stderr, "gates", err)
@@ -131,7 +131,7 @@ func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string,
 		List          string               `json:"list"`
 		Diagnostics   []plegvet.Diagnostic `json:"diagnostics"`
 	}{plegvet.SchemaVersion, rep.Source, file, append([]plegvet.Diagnostic{}, ds...)}
-	if err := printAnswer(stdout, asJSON, result, func(w io.Writer) error { writeFindings(w, ds...); return nil }); err != nil {
+	if err := (output{json: asJSON}).print(stdout, result, func(w io.Writer) error { writeFindings(w, ds...); return nil }, nil); err != nil {
 		return fail(stderr, "gates", err)
 	}
 	code := problems(stderr, "gates", rep.Source)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -16,19 +14,13 @@ import (
 // form (srcpos.JSONName: a name that is not UTF-8 Go-quoted, so that it
 // survives JSON).
 func withJSONNames(v any, write func() error) error {
-	return withNames(v, srcpos.JSONName, write)
-}
-
-// writeAnswerText is writeText for an answer v, its file names escaped
-// (\xff) before the tables are laid out, as the text would print them.
-func writeAnswerText(w io.Writer, v any, text func(io.Writer) error) error {
-	return withNames(v, func(name string) string { return escapeControls(name, false) }, func() error { return writeText(w, text) })
+	return withNames(v, func(name string, _ *srcpos.Pos) string { return srcpos.JSONName(name) }, write)
 }
 
 // withNames runs write with every file name of v's answers in the form
-// form gives, then gives the names back: what is printed afterwards
-// (stderr's problems) names the files as before.
-func withNames(v any, form func(string) string, write func() error) error {
+// form gives (a position's Path too), then gives the names back: what is
+// printed afterwards (stderr's problems) names the files as before.
+func withNames(v any, form func(name string, at *srcpos.Pos) string, write func() error) error {
 	var answers []plegvet.Located
 	switch v := v.(type) {
 	case plegvet.Located:
@@ -40,11 +32,17 @@ func withNames(v any, form func(string) string, write func() error) error {
 	}
 	// A position two parts share is visited twice: rename it once.
 	renamed := map[*string]string{}
+	rename := func(f *string, form func(string) string) {
+		if _, done := renamed[f]; !done {
+			renamed[f] = *f
+			*f = form(*f)
+		}
+	}
 	for _, a := range answers {
-		a.Files(func(f *string) {
-			if _, done := renamed[f]; !done {
-				renamed[f] = *f
-				*f = form(*f)
+		a.Files(func(name *string, at *srcpos.Pos) {
+			rename(name, func(n string) string { return form(n, at) })
+			if at != nil && at.Path != "" {
+				rename(&at.Path, func(n string) string { return form(n, nil) })
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return fail(stderr, "report", err)
 		}
 	}
-	code := answer("report", stdout, stderr, src.json, rep, func(w io.Writer) error { return render.Report(w, rep, writeFindings) }, rep.Source)
+	code := answer("report", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Report(w, rep, writeFindings) }, rep.Source)
 	return conflictsExit(stderr, "report", rep.Conflicts, code)
 }
 
@@ -55,7 +55,7 @@ func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer)
 			return fail(stderr, "report", err)
 		}
 	}
-	if err := printAnswer(stdout, src.json, rows, func(w io.Writer) error { return render.Timeline(w, rows) }); err != nil {
+	if err := src.output(stdout).print(stdout, rows, func(w io.Writer) error { return render.Timeline(w, rows) }, nil); err != nil {
 		return fail(stderr, "report", err)
 	}
 	code := exitOK
@@ -81,12 +81,15 @@ func isTerminal(w io.Writer) bool {
 }
 
 // writeSARIFFile writes a subcommand's findings as SARIF: paths relative to
-// the checkout read, or to none on disk for a fetched release; the
+// the checkout read, or to the release's tree at its tag; the
 // invocation successful when the tree was read whole.
 func writeSARIFFile(name string, opts plegvet.Options, src plegvet.Source, ds []plegvet.Diagnostic) error {
 	run := sarif.Run{Version: version(), Category: "report", Rules: suite.Rules(), Results: sarifResults(ds), Successful: len(src.Load.Problems) == 0 && len(src.Load.Unfollowed) == 0}
 	run.Notifications = append(append(run.Notifications, src.Load.Problems...), src.Load.Unfollowed...)
-	if opts.Kubernetes == "" && opts.Proto == "" {
+	switch {
+	case src.Release() != "":
+		run.RootURL = plegvet.FileLink(src)("", 0)
+	case opts.Kubernetes == "" && opts.Proto == "":
 		if abs, err := filepath.Abs(cmp.Or(opts.Dir, ".")); err == nil {
 			run.Root = abs
 		}

@@ -44,5 +44,5 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "runtime", err)
 	}
-	return answer("runtime", stdout, stderr, *asJSON, rep, func(w io.Writer) error { return render.Runtime(w, rep) }, rep.Source)
+	return answer("runtime", stdout, stderr, output{json: *asJSON}, rep, func(w io.Writer) error { return render.Runtime(w, rep) }, rep.Source)
 }

@@ -118,19 +118,11 @@ func writeJSON(w io.Writer, v any) error {
 
 // answer prints a subcommand's result as JSON or as text, then the files
 // that did not load in full; it returns the exit code.
-func answer(cmd string, stdout, stderr io.Writer, asJSON bool, result any, text func(io.Writer) error, src plegvet.Source) int {
-	if err := printAnswer(stdout, asJSON, result, text); err != nil {
+func answer(cmd string, stdout, stderr io.Writer, out output, result any, text func(io.Writer) error, src plegvet.Source) int {
+	if err := out.print(stdout, result, text, &src); err != nil {
 		return fail(stderr, cmd, err)
 	}
 	return problems(stderr, cmd, src)
-}
-
-// printAnswer prints result as JSON, or as text (writeText).
-func printAnswer(w io.Writer, asJSON bool, result any, text func(io.Writer) error) error {
-	if asJSON {
-		return writeJSON(w, result)
-	}
-	return writeAnswerText(w, result, text)
 }
 
 // usageError prints a wrong command line's one error line for a

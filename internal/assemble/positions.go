@@ -6,40 +6,43 @@ import (
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/srcpos"
 	"golang.org/x/mod/module"
+	"net/url"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
-// Positions says how an answer names its files.
+// Positions says how an answer names its files beyond their checkout
+// names, which every form keeps (each position's "file").
 type Positions string
 
 const (
 	// PositionsRelative names files as in a checkout of the tree
-	// (staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto): the
-	// answers' own form, and the default for a checkout.
+	// (staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto), and a
+	// release's positions also by their web address (Pos.URL): the
+	// default.
 	PositionsRelative Positions = "relative"
-	// PositionsModule names files where they are on disk: under the
-	// checkout for a checkout; in the module cache for a release
-	// ($GOMODCACHE/k8s.io/cri-api@v0.36.1/pkg/...), each staging file in
-	// its own module.
+	// PositionsModule also names files where they are on disk (Pos.Path):
+	// under the checkout for a checkout; in the module cache for a
+	// release ($GOMODCACHE/k8s.io/cri-api@v0.36.1/pkg/...), each staging
+	// file in its own module. Text prints the path.
 	PositionsModule Positions = "module"
-	// PositionsURL names files by their web address at the release's tag
-	// in the kubernetes repository, staging files at their path there
-	// (https://github.com/kubernetes/kubernetes/blob/v1.36.1/staging/...);
-	// text prints a position as URL#LLINE. The default for a release;
+	// PositionsURL is PositionsRelative for a release, whose text prints
+	// each position by its web address (URL#LLINE) instead of its name;
 	// a checkout has no known address.
 	PositionsURL Positions = "url"
 )
 
-// KubernetesRepoURL is where PositionsURL points: the kubernetes
+// KubernetesRepoURL is where a release's positions point: the kubernetes
 // repository, whose tags are the releases.
-const KubernetesRepoURL = "https://github.com/kubernetes/kubernetes"
+const KubernetesRepoURL = answer.KubernetesRepoURL
 
 // ParsePositions reads a -positions value: relative, module, url, or ""
-// for the default of the source read (DefaultPositions).
+// for relative.
 func ParsePositions(s string) (Positions, error) {
 	switch p := Positions(s); p {
 	case "", PositionsRelative, PositionsModule, PositionsURL:
@@ -48,83 +51,86 @@ func ParsePositions(s string) (Positions, error) {
 	return "", fmt.Errorf("%q: want relative, module or url", s)
 }
 
-// DefaultPositions is the form a user can open for the source read: a
-// release's files by URL, a checkout's relative to it.
-func DefaultPositions(src answer.Source) Positions {
-	if isRelease(src) {
-		return PositionsURL
-	}
-	return PositionsRelative
-}
-
 // isRelease says that src is a release fetched or indexed, not a checkout.
-func isRelease(src answer.Source) bool {
-	return src.KubernetesVersion != "" && src.Dir == tree.KubernetesModule+"@"+src.KubernetesVersion
-}
+func isRelease(src answer.Source) bool { return src.Release() != "" }
 
-// RelocatePositions rewrites, in place, every file name an answer carries
-// in its JSON (answer.Located: each position's file and each "file" key)
-// into the form p names for the source src it was read from. answer is
-// a *Report, *GatesReport, *PeriodsReport, *RPCReport, *NodeReport,
-// *RuntimeReport, or a *GateAtRelease of a gate history. "" is
-// DefaultPositions(src). Messages that cite a file:line in prose keep the
-// tree's relative names.
+// RelocatePositions sets, in place, where each position of an answer can
+// be opened (answer.Located): its URL for a release, and its Path when p
+// is PositionsModule. File keeps the checkout's name in every form.
+// answer is a *Report, *GatesReport, *PeriodsReport, *RPCReport,
+// *NodeReport, *RuntimeReport, *Alerts, or a *GateAtRelease of a gate
+// history.
 func RelocatePositions(answer answer.Located, src answer.Source, p Positions) error {
-	if p == "" {
-		p = DefaultPositions(src)
+	if p == PositionsURL && !isRelease(src) {
+		return errors.New("positions url: a checkout has no known web address; want a release (-k8s), or relative or module")
 	}
-	name, err := relocator(src, p)
-	if err != nil || name == nil {
-		return err
+	link := FileLink(src)
+	if !isRelease(src) {
+		link = nil // a checkout's file: address is for a terminal's click, not for the JSON
 	}
-	answer.Files(func(f *string) {
-		if *f != "" {
-			*f = name(*f)
+	var onDisk func(string) string
+	if p == PositionsModule {
+		var err error
+		if onDisk, err = diskFile(src); err != nil {
+			return err
+		}
+	}
+	answer.Files(func(name *string, at *srcpos.Pos) {
+		if at == nil || *name == "" {
+			return
+		}
+		if link != nil {
+			at.URL = link(*name, at.Line)
+		}
+		if onDisk != nil {
+			at.Path = onDisk(*name)
 		}
 	})
 	return nil
 }
 
-// relocator maps a checkout-relative file name to its form p; nil for
-// names that stay as they are.
-func relocator(src answer.Source, p Positions) (func(string) string, error) {
-	switch p {
-	case PositionsRelative:
-		return nil, nil
-	case PositionsURL:
-		if !isRelease(src) {
-			return nil, errors.New("positions url: a checkout has no known web address; want a release (-k8s), or relative or module")
+// FileLink is the address of a file of src at a line (no line for 0): at
+// the release's tag in the kubernetes repository, staging files at their
+// path there; for a checkout, the file on disk as a file: URL, without
+// the line (file: URLs have no standard line anchor).
+func FileLink(src answer.Source) func(file string, line int) string {
+	if isRelease(src) {
+		base := src.TreeURL() + "/"
+		return func(file string, line int) string {
+			u := base + (&url.URL{Path: file}).EscapedPath()
+			if line > 0 {
+				u += "#L" + strconv.Itoa(line)
+			}
+			return u
 		}
-		base := KubernetesRepoURL + "/blob/" + src.KubernetesVersion + "/"
-		return func(f string) string {
-			if strings.Contains(f, "://") {
-				return f // renamed already (a position two answers share)
-			}
-			return base + f
-		}, nil
-	case PositionsModule:
-		var file func(string) string
-		if isRelease(src) {
-			cache, err := goModCache()
-			if err != nil {
-				return nil, err
-			}
-			file = moduleFile(cache, src.KubernetesVersion)
-		} else {
-			root, err := filepath.Abs(src.Dir)
-			if err != nil {
-				return nil, err
-			}
-			file = func(f string) string { return filepath.Join(root, filepath.FromSlash(f)) }
-		}
-		return func(f string) string {
-			if filepath.IsAbs(f) {
-				return f // renamed already (a position two answers share)
-			}
-			return file(f)
-		}, nil
 	}
-	return nil, fmt.Errorf("positions %q: want relative, module or url", p)
+	root, err := filepath.Abs(src.Dir)
+	if err != nil || src.Dir == "" {
+		return func(string, int) string { return "" }
+	}
+	return func(file string, _ int) string {
+		p := filepath.ToSlash(filepath.Join(root, filepath.FromSlash(file)))
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/src: file:///C:/src
+		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+}
+
+// diskFile maps a checkout-relative file name of src to the file on disk.
+func diskFile(src answer.Source) (func(string) string, error) {
+	if isRelease(src) {
+		cache, err := goModCache()
+		if err != nil {
+			return nil, err
+		}
+		return moduleFile(cache, src.KubernetesVersion), nil
+	}
+	root, err := filepath.Abs(src.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return func(f string) string { return filepath.Join(root, filepath.FromSlash(f)) }, nil
 }
 
 // moduleFile maps a checkout-relative name of release v to its file in

@@ -11,6 +11,7 @@ import (
 
 // Gates prints plegvet gates: a row per gate, a count, then findings.
 func Gates(w io.Writer, rep *answer.GatesReport, findings Findings) error {
+	releaseHeader(w, rep.Source)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTAGE\tDEFAULT\tLOCKED\tSINCE\tDECLARED")
 	unresolved, modules := 0, map[string]bool{}

@@ -14,6 +14,7 @@ import (
 // predicts (the report's Expected).
 func Node(w io.Writer, rep *answer.NodeReport) error {
 	var b strings.Builder // one write at the end, whose error is returned
+	releaseHeader(&b, rep.Source)
 	line := func(label, text string) {
 		fmt.Fprintf(&b, "%-13s%s\n", label, text)
 	}

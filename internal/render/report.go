@@ -83,7 +83,26 @@ func sourceHeader(w io.Writer, cmd string, src answer.Source, proto string) {
 		fmt.Fprintf(w, "plegvet %s: %s (%s)\n\n", cmd, proto, src.Load.Mode)
 		return
 	}
-	fmt.Fprintf(w, "plegvet %s: %s (loaded from %s, %s stubbed)\n\n", cmd, src.Dir, src.Load.Mode, Plural(src.Load.Stubbed, "import"))
+	fmt.Fprintf(w, "plegvet %s: %s (loaded from %s, %s stubbed)\n%s\n", cmd, src.Dir, src.Load.Mode, Plural(src.Load.Stubbed, "import"), filesAt(src))
+}
+
+// filesAt names, once, the tag a release's relative file names are at,
+// so that each position below stays short (a terminal links each to its
+// line there): a line, or "" for a checkout, whose names are relative to
+// it.
+func filesAt(src answer.Source) string {
+	if u := src.TreeURL(); u != "" {
+		return "files at " + u + "\n"
+	}
+	return ""
+}
+
+// releaseHeader opens an answer about a release that has no header of
+// its own with filesAt, naming the release.
+func releaseHeader(w io.Writer, src answer.Source) {
+	if src.TreeURL() != "" {
+		fmt.Fprintf(w, "Kubernetes %s: %s\n", src.Release(), filesAt(src))
+	}
 }
 
 // Report prints one report: short, aligned, then the argument. Each

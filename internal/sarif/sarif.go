@@ -26,6 +26,7 @@ import (
 
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // SchemaURI is the SARIF 2.1.0 schema the log declares.
@@ -38,11 +39,8 @@ const (
 )
 
 // Pos is a position in the tree: File relative to its root, with /; Line
-// 0 when unknown.
-type Pos struct {
-	File         string
-	Line, Column int
-}
+// 0 when unknown; Path, when set, the file on disk (-positions=module).
+type Pos = srcpos.Pos
 
 // Result is one finding: Check is its category, the name of its rule.
 type Result struct {
@@ -91,6 +89,9 @@ type Run struct {
 	// unresolved (a path that exists nowhere on disk, as a fetched
 	// release's checkout paths) and fingerprints a result by its message.
 	Root string
+	// RootURL, for a fetched release, is the web address of its tree at
+	// its tag: %SRCROOT%'s value when Root is "".
+	RootURL string
 	// Successful says that the run read everything it was asked to:
 	// invocations[0].executionSuccessful. Notifications say what it did
 	// not (a package that did not load, an analyzer that failed).
@@ -180,8 +181,11 @@ func Write(w io.Writer, r Run) error {
 		}
 		run.AddResult(res)
 	}
-	if r.Root != "" {
+	switch {
+	case r.Root != "":
 		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(fileURI(r.Root, true))}
+	case r.RootURL != "":
+		run.OriginalUriBaseIds = map[string]model.ArtifactLocation{srcRoot: *model.NewArtifactLocation().WithURI(strings.TrimSuffix(r.RootURL, "/") + "/")}
 	}
 	inv := model.NewInvocation().WithExecutionSuccessful(r.Successful)
 	for _, n := range r.Notifications {
@@ -311,17 +315,14 @@ func text(s string) *model.MultiformatMessageString {
 	return model.NewMultiformatMessageString().WithText(s)
 }
 
-// artifact locates a file: a name relative to the tree's root under
-// %SRCROOT%; a web address, or a file on disk named absolutely (as
-// -positions=url and module name them), as an absolute URI.
-func artifact(file string) *model.ArtifactLocation {
-	switch {
-	case strings.Contains(file, "://"):
-		return model.NewArtifactLocation().WithURI(file)
-	case filepath.IsAbs(file):
-		return model.NewArtifactLocation().WithURI(fileURI(file, false))
+// artifact locates a position's file: a file on disk named absolutely
+// (-positions=module) as its file: URI; else its name relative to the
+// tree's root, under %SRCROOT%, which is what code scanning reads.
+func artifact(p Pos) *model.ArtifactLocation {
+	if filepath.IsAbs(p.Path) {
+		return model.NewArtifactLocation().WithURI(fileURI(p.Path, false))
 	}
-	return model.NewArtifactLocation().WithURI(relativeURI(file)).WithURIBaseID(srcRoot)
+	return model.NewArtifactLocation().WithURI(relativeURI(p.File)).WithURIBaseID(srcRoot)
 }
 
 // relativeURI is a relative path as a URI reference (RFC 3986): each byte
@@ -366,7 +367,7 @@ func region(p Pos, end *Pos) *model.Region {
 }
 
 func location(p Pos, end *Pos, msg string) *model.Location {
-	pl := model.NewPhysicalLocation().WithArtifactLocation(artifact(p.File))
+	pl := model.NewPhysicalLocation().WithArtifactLocation(artifact(p))
 	if r := region(p, end); r != nil {
 		pl.WithRegion(r)
 	}
@@ -384,7 +385,7 @@ func fix(f Fix) *model.Fix {
 	for _, e := range f.Edits {
 		ch, ok := byFile[e.Pos.File]
 		if !ok {
-			ch = model.NewArtifactChange().WithArtifactLocation(artifact(e.Pos.File))
+			ch = model.NewArtifactChange().WithArtifactLocation(artifact(e.Pos))
 			byFile[e.Pos.File] = ch
 			out.AddArtifactChange(ch)
 		}

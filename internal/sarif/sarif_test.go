@@ -67,18 +67,18 @@ func diagnostics(t *testing.T) (root string, ds []plegvet.Diagnostic) {
 func results(ds []plegvet.Diagnostic) []sarif.Result {
 	var out []sarif.Result
 	for _, d := range ds {
-		res := sarif.Result{Check: d.Category, Message: d.Message, Pos: sarif.Pos(d.Pos)}
+		res := sarif.Result{Check: d.Category, Message: d.Message, Pos: d.Pos}
 		if d.End != nil {
-			end := sarif.Pos(*d.End)
+			end := *d.End
 			res.End = &end
 		}
 		for _, r := range d.Related {
-			res.Related = append(res.Related, sarif.Related{Message: r.Message, Pos: sarif.Pos(r.Pos)})
+			res.Related = append(res.Related, sarif.Related{Message: r.Message, Pos: r.Pos})
 		}
 		for _, f := range d.Fixes {
 			fix := sarif.Fix{Message: f.Message}
 			for _, e := range f.Edits {
-				fix.Edits = append(fix.Edits, sarif.Edit{Pos: sarif.Pos(e.Pos), End: sarif.Pos(e.End), NewText: e.NewText})
+				fix.Edits = append(fix.Edits, sarif.Edit{Pos: e.Pos, End: e.End, NewText: e.NewText})
 			}
 			res.Fixes = append(res.Fixes, fix)
 		}
