@@ -8,9 +8,10 @@ import (
 // Located is an answer that names files of the tree read.
 type Located interface {
 	// Files calls visit with a pointer to every file name the answer's
-	// JSON form holds: the File of each position, and each "file" key
-	// (a feature map's, a generator's). A name may be visited twice
-	// where two parts of an answer share a position.
+	// JSON form holds: the File of each position, with the position (whose
+	// URL and Path relocation sets), and each "file" key that names a whole
+	// file (a feature map's, a generator's), with nil. A name may be
+	// visited twice where two parts of an answer share a position.
 	Files(visit FileVisitor)
 }
 
