@@ -76,7 +76,6 @@ type (
 	ReleaseRead       = answer.ReleaseRead
 	GateTimeline      = answer.GateTimeline
 	GateAtRelease     = answer.GateAtRelease
-	GateState         = answer.GateState
 	GateChange        = answer.GateChange
 
 	NodeReport  = answer.NodeReport

@@ -34,7 +34,7 @@ func ExampleGateHistory() {
 		case r.Effective == nil:
 			fmt.Printf("%s: declared, no spec in force\n", r.KubernetesVersion)
 		default:
-			fmt.Printf("%s: %s, default %t (%s:%d)\n", r.KubernetesVersion, r.Effective.PreRelease, r.Effective.Default, r.Pos.File, r.Pos.Line)
+			fmt.Printf("%s: %s, default %t (%s:%d)\n", r.KubernetesVersion, r.Effective.PreRelease, r.Effective.Default, r.Effective.Pos.File, r.Effective.Pos.Line)
 		}
 	}
 	for _, c := range g.Changes {

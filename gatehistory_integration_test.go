@@ -49,14 +49,12 @@ func checkRowsAgainstGates(t *testing.T, h plegvet.GateTimeline) {
 			continue
 		}
 		s, ok := g.At(r.KubernetesVersion)
-		if !ok || r.Effective == nil || r.Pos == nil {
-			t.Errorf("%s %s: effective %+v at %v, Gates' spec in force %+v (%t)", h.Name, r.KubernetesVersion, r.Effective, r.Pos, s, ok)
+		if !ok || r.Effective == nil {
+			t.Errorf("%s %s: effective %+v, Gates' spec in force %+v (%t)", h.Name, r.KubernetesVersion, r.Effective, s, ok)
 			continue
 		}
-		got := plegvet.Spec{Version: r.Effective.Version, Default: r.Effective.Default, PreRelease: r.Effective.PreRelease, LockToDefault: r.Effective.LockToDefault,
-			MinCompatibilityVersion: r.Effective.MinCompatibilityVersion, Pos: *r.Pos, Unresolved: r.Effective.Unresolved}
-		if !reflect.DeepEqual(got, s) {
-			t.Errorf("%s %s: effective %+v, Gates' spec in force %+v", h.Name, r.KubernetesVersion, got, s)
+		if !reflect.DeepEqual(*r.Effective, s) {
+			t.Errorf("%s %s: effective %+v, Gates' spec in force %+v", h.Name, r.KubernetesVersion, *r.Effective, s)
 		}
 		if n, _ := g.Newest(); r.Newest != n.Version {
 			t.Errorf("%s %s: newest %q, Gates' newest spec names %q", h.Name, r.KubernetesVersion, r.Newest, n.Version)
@@ -219,8 +217,8 @@ func TestGateHistoryOfAStagingGate(t *testing.T) {
 		if added == "" {
 			added = r.KubernetesVersion
 		}
-		if r.Pos == nil || !strings.HasPrefix(r.Pos.File, "staging/src/k8s.io/component-base/") {
-			t.Errorf("NativeHistograms at %s: spec at %v, want a file of staging/src/k8s.io/component-base/", r.KubernetesVersion, r.Pos)
+		if r.Effective == nil || !strings.HasPrefix(r.Effective.Pos.File, "staging/src/k8s.io/component-base/") {
+			t.Errorf("NativeHistograms at %s: spec %+v, want one in a file of staging/src/k8s.io/component-base/", r.KubernetesVersion, r.Effective)
 		}
 	}
 	if added == "" || added == h.Releases[0].KubernetesVersion {

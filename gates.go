@@ -5,7 +5,6 @@ import (
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/check/stalelist"
-	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/assemble"
 )
 
@@ -38,7 +37,7 @@ func ReferenceLists() []string {
 // in the code, or removed-too-early where the tree's feature-list tool
 // refuses to drop a gate (stalelist.List). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
-func CheckFeatureList(r *GatesReport, file string, list []featurelist.Gate, rewrite string) []Diagnostic {
+func CheckFeatureList(r *GatesReport, file string, list []Gate, rewrite string) []Diagnostic {
 	return stalelist.List(r, file, list, rewrite)
 }
 

@@ -1,7 +1,5 @@
 package answer
 
-import "github.com/plegvet/plegvet/featuregates"
-
 // GateHistoryReport is the history of feature gates over releases, each
 // release read from its own source: a spec a later release dropped from
 // its list (a Beta that was reverted, say) still shows at the releases
@@ -46,31 +44,18 @@ type GateAtRelease struct {
 	// declared in one of those.
 	Exists bool `json:"exists"`
 	// Effective is the spec in force at the release, by the release's own
-	// spec list; null where the gate does not exist or no spec of it
-	// applies (none could be read).
-	Effective *GateState `json:"effective"`
+	// spec list, with its position; null where the gate does not exist or
+	// no spec of it applies (none could be read).
+	Effective *Spec `json:"effective"`
 	// Newest is the version the release's newest spec of the gate names;
 	// "" in the unversioned format (before v1.32) or without specs.
 	Newest string `json:"newest"`
-	// Pos is the effective spec's position; null with Effective.
-	Pos *Pos `json:"pos"`
 	// Error is set, and nothing else, where the release could not be read.
 	Error string `json:"error,omitempty"`
 	// Unfetched, where the gate does not exist, are the release's staging
 	// modules the go command did not fetch: the gate may be declared in
 	// one of them, so its absence there is not known.
 	Unfetched []string `json:"unfetched,omitempty"`
-}
-
-// GateState is a spec's content without its position.
-type GateState struct {
-	PreRelease              featuregates.PreRelease `json:"preRelease"`
-	Default                 bool                    `json:"default"`
-	LockToDefault           bool                    `json:"lockToDefault"`
-	Version                 string                  `json:"version"`
-	MinCompatibilityVersion string                  `json:"minCompatibilityVersion,omitempty"`
-	// Unresolved says which fields are not constants (they read as zero).
-	Unresolved string `json:"unresolved,omitempty"`
 }
 
 // GateChange is a release where the gate changed from the release before
@@ -96,5 +81,5 @@ func (r *GateHistoryReport) Files(visit FileVisitor) {
 
 // Files visits the row's file names (Located).
 func (r *GateAtRelease) Files(visit FileVisitor) {
-	files(visit).pos(r.Pos)
+	files(visit).spec(r.Effective)
 }

@@ -159,17 +159,13 @@ func (r *GatesReport) FeatureListNamed(naming string) []ListEntry {
 	return out
 }
 
-// ListGates is FeatureList in featurelist's terms: what the tree's list
-// should hold, named as ListNames says, in the tool's order.
-func (r *GatesReport) ListGates() []featurelist.Gate {
+// ListGates is FeatureList as the list holds it: each gate named as
+// ListNames says, with its specs, in the tool's order.
+func (r *GatesReport) ListGates() []Gate {
 	entries := r.FeatureList()
-	out := make([]featurelist.Gate, len(entries))
+	out := make([]Gate, len(entries))
 	for i, e := range entries {
-		g := featurelist.Gate{Name: e.Name, Specs: make([]featurelist.Spec, len(e.Gate.Specs))}
-		for j, s := range e.Gate.Specs {
-			g.Specs[j] = featurelist.ListSpec(s)
-		}
-		out[i] = g
+		out[i] = Gate{Name: e.Name, Specs: e.Gate.Specs}
 	}
 	return out
 }
@@ -204,23 +200,19 @@ func (r *GatesReport) WriteFeatureList(w io.Writer, annotate bool) error {
 // MarkdownGates is the rows of the tree's feature_list.md: the gates of
 // the maps its generator's imports register, but those it skips; nil when
 // the tree has no such generator.
-func (r *GatesReport) MarkdownGates() []featurelist.Gate {
+func (r *GatesReport) MarkdownGates() []Gate {
 	md := r.Markdown
 	if md == nil {
 		return nil
 	}
-	var out []featurelist.Gate
+	var out []Gate
 	for _, g := range r.Gates {
 		if slices.Contains(md.Skipped, g.Name) || !slices.ContainsFunc(g.Registrations, func(reg Registration) bool {
 			return slices.Contains(md.Maps, featurelist.MapRef{Package: reg.Package, Map: reg.Map})
 		}) {
 			continue
 		}
-		row := featurelist.Gate{Name: g.Name, Dependencies: g.Dependencies}
-		for _, s := range g.Specs {
-			row.Specs = append(row.Specs, featurelist.Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version})
-		}
-		out = append(out, row)
+		out = append(out, Gate{Name: g.Name, Specs: g.Specs, Dependencies: g.Dependencies})
 	}
 	return out
 }

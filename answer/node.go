@@ -41,28 +41,8 @@ type NodeReport struct {
 }
 
 // NodeGate is the gate that decides the PLEG, as the node sets it and the
-// source defaults it.
-type NodeGate struct {
-	Name string `json:"name"`
-	// Explicit says configz's kubeletconfig.featureGates sets the gate.
-	Explicit bool `json:"explicit"`
-	// Value is the gate's effective value: configz's, or the default.
-	Value bool `json:"value"`
-	// Default is the source's default at KubeletVersion; null when the
-	// source has no spec of the gate there.
-	Default *bool `json:"default"`
-	// KubeletVersion is the kubelet's version, as the metrics (or the
-	// caller) report it: "" when unreported. A version that names no
-	// release (v0.0.0-master+$Format:%H$) is kept as reported; Default is
-	// then the source's own version's, and a reason says so.
-	KubeletVersion string `json:"kubeletVersion"`
-	// Spec is the spec in force at KubeletVersion; null when none.
-	Spec *Spec `json:"spec"`
-	// Built says the kubelet's source builds an evented PLEG under the
-	// gate; Test is where it tests the gate (null when it does not).
-	Built bool `json:"built"`
-	Test  *Pos `json:"test"`
-}
+// source defaults it: nodeverdict.Gate, which the decision reads.
+type NodeGate = nodeverdict.Gate
 
 // NodeInputs are the captures read.
 type NodeInputs struct {

@@ -13,29 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/srcpos"
 )
-
-// Spec is one spec of a listed gate, with its line.
-type Spec struct {
-	Default, LockToDefault                       bool
-	PreRelease, Version, MinCompatibilityVersion string
-	Line                                         int
-}
-
-// ListSpec is a spec of the code as a feature list holds it.
-func ListSpec(s featuregates.Spec) Spec {
-	return Spec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version, MinCompatibilityVersion: s.MinCompatibilityVersion}
-}
-
-// Gate is one gate of a list, with its line; or a row of the Markdown
-// list (a gate registered with the kube-apiserver's gate), with the gates
-// it depends on.
-type Gate struct {
-	Name         string
-	Specs        []Spec
-	Line         int
-	Dependencies []string
-}
 
 // Error is a feature list that is not in the format of Kubernetes'
 // versioned_feature_list.yaml: the file, the line, and what was expected.
@@ -53,17 +32,20 @@ func (e *Error) Error() string {
 }
 
 // Parse reads a feature list in the format of Kubernetes'
-// versioned_feature_list.yaml (comments allowed). Anything else (another
+// versioned_feature_list.yaml (comments allowed): each gate's Name, Entry
+// (its line in the file named name) and Specs, each spec's Pos likewise
+// and the fields the list holds (Default, LockToDefault, PreRelease,
+// Version, MinCompatibilityVersion). Anything else (another
 // shape, an unknown key, a key given twice in one mapping, a value of the
 // wrong kind, a gate listed twice) is a *Error naming the line and what
 // was expected there.
-func Parse(name string, data []byte) ([]Gate, error) {
+func Parse(name string, data []byte) ([]featuregates.Gate, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, notYAML(name, err)
 	}
 	if len(doc.Content) == 0 {
-		return []Gate{}, nil // an empty file lists no gate
+		return []featuregates.Gate{}, nil // an empty file lists no gate
 	}
 	p := parser{file: name}
 	if err := p.uniqueKeys(&doc); err != nil {
@@ -73,7 +55,7 @@ func Parse(name string, data []byte) ([]Gate, error) {
 	if seq.Kind != yaml.SequenceNode {
 		return nil, p.fail(seq, "want a list of gates (- name: ..., versionedSpecs: [...])")
 	}
-	var out []Gate
+	var out []featuregates.Gate
 	seen := map[string]int{}
 	for _, item := range seq.Content {
 		g, specs, err := p.gate(item)
@@ -84,7 +66,7 @@ func Parse(name string, data []byte) ([]Gate, error) {
 		if l, dup := seen[g.Name]; dup {
 			return nil, p.fail(item, "gate %s is listed again (first at line %d)", g.Name, l)
 		}
-		seen[g.Name] = item.Line
+		seen[g.Name] = g.Entry.Line
 		for _, sn := range specs.Content {
 			s, err := p.spec(sn, g.Name)
 			if err != nil {
@@ -114,6 +96,11 @@ func notYAML(name string, err error) *Error {
 
 // parser reads the nodes of one list; its errors name the list's file.
 type parser struct{ file string }
+
+// at is n's line in the list, as a gate's Entry and a spec's Pos name it.
+func (p parser) at(n *yaml.Node) srcpos.Pos {
+	return srcpos.Pos{File: p.file, Line: n.Line}
+}
 
 func (p parser) fail(n *yaml.Node, format string, args ...any) error {
 	return &Error{File: p.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
@@ -153,63 +140,63 @@ func (p parser) uniqueKeys(n *yaml.Node) error {
 
 // gate reads a gate's name and finds its versionedSpecs, which the
 // caller reads with spec.
-func (p parser) gate(item *yaml.Node) (Gate, *yaml.Node, error) {
+func (p parser) gate(item *yaml.Node) (featuregates.Gate, *yaml.Node, error) {
 	if item.Kind != yaml.MappingNode {
-		return Gate{}, nil, p.fail(item, "want a gate: a mapping with name and versionedSpecs")
+		return featuregates.Gate{}, nil, p.fail(item, "want a gate: a mapping with name and versionedSpecs")
 	}
-	g := Gate{Line: item.Line}
+	g := featuregates.Gate{Entry: p.at(item)}
 	var specs *yaml.Node
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k, v := item.Content[i], item.Content[i+1]
 		switch k.Value {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" || v.Value == "" {
-				return Gate{}, nil, p.fail(v, "want the gate's name, a string")
+				return featuregates.Gate{}, nil, p.fail(v, "want the gate's name, a string")
 			}
 			g.Name = v.Value
 		case "versionedSpecs":
 			if v.Kind != yaml.SequenceNode {
-				return Gate{}, nil, p.fail(v, "want versionedSpecs to be a list of specs")
+				return featuregates.Gate{}, nil, p.fail(v, "want versionedSpecs to be a list of specs")
 			}
 			specs = v
 		default:
-			return Gate{}, nil, p.fail(k, "unknown key %q; a gate has name and versionedSpecs", k.Value)
+			return featuregates.Gate{}, nil, p.fail(k, "unknown key %q; a gate has name and versionedSpecs", k.Value)
 		}
 	}
 	if g.Name == "" {
-		return Gate{}, nil, p.fail(item, "a gate without a name")
+		return featuregates.Gate{}, nil, p.fail(item, "a gate without a name")
 	}
 	if specs == nil {
-		return Gate{}, nil, p.fail(item, "gate %s has no versionedSpecs", g.Name)
+		return featuregates.Gate{}, nil, p.fail(item, "gate %s has no versionedSpecs", g.Name)
 	}
 	return g, specs, nil
 }
 
 // spec reads one spec of the gate named gate; every key but
 // minCompatibilityVersion is required.
-func (p parser) spec(sn *yaml.Node, gate string) (Spec, error) {
+func (p parser) spec(sn *yaml.Node, gate string) (featuregates.Spec, error) {
 	if sn.Kind != yaml.MappingNode {
-		return Spec{}, p.fail(sn, "want a spec of %s: a mapping with default, lockToDefault, preRelease and version", gate)
+		return featuregates.Spec{}, p.fail(sn, "want a spec of %s: a mapping with default, lockToDefault, preRelease and version", gate)
 	}
-	s := Spec{Line: sn.Line}
+	s := featuregates.Spec{Pos: p.at(sn)}
 	has := map[string]bool{}
 	for i := 0; i+1 < len(sn.Content); i += 2 {
 		k, v := sn.Content[i], sn.Content[i+1]
 		has[k.Value] = true
 		if err := p.specField(&s, k, v, gate); err != nil {
-			return Spec{}, err
+			return featuregates.Spec{}, err
 		}
 	}
 	for _, k := range []string{"default", "lockToDefault", "preRelease", "version"} {
 		if !has[k] {
-			return Spec{}, p.fail(sn, "a spec of %s has no %s", gate, k)
+			return featuregates.Spec{}, p.fail(sn, "a spec of %s has no %s", gate, k)
 		}
 	}
 	return s, nil
 }
 
 // specField checks the value v of the spec key k and sets it in s.
-func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
+func (p parser) specField(s *featuregates.Spec, k, v *yaml.Node, gate string) error {
 	switch k.Value {
 	case "default", "lockToDefault":
 		// YAML 1.1's True and TRUE are booleans too, but the list is
@@ -227,7 +214,7 @@ func (p parser) specField(s *Spec, k, v *yaml.Node, gate string) error {
 		if featuregates.PreRelease(v.Value).Stability() < 0 { // not a stage
 			return p.fail(v, "want preRelease of %s to be PreAlpha, Alpha, Beta, GA or Deprecated", gate)
 		}
-		s.PreRelease = v.Value
+		s.PreRelease = featuregates.PreRelease(v.Value)
 	case "version", "minCompatibilityVersion":
 		if v.Kind != yaml.ScalarNode {
 			return p.fail(v, "want %s of %s to be a version such as \"1.36\"", k.Value, gate)

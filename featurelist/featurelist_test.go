@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 const good = `# comments are allowed
@@ -28,11 +30,11 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gates) != 2 || gates[0].Name != "AlphaThing" || gates[0].Line != 2 || gates[1].Name != "Empty" || len(gates[1].Specs) != 0 {
+	if len(gates) != 2 || gates[0].Name != "AlphaThing" || gates[0].Entry != (srcpos.Pos{File: "list.yaml", Line: 2}) || gates[1].Name != "Empty" || len(gates[1].Specs) != 0 {
 		t.Fatalf("gates %+v", gates)
 	}
 	s := gates[0].Specs[1]
-	if !s.Default || !s.LockToDefault || s.PreRelease != "GA" || s.Version != "1.33" || s.MinCompatibilityVersion != "1.32" || s.Line != 8 {
+	if !s.Default || !s.LockToDefault || s.PreRelease != "GA" || s.Version != "1.33" || s.MinCompatibilityVersion != "1.32" || s.Pos != (srcpos.Pos{File: "list.yaml", Line: 8}) {
 		t.Errorf("second spec %+v", s)
 	}
 	if gates, err := Parse("empty.yaml", nil); err != nil || len(gates) != 0 {

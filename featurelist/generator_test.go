@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // A look-alike of the feature-list tool, written for these tests: the
@@ -81,19 +84,19 @@ func TestReadBinaryVersion(t *testing.T) {
 }
 
 func TestRemovals(t *testing.T) {
-	spec := func(stage, version string, locked bool) Spec {
-		return Spec{PreRelease: stage, Version: version, LockToDefault: locked, Default: stage != "Alpha"}
+	spec := func(stage, version string, locked bool) featuregates.Spec {
+		return featuregates.Spec{PreRelease: featuregates.PreRelease(stage), Version: version, LockToDefault: locked, Default: stage != "Alpha"}
 	}
-	committed := []Gate{
-		{Name: "Kept", Line: 1, Specs: []Spec{spec("Beta", "1.30", false)}},
-		{Name: "AlphaGone", Line: 2, Specs: []Spec{spec("Alpha", "1.36", false)}},
-		{Name: "BetaGone", Line: 3, Specs: []Spec{spec("Alpha", "1.30", false), spec("Beta", "1.34", false)}},
-		{Name: "GAUnlocked", Line: 4, Specs: []Spec{spec("GA", "1.33", false)}},
-		{Name: "GALockedLongAgo", Line: 5, Specs: []Spec{spec("GA", "1.34", true)}},
-		{Name: "GALockedLately", Line: 6, Specs: []Spec{spec("GA", "1.35", true)}},
-		{Name: "DeprecatedOld", Line: 7, Specs: []Spec{spec("Deprecated", "1.31", true)}},
-		{Name: "NoSpecs", Line: 8},
-		{Name: "LockedThenAlpha", Line: 9, Specs: []Spec{spec("GA", "1.35", true), spec("Alpha", "1.36", false)}},
+	committed := []featuregates.Gate{
+		{Name: "Kept", Entry: srcpos.Pos{Line: 1}, Specs: []featuregates.Spec{spec("Beta", "1.30", false)}},
+		{Name: "AlphaGone", Entry: srcpos.Pos{Line: 2}, Specs: []featuregates.Spec{spec("Alpha", "1.36", false)}},
+		{Name: "BetaGone", Entry: srcpos.Pos{Line: 3}, Specs: []featuregates.Spec{spec("Alpha", "1.30", false), spec("Beta", "1.34", false)}},
+		{Name: "GAUnlocked", Entry: srcpos.Pos{Line: 4}, Specs: []featuregates.Spec{spec("GA", "1.33", false)}},
+		{Name: "GALockedLongAgo", Entry: srcpos.Pos{Line: 5}, Specs: []featuregates.Spec{spec("GA", "1.34", true)}},
+		{Name: "GALockedLately", Entry: srcpos.Pos{Line: 6}, Specs: []featuregates.Spec{spec("GA", "1.35", true)}},
+		{Name: "DeprecatedOld", Entry: srcpos.Pos{Line: 7}, Specs: []featuregates.Spec{spec("Deprecated", "1.31", true)}},
+		{Name: "NoSpecs", Entry: srcpos.Pos{Line: 8}},
+		{Name: "LockedThenAlpha", Entry: srcpos.Pos{Line: 9}, Specs: []featuregates.Spec{spec("GA", "1.35", true), spec("Alpha", "1.36", false)}},
 	}
 	declared := func(name string) bool { return name == "Kept" }
 	why := func(rs []Removal) []string {
@@ -127,7 +130,7 @@ func TestRemovals(t *testing.T) {
 		t.Errorf("at 1.33 without the exemption: %q", got)
 	}
 	// A minor near the 32-bit limit: the wait is counted, not lost.
-	far := []Gate{{Name: "Far", Line: 1, Specs: []Spec{spec("GA", "1.4294967294", true)}}}
+	far := []featuregates.Gate{{Name: "Far", Entry: srcpos.Pos{Line: 1}, Specs: []featuregates.Spec{spec("GA", "1.4294967294", true)}}}
 	wantFar := []string{"feature Far cannot be removed until version 1.4294967297 (required for emulation support)"}
 	if got := why(v137.Removals(far, declared)); !slices.Equal(got, wantFar) {
 		t.Errorf("a far minor:\n got %q\nwant %q", got, wantFar)
@@ -139,8 +142,8 @@ func TestRemovals(t *testing.T) {
 
 // WriteYAML's bytes read back as the gates written, comments and all.
 func TestWriteYAMLRoundTrip(t *testing.T) {
-	gates := []Gate{
-		{Name: "Alpha1", Specs: []Spec{{PreRelease: "Alpha", Version: "1.36"}, {PreRelease: "Beta", Version: "1.37", Default: true, MinCompatibilityVersion: "1.36"}}},
+	gates := []featuregates.Gate{
+		{Name: "Alpha1", Specs: []featuregates.Spec{{PreRelease: "Alpha", Version: "1.36"}, {PreRelease: "Beta", Version: "1.37", Default: true, MinCompatibilityVersion: "1.36"}}},
 		{Name: "Empty"},
 	}
 	for _, annotate := range []Annotate{nil, func(g, s int) string { return "x.go:1:1" }} {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/plegvet/plegvet/featuregates"
 )
 
 // The files of Kubernetes' Markdown feature list (v1.36 on), relative to
@@ -120,9 +122,9 @@ func ReadMarkdownGenerator(name string, src []byte, scriptName string, script []
 // of each stage as one range (the first version in the stage to the
 // minor before the next spec in another stage; open-ended for the last),
 // its dependencies and two code-search links.
-func WriteMarkdown(w io.Writer, gates []Gate) error {
+func WriteMarkdown(w io.Writer, gates []featuregates.Gate) error {
 	rows := slices.Clone(gates)
-	slices.SortFunc(rows, func(a, b Gate) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(rows, func(a, b featuregates.Gate) int { return strings.Compare(a.Name, b.Name) })
 	var b strings.Builder
 	b.WriteString(strings.Join(markdownText[:mdRow], ""))
 	for _, g := range rows {
@@ -152,10 +154,10 @@ func WriteMarkdown(w io.Writer, gates []Gate) error {
 // stage ("1.8–1.15"), one version when that is the same ("1.22"), open
 // when none follows ("1.16–"). Specs are in version order, as the
 // generator sorts them.
-func stageRanges(specs []Spec) map[string]string {
-	from, to := map[string]string{}, map[string]string{}
+func stageRanges(specs []featuregates.Spec) map[featuregates.PreRelease]string {
+	from, to := map[featuregates.PreRelease]string{}, map[featuregates.PreRelease]string{}
 	sorted := slices.Clone(specs)
-	slices.SortStableFunc(sorted, func(a, b Spec) int { return compareMajorMinor(a.Version, b.Version) })
+	slices.SortStableFunc(sorted, func(a, b featuregates.Spec) int { return compareMajorMinor(a.Version, b.Version) })
 	for i, s := range sorted {
 		if _, seen := from[s.PreRelease]; !seen {
 			from[s.PreRelease] = s.Version
@@ -168,7 +170,7 @@ func stageRanges(specs []Spec) map[string]string {
 			}
 		}
 	}
-	out := map[string]string{}
+	out := map[featuregates.PreRelease]string{}
 	for stage, f := range from {
 		switch to[stage] {
 		case "":

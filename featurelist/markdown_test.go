@@ -8,22 +8,26 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/featuregates"
 )
 
 func TestStageRanges(t *testing.T) {
-	s := func(stage, v string) Spec { return Spec{PreRelease: stage, Version: v} }
+	s := func(stage, v string) featuregates.Spec {
+		return featuregates.Spec{PreRelease: featuregates.PreRelease(stage), Version: v}
+	}
 	for _, c := range []struct {
-		specs []Spec
-		want  map[string]string
+		specs []featuregates.Spec
+		want  map[featuregates.PreRelease]string
 	}{
-		{[]Spec{s("Alpha", "1.8"), s("Beta", "1.16")}, map[string]string{"Alpha": "1.8–1.15", "Beta": "1.16–"}},
+		{[]featuregates.Spec{s("Alpha", "1.8"), s("Beta", "1.16")}, map[featuregates.PreRelease]string{"Alpha": "1.8–1.15", "Beta": "1.16–"}},
 		// One release in a stage is one version; specs in any order.
-		{[]Spec{s("GA", "1.24"), s("Alpha", "1.22"), s("Beta", "1.23")}, map[string]string{"Alpha": "1.22", "Beta": "1.23", "GA": "1.24–"}},
+		{[]featuregates.Spec{s("GA", "1.24"), s("Alpha", "1.22"), s("Beta", "1.23")}, map[featuregates.PreRelease]string{"Alpha": "1.22", "Beta": "1.23", "GA": "1.24–"}},
 		// Repeated specs of a stage are one range; back to a stage spans it all.
-		{[]Spec{s("Alpha", "1.26"), s("Beta", "1.27"), s("Alpha", "1.30")}, map[string]string{"Alpha": "1.26–", "Beta": "1.27–1.29"}},
-		{[]Spec{s("GA", "1.0"), s("Deprecated", "1.33")}, map[string]string{"GA": "1.0–1.32", "Deprecated": "1.33–"}},
+		{[]featuregates.Spec{s("Alpha", "1.26"), s("Beta", "1.27"), s("Alpha", "1.30")}, map[featuregates.PreRelease]string{"Alpha": "1.26–", "Beta": "1.27–1.29"}},
+		{[]featuregates.Spec{s("GA", "1.0"), s("Deprecated", "1.33")}, map[featuregates.PreRelease]string{"GA": "1.0–1.32", "Deprecated": "1.33–"}},
 		// The minor before 1.0 is none: the range is open.
-		{[]Spec{s("Alpha", "1.0"), s("Beta", "1.0")}, map[string]string{"Alpha": "1.0–", "Beta": "1.0–"}},
+		{[]featuregates.Spec{s("Alpha", "1.0"), s("Beta", "1.0")}, map[featuregates.PreRelease]string{"Alpha": "1.0–", "Beta": "1.0–"}},
 	} {
 		got := stageRanges(c.specs)
 		if len(got) != len(c.want) {
@@ -39,9 +43,9 @@ func TestStageRanges(t *testing.T) {
 
 func TestWriteMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	err := WriteMarkdown(&b, []Gate{
-		{Name: "beta", Specs: []Spec{{PreRelease: "Beta", Version: "1.30", Default: true}}},
-		{Name: "Zed", Specs: []Spec{{PreRelease: "Alpha", Version: "1.20"}, {PreRelease: "GA", Version: "1.24", Default: true, LockToDefault: true}}, Dependencies: []string{"b", "a", "b"}},
+	err := WriteMarkdown(&b, []featuregates.Gate{
+		{Name: "beta", Specs: []featuregates.Spec{{PreRelease: "Beta", Version: "1.30", Default: true}}},
+		{Name: "Zed", Specs: []featuregates.Spec{{PreRelease: "Alpha", Version: "1.20"}, {PreRelease: "GA", Version: "1.24", Default: true, LockToDefault: true}}, Dependencies: []string{"b", "a", "b"}},
 	})
 	if err != nil {
 		t.Fatal(err)

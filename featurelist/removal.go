@@ -1,6 +1,10 @@
 package featurelist
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/plegvet/plegvet/featuregates"
+)
 
 // Removal is a gate a committed list holds that the code no longer
 // declares, which the release's feature-list tool refuses to drop: Why is
@@ -18,11 +22,11 @@ type Removal struct {
 // one once locked to its default and RemovalMinors minors after that spec
 // (at once if the spec is at or before ExemptThrough). The tool stops at
 // the first refusal; every one is returned here, in the list's order.
-func (g Generator) Removals(committed []Gate, declared func(name string) bool) []Removal {
+func (g Generator) Removals(committed []featuregates.Gate, declared func(name string) bool) []Removal {
 	curMajor, curMinor, _ := majorMinor(g.Current)
 	var out []Removal
-	refuse := func(lg Gate, format string, args ...any) {
-		out = append(out, Removal{Gate: lg.Name, Line: lg.Line, Why: fmt.Sprintf(format, args...)})
+	refuse := func(lg featuregates.Gate, format string, args ...any) {
+		out = append(out, Removal{Gate: lg.Name, Line: lg.Entry.Line, Why: fmt.Sprintf(format, args...)})
 	}
 	for _, lg := range committed {
 		if declared(lg.Name) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/plegvet/plegvet/featuregates"
 )
 
 // Annotate gives, for a gate of a list being written, the position of
@@ -16,7 +18,7 @@ type Annotate func(gate, spec int) string
 // gate in the order given (the tool sorts names without case; so does
 // the caller). With annotate, each gate and spec is preceded by a comment
 // line naming its position: the file is then the tool's plus comments.
-func WriteYAML(w io.Writer, header string, gates []Gate, annotate Annotate) error {
+func WriteYAML(w io.Writer, header string, gates []featuregates.Gate, annotate Annotate) error {
 	var b strings.Builder
 	b.WriteString(header)
 	comment := func(indent string, gate, spec int) {

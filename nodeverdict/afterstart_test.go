@@ -53,7 +53,7 @@ func scrape(version string, successes, errors float64, events, intervals uint64,
 	return m
 }
 
-func gateOnAt(version string) GateState {
+func gateOnAt(version string) Gate {
 	g := gateSet(true)
 	g.KubeletVersion = version
 	return g

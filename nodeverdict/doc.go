@@ -7,7 +7,7 @@
 // It holds the readers of the three captures (pure functions over bytes
 // that name the file in their one-line errors) and Decide, the decision
 // rules. It loads no source itself: package plegvet's Node does, and hands
-// the facts over as GateState and Periods.
+// the facts over as Gate and Periods.
 //
 // Decide first predicts the verdict from the gate, the evented PLEG's
 // design and what became of the event stream (Decision.Expected), one of

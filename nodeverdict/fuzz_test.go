@@ -146,7 +146,7 @@ func FuzzReadMetrics(f *testing.F) {
 		// Whatever parses, the rules decide coherently, for each design
 		// and with a runtime that cannot stream; the health too, at the
 		// capture's time and without one.
-		for _, g := range []GateState{gateUnset(), gateSet(true)} {
+		for _, g := range []Gate{gateUnset(), gateSet(true)} {
 			for _, p := range []Periods{shipped, release36, release37} {
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m}))
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16, Health: rule36, At: m.ScrapedAt}))

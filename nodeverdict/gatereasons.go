@@ -13,11 +13,11 @@ func (d *decider) gate() {
 	set := fmt.Sprintf("kubeletconfig.featureGates.%s = %t", g.Name, g.Value)
 	if g.Explicit && g.Default == nil {
 		// A kubelet refuses to start with a gate it does not know.
-		d.disagree(fmt.Sprintf("configz sets %s, which the source has no spec of at %s: a kubelet refuses gates it does not know, so this source is not the node's kubelet", g.Name, g.KubeletVersion),
-			set+"; "+g.Spec)
+		d.disagree(fmt.Sprintf("configz sets %s, which the source has no spec of at %s: a kubelet refuses gates it does not know, so this source is not the node's kubelet", g.Name, g.defaultAt()),
+			set+"; "+g.SpecWords)
 	}
 	if !g.Built {
-		d.agreeConfig(Generic, fmt.Sprintf("the kubelet's source at %s builds no evented PLEG: the generic PLEG runs whatever %s says", g.KubeletVersion, g.Name), g.Test)
+		d.agreeConfig(Generic, fmt.Sprintf("the kubelet's source at %s builds no evented PLEG: the generic PLEG runs whatever %s says", g.defaultAt(), g.Name), g.TestWords)
 		if g.Explicit && g.Value && g.Default != nil {
 			d.note(fmt.Sprintf("configz turns %s on, which this kubelet's source does not act on", g.Name), set)
 		}
@@ -27,17 +27,17 @@ func (d *decider) gate() {
 	if g.On() {
 		state = "on"
 	}
-	claim := fmt.Sprintf("%s is off: configz leaves it unset, and the source has no spec of it at %s", g.Name, g.KubeletVersion)
-	evidence := fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.Spec)
+	claim := fmt.Sprintf("%s is off: configz leaves it unset, and the source has no spec of it at %s", g.Name, g.defaultAt())
+	evidence := fmt.Sprintf("no %s in kubeletconfig.featureGates; %s", g.Name, g.SpecWords)
 	switch {
 	case g.Explicit:
 		claim = fmt.Sprintf("%s is %s: configz sets it", g.Name, state)
-		evidence = fmt.Sprintf("%s; the source's default at %s: %s", set, g.KubeletVersion, g.Spec)
+		evidence = fmt.Sprintf("%s; the source's default at %s: %s", set, g.defaultAt(), g.SpecWords)
 	case g.Default != nil:
-		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and its default at %s is %t", g.Name, state, g.KubeletVersion, *g.Default)
+		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and its default at %s is %t", g.Name, state, g.defaultAt(), *g.Default)
 	}
-	if g.Test != "" {
-		evidence += "; " + g.Test
+	if g.TestWords != "" {
+		evidence += "; " + g.TestWords
 	}
 	d.agreeConfig(d.configured, claim, evidence)
 }
@@ -60,7 +60,7 @@ func (d *decider) featureMetric() bool {
 		if g.Explicit {
 			from = fmt.Sprintf("configz sets it to %t", g.Value)
 		} else if g.Default != nil {
-			from += fmt.Sprintf(" and the source's default at %s is %t", g.KubeletVersion, *g.Default)
+			from += fmt.Sprintf(" and the source's default at %s is %t", g.defaultAt(), *g.Default)
 		}
 		d.disagree(fmt.Sprintf("the kubelet reports %s %s, but %s", g.Name, state[st.Enabled], from), sample)
 		return true
@@ -96,18 +96,18 @@ func btoi(b bool) int {
 func (d *decider) version() {
 	g := d.in.Gate
 	if g.VersionUnknown != "" {
-		d.note(fmt.Sprintf("the kubelet does not say which release it was built from: the gate's default is read at %s, the source's", g.KubeletVersion), g.VersionUnknown)
+		d.note(fmt.Sprintf("the kubelet does not say which release it was built from: the gate's default is read at %s, the source's", g.defaultAt()), g.VersionUnknown)
 		return
 	}
 	if g.SourceVersion != "" {
-		d.note(fmt.Sprintf("the source read is %s, another patch of the kubelet's %s: the same minor, so the same PLEG design; the gate's default is read at %s", g.SourceVersion, g.KubeletVersion, g.KubeletVersion),
+		d.note(fmt.Sprintf("the source read is %s, another patch of the kubelet's %s: the same minor, so the same PLEG design; the gate's default is read at %s", g.SourceVersion, g.KubeletVersion, g.defaultAt()),
 			fmt.Sprintf("the kubelet is %s; the source k8s.io/kubernetes@%s", g.KubeletVersion, g.SourceVersion))
 	}
 	mv := d.in.Metrics.KubeletVersion
-	if mv == "" || mv == g.KubeletVersion {
+	if mv == "" || mv == g.defaultAt() {
 		return
 	}
-	d.note(fmt.Sprintf("the gate is read at %s, not at the %s the metrics report", g.KubeletVersion, mv),
+	d.note(fmt.Sprintf("the gate is read at %s, not at the %s the metrics report", g.defaultAt(), mv),
 		fmt.Sprintf("%s{git_version=%q}", MetricBuildInfo, mv))
 }
 

@@ -85,7 +85,7 @@ func TestHealth(t *testing.T) {
 	generic, on := gateSet(false), gateSet(true)
 	for _, tc := range []struct {
 		name    string
-		gate    GateState
+		gate    Gate
 		periods Periods
 		rule    HealthRule
 		metrics func(t *testing.T) Metrics

@@ -4,13 +4,17 @@
 package nodeverdict
 
 import (
+	"cmp"
 	"time"
+
+	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // Input is everything the decision reads. Metrics is required; Runtime is
 // nil when no crictl output was given.
 type Input struct {
-	Gate    GateState
+	Gate    Gate
 	Periods Periods
 	Metrics Metrics
 	Runtime *Runtime
@@ -22,38 +26,54 @@ type Input struct {
 	AtFrom string
 }
 
-// GateState is what the configz and the source say about the gate.
-type GateState struct {
-	Name string
-	// KubeletVersion is the version the default is taken at: the
-	// kubelet's, or, when VersionUnknown is set, the source's own.
-	KubeletVersion string
-	// VersionUnknown, when not empty, says why the kubelet's release is
-	// not known (no kubernetes_build_info, or a git_version that is not a
-	// release, as a kubelet built without version ldflags reports), and
-	// which source's version KubeletVersion is instead.
-	VersionUnknown string
+// Gate is the gate that decides the PLEG, as the node sets it and the
+// source defaults it: the decision's input, and the answer's
+// (answer.NodeGate).
+type Gate struct {
+	Name string `json:"name"`
+	// Explicit says configz's kubeletconfig.featureGates sets the gate.
+	Explicit bool `json:"explicit"`
+	// Value is the gate's effective value: configz's, or the default.
+	Value bool `json:"value"`
+	// Default is the source's default at KubeletVersion; null when the
+	// source has no spec of the gate there.
+	Default *bool `json:"default"`
+	// KubeletVersion is the kubelet's version, as the metrics (or the
+	// caller) report it: "" when unreported. A version that names no
+	// release (v0.0.0-master+$Format:%H$) is kept as reported; Default is
+	// then the source's own version's, and a reason says so.
+	KubeletVersion string `json:"kubeletVersion"`
+	// Spec is the spec in force at KubeletVersion; null when none.
+	Spec *featuregates.Spec `json:"spec"`
+	// Built says the kubelet's source builds an evented PLEG under the
+	// gate; Test is where it tests the gate (null when it does not).
+	Built bool        `json:"built"`
+	Test  *srcpos.Pos `json:"test"`
+
+	// The gate's evidence in words, which the decision's reasons say: set
+	// on the decision's input, never in an answer (as the syntax of
+	// featuregates.Gate). DefaultAt is the version Default is taken at,
+	// "" for KubeletVersion: where the kubelet's release is not known
+	// (VersionUnknown says why), the source's own.
 	// SourceVersion, when not empty, is the release read, another patch
-	// of the kubelet's minor: the same design, noted.
-	SourceVersion string
-	// Explicit says configz sets the gate, to Value.
-	Explicit bool
-	Value    bool
-	// Default is the source's default at KubeletVersion; nil when the
-	// source has no spec of the gate at that version.
-	Default *bool
-	// Spec describes the spec in force, or its absence, for evidence.
-	Spec string
-	// Built says the kubelet's source builds an evented PLEG when the
-	// gate is on; without one, the generic PLEG runs whatever the gate.
-	Built bool
-	// Test says where the kubelet tests the gate, or that it builds no
-	// evented PLEG, for evidence.
-	Test string
+	// of the kubelet's minor: the same design, noted. SpecWords describes
+	// the spec in force, or its absence; TestWords where the kubelet
+	// tests the gate, or that it builds no evented PLEG.
+	DefaultAt      string `json:"-"`
+	VersionUnknown string `json:"-"`
+	SourceVersion  string `json:"-"`
+	SpecWords      string `json:"-"`
+	TestWords      string `json:"-"`
 }
 
-// On is the gate's effective value.
-func (g GateState) On() bool {
+// defaultAt is the version the gate's Default is taken at.
+func (g Gate) defaultAt() string {
+	return cmp.Or(g.DefaultAt, g.KubeletVersion)
+}
+
+// On is the gate's effective value: configz's when it sets the gate,
+// else the source's default.
+func (g Gate) On() bool {
 	if g.Explicit {
 		return g.Value
 	}

@@ -63,7 +63,7 @@ func TestRealCaptures(t *testing.T) {
 			if len(scrapes) < 10 {
 				t.Fatalf("%d scrapes in %s", len(scrapes), dir)
 			}
-			g := GateState{Name: "EventedPLEG", Spec: "Alpha, default false since 1.26", Built: true, Test: "the kubelet tests it"}
+			g := Gate{Name: "EventedPLEG", SpecWords: "Alpha, default false since 1.26", Built: true, TestWords: "the kubelet tests it"}
 			g.Value, g.Explicit = cfg.Gate("EventedPLEG")
 			g.Default = &falseVal
 			for i, s := range scrapes {

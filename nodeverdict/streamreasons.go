@@ -140,5 +140,5 @@ func (d *decider) runtime() {
 	}
 	d.agreeState(Generic,
 		fmt.Sprintf("the gate is on, but %s %s cannot stream container events: the evented PLEG spends %s stream retries; then %s", rt.Name, rt.Version, retries, after),
-		fmt.Sprintf("%s; %s GetContainerEvents at %s: %s; the kubelet tests the gate: %s", evidence, rt.Module, rt.Pos, strings.TrimSuffix(rt.StreamsWhy, "."), d.in.Gate.Test))
+		fmt.Sprintf("%s; %s GetContainerEvents at %s: %s; the kubelet tests the gate: %s", evidence, rt.Module, rt.Pos, strings.TrimSuffix(rt.StreamsWhy, "."), d.in.Gate.TestWords))
 }

@@ -15,11 +15,11 @@ var (
 	falseVal = false
 )
 
-func gateUnset() GateState {
-	return GateState{Name: "EventedPLEG", KubeletVersion: "v1.36.1", Default: &falseVal, Spec: "Alpha, default false", Built: true, Test: "tested at kubelet.go:9"}
+func gateUnset() Gate {
+	return Gate{Name: "EventedPLEG", KubeletVersion: "v1.36.1", Default: &falseVal, SpecWords: "Alpha, default false", Built: true, TestWords: "tested at kubelet.go:9"}
 }
 
-func gateSet(v bool) GateState {
+func gateSet(v bool) Gate {
 	g := gateUnset()
 	g.Explicit, g.Value = true, v
 	return g
@@ -204,7 +204,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "a source without an evented PLEG, as v1.25",
 			in: Input{
-				Gate:    GateState{Name: "EventedPLEG", KubeletVersion: "v1.25.16", Spec: "declares no EventedPLEG", Test: "one generic PLEG"},
+				Gate:    Gate{Name: "EventedPLEG", KubeletVersion: "v1.25.16", SpecWords: "declares no EventedPLEG", TestWords: "one generic PLEG"},
 				Periods: Periods{GateOff: off},
 				Metrics: Metrics{RelistInterval: hist(3600, 3636), LastSeen: count(1.7e9)},
 			},
@@ -213,7 +213,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "configz sets a gate the source has no spec of",
 			in: Input{
-				Gate:    GateState{Name: "EventedPLEG", KubeletVersion: "v1.25.16", Explicit: true, Value: true, Spec: "declares no EventedPLEG", Test: "one generic PLEG"},
+				Gate:    Gate{Name: "EventedPLEG", KubeletVersion: "v1.25.16", Explicit: true, Value: true, SpecWords: "declares no EventedPLEG", TestWords: "one generic PLEG"},
 				Periods: Periods{GateOff: off},
 				Metrics: Metrics{RelistInterval: hist(3600, 3636)},
 			},
@@ -223,7 +223,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "a fork that builds no evented PLEG, with the gate declared and set",
 			in: Input{
-				Gate:    GateState{Name: "EventedPLEG", KubeletVersion: "v1.36.1", Explicit: true, Value: true, Default: &falseVal, Spec: "Alpha", Test: "one generic PLEG"},
+				Gate:    Gate{Name: "EventedPLEG", KubeletVersion: "v1.36.1", Explicit: true, Value: true, Default: &falseVal, SpecWords: "Alpha", TestWords: "one generic PLEG"},
 				Periods: Periods{GateOff: off},
 				Metrics: Metrics{RelistInterval: hist(3600, 3636)},
 			},

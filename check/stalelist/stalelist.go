@@ -6,17 +6,31 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/check"
 )
 
 // ListNames are the gates a feature list names, in its order.
-func ListNames(list []featurelist.Gate) []string {
+func ListNames(list []answer.Gate) []string {
 	names := make([]string, len(list))
 	for i, g := range list {
 		names[i] = g.Name
 	}
 	return names
+}
+
+// listed is a spec as a feature list holds it (stage, default, lock,
+// version and minimum compatibility version), in a diagnostic's words:
+// two specs the list holds alike read alike.
+func listed(s answer.Spec) string {
+	out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
+	if s.LockToDefault {
+		out += " locked"
+	}
+	out += " at " + s.Version
+	if s.MinCompatibilityVersion != "" {
+		out += " (min compatibility " + s.MinCompatibilityVersion + ")"
+	}
+	return out
 }
 
 // staleDiag makes diagnostics of a check, each message ending with the
@@ -38,24 +52,13 @@ func staleDiag(c check.Check, rewrite string) func(at answer.Pos, format string,
 // gate or a spec the list has and the code does not (at the list's line,
 // when the code has no position for it). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
-func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite string) []answer.Diagnostic {
-	byName := map[string]*featurelist.Gate{}
+func List(r *answer.GatesReport, file string, list []answer.Gate, rewrite string) []answer.Diagnostic {
+	byName := map[string]*answer.Gate{}
 	for i := range list {
 		byName[list[i].Name] = &list[i]
 	}
 	diag := staleDiag(StaleList, rewrite)
 	short := func(p answer.Pos) string { return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line) }
-	listed := func(s featurelist.Spec) string {
-		out := fmt.Sprintf("%s/%t", s.PreRelease, s.Default)
-		if s.LockToDefault {
-			out += " locked"
-		}
-		out += " at " + s.Version
-		if s.MinCompatibilityVersion != "" {
-			out += " (min compatibility " + s.MinCompatibilityVersion + ")"
-		}
-		return out
-	}
 	var out []answer.Diagnostic
 	inCode := map[string]bool{}
 	for _, e := range r.FeatureListNamed(r.NamingOf(ListNames(list))) {
@@ -71,17 +74,17 @@ func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite s
 			switch {
 			case i >= len(lg.Specs):
 				s := g.Specs[i]
-				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(featurelist.ListSpec(s)), short(s.Pos)))
+				out = append(out, diag(s.Pos, "the list %s lacks the spec of %s %s, which the code has at %s", file, e.Name, listed(s), short(s.Pos)))
 			case i >= len(g.Specs):
 				p := at
 				if len(g.Specs) > 0 {
 					p = g.Specs[len(g.Specs)-1].Pos
 				}
-				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Line, e.Name, listed(lg.Specs[i]), short(p)))
+				out = append(out, diag(p, "%s:%d: list says %s %s, the code has no such spec (its specs end at %s)", file, lg.Specs[i].Pos.Line, e.Name, listed(lg.Specs[i]), short(p)))
 			default:
 				s, ls := g.Specs[i], lg.Specs[i]
-				if code := listed(featurelist.ListSpec(s)); code != listed(ls) {
-					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Line, e.Name, listed(ls), code, short(s.Pos)))
+				if code := listed(s); code != listed(ls) {
+					out = append(out, diag(s.Pos, "%s:%d: list says %s %s, code says %s (%s)", file, ls.Pos.Line, e.Name, listed(ls), code, short(s.Pos)))
 				}
 			}
 		}
@@ -96,7 +99,7 @@ func List(r *answer.GatesReport, file string, list []featurelist.Gate, rewrite s
 		if inCode[lg.Name] {
 			continue
 		}
-		at := answer.Pos{File: file, Line: lg.Line, Column: 1}
+		at := answer.Pos{File: file, Line: lg.Entry.Line, Column: 1}
 		if why, ok := refused[lg.Name]; ok {
 			out = append(out, answer.Diagnostic{Category: string(RemovedTooEarly), Pos: at, Related: []answer.Related{},
 				Message: fmt.Sprintf("list has gate %s, which no feature map of the code declares, and the tree's feature-list tool refuses the removal at %s: %s", lg.Name, r.Lifecycle.Current, why)})

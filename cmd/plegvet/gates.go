@@ -44,7 +44,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return runGatesHistory(ctx, *src, names, stdout, stderr)
 	}
-	var list []featurelist.Gate
+	var list []plegvet.Gate
 	if *check != "" {
 		data, err := inputfile.Read(*check)
 		if err != nil {

@@ -201,12 +201,7 @@ func gateHistory(name, asked string, reads []Read) answer.GateTimeline {
 				row.Newest = s.Version
 			}
 			if s, ok := g.At(r.Version); ok {
-				row.Effective = &answer.GateState{
-					PreRelease: s.PreRelease, Default: s.Default, LockToDefault: s.LockToDefault,
-					Version: s.Version, MinCompatibilityVersion: s.MinCompatibilityVersion, Unresolved: s.Unresolved,
-				}
-				pos := s.Pos
-				row.Pos = &pos
+				row.Effective = &s
 			}
 		}
 		if !row.Exists && len(r.Gates.Unfetched) > 0 {

@@ -153,13 +153,13 @@ func TestGateHistoryRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := rep.Gates[0].Releases
-	if r := rows[0]; r.Exists || r.Effective != nil || r.Pos != nil || r.Newest != "" || r.Error != "" {
+	if r := rows[0]; r.Exists || r.Effective != nil || r.Newest != "" || r.Error != "" {
 		t.Errorf("v1.25.16: got %+v, want a gate that does not exist", r)
 	}
-	if r := rows[1]; !r.Exists || r.Effective == nil || r.Effective.PreRelease != "Alpha" || r.Effective.Version != "1.26" || r.Newest != "1.28" || r.Pos == nil || r.Pos.Line != 1 {
+	if r := rows[1]; !r.Exists || r.Effective == nil || r.Effective.PreRelease != "Alpha" || r.Effective.Version != "1.26" || r.Newest != "1.28" || r.Effective.Pos.Line != 1 {
 		t.Errorf("v1.27.3: got %+v, want the 1.26 Alpha spec in force, the newest naming 1.28", r)
 	}
-	if r := rows[2]; r.Effective == nil || r.Effective.PreRelease != "Beta" || !r.Effective.Default || r.Pos == nil || r.Pos.Line != 2 {
+	if r := rows[2]; r.Effective == nil || r.Effective.PreRelease != "Beta" || !r.Effective.Default || r.Effective.Pos.Line != 2 {
 		t.Errorf("v1.28.0: got %+v, want the 1.28 Beta spec in force", r)
 	}
 	if r := rows[3]; r.Exists || r.Error != "cannot fetch k8s.io/kubernetes@v1.29.0" {

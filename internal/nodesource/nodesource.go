@@ -139,11 +139,16 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 	case unknown != "":
 		readAt = "the checkout"
 	}
+	if found {
+		def := spec.Default
+		ng.Spec, ng.Default = &spec, &def
+	}
+	// The words go to the decision only: the answer's gate is its data.
+	decided := ng
+	decided.DefaultAt, decided.VersionUnknown, decided.SourceVersion = readAt, unknown, sourceNote
+	decided.SpecWords, decided.TestWords = render.GateSpec(s.Source.Dir, gate, ng.Name, spec, found), render.GateTest(r)
 	in := nodeverdict.Input{
-		Gate: nodeverdict.GateState{
-			Name: ng.Name, KubeletVersion: readAt, VersionUnknown: unknown, SourceVersion: sourceNote, Explicit: ng.Explicit, Value: ng.Value,
-			Built: ng.Built, Spec: render.GateSpec(s.Source.Dir, gate, ng.Name, spec, found), Test: render.GateTest(r),
-		},
+		Gate:    decided,
 		Periods: relistPeriods(r),
 		Metrics: *c.Metrics,
 		Runtime: c.Runtime,
@@ -163,11 +168,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		in.Periods.Role, in.Periods.RoleWhy, in.Periods.OnStreamFailure = e.Role, e.Why, e.OnStreamFailure
 		in.Periods.ForcedRelists, in.Periods.ForcedRelistsWhy = e.ForcedRelists, e.ForcedRelistsWhy
 	}
-	if found {
-		def := spec.Default
-		ng.Spec, ng.Default, in.Gate.Default = &spec, &def, &def
-	}
-	ng.Value = in.Gate.On()
+	ng.Value = ng.On() // configz's, or the default
 	dec := nodeverdict.Decide(in)
 	return &answer.NodeReport{
 		SchemaVersion: answer.SchemaVersion,

@@ -27,10 +27,7 @@ func GateHistory(w io.Writer, rep *answer.GateHistoryReport) error {
 			default:
 				stage, def, locked, at := "?", "?", "?", "-"
 				if s := r.Effective; s != nil {
-					stage, def, locked = cmp.Or(string(s.PreRelease), "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault)
-				}
-				if r.Pos != nil {
-					at = srcpos.Line(r.Pos)
+					stage, def, locked, at = cmp.Or(string(s.PreRelease), "?"), fmt.Sprint(s.Default), fmt.Sprint(s.LockToDefault), srcpos.Line(&s.Pos)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Name, r.KubernetesVersion, stage, def, locked, cmp.Or(r.Newest, "-"), at)
 			}
