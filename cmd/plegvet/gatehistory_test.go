@@ -129,7 +129,7 @@ func TestGatesHistoryErrors(t *testing.T) {
 		t.Errorf("unfetchable release: exit %d, want %d", code, exitFailure)
 	}
 	for _, re := range []string{
-		`(?m)^EventedPLEG +v1\.30\.14 +Alpha +false +false +- +https://github\.com/kubernetes/kubernetes/blob/v1\.30\.14/pkg/features/kube_features\.go#L\d+$`,
+		`(?m)^EventedPLEG +v1\.30\.14 +Alpha +false +false +- +pkg/features/kube_features\.go:\d+$`,
 		`(?m)^EventedPLEG +v1\.36\.999 +error \(below\)$`,
 		`(?m)^EventedPLEG: no change in v1\.30\.14$`,
 		`(?m)^v1\.36\.999: cannot fetch k8s\.io/kubernetes@v1\.36\.999`,
