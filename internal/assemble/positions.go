@@ -64,9 +64,11 @@ func RelocatePositions(answer answer.Located, src answer.Source, p Positions) er
 	if p == PositionsURL && !isRelease(src) {
 		return errors.New("positions url: a checkout has no known web address; want a release (-k8s), or relative or module")
 	}
-	link := FileLink(src)
-	if !isRelease(src) {
-		link = nil // a checkout's file: address is for a terminal's click, not for the JSON
+	// A checkout's file: address (FileLink) is for a terminal's click, not
+	// for the JSON: the consumer's checkout is elsewhere.
+	var link func(string, int) string
+	if isRelease(src) {
+		link = FileLink(src)
 	}
 	var onDisk func(string) string
 	if p == PositionsModule {
