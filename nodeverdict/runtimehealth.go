@@ -29,6 +29,10 @@ const (
 	RuntimeUnknown = "unknown"
 )
 
+// deadlineFraction of runtimeRequestTimeout is a call's whole deadline,
+// as the duration histogram's buckets can show it.
+const deadlineFraction = 0.9
+
 // decideHealth is the PLEG's health and the runtime's state.
 func (d *decider) decideHealth() Health {
 	if d.in.Failure != nil {
@@ -45,6 +49,20 @@ func (d *decider) decideHealth() Health {
 // answered.
 func (d *decider) runtimeAnswered(h *Health) {
 	h.Runtime = RuntimeUnknown
+	m := d.in.Metrics
+	if t := d.in.RequestTimeout; t > 0 && h.State != Healthy {
+		// A call that took its whole deadline waited on a runtime that
+		// did not answer: a hang, past or present (the histogram counts
+		// since the kubelet started).
+		for _, op := range []string{OpListPodSandbox, OpListContainers, OpPodSandboxStatus, OpContainerStatus, OpStatus} {
+			o := m.RuntimeOperations[op]
+			if n, over, ok := o.Duration.above(deadlineFraction * t.Seconds()); ok && n > 0 {
+				h.Runtime = RuntimeHung
+				h.Evidence = append(h.Evidence, fmt.Sprintf("the runtime is taken for hung: %d %s calls took more than %s, near their whole deadline (runtimeRequestTimeout %s, from configz), since the kubelet started (%s)", n, op, bound(over), t, MetricRuntimeOperationsDuration))
+				return
+			}
+		}
+	}
 	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && strings.Contains(n.Ready.Message, RuntimeDownWords) {
 		h.Runtime = RuntimeDown
 		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+RuntimeDownWords+"\"")
@@ -54,7 +72,6 @@ func (d *decider) runtimeAnswered(h *Health) {
 	case Healthy:
 		h.Runtime = RuntimeAnswering
 	case Unhealthy, AtRisk:
-		m := d.in.Metrics
 		for _, op := range []string{OpListPodSandbox, OpListContainers, OpStatus} {
 			if o := m.RuntimeOperations[op]; o.Errors != nil && *o.Errors > 0 {
 				h.Runtime = RuntimeDown

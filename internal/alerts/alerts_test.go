@@ -54,7 +54,7 @@ func TestBuild(t *testing.T) {
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
 		rep.Health = health()
-		a := Build(rep)
+		a := Build(rep, answer.DefaultScrapeLayout)
 		var got, parts []string
 		for _, r := range a.Rules {
 			got = append(got, strings.Join([]string{r.Alert, r.Mode, r.Signal, r.At}, " "))
@@ -83,7 +83,7 @@ func TestBuild(t *testing.T) {
 // Each mode selects its kubelets: gate off unless the gate is exported
 // on, gate on until the stream retries are spent, the fallback after.
 func TestModeSelectors(t *testing.T) {
-	a := Build(shapes()["v1.36.5"])
+	a := Build(shapes()["v1.36.5"], answer.DefaultScrapeLayout)
 	want := map[string][]string{
 		"gate-off": {`unless on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`},
 		"gate-on":  {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `unless on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
@@ -103,7 +103,7 @@ func TestModeSelectors(t *testing.T) {
 func TestUnresolvedThreshold(t *testing.T) {
 	rep := shapes()["v1.25.16"]
 	rep.Relist.GateOff.Threshold = &answer.Value{Unresolved: "cfg.Threshold is a field"}
-	a := Build(rep)
+	a := Build(rep, answer.DefaultScrapeLayout)
 	for _, r := range a.Rules {
 		if r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy {
 			t.Errorf("rule written from an unresolved threshold: %+v", r)
@@ -134,7 +134,7 @@ func health() *answer.Health {
 func TestFailingCheck(t *testing.T) {
 	rep := shapes()["v1.36.5"]
 	rep.Health = health()
-	a := Build(rep)
+	a := Build(rep, answer.DefaultScrapeLayout)
 	for _, r := range a.Rules {
 		elapsedKind := r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy
 		if got := r.Message != nil && r.Check == "PLEG" && r.Message.Format == "relist last ok %v ago, limit %v"; got != elapsedKind {
@@ -142,7 +142,7 @@ func TestFailingCheck(t *testing.T) {
 		}
 	}
 	rep.Health.Checks[0].Threshold.GateOn = value("9m0s", "otherThreshold", 1)
-	for _, r := range Build(rep).Rules {
+	for _, r := range Build(rep, answer.DefaultScrapeLayout).Rules {
 		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && r.Kind != answer.AlertEventedGaveUp && r.Kind != answer.AlertRelistSlow {
 			t.Errorf("%s %s: check %q, want none in gate-on only", r.Alert, r.Mode, r.Check)
 		}

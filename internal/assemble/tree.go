@@ -206,6 +206,9 @@ type Options struct {
 	SkipIndex                        bool
 	// Index is plegvet's index of node-source answers, read once.
 	Index func() (map[string]nodeindex.Entry, error)
+	// Scrape is how Prometheus scrapes the kubelets, for Alerts; zero
+	// means answer.DefaultScrapeLayout.
+	Scrape answer.ScrapeLayout
 }
 
 // openWithStaging is open for Gates: a release comes with its staging

@@ -131,9 +131,26 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		description = fmt.Sprintf("The evented PLEG of the kubelet on {{ $labels.instance }} has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", countIn(r.Retries, in), failureWords(r, in))
 	case answer.AlertRelistSlow:
 		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is {{ $value | humanizeDuration }}, above its period %s", "0.99", valueOnly(r.Period))
-		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m): each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady.", node, period, mode, citedIn(r.Threshold, in))
+		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m) while its /metrics answers every scrape: each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady. A relist that waited on a hung runtime is not this alert's: after a scrape of /metrics failed, the rule holds off for 10m (KubeletRuntimeHung and the stall rules cover the hang).", node, period, mode, citedIn(r.Threshold, in))
+	case answer.AlertRuntimeHung:
+		l := a.Scrape
+		summary = fmt.Sprintf("Container runtime hung: the kubelet answers %s, but its %s has not answered for %s", l.AlivePath, l.MetricsPath, r.At)
+		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down: that scrape waits on the collectors registered on /metrics that call the container runtime, so the runtime does not answer its calls; each waits its whole deadline, runtimeRequestTimeout (2m by default). A runtime that dies instead fails its calls at once and /metrics still answers. %s Read from Prometheus's up series of job %q, told apart by the label %s.", node, l.AlivePath, l.MetricsPath, hungThen(a), l.Job, l.PathLabel)
 	}
 	return summary, description
+}
+
+// hungThen says what follows a hung runtime, from the thresholds the
+// tree's rules read.
+func hungThen(a *answer.Alerts) string {
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertUnhealthy && (r.Mode == answer.ModeAlways || r.Mode == answer.ModeGateOff) {
+			if d, ok := r.Threshold.Duration(); ok {
+				return fmt.Sprintf("No relist can succeed meanwhile: the PLEG turns unhealthy %s after its last successful relist (%s), and PLEGUnhealthy fires then from the last value of kubelet_pleg_last_seen_seconds.", d, citedIn(r.Threshold, treeName(a.Source)))
+			}
+		}
+	}
+	return "No relist can succeed meanwhile."
 }
 
 // healthFailure says, in the kubelet's words read from the tree, what it
@@ -230,10 +247,20 @@ func modeWords(a *answer.Alerts, r *answer.AlertRule) string {
 // stall, why and what it reads instead.
 func signalWords(r *answer.AlertRule) string {
 	if r.Signal == answer.SignalLastSeen {
-		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks."
+		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks; its newest value within the last " + lastWindow(r.Expr) + ", so that the rule keeps evaluating while the kubelet's /metrics does not answer (a hung runtime makes it wait) and holds while the kubelet's target is scraped."
 	}
 	return fmt.Sprintf(`Here the %q health check registered on the evented PLEG (%s) sets kubelet_pleg_last_seen_seconds to the time of each health poll, so last-seen cannot show a stalled relist; this rule reads instead that no relist completed over %s (kubelet_pleg_relist_duration_seconds_count), or that every list_podsandbox call failed over it (kubelet_runtime_operations_errors_total), either of which means no relist succeeded.`,
 		r.HiddenBy.Name, srcpos.Line(&r.HiddenBy.Pos), r.At)
+}
+
+// lastWindow is the window of max_over_time in a last-seen rule's expr.
+func lastWindow(expr string) string {
+	_, rest, ok := strings.Cut(expr, "max_over_time(kubelet_pleg_last_seen_seconds[")
+	w, _, ok2 := strings.Cut(rest, "]")
+	if !ok || !ok2 {
+		return "window"
+	}
+	return w
 }
 
 // failureWords says what the evented PLEG does after its last allowed
