@@ -9,12 +9,12 @@ import (
 func TestFailureKind(t *testing.T) {
 	for text, want := range map[string]string{
 		`Get "https://10.0.0.1:10250/metrics": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`: FailureTimeout,
-		`the server was unable to return a response in the time allotted, but may still be processing the request`:        FailureTimeout,
-		`Get "https://127.0.0.1:10250/metrics": net/http: timeout awaiting response headers`:                                 FailureTimeout,
-		`dial tcp 127.0.0.1:10250: i/o timeout`:                                                                              FailureTimeout,
-		`error trying to reach service: dial tcp 10.0.0.1:10250: connect: connection refused`:                                FailureRefused,
-		`read tcp 127.0.0.1:1->127.0.0.1:10250: read: connection reset by peer`:                                              FailureRefused,
-		`nodes "n1" is forbidden: User "u" cannot get resource "nodes/proxy"`:                                                FailureOther,
+		`the server was unable to return a response in the time allotted, but may still be processing the request`:         FailureTimeout,
+		`Get "https://127.0.0.1:10250/metrics": net/http: timeout awaiting response headers`:                               FailureTimeout,
+		`dial tcp 127.0.0.1:10250: i/o timeout`:                                               FailureTimeout,
+		`error trying to reach service: dial tcp 10.0.0.1:10250: connect: connection refused`: FailureRefused,
+		`read tcp 127.0.0.1:1->127.0.0.1:10250: read: connection reset by peer`:               FailureRefused,
+		`nodes "n1" is forbidden: User "u" cannot get resource "nodes/proxy"`:                 FailureOther,
 	} {
 		if got := FailureKind(text); got != want {
 			t.Errorf("FailureKind(%q) = %s; want %s", text, got, want)
@@ -134,7 +134,7 @@ func TestDarkHealth(t *testing.T) {
 			message: "container runtime is down", says: []string{"the kubelet declared its runtime down"}},
 		{name: "Ready False, PLEG, another threshold", failure: timeout, configz: true, node: node("False", "[container runtime is down, PLEG is not healthy: pleg was last seen active 5m1s ago; threshold is 5m0s]"), state: Unhealthy, runtime: RuntimeHung,
 			message: "[container runtime is down, PLEG is not healthy: pleg was last seen active 5m1s ago; threshold is 5m0s]",
-			says: []string{"the kubelet declared its PLEG unhealthy, last seen active 5m1s ago", "gives the threshold 5m0s; the source read gives 3m0s = genericPlegRelistThreshold", "they disagree"}},
+			says:    []string{"the kubelet declared its PLEG unhealthy, last seen active 5m1s ago", "gives the threshold 5m0s; the source read gives 3m0s = genericPlegRelistThreshold", "they disagree"}},
 		{name: "Ready True", failure: timeout, configz: true, node: node("True", "kubelet is posting ready status"), state: AtRisk, runtime: RuntimeHung,
 			says: []string{"the Node object's Ready condition is True"}},
 	} {

@@ -3,6 +3,7 @@ package alerts
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,19 +43,22 @@ func shapes() map[string]*answer.Report {
 
 func TestBuild(t *testing.T) {
 	want := map[string][]string{
-		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s"},
+		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s", "KubeletRuntimeHung always scrape 1m0s"},
 		"v1.36.5": {
 			"PLEGRelistStalled gate-off last-seen 2m0s", "PLEGUnhealthy gate-off last-seen 3m0s", "PLEGRelistSlow gate-off relist-duration 1s",
 			"PLEGRelistStalled gate-on relist-progress 6m40s", "PLEGUnhealthy gate-on relist-progress 10m0s",
 			"PLEGRelistStalled fallback relist-progress 2m0s", "PLEGUnhealthy fallback relist-progress 3m0s", "PLEGRelistSlow fallback relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
 		"v1.37.2": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
 	}
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
 		rep.Health = health()
 		a := Build(rep, answer.DefaultScrapeLayout)
+		if a.Window != "1h" {
+			t.Errorf("%s: window %s; want 1h (twice the longest threshold is shorter)", v, a.Window)
+		}
 		var got, parts []string
 		for _, r := range a.Rules {
 			got = append(got, strings.Join([]string{r.Alert, r.Mode, r.Signal, r.At}, " "))
@@ -85,9 +89,9 @@ func TestBuild(t *testing.T) {
 func TestModeSelectors(t *testing.T) {
 	a := Build(shapes()["v1.36.5"], answer.DefaultScrapeLayout)
 	want := map[string][]string{
-		"gate-off": {`unless on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`},
-		"gate-on":  {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `unless on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
-		"fallback": {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `and on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
+		"gate-off": {`unless on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`},
+		"gate-on":  {`and on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`, `unless on(instance, job) last_over_time(kubelet_evented_pleg_connection_error_count[1h]) >= 5`},
+		"fallback": {`and on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`, `and on(instance, job) last_over_time(kubelet_evented_pleg_connection_error_count[1h]) >= 5`},
 	}
 	for _, r := range a.Rules {
 		for _, w := range want[r.Mode] {
@@ -143,8 +147,44 @@ func TestFailingCheck(t *testing.T) {
 	}
 	rep.Health.Checks[0].Threshold.GateOn = value("9m0s", "otherThreshold", 1)
 	for _, r := range Build(rep, answer.DefaultScrapeLayout).Rules {
-		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && r.Kind != answer.AlertEventedGaveUp && r.Kind != answer.AlertRelistSlow {
+		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && (r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy) {
 			t.Errorf("%s %s: check %q, want none in gate-on only", r.Alert, r.Mode, r.Check)
 		}
+	}
+}
+
+// A scrape layout that cannot tell the kubelet's /metrics from an endpoint
+// of it that calls no runtime writes no runtime-hung rule, says why, and
+// holds the elapsed rules to a target still scraped; a threshold longer
+// than half the window widens it.
+func TestScrapeLayout(t *testing.T) {
+	rep := shapes()["v1.37.2"]
+	a := Build(rep, answer.ScrapeLayout{Job: "kubelet"})
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertRuntimeHung {
+			t.Errorf("runtime-hung rule written without a path label: %s", r.Expr)
+		}
+		if r.Kind == answer.AlertUnhealthy && !strings.Contains(r.Expr, "and on(instance, job) (up)") {
+			t.Errorf("unhealthy rule not held to a scraped target: %s", r.Expr)
+		}
+	}
+	if !slices.ContainsFunc(a.Unwritten, func(m answer.Missing) bool {
+		return m.Part == answer.AlertRuntimeHung && strings.Contains(m.Why, "cannot be told from a kubelet that is gone")
+	}) {
+		t.Errorf("unwritten: %+v", a.Unwritten)
+	}
+	a = Build(rep, answer.ScrapeLayout{Job: "k", PathLabel: "endpoint", MetricsPath: "/m", AlivePath: "/c"})
+	var hung string
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertRuntimeHung {
+			hung = r.Expr
+		}
+	}
+	if !strings.HasPrefix(hung, `(up{job="k", endpoint="/m"} == 0) and on(instance, job) (up{job="k", endpoint="/c"} == 1)`) {
+		t.Errorf("runtime-hung rule: %q", hung)
+	}
+	rep.Relist.GateOff.Threshold = value("45m0s", "longThreshold", 1)
+	if a := Build(rep, answer.DefaultScrapeLayout); a.Window != "1h30m" {
+		t.Errorf("window %s; want 1h30m, twice a 45m threshold", a.Window)
 	}
 }
