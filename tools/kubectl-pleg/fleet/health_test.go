@@ -91,7 +91,7 @@ func TestHealthBesideReady(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rs); err != nil || len(rs) != 1 {
 		t.Fatalf("%v\n%s", err, js)
 	}
-	checkKeys(t, "health", rs[0]["health"], "state", "since", "elapsed", "threshold", "message", "evidence", "cause")
+	checkKeys(t, "health", rs[0]["health"], "state", "since", "elapsed", "threshold", "message", "evidence", "cause", "runtime")
 	checkKeys(t, "condition", rs[0]["condition"], "status", "reason", "message", "lastHeartbeatTime", "lastTransitionTime", "plegUnhealthy", "agrees", "why")
 	var h nodeverdict.Health
 	_ = json.Unmarshal(rs[0]["health"], &h)
