@@ -175,6 +175,7 @@ func TestJudgeReady(t *testing.T) {
 		{"relisted after the scrape", nodeverdict.Unhealthy, "True", "kubelet is posting ready status", after, true, "false", "condition"},
 		{"recovered since the heartbeat", nodeverdict.Healthy, "False", pleg, before, true, "false", "scrape"},
 		{"stalled after the scrape", nodeverdict.Healthy, "False", "[container runtime is down, " + pleg + "]", after, true, "false", "condition"},
+		{"runtime down, plegvet unhealthy", nodeverdict.Unhealthy, "False", "container runtime is down", before, true, "true", ""},
 		{"not ready for another reason", nodeverdict.Healthy, "False", "container runtime network not ready", before, true, "true", ""},
 		{"words unknown, both down", nodeverdict.Unhealthy, "False", pleg, before, false, "true", ""},
 		{"words unknown, NotReady", nodeverdict.Healthy, "False", pleg, before, false, "null", ""},
