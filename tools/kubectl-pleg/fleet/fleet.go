@@ -143,11 +143,11 @@ type target struct {
 	name   string
 	info   *NodeInfo
 	ready  *ReadyCondition
-	// object is the Node object as kept (nodeObject): what plegvet node
-	// -node reads of it, for a node whose metrics did not answer and for
-	// --save.
-	object *corev1.Node
-	listed bool
+	// readyAsIs is the Ready condition as the Node holds it (its message
+	// cut as READY's), for the Node object plegvet node -node reads
+	// (nodeObject); nil when the node has none.
+	readyAsIs *corev1.NodeCondition
+	listed    bool
 }
 
 // targets lists the nodes, a page at a time, keeping only what each
@@ -178,7 +178,7 @@ func targets(ctx context.Context, client kubernetes.Interface, opts Options) ([]
 		for i := range list.Items {
 			n := &list.Items[i]
 			names[i] = n.Name
-			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), object: nodeObject(n), listed: true})
+			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), readyAsIs: readyAsIs(n), listed: true})
 		}
 		if err := seen.add(names, list.Continue); err != nil {
 			return nil, err
@@ -248,7 +248,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		if err != nil {
 			return fail(fmt.Errorf("get node: %s", explain(err, "get", "nodes", f.opts.Timeout)))
 		}
-		t.info, t.ready, t.object = info(n), readyCondition(n), nodeObject(n)
+		t.info, t.ready, t.readyAsIs = info(n), readyCondition(n), readyAsIs(n)
 	}
 	r.NodeInfo = *t.info
 	cfg, err := f.configz(ctx, t.name)
@@ -257,7 +257,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	}
 	// The Node object as plegvet node -node reads it: the same bytes are
 	// saved and read.
-	nodeJSON, err := json.Marshal(t.object)
+	nodeJSON, err := json.Marshal(nodeObject(t.name, t.info, t.readyAsIs))
 	if err != nil {
 		return fail(fmt.Errorf("cannot encode the Node object: %v", err))
 	}
@@ -373,29 +373,31 @@ func nodePath(node string) string {
 	return "/api/v1/nodes/" + node
 }
 
-// maxConditions bounds the conditions kept of a Node object: a kubelet
-// posts five, node-problem-detector a few more.
-const maxConditions = 32
-
 // nodeObject is the Node object as kubectl pleg keeps it, for plegvet
-// node -node and --save: its kind, name, uid and resourceVersion,
-// status.nodeInfo and status.conditions (each message cut as the READY
-// column's), and nothing else (no images, no addresses): a few hundred
-// bytes a node, whatever the node list holds.
-func nodeObject(n *corev1.Node) *corev1.Node {
-	o := &corev1.Node{
-		TypeMeta:   metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion},
-	}
-	o.Status.NodeInfo = n.Status.NodeInfo
-	for i, c := range n.Status.Conditions {
-		if i == maxConditions {
-			break
-		}
-		c.Message = cutMessage(c.Message)
-		o.Status.Conditions = append(o.Status.Conditions, c)
+// node -node and --save: its kind and name, status.nodeInfo's
+// kubeletVersion and containerRuntimeVersion, and its Ready condition
+// (the message cut as READY's); what plegvet node reads of a Node, and
+// nothing else (no images, no addresses, no other condition), so that a
+// node costs a few hundred bytes more from the list to its row.
+func nodeObject(name string, info *NodeInfo, ready *corev1.NodeCondition) *corev1.Node {
+	o := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: name}}
+	o.Status.NodeInfo.KubeletVersion, o.Status.NodeInfo.ContainerRuntimeVersion = info.KubeletVersion, info.ContainerRuntimeVersion
+	if ready != nil {
+		o.Status.Conditions = []corev1.NodeCondition{*ready}
 	}
 	return o
+}
+
+// readyAsIs is the node's Ready condition, its message cut; nil when it
+// has none.
+func readyAsIs(n *corev1.Node) *corev1.NodeCondition {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			c.Message = cutMessage(c.Message)
+			return &c
+		}
+	}
+	return nil
 }
 
 // configz reads the kubelet's /configz through the API server.
@@ -501,9 +503,9 @@ func (f *fleet) metricsTimedOut(err error, began time.Time) *metricsTimedOut {
 	case limiterTimedOut(err):
 		return nil
 	case timedOut(err) && bound > 0:
-		text = fmt.Sprintf("metrics: timed out after %s (%s): the kubelet accepted the request and did not answer", bound, flag)
+		text = fmt.Sprintf("metrics: timed out after %s (%s): no answer came through the API server's node proxy", bound, flag)
 	case timedOut(err):
-		text = "metrics: timed out: the kubelet accepted the request and did not answer"
+		text = "metrics: timed out: no answer came through the API server's node proxy"
 	case code(err) == http.StatusGatewayTimeout:
 		text = "metrics: gateway timeout (504): " + explain(err, "get", "nodes/proxy", f.opts.Timeout)
 	default:

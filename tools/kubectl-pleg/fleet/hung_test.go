@@ -89,7 +89,7 @@ func TestHungRuntime(t *testing.T) {
 	}
 	var f nodeverdict.MetricsFailure
 	_ = json.Unmarshal(rs[0]["metricsFailure"], &f)
-	if f.Kind != nodeverdict.FailureTimeout || f.Error != "metrics: timed out after 1s (--metrics-timeout): the kubelet accepted the request and did not answer" ||
+	if f.Kind != nodeverdict.FailureTimeout || f.Error != "metrics: timed out after 1s (--metrics-timeout): no answer came through the API server's node proxy" ||
 		f.WaitedFor() < time.Second || f.WaitedFor() > 5*time.Second || f.At == nil {
 		t.Errorf("metricsFailure %+v", f)
 	}
@@ -107,7 +107,7 @@ func TestHungRuntime(t *testing.T) {
 	// Without --metrics-timeout shorter than it, --request-timeout bounds
 	// the metrics request, and says so.
 	_, js, _ = runMain(t, withWords(rec), "--kubeconfig", kc, "--metrics-timeout", "5s", "--request-timeout", "1s", "-o", "json", "hung-1")
-	if !strings.Contains(js, `"error": "metrics: timed out after 1s (--request-timeout): the kubelet accepted`) {
+	if !strings.Contains(js, `"error": "metrics: timed out after 1s (--request-timeout): no answer came`) {
 		t.Errorf("--request-timeout shorter than --metrics-timeout:\n%s", js)
 	}
 	if code, _, stderr := runMain(t, nil, "--metrics-timeout", "-1s"); code != exitUsage || !strings.Contains(stderr, "--metrics-timeout -1s: want 0 or more") {
@@ -155,8 +155,16 @@ func TestSaveHung(t *testing.T) {
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "hung-2.metrics-error.txt"))
-	if err != nil || !regexp.MustCompile(`^# scraped at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\n# waited 1(\.\d+)?s\nmetrics: timed out after 1s \(--metrics-timeout\): the kubelet accepted the request and did not answer\n$`).Match(data) {
+	if err != nil || !regexp.MustCompile(`^# scraped at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\n# waited 1(\.\d+)?s\nmetrics: timed out after 1s \(--metrics-timeout\): no answer came through the API server's node proxy\n$`).Match(data) {
 		t.Errorf("hung-2.metrics-error.txt: %v\n%s", err, data)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "hung-2.node.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node, err := nodeverdict.ReadNode("hung-2.node.json", data); err != nil || node.Name != "hung-2" || node.KubeletVersion != "v1.39.4" ||
+		node.ContainerRuntimeVersion != "containerd://1.7.27" || node.Ready == nil || node.Ready.Status != "False" || node.Ready.LastHeartbeatTime == nil {
+		t.Errorf("hung-2.node.json: %v %+v\n%s", err, node, data)
 	}
 	for _, n := range []string{"hung-1", "hung-2", "hung-3"} {
 		rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{Options: plegvet.Options{Dir: rec.fork},
