@@ -507,7 +507,11 @@ func (f *fleet) metricsTimedOut(err error, began time.Time) *metricsTimedOut {
 	case timedOut(err):
 		text = "metrics: timed out: no answer came through the API server's node proxy"
 	case code(err) == http.StatusGatewayTimeout:
-		text = "metrics: gateway timeout (504): " + explain(err, "get", "nodes/proxy", f.opts.Timeout)
+		msg := err.Error()
+		if se := apierrors.APIStatus(nil); errors.As(err, &se) {
+			msg = se.Status().Message
+		}
+		text = "metrics: gateway timeout (504), from the API server or a proxy before it: " + msg
 	default:
 		return nil
 	}

@@ -205,3 +205,31 @@ func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
 	}
 	return b.Bytes()
 }
+
+// A metrics request refused after configz answered (the kubelet gone
+// between the two) stays the node's error row, exit 1: it is no hung
+// runtime. A 504 Gateway Timeout is a timeout: the row is decided.
+func TestMetricsRefusedOrGatewayTimeout(t *testing.T) {
+	rec := newRecorder(t)
+	refused := fakecluster.Node{Name: "gone-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", MetricsStatus: 503}
+	gateway := fakecluster.Node{Name: "gw-1", KubeletVersion: "v1.39.4", RuntimeVersion: "containerd://1.7.27", MetricsStatus: 504}
+	kc := start(t, &fakecluster.Cluster{Nodes: []fakecluster.Node{refused, gateway}})
+	code, stdout, stderr := runMain(t, rec.hooks(), "--kubeconfig", kc, "-o", "json")
+	if code != exitFail {
+		t.Errorf("exit %d; want %d for the refused node\n%s", code, exitFail, stderr)
+	}
+	got := byNode(t, stdout)
+	if e, _ := got["gone-1"]["error"].(string); !strings.HasPrefix(e, "metrics: the API server could not reach the kubelet (503): error trying to reach service: dial tcp 10.0.7.12:10250: connect: connection refused") {
+		t.Errorf("gone-1: error %q", e)
+	}
+	if _, ok := got["gone-1"]["metricsFailure"]; ok {
+		t.Errorf("gone-1 has a metricsFailure: %v", got["gone-1"])
+	}
+	gw := got["gw-1"]
+	f, _ := gw["metricsFailure"].(map[string]any)
+	h, _ := gw["health"].(map[string]any)
+	if gw["error"] != nil || f["kind"] != nodeverdict.FailureTimeout || f["error"] != "metrics: gateway timeout (504), from the API server or a proxy before it: Gateway Timeout" ||
+		h["runtime"] != nodeverdict.RuntimeHung || h["state"] != nodeverdict.AtRisk {
+		t.Errorf("gw-1: error %v, metricsFailure %v, health state %v runtime %v", gw["error"], f, h["state"], h["runtime"])
+	}
+}

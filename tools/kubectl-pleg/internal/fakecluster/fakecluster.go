@@ -45,6 +45,11 @@ type Node struct {
 	// of Delay, while configz answers at once: a kubelet whose runtime
 	// hangs, its metrics collectors waiting on the runtime's calls.
 	MetricsDelay time.Duration
+	// MetricsStatus, when not 0, is what the API server answers for the
+	// node's /metrics alone, configz answering: 503 as a kubelet gone
+	// between the two requests (connection refused), 504 as a gateway
+	// that timed out.
+	MetricsStatus int
 	// RedirectTo, when set, answers the node's proxy paths with a 302 to
 	// this URL plus the path: a redirect to another host, which must not
 	// receive the user's credentials.
@@ -209,6 +214,15 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if n.MetricsStatus != 0 && path == "metrics" {
+		if n.MetricsStatus == http.StatusGatewayTimeout {
+			status(w, n.MetricsStatus, metav1.StatusReasonTimeout, "Gateway Timeout", "", "")
+			return
+		}
+		status(w, n.MetricsStatus, metav1.StatusReasonServiceUnavailable,
+			"error trying to reach service: dial tcp 10.0.7.12:10250: connect: connection refused", "", "")
+		return
 	}
 	if n.RedirectTo != "" {
 		http.Redirect(w, r, n.RedirectTo+"/"+path, http.StatusFound)
