@@ -245,7 +245,7 @@ func FuzzReadNode(f *testing.F) {
 		if n != nil {
 			// What a Ready message says is read without failing, whatever it holds.
 			if n.Ready != nil {
-				ReadReady(n.Ready.Message, words.Words.NotHealthy(), words.Words.StaleFormat)
+				ReadReady(n.Ready.Message, words.Words)
 			}
 		}
 	})

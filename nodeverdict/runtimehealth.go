@@ -9,7 +9,6 @@ package nodeverdict
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -63,9 +62,9 @@ func (d *decider) runtimeAnswered(h *Health) {
 			}
 		}
 	}
-	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && strings.Contains(n.Ready.Message, RuntimeDownWords) {
+	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
 		h.Runtime = RuntimeDown
-		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+RuntimeDownWords+"\"")
+		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+d.in.Health.Words.RuntimeDown+"\"")
 		return
 	}
 	switch h.State {
@@ -176,7 +175,7 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 	}
 	rc := n.Ready
 	words := d.in.Health.Words
-	r := ReadReady(rc.Message, words.NotHealthy(), words.StaleFormat)
+	r := ReadReady(rc.Message, words)
 	cond := fmt.Sprintf("the Node object's Ready condition is %s", rc.Status)
 	if rc.Reason != "" {
 		cond += " (" + rc.Reason + ")"
@@ -193,6 +192,9 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 		}
 	}
 	if rc.Status != "False" || (!r.RuntimeDown && !r.PLEGUnhealthy) {
+		if rc.Status == "False" && words.RuntimeDown == "" && words.NotHealthy() == "" {
+			cond += "; the kubelet's words for a runtime down or a PLEG not healthy are not known from this source, so the message is not read"
+		}
 		h.Evidence = append(h.Evidence, cond)
 		return false
 	}
@@ -203,7 +205,11 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 			cond += ", last seen active " + r.Elapsed + " ago"
 		}
 	default:
-		cond += ": the kubelet declared its runtime down (its runtime-up check has not succeeded within its threshold), and skips pod synchronization"
+		within := "its threshold"
+		if words.RuntimeDownAfter != "" {
+			within = words.RuntimeDownAfter
+		}
+		cond += ": the kubelet declared its runtime down (its runtime-up check has not succeeded within " + within + "), and skips pod synchronization"
 	}
 	h.Evidence = append(h.Evidence, cond)
 	if h.State != Unhealthy {

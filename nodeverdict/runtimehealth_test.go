@@ -85,13 +85,15 @@ func TestReadNode(t *testing.T) {
 
 func TestReadReady(t *testing.T) {
 	w := words.Words
-	r := ReadReady("[container runtime is down, PLEG is not healthy: pleg was last seen active 3m9.000910986s ago; threshold is 3m0s]", w.NotHealthy(), w.StaleFormat)
+	r := ReadReady("[container runtime is down, PLEG is not healthy: pleg was last seen active 3m9.000910986s ago; threshold is 3m0s]", w)
 	if !r.RuntimeDown || !r.PLEGUnhealthy || r.Elapsed != "3m9.000910986s" || r.Threshold != "3m0s" {
 		t.Errorf("ReadReady: %+v", r)
 	}
 	// Another release's words: the PLEG is not read as unhealthy from
 	// words the source does not give.
-	if r := ReadReady("PLEG is not healthy: pleg was last seen active 3m9s ago; threshold is 3m0s", "Relister is unwell: ", w.StaleFormat); r.PLEGUnhealthy {
+	other := w
+	other.CheckName, other.RuntimeDown = "Relister", "runtime gone"
+	if r := ReadReady("[container runtime is down, PLEG is not healthy: pleg was last seen active 3m9s ago; threshold is 3m0s]", other); r.PLEGUnhealthy || r.RuntimeDown {
 		t.Errorf("other words: %+v", r)
 	}
 }
