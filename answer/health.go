@@ -1,6 +1,9 @@
 package answer
 
-import "github.com/plegvet/plegvet/plegperiods"
+import (
+	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/runtimehang"
+)
 
 // The health rule's parts are the pleg analyzer's own.
 type (
@@ -22,6 +25,13 @@ type (
 	Reconcile = plegperiods.Reconcile
 	// CodeStep is a step of the code: function, expression, position.
 	CodeStep = plegperiods.CodeStep
+	// RuntimeHang is what a runtime that stops answering does to the
+	// node: /metrics, the CRI deadline, the status loop, the node status.
+	RuntimeHang = runtimehang.Hang
+	// HangStep is one call of a chain to the runtime.
+	HangStep = runtimehang.Step
+	// HangValue is a duration of the hang, with its constant.
+	HangValue = runtimehang.Value
 )
 
 func (v files) healthMessage(m *HealthMessage) {
@@ -77,4 +87,5 @@ func (v files) health(h *Health) {
 		v.codeStep(r.List)
 		v.codeStep(r.Compare)
 	}
+	h.RuntimeHang.Files(FileVisitor(v))
 }

@@ -242,11 +242,3 @@ func (r *RetryCount) Files(visit srcpos.FileVisitor) {
 		srcpos.Files(visit, r.Decl)
 	}
 }
-
-// ValueOf resolves e, an expression of the package whose files and info
-// are given, to the constant it came from (or says why it is none), as
-// the relist values are resolved: for other extractors reading values of
-// the same packages.
-func ValueOf(fset *token.FileSet, files []*ast.File, info *types.Info, e ast.Expr) *Value {
-	return newResolver(fset, files, info).value(e)
-}

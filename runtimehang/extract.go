@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/plegvet/plegvet/internal/astobj"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -39,13 +38,14 @@ type Package struct {
 
 // Input is what Extract reads: pkg/kubelet, the packages read from
 // source beside it (collectors, the stats providers, the node status
-// setters, the configuration defaults, the CRI API), and the health rule
-// already read from pkg/kubelet (for the runtime-down threshold; may be nil).
+// setters, the configuration defaults, the CRI API), and the runtime-down
+// threshold the health rule read from pkg/kubelet (plegperiods'
+// RuntimeDown; nil when not found), carried into the answer.
 type Input struct {
-	Fset    *token.FileSet
-	Kubelet Package
-	Others  []Package
-	Health  *plegperiods.Health
+	Fset        *token.FileSet
+	Kubelet     Package
+	Others      []Package
+	RuntimeDown *Value
 }
 
 // prog indexes the packages read: each function's declaration and the
@@ -60,10 +60,18 @@ type prog struct {
 	// method values are registered with a collector (kl.StatsProvider).
 	tags             map[*types.Var]string
 	registeredFields map[types.Object]bool
+	// fieldTypes are the struct fields' type expressions, with the info
+	// of their package: what names an untyped field's package.
+	fieldTypes map[*types.Var]fieldType
+}
+
+type fieldType struct {
+	expr ast.Expr
+	info *types.Info
 }
 
 func newProg(in Input) *prog {
-	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}}
+	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}, fieldTypes: map[*types.Var]fieldType{}}
 	all := append([]Package{in.Kubelet}, in.Others...)
 	for i := range all {
 		pkg := &all[i]
@@ -86,6 +94,15 @@ func newProg(in Input) *prog {
 								if st, ok := tn.Type().Underlying().(*types.Struct); ok {
 									for i := 0; i < st.NumFields(); i++ {
 										p.tags[st.Field(i)] = st.Tag(i)
+									}
+								}
+								if st, ok := ts.Type.(*ast.StructType); ok {
+									for _, fl := range st.Fields.List {
+										for _, n := range fl.Names {
+											if v, ok := pkg.Info.Defs[n].(*types.Var); ok {
+												p.fieldTypes[v] = fieldType{fl.Type, pkg.Info}
+											}
+										}
 									}
 								}
 								if n, ok := tn.Type().(*types.Named); ok && !types.IsInterface(n) && pkg.Bodies {
@@ -113,9 +130,7 @@ func Extract(in Input) *Hang {
 	if runtimeIface != nil {
 		h.NodeStatus = p.nodeStatus(k, runtimeIface)
 	}
-	if in.Health != nil && in.Health.RuntimeDown != nil {
-		h.RuntimeDown = in.Health.RuntimeDown.Threshold
-	}
+	h.RuntimeDown = in.RuntimeDown
 	var why []string
 	if len(h.Collectors) == 0 {
 		why = append(why, "pkg/kubelet registers no collector: no call passes the result of a constructor whose type has a Collect or CollectWithStability method read from source")
@@ -250,17 +265,26 @@ func (w *walker) unresolve(s Step, why string) {
 
 // call follows one call of fn made at pos: the chains from it, each
 // starting with the call's step.
-func (w *walker) call(fn *types.Func, pos token.Pos, depth int) []chain {
+// recv, when not "", names the interface the call selects the method on.
+func (w *walker) call(fn *types.Func, pos token.Pos, depth int, recv string) []chain {
 	step := Step{Func: funcName(fn), Pos: srcpos.Of(w.p.fset, pos), Decl: w.p.declPos(fn)}
 	if isCRI(fn) {
 		_, name := ifaceOf(fn)
+		if recv != "" {
+			name = recv
+		}
 		step.Func, step.Via = name+"."+fn.Name(), name
 		return []chain{{steps: []Step{step}, method: step.Func}}
 	}
 	if it, name := ifaceOf(fn); it != nil {
+		if recv != "" {
+			name = recv
+		}
 		impls := w.p.implementations(fn)
 		if len(impls) == 0 {
-			w.unresolve(step, fmt.Sprintf("no type of the packages read implements %s (its implementations' packages were not read from source)", name))
+			if fn.Pkg() != nil && isTreePackage(fn.Pkg().Path()) {
+				w.unresolve(Step{Func: name + "." + fn.Name(), Pos: step.Pos, Via: name}, fmt.Sprintf("no type of the packages read implements %s (%s); its implementations' packages were not read from source", name, fn.Pkg().Path()))
+			}
 			return nil
 		}
 		var out []chain
@@ -326,15 +350,75 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		if fn == nil {
 			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
 				if s, ok := info.Selections[asSelector(ast.Unparen(sel.X))]; ok && s.Kind() == types.FieldVal && !isTyped(info.TypeOf(sel.X)) {
-					w.unresolve(Step{Func: types.ExprString(call.Fun), Pos: srcpos.Of(w.p.fset, call.Pos())}, fmt.Sprintf("%s is not typed (its type's package was not read from source)", types.ExprString(sel.X)))
+					if why := w.p.untypedField(s.Obj().(*types.Var), types.ExprString(sel.X)); why != "" {
+						w.unresolve(Step{Func: types.ExprString(call.Fun), Pos: srcpos.Of(w.p.fset, call.Pos())}, why)
+					}
 				}
 			}
 			return true
 		}
-		out = append(out, w.call(fn, call.Pos(), depth)...)
+		out = append(out, w.call(fn, call.Pos(), depth, staticName(info, call))...)
 		return true
 	})
 	return dedupe(out)
+}
+
+// untypedField says why a call through the field v (written x) is not
+// followed: its type's package was not read from source. "" for a type
+// of the standard library (a mutex's Lock calls no runtime).
+func (p *prog) untypedField(v *types.Var, x string) string {
+	ft, ok := p.fieldTypes[v]
+	if !ok {
+		return fmt.Sprintf("%s is not typed (its type's package was not read from source)", x)
+	}
+	e := ft.expr
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+			continue
+		case *ast.IndexExpr:
+			e = t.X
+			continue
+		}
+		break
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return fmt.Sprintf("%s is not typed", x)
+	}
+	id, _ := sel.X.(*ast.Ident)
+	pn, _ := ft.info.Uses[id].(*types.PkgName)
+	if pn == nil {
+		return fmt.Sprintf("%s is not typed", x)
+	}
+	path := pn.Imported().Path()
+	if first, _, _ := strings.Cut(path, "/"); !strings.Contains(first, ".") {
+		return ""
+	}
+	return fmt.Sprintf("%s is a %s, whose package %s was not read from source", x, types.ExprString(ft.expr), path)
+}
+
+// staticName is the named type a call's method is selected on (the CRI
+// API's RuntimeService, rather than ContainerManager, the interface it
+// embeds that declares the method); "" for other calls.
+func staticName(info *types.Info, call *ast.CallExpr) string {
+	sel := asSelector(ast.Unparen(call.Fun))
+	if sel == nil {
+		return ""
+	}
+	s, ok := info.Selections[sel]
+	if !ok {
+		return ""
+	}
+	t := s.Recv()
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok && types.IsInterface(n) {
+		return n.Obj().Name()
+	}
+	return ""
 }
 
 func isTyped(t types.Type) bool {
@@ -549,7 +633,7 @@ func (p *prog) bindField(w *walker, info *types.Info, k *Package, ctor *ast.Call
 		return nil, true
 	}
 	var out []chain
-	for _, c := range w.call(fn, arg.Pos(), 0) {
+	for _, c := range w.call(fn, arg.Pos(), 0, "") {
 		out = append(out, chain{steps: append([]Step{step}, c.steps...), method: c.method})
 	}
 	return out, true
@@ -730,7 +814,7 @@ func (p *prog) deadline(k *Package) *Deadline {
 				for _, a := range call.Args {
 					if setting, ok := durationArg(k.Info, a); ok {
 						out = &Deadline{Call: types.ExprString(call.Fun), Pos: srcpos.Of(p.fset, a.Pos()), Expr: types.ExprString(a), Setting: setting}
-						out.Value = plegperiods.ValueOf(p.fset, k.Files, k.Info, a)
+						out.Value = valueOf(p.fset, k.Files, k.Info, a)
 						if setting != "" {
 							out.Default = p.settingDefault(setting)
 						}
@@ -813,12 +897,12 @@ func lowerCamel(s string) string {
 // settingDefault reads the default of a configuration setting (its JSON
 // name) from the packages read: a struct field with that JSON tag, and an
 // assignment obj.Field = metav1.Duration{Duration: X} of it.
-func (p *prog) settingDefault(setting string) *plegperiods.Value {
+func (p *prog) settingDefault(setting string) *Value {
 	for _, pkg := range p.pkgs {
 		if !pkg.Bodies {
 			continue
 		}
-		var out *plegperiods.Value
+		var out *Value
 		for _, f := range pkg.Files {
 			ast.Inspect(f, func(n ast.Node) bool {
 				as, ok := n.(*ast.AssignStmt)
@@ -829,8 +913,14 @@ func (p *prog) settingDefault(setting string) *plegperiods.Value {
 				if !ok {
 					return true
 				}
-				fv, ok := pkg.Info.Uses[sel.Sel].(*types.Var)
-				if !ok || !fv.IsField() || p.jsonName(fv) != setting {
+				// The field's JSON name from its tag; when the versioned
+				// type is not read (k8s.io/kubelet's, outside the tree),
+				// its Go name, as the setting was named.
+				if fv, ok := pkg.Info.Uses[sel.Sel].(*types.Var); ok && fv.IsField() && p.tags[fv] != "" {
+					if p.jsonName(fv) != setting {
+						return true
+					}
+				} else if lowerCamel(sel.Sel.Name) != setting {
 					return true
 				}
 				cl, ok := ast.Unparen(as.Rhs[0]).(*ast.CompositeLit)
@@ -840,7 +930,7 @@ func (p *prog) settingDefault(setting string) *plegperiods.Value {
 				for _, e := range cl.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
 						if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Duration" {
-							out = plegperiods.ValueOf(p.fset, pkg.Files, pkg.Info, kv.Value)
+							out = valueOf(p.fset, pkg.Files, pkg.Info, kv.Value)
 						}
 					}
 				}
@@ -851,7 +941,7 @@ func (p *prog) settingDefault(setting string) *plegperiods.Value {
 			return out
 		}
 	}
-	return &plegperiods.Value{Unresolved: fmt.Sprintf("no package read from source sets a default for %s (the kubelet configuration's defaults, pkg/kubelet/apis/config/v1beta1, were not read)", setting)}
+	return &Value{Unresolved: fmt.Sprintf("no package read from source sets a default for %s (the kubelet configuration's defaults, pkg/kubelet/apis/config/v1beta1, were not read)", setting)}
 }
 
 // jsonName is a struct field's JSON name from its tag; "" without one.
@@ -859,4 +949,28 @@ func (p *prog) jsonName(fv *types.Var) string {
 	tag := p.tags[fv]
 	name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
 	return name
+}
+
+// ConfigDefaultsPackage is the kubelet configuration's defaults (relative
+// to the tree's module): not imported by pkg/kubelet in every release, so
+// a caller requests it beside pkg/kubelet to read runtimeRequestTimeout's default.
+const ConfigDefaultsPackage = "pkg/kubelet/apis/config/v1beta1"
+
+// readPackages are the kubelet's packages whose bodies the answer
+// follows, by their path under the module: the collectors, their
+// registration, the stats providers, the node status setters, the
+// configuration defaults.
+var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage}
+
+// Reads reports whether the answer follows calls through an import's
+// function bodies: a loader checks them whole.
+func Reads(importPath string) bool {
+	return slices.ContainsFunc(readPackages, func(s string) bool { return strings.HasSuffix(importPath, s) })
+}
+
+// FromSource reports whether an import is worth reading from source for
+// the answer: those it Reads, and, for their declarations, the kubelet's
+// runtime interface (pkg/kubelet/container) and the CRI API's services.
+func FromSource(importPath string) bool {
+	return Reads(importPath) || strings.HasSuffix(importPath, "/pkg/kubelet/container") || importPath == CRIAPIPackage
 }

@@ -5,8 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"path"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/internal/fixturetypes"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -40,7 +39,7 @@ func hangOf(t *testing.T, shape, src string, without ...string) *runtimehang.Han
 	t.Helper()
 	fset := token.NewFileSet()
 	im := fixturetypes.NewImporter(fset, filepath.Join("..", "testdata", "src"))
-	in := runtimehang.Input{Fset: fset, Health: &plegperiods.Health{RuntimeDown: &plegperiods.RuntimeDown{Threshold: &plegperiods.Value{Value: "30s", Const: "maxWaitForContainerRuntime"}}}}
+	in := runtimehang.Input{Fset: fset, RuntimeDown: &runtimehang.Value{Value: "30s", Const: "maxWaitForContainerRuntime"}}
 	var others []runtimehang.Package
 	for _, p := range commonPackages {
 		if slices.Contains(without, p) {
@@ -78,7 +77,7 @@ func at(p *srcpos.Pos) string {
 	return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line)
 }
 
-func value(v *plegperiods.Value) string {
+func value(v *runtimehang.Value) string {
 	switch {
 	case v == nil:
 		return "-"

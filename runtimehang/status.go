@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/plegvet/plegvet/internal/astobj"
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -26,6 +25,9 @@ func comparePos(a, b srcpos.Pos) int {
 // runtime the node status setters ask too) and the call running it
 // periodically; it returns the runtime's Version method.
 func (p *prog) statusLoop(k *Package, h *Hang) *types.Func {
+	// The first method run periodically; else the first found.
+	var first *StatusLoop
+	var firstVersion *types.Func
 	for _, f := range k.Files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -62,18 +64,24 @@ func (p *prog) statusLoop(k *Package, h *Hang) *types.Func {
 			l := &StatusLoop{Func: funcName(fn), Decl: srcpos.At(p.fset, fd.Name.Pos()),
 				Status: Step{Func: iface + ".Status", Pos: srcpos.Of(p.fset, status.Pos()), Via: iface}}
 			l.Started, l.Period = p.periodic(k, fn)
-			h.StatusLoop = l
-			return version
+			if l.Started != nil {
+				h.StatusLoop = l
+				return version
+			}
+			if first == nil {
+				first, firstVersion = l, version
+			}
 		}
 	}
-	return nil
+	h.StatusLoop = first
+	return firstVersion
 }
 
 // periodic finds a call passing fn as a method value beside a duration:
 // the call running it periodically, and its period.
-func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *plegperiods.Value) {
+func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *Value) {
 	var pos *srcpos.Pos
-	var period *plegperiods.Value
+	var period *Value
 	for _, f := range k.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -89,7 +97,7 @@ func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *plegperiods.V
 			}
 			for _, a := range call.Args {
 				if _, ok := durationArg(k.Info, a); ok {
-					pos, period = srcpos.At(p.fset, call.Pos()), plegperiods.ValueOf(p.fset, k.Files, k.Info, a)
+					pos, period = srcpos.At(p.fset, call.Pos()), valueOf(p.fset, k.Files, k.Info, a)
 					return false
 				}
 			}

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -43,7 +42,7 @@ type Hang struct {
 	StatusLoop *StatusLoop `json:"statusLoop"`
 	// RuntimeDown is the threshold past which the runtime is declared down
 	// ("container runtime is down"), as the health rule read it; null when not found.
-	RuntimeDown *plegperiods.Value `json:"runtimeDown"`
+	RuntimeDown *Value `json:"runtimeDown"`
 	// NodeStatus is the runtime call the node status update waits on;
 	// null when none was found.
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
@@ -132,13 +131,13 @@ type Deadline struct {
 	Expr string `json:"expr"`
 	// Value is the timeout when it is a constant; else its Unresolved
 	// says why (a configuration field).
-	Value *plegperiods.Value `json:"value"`
+	Value *Value `json:"value"`
 	// Setting is the configuration field the timeout comes from (its
 	// JSON name, runtimeRequestTimeout); "" when none.
 	Setting string `json:"setting,omitempty"`
 	// Default is the setting's default, read from the configuration
 	// defaults; its Unresolved says why when not read.
-	Default *plegperiods.Value `json:"default,omitempty"`
+	Default *Value `json:"default,omitempty"`
 }
 
 // StatusLoop is the loop asking the runtime's Status.
@@ -149,8 +148,8 @@ type StatusLoop struct {
 	// Status is the runtime's Status call.
 	Status Step `json:"status"`
 	// Started is the call running Func periodically, Period its period.
-	Started *srcpos.Pos        `json:"started"`
-	Period  *plegperiods.Value `json:"period"`
+	Started *srcpos.Pos `json:"started"`
+	Period  *Value      `json:"period"`
 }
 
 // NodeStatusCall is the runtime call a node status setter makes.
