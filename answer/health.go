@@ -32,6 +32,14 @@ type (
 	HangStep = runtimehang.Step
 	// HangValue is a duration of the hang, with its constant.
 	HangValue = runtimehang.Value
+	// Reach is one CRI call a collector's scrape makes, and its chain.
+	Reach = runtimehang.Reach
+	// HangCollector is one collector registered, and what a scrape calls.
+	HangCollector = runtimehang.Collector
+	// Deadline is the timeout the CRI client is built with.
+	Deadline = runtimehang.Deadline
+	// NodeStatusCall is the runtime call a node status setter makes.
+	NodeStatusCall = runtimehang.NodeStatusCall
 )
 
 func (v files) healthMessage(m *HealthMessage) {

@@ -48,6 +48,9 @@ type Hang struct {
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
 	// Unknown says why the tree matches no known shape; "" when it does.
 	Unknown string `json:"unknown,omitempty"`
+	// Consequence is what the hang means for a node, in one sentence,
+	// worded from the values above (the report fills it in).
+	Consequence string `json:"consequence,omitempty"`
 }
 
 // Step is one call of a chain: the function called and where.

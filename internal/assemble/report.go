@@ -66,6 +66,9 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 	rep.Summary = render.Summary(rep)
 	if rep.Health != nil {
 		rep.Health.Consequence = render.HealthConsequence(rep)
+		if rep.Health.RuntimeHang != nil {
+			rep.Health.RuntimeHang.Consequence = render.HangConsequence(rep)
+		}
 	}
 	return rep, nil
 }
