@@ -36,6 +36,8 @@ type (
 	Reach = runtimehang.Reach
 	// HangCollector is one collector registered, and what a scrape calls.
 	HangCollector = runtimehang.Collector
+	// HangUnresolved is a call a hang's chain could not follow, and why.
+	HangUnresolved = runtimehang.Unresolved
 	// Deadline is the timeout the CRI client is built with.
 	Deadline = runtimehang.Deadline
 	// NodeStatusCall is the runtime call a node status setter makes.

@@ -138,6 +138,9 @@ func Extract(in Input) *Hang {
 	if h.StatusLoop == nil {
 		why = append(why, "no method of pkg/kubelet calls the runtime's Status (a method of an interface also declaring Version) and is run periodically")
 	}
+	if h.Deadline == nil {
+		why = append(why, "no variable of the CRI API's RuntimeService ("+CRIAPIPackage+", read from source) is assigned a construction taking a duration")
+	}
 	h.Unknown = strings.Join(why, "; ")
 	return h
 }

@@ -150,9 +150,20 @@ func HangConsequence(r *answer.Report) string {
 	}
 	g := h.RuntimeHang
 	var parts []string
-	if g.DarkOnHang() {
+	unfollowed := 0
+	for _, c := range g.Collectors {
+		unfollowed += len(c.Unresolved)
+	}
+	switch {
+	case g.DarkOnHang():
 		parts = append(parts, "/metrics goes dark from the first scrape, its collectors waiting on the runtime")
-	} else {
+	case unfollowed > 0:
+		calls := fmt.Sprintf("%d calls were", unfollowed)
+		if unfollowed == 1 {
+			calls = "1 call was"
+		}
+		parts = append(parts, fmt.Sprintf("plegvet could not tell whether /metrics waits on the runtime: no collector's calls reached a CRI call, and %s not followed", calls))
+	default:
 		parts = append(parts, "plegvet found no collector of /metrics that calls the runtime")
 	}
 	deadline, ok := g.DeadlineDuration()

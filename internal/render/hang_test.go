@@ -31,6 +31,14 @@ func TestHangConsequence(t *testing.T) {
 		hang: hang("/metrics", nil, "1m30s"),
 		want: "A runtime that stops answering: plegvet found no collector of /metrics that calls the runtime; the node turns NotReady after about 1m30s (the CRI deadline, runtimeRequestTimeout), the time the node status update waits on Runtime.Version, not 30s (the runtime-down threshold); the PLEG is unhealthy at 3m0s.",
 	}, {
+		name: "calls not followed",
+		hang: func() *answer.RuntimeHang {
+			h := hang("/metrics", nil, "2m0s")
+			h.Collectors[0].Unresolved = []answer.HangUnresolved{{Why: "not read"}}
+			return h
+		}(),
+		want: "A runtime that stops answering: plegvet could not tell whether /metrics waits on the runtime: no collector's calls reached a CRI call, and 1 call was not followed; the node turns NotReady after about 2m0s (the CRI deadline, runtimeRequestTimeout), the time the node status update waits on Runtime.Version, not 30s (the runtime-down threshold); the PLEG is unhealthy at 3m0s.",
+	}, {
 		name: "another registry, no default read",
 		hang: hang("", reach, ""),
 		want: "A runtime that stops answering: plegvet found no collector of /metrics that calls the runtime; the runtime is declared down after 30s; the PLEG is unhealthy at 3m0s.",
