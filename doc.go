@@ -119,6 +119,7 @@ type (
 	Reach          = answer.Reach
 	Deadline       = answer.Deadline
 	NodeStatusCall = answer.NodeStatusCall
+	HangSummary    = answer.HangSummary
 )
 
 // Errors a library caller can test with errors.Is; the command line adds

@@ -36,6 +36,9 @@ type (
 	Reach = runtimehang.Reach
 	// HangCollector is one collector registered, and what a scrape calls.
 	HangCollector = runtimehang.Collector
+	// HangSummary is the hang in the few values a node's answer or the
+	// alerts consume (RuntimeHang.Summary).
+	HangSummary = runtimehang.Summary
 	// HangUnresolved is a call a hang's chain could not follow, and why.
 	HangUnresolved = runtimehang.Unresolved
 	// Deadline is the timeout the CRI client is built with.

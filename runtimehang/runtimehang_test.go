@@ -229,6 +229,15 @@ func TestSummary(t *testing.T) {
 	if !h.DarkOnHang() {
 		t.Error("DarkOnHang = false")
 	}
+	sum := h.Summary()
+	if !sum.DarkOnHang || sum.Deadline == nil || sum.Deadline.Value != "2m0s" || sum.Setting != "runtimeRequestTimeout" ||
+		sum.RuntimeDown.Value != "30s" || sum.StatusPeriod.Value != "5s" || sum.NodeStatus == nil || sum.NodeStatus.Method != "Runtime.Version" ||
+		!slices.Equal(sum.CRIMethods, want) || len(sum.Chain) == 0 {
+		t.Errorf("Summary = %+v", sum)
+	}
+	if got := (*runtimehang.Hang)(nil).Summary(); got.DarkOnHang || got.Chain != nil {
+		t.Errorf("nil Summary = %+v", got)
+	}
 	chain := h.Chain()
 	if len(chain) < 3 || !strings.HasPrefix(chain[0].Func, "metrics.RegisterCollectors(") || !strings.HasPrefix(chain[len(chain)-1].Func, "RuntimeService.") {
 		t.Errorf("Chain = %+v", chain)

@@ -285,3 +285,46 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 		pos(n.Call)
 	}
 }
+
+// Summary is the hang in the few values another answer (a live node's,
+// the alerts') consumes, each with its evidence.
+type Summary struct {
+	// DarkOnHang: a collector registered on /metrics calls the runtime
+	// during a scrape, so /metrics waits on a hung runtime.
+	DarkOnHang bool `json:"darkOnHang"`
+	// Chain is the first chain from a registration to a CRI call (Chain).
+	Chain []Step `json:"chain"`
+	// CRIMethods are the CRI methods the collectors reach (CRIMethods).
+	CRIMethods []string `json:"criMethods"`
+	// Deadline is each CRI call's deadline: the constant, else the
+	// setting's default (Setting names it); nil when neither was read.
+	Deadline *Value `json:"deadline"`
+	Setting  string `json:"setting,omitempty"`
+	// RuntimeDown is the "container runtime is down" threshold.
+	RuntimeDown *Value `json:"runtimeDown"`
+	// StatusPeriod is how often the runtime's Status is asked.
+	StatusPeriod *Value `json:"statusPeriod"`
+	// NodeStatus is the runtime call the node status update waits on.
+	NodeStatus *NodeStatusCall `json:"nodeStatus"`
+}
+
+// Summary is h's Summary; the zero Summary for a nil h.
+func (h *Hang) Summary() Summary {
+	if h == nil {
+		return Summary{}
+	}
+	s := Summary{DarkOnHang: h.DarkOnHang(), Chain: h.Chain(), CRIMethods: h.CRIMethods(), RuntimeDown: h.RuntimeDown, NodeStatus: h.NodeStatus}
+	if d := h.Deadline; d != nil {
+		s.Setting = d.Setting
+		switch {
+		case d.Value.Resolved():
+			s.Deadline = d.Value
+		case d.Default.Resolved():
+			s.Deadline = d.Default
+		}
+	}
+	if h.StatusLoop != nil {
+		s.StatusPeriod = h.StatusLoop.Period
+	}
+	return s
+}
