@@ -20,6 +20,7 @@ type hangRelease struct {
 	deadline   string   // "expr@pos default@decl"
 	status     string   // "func@decl status@pos started@pos period"
 	node       string   // "setter@pos setterDecl call"
+	perCall    []string // "method timeout@pos", or the reason when unknown
 }
 
 // TestRuntimeHangOnReleases: health.runtimeHang as report -json gives it,
@@ -43,6 +44,8 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 		deadline:  "kubeCfg.RuntimeRequestTimeout.Duration@pkg/kubelet/kubelet.go:298 2m0s@pkg/kubelet/apis/config/v1beta1/defaults.go:171",
 		status:    "Kubelet.updateRuntimeUp@pkg/kubelet/kubelet.go:2356 pkg/kubelet/kubelet.go:2360 pkg/kubelet/kubelet.go:1454 5s",
 		node:      "nodestatus.VersionInfo@pkg/kubelet/kubelet_node_status.go:628 pkg/kubelet/nodestatus/setters.go:378 pkg/kubelet/nodestatus/setters.go:392",
+		perCall: []string{"RuntimeService.ListContainerStats @null", "RuntimeService.ListContainers r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:542",
+			"RuntimeService.ListPodSandbox r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:362", "RuntimeService.ListPodSandboxStats r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:1120"},
 	}, {
 		version:    "v1.30.14",
 		collectors: []string{volume + "@pkg/kubelet/kubelet.go:1488 metrics.Register", logs + "@pkg/kubelet/kubelet.go:1489 metrics.Register"},
@@ -53,6 +56,8 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 		deadline:  "kubeCfg.RuntimeRequestTimeout.Duration@pkg/kubelet/kubelet.go:326 2m0s@pkg/kubelet/apis/config/v1beta1/defaults.go:171",
 		status:    "Kubelet.updateRuntimeUp@pkg/kubelet/kubelet.go:2898 pkg/kubelet/kubelet.go:2903 pkg/kubelet/kubelet.go:1657 5s",
 		node:      "nodestatus.VersionInfo@pkg/kubelet/kubelet_node_status.go:740 pkg/kubelet/nodestatus/setters.go:395 pkg/kubelet/nodestatus/setters.go:409",
+		perCall: []string{"RuntimeService.ListContainerStats r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:677", "RuntimeService.ListContainers r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:396",
+			"RuntimeService.ListPodSandbox r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:283", "RuntimeService.ListPodSandboxStats r.timeout@pkg/kubelet/cri/remote/remote_runtime.go:725"},
 	}, {
 		version:    "v1.36.5",
 		collectors: []string{certs + "@pkg/kubelet/kubelet.go:1026 metrics.RegisterCollectors", volume + "@pkg/kubelet/kubelet.go:1747 metrics.RegisterCollectors", logs + "@pkg/kubelet/kubelet.go:1748 metrics.RegisterCollectors"},
@@ -164,6 +169,20 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 			}
 			lineHas(t, dir, &n.Pos, "kl.containerRuntime.Version")
 			lineHas(t, dir, n.Call, "runtimeVersionFunc(")
+			var perCall []string
+			for _, c := range d.PerCall {
+				perCall = append(perCall, fmt.Sprintf("%s %s@%s", c.Method, c.Timeout, posText(c.Pos)))
+				if c.Pos != nil {
+					lineHas(t, dir, c.Pos, c.Timeout)
+				}
+			}
+			if tc.perCall == nil {
+				if len(perCall) != 0 || !strings.Contains(d.PerCallUnknown, "k8s.io/cri-client/pkg") {
+					t.Errorf("per call %q (%s); want unknown: the CRI client is outside the tree", perCall, d.PerCallUnknown)
+				}
+			} else if !slices.Equal(perCall, tc.perCall) {
+				t.Errorf("per call:\n%s\nwant:\n%s", strings.Join(perCall, "\n"), strings.Join(tc.perCall, "\n"))
+			}
 			if dl, ok := h.DeadlineDuration(); !ok || dl.String() != "2m0s" {
 				t.Errorf("DeadlineDuration %v, %t", dl, ok)
 			}

@@ -43,6 +43,8 @@ type (
 	HangUnresolved = runtimehang.Unresolved
 	// Deadline is the timeout the CRI client is built with.
 	Deadline = runtimehang.Deadline
+	// PerCall is the timeout a CRI client's method puts on its call.
+	PerCall = runtimehang.PerCall
 	// NodeStatusCall is the runtime call a node status setter makes.
 	NodeStatusCall = runtimehang.NodeStatusCall
 )

@@ -126,6 +126,9 @@ func Extract(in Input) *Hang {
 	h.Collectors = p.collectors(k)
 	h.StatsProviders = p.statsProviders(k)
 	h.Deadline = p.deadline(k)
+	if h.Deadline != nil {
+		p.perCall(h)
+	}
 	runtimeIface := p.statusLoop(k, h)
 	if runtimeIface != nil {
 		h.NodeStatus = p.nodeStatus(k, runtimeIface)
@@ -962,8 +965,9 @@ const ConfigDefaultsPackage = "pkg/kubelet/apis/config/v1beta1"
 // readPackages are the kubelet's packages whose bodies the answer
 // follows, by their path under the module: the collectors, their
 // registration, the stats providers, the node status setters, the
-// configuration defaults.
-var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage}
+// configuration defaults, the CRI client (pkg/kubelet/cri/remote, later
+// the staging module k8s.io/cri-client, read when the tree holds it).
+var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage, "/pkg/kubelet/cri/remote", "k8s.io/cri-client/pkg"}
 
 // Reads reports whether the answer follows calls through an import's
 // function bodies: a loader checks them whole.
@@ -976,4 +980,106 @@ func Reads(importPath string) bool {
 // runtime interface (pkg/kubelet/container) and the CRI API's services.
 func FromSource(importPath string) bool {
 	return Reads(importPath) || strings.HasSuffix(importPath, "/pkg/kubelet/container") || importPath == CRIAPIPackage
+}
+
+// perCall reads, for each CRI method the collectors reach, the CRI
+// client's implementation of it among the packages read (a type of a
+// package with bodies implementing the CRI interface) and the timeout it
+// puts on the call: a context.WithTimeout in its body.
+func (p *prog) perCall(h *Hang) {
+	d := h.Deadline
+	d.PerCall = []PerCall{}
+	methods := map[string]*types.Func{}
+	var names []string
+	for _, pkg := range p.pkgs {
+		if !strings.HasPrefix(pkg.Path, CRIAPIPackage) {
+			continue
+		}
+		for _, name := range h.CRIMethods() {
+			iface, method, _ := strings.Cut(name, ".")
+			if tn := lookupType(pkg, iface); tn != nil {
+				if m, _, _ := types.LookupFieldOrMethod(tn.Type(), false, tn.Pkg(), method); m != nil {
+					if fn, ok := m.(*types.Func); ok && methods[name] == nil {
+						methods[name] = fn
+						names = append(names, name)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		impls := p.implementations(methods[name])
+		for _, m := range impls {
+			pc := PerCall{Method: name, Impl: funcName(m), Decl: p.declPos(m)}
+			info := p.pkgOf[m].Info
+			ast.Inspect(p.decls[m].Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || pc.Pos != nil {
+					return pc.Pos == nil
+				}
+				if t := withTimeout(info, call); t != nil {
+					pc.Timeout, pc.Pos = types.ExprString(t), srcpos.At(p.fset, call.Pos())
+				} else if i := p.timeoutParam(astobj.Func(info, call)); i >= 0 && i < len(call.Args) {
+					// A helper of the client's (getContextWithTimeout(r.timeout)).
+					pc.Timeout, pc.Pos = types.ExprString(call.Args[i]), srcpos.At(p.fset, call.Pos())
+				}
+				return pc.Pos == nil
+			})
+			d.PerCall = append(d.PerCall, pc)
+		}
+	}
+	if len(d.PerCall) == 0 && len(names) > 0 {
+		d.PerCallUnknown = "no implementation of the CRI methods reached was read: the CRI client's package (pkg/kubelet/cri/remote, or k8s.io/cri-client/pkg outside the tree) was not read from source"
+	}
+}
+
+// lookupType is the type pkg declares by name; nil when none.
+func lookupType(pkg *Package, name string) *types.TypeName {
+	for _, f := range pkg.Files {
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name == name {
+						tn, _ := pkg.Info.Defs[ts.Name].(*types.TypeName)
+						return tn
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// withTimeout is the timeout of a context.WithTimeout call; nil for
+// another call.
+func withTimeout(info *types.Info, call *ast.CallExpr) ast.Expr {
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "WithTimeout" && len(call.Args) == 2 && usesPackage(info, sel.X, "context") {
+		return call.Args[1]
+	}
+	return nil
+}
+
+// timeoutParam is the index of fn's parameter its body passes as a
+// context.WithTimeout's timeout; -1 when none (or fn's body was not read).
+func (p *prog) timeoutParam(fn *types.Func) int {
+	if fn == nil || p.decls[fn] == nil {
+		return -1
+	}
+	info := p.pkgOf[fn].Info
+	params := fn.Type().(*types.Signature).Params()
+	idx := -1
+	ast.Inspect(p.decls[fn].Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && idx < 0 {
+			if t, ok := ast.Unparen(withTimeout(info, call)).(*ast.Ident); ok {
+				for i := 0; i < params.Len(); i++ {
+					if info.Uses[t] == params.At(i) {
+						idx = i
+					}
+				}
+			}
+		}
+		return idx < 0
+	})
+	return idx
 }

@@ -30,6 +30,7 @@ var commonPackages = []string{
 	"hangshapes/common/pkg/kubelet/metrics",
 	"hangshapes/common/pkg/kubelet/nodestatus",
 	"hangshapes/common/pkg/kubelet/apis/config/v1beta1",
+	"hangshapes/common/pkg/kubelet/cri/remote",
 }
 
 // hangOf reads a shape under testdata/src/hangshapes: its kubelet
@@ -108,6 +109,12 @@ func describe(h *runtimehang.Hang) []string {
 	}
 	if d := h.Deadline; d != nil {
 		out = append(out, fmt.Sprintf("deadline %s(%s)@%s setting=%s value=%s default=%s", d.Call, d.Expr, at(&d.Pos), d.Setting, value(d.Value), value(d.Default)))
+		for _, c := range d.PerCall {
+			out = append(out, fmt.Sprintf("  per call %s by %s@%s: %q@%s", c.Method, c.Impl, at(c.Decl), c.Timeout, at(c.Pos)))
+		}
+		if d.PerCallUnknown != "" {
+			out = append(out, "  per call unknown: "+d.PerCallUnknown)
+		}
 	}
 	if l := h.StatusLoop; l != nil {
 		out = append(out, fmt.Sprintf("status %s@%s calls %s@%s started@%s every %s", l.Func, at(l.Decl), l.Status.Func, at(&l.Status.Pos), at(l.Started), value(l.Period)))
@@ -206,6 +213,12 @@ func TestMutations(t *testing.T) {
 		}
 		if u := h.Collectors[1].Unresolved[0]; !strings.Contains(u.Why, "not read") {
 			t.Errorf("unresolved says %q", u.Why)
+		}
+	})
+	t.Run("client not read", func(t *testing.T) {
+		h := hangOf(t, "v125", "", "hangshapes/common/pkg/kubelet/cri/remote")
+		if len(h.Deadline.PerCall) != 0 || !strings.Contains(h.Deadline.PerCallUnknown, "was not read from source") {
+			t.Errorf("without the CRI client: %q", describe(h))
 		}
 	})
 	t.Run("defaults not read", func(t *testing.T) {

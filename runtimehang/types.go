@@ -141,6 +141,25 @@ type Deadline struct {
 	// Default is the setting's default, read from the configuration
 	// defaults; its Unresolved says why when not read.
 	Default *Value `json:"default,omitempty"`
+	// PerCall is, for each CRI method the collectors reach, where the CRI
+	// client's implementation bounds the call (context.WithTimeout), read
+	// when the client's package was read from source; PerCallUnknown says
+	// why it is empty.
+	PerCall        []PerCall `json:"perCall"`
+	PerCallUnknown string    `json:"perCallUnknown,omitempty"`
+}
+
+// PerCall is the timeout a CRI client's method puts on its call.
+type PerCall struct {
+	// Method is the CRI method (RuntimeService.ListPodSandbox) and Impl
+	// its implementation (remoteRuntimeService.ListPodSandbox).
+	Method string      `json:"method"`
+	Impl   string      `json:"impl"`
+	Decl   *srcpos.Pos `json:"decl"`
+	// Timeout is the timeout as written (r.timeout) and Pos the
+	// context.WithTimeout call; "" and null when the method sets none.
+	Timeout string      `json:"timeout"`
+	Pos     *srcpos.Pos `json:"pos"`
 }
 
 // StatusLoop is the loop asking the runtime's Status.
@@ -269,6 +288,10 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 	}
 	if d := h.Deadline; d != nil {
 		pos(&d.Pos)
+		for i := range d.PerCall {
+			pos(d.PerCall[i].Decl)
+			pos(d.PerCall[i].Pos)
+		}
 		d.Value.Files(visit)
 		d.Default.Files(visit)
 	}

@@ -87,6 +87,7 @@ func hangRows(row rowFunc, h *answer.RuntimeHang) {
 			s += fmt.Sprintf(": the setting %s, default %s", d.Setting, hangValue(d.Default))
 		}
 		lines = append(lines, s)
+		lines = append(lines, perCallLines(d)...)
 	}
 	if l := h.StatusLoop; l != nil {
 		s := fmt.Sprintf("%s (%s) asks %s (%s)", l.Func, srcpos.Line(l.Decl), l.Status.Func, srcpos.Line(&l.Status.Pos))
@@ -156,7 +157,19 @@ func HangConsequence(r *answer.Report) string {
 	}
 	switch {
 	case g.DarkOnHang():
-		parts = append(parts, "/metrics goes dark from the first scrape, its collectors waiting on the runtime")
+		s := "/metrics goes dark from the first scrape, its collectors waiting on the runtime"
+		var unbounded []string
+		if d := g.Deadline; d != nil {
+			for _, c := range d.PerCall {
+				if c.Timeout == "" {
+					unbounded = append(unbounded, c.Method)
+				}
+			}
+		}
+		if len(unbounded) > 0 {
+			s += fmt.Sprintf(" (the CRI client puts no timeout on %s: a scrape reaching it waits as long as the runtime hangs)", strings.Join(unbounded, ", "))
+		}
+		parts = append(parts, s)
 	case unfollowed > 0:
 		calls := fmt.Sprintf("%d calls were", unfollowed)
 		if unfollowed == 1 {
@@ -188,4 +201,34 @@ func deadlineName(g *answer.RuntimeHang) string {
 		return d.Setting
 	}
 	return "its timeout"
+}
+
+// perCallLines say, per timeout, which CRI methods the client bounds by
+// it (the first's line), and which it does not bound.
+func perCallLines(d *answer.Deadline) []string {
+	if d.PerCallUnknown != "" {
+		return []string{"  per call: unknown: " + d.PerCallUnknown}
+	}
+	var order []string
+	by := map[string][]answer.PerCall{}
+	for _, c := range d.PerCall {
+		if _, ok := by[c.Timeout]; !ok {
+			order = append(order, c.Timeout)
+		}
+		by[c.Timeout] = append(by[c.Timeout], c)
+	}
+	var out []string
+	for _, t := range order {
+		cs := by[t]
+		var ms []string
+		for _, c := range cs {
+			ms = append(ms, c.Method)
+		}
+		if t == "" {
+			out = append(out, fmt.Sprintf("  the client sets no timeout of its own on %s (%s)", strings.Join(ms, ", "), srcpos.Line(cs[0].Decl)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("  the client bounds %s by %s (%s)", strings.Join(ms, ", "), t, srcpos.Line(cs[0].Pos)))
+	}
+	return out
 }

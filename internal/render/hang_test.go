@@ -31,6 +31,14 @@ func TestHangConsequence(t *testing.T) {
 		hang: hang("/metrics", nil, "1m30s"),
 		want: "A runtime that stops answering: plegvet found no collector of /metrics that calls the runtime; the node turns NotReady after about 1m30s (the CRI deadline, runtimeRequestTimeout), the time the node status update waits on Runtime.Version, not 30s (the runtime-down threshold); the PLEG is unhealthy at 3m0s.",
 	}, {
+		name: "a call the client does not bound",
+		hang: func() *answer.RuntimeHang {
+			h := hang("/metrics", reach, "2m0s")
+			h.Deadline.PerCall = []answer.PerCall{{Method: "RuntimeService.ListContainerStats"}, {Method: "RuntimeService.ListPodSandbox", Timeout: "r.timeout"}}
+			return h
+		}(),
+		want: "A runtime that stops answering: /metrics goes dark from the first scrape, its collectors waiting on the runtime (the CRI client puts no timeout on RuntimeService.ListContainerStats: a scrape reaching it waits as long as the runtime hangs); the node turns NotReady after about 2m0s (the CRI deadline, runtimeRequestTimeout), the time the node status update waits on Runtime.Version, not 30s (the runtime-down threshold); the PLEG is unhealthy at 3m0s.",
+	}, {
 		name: "calls not followed",
 		hang: func() *answer.RuntimeHang {
 			h := hang("/metrics", nil, "2m0s")
