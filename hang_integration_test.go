@@ -139,6 +139,12 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 			if cri := h.StatsProviders[len(h.StatsProviders)-1]; !slices.Contains(cri.Gates, "PodAndContainerStatsFromCRI") {
 				t.Errorf("the CRI stats provider's gates %q lack PodAndContainerStatsFromCRI", cri.Gates)
 			}
+			for _, p := range h.StatsProviders {
+				if !strings.HasPrefix(p.WhenSet, "cadvisor.UsingLegacyCadvisorStats(") {
+					t.Errorf("%s: its condition %s is set to %q; want cadvisor.UsingLegacyCadvisorStats(...)", p.Constructor, p.When, p.WhenSet)
+				}
+				lineHas(t, dir, p.WhenSetPos, "kubeDeps.useLegacyCadvisorStats = cadvisor.UsingLegacyCadvisorStats(")
+			}
 			d := h.Deadline
 			if d == nil || d.Default == nil {
 				t.Fatalf("deadline %+v", d)

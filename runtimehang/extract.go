@@ -715,7 +715,9 @@ func (p *prog) statsProviders(k *Package) []StatsProvider {
 			if fn := astobj.Func(k.Info, call); fn != nil {
 				sp.Decl = srcpos.At(p.fset, fn.Pos())
 			}
-			sp.When, sp.WhenPos = condition(p.fset, stack)
+			var cond ast.Expr
+			sp.When, sp.WhenPos, cond = condition(p.fset, stack)
+			sp.WhenSet, sp.WhenSetPos = p.fieldSet(k, cond)
 			out = append(out, sp)
 			return true
 		})
@@ -766,7 +768,7 @@ func (p *prog) definingCall(k *Package, stack []ast.Node, e ast.Expr) *ast.CallE
 
 // condition is the if the innermost statement of stack runs under: its
 // condition as written, negated for the else branch.
-func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos) {
+func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos, ast.Expr) {
 	for i := len(stack) - 1; i > 0; i-- {
 		is, ok := stack[i-1].(*ast.IfStmt)
 		if !ok {
@@ -780,10 +782,44 @@ func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos) {
 			cond = "!(" + cond + ")"
 		}
 		if stack[i] == is.Body || stack[i] == is.Else {
-			return cond, srcpos.At(fset, is.Cond.Pos())
+			return cond, srcpos.At(fset, is.Cond.Pos()), is.Cond
 		}
 	}
-	return "", nil
+	return "", nil, nil
+}
+
+// fieldSet is the value assigned, in k, to the field cond reads (x.f, or
+// !x.f), as written, and where; "" when cond reads no field or k does not
+// assign it.
+func (p *prog) fieldSet(k *Package, cond ast.Expr) (string, *srcpos.Pos) {
+	if u, ok := ast.Unparen(cond).(*ast.UnaryExpr); ok && u.Op == token.NOT {
+		cond = u.X
+	}
+	sel := asSelector(ast.Unparen(cond))
+	if sel == nil {
+		return "", nil
+	}
+	fv, ok := k.Info.Uses[sel.Sel].(*types.Var)
+	if !ok || !fv.IsField() {
+		return "", nil
+	}
+	var val string
+	var at *srcpos.Pos
+	for _, f := range k.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || at != nil || len(as.Lhs) != len(as.Rhs) {
+				return at == nil
+			}
+			for i, l := range as.Lhs {
+				if ls := asSelector(ast.Unparen(l)); ls != nil && k.Info.Uses[ls.Sel] == fv {
+					val, at = types.ExprString(as.Rhs[i]), srcpos.At(p.fset, as.Pos())
+				}
+			}
+			return at == nil
+		})
+	}
+	return val, at
 }
 
 // gatesIn are the feature gates (constants of a features package) n

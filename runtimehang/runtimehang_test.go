@@ -105,7 +105,7 @@ func describe(h *runtimehang.Hang) []string {
 		}
 	}
 	for _, p := range h.StatsProviders {
-		out = append(out, fmt.Sprintf("provider %s@%s when %q gates=%v", p.Constructor, at(&p.Pos), p.When, p.Gates))
+		out = append(out, fmt.Sprintf("provider %s@%s when %q (set to %q@%s) gates=%v", p.Constructor, at(&p.Pos), p.When, p.WhenSet, at(p.WhenSetPos), p.Gates))
 	}
 	if d := h.Deadline; d != nil {
 		out = append(out, fmt.Sprintf("deadline %s(%s)@%s setting=%s value=%s default=%s", d.Call, d.Expr, at(&d.Pos), d.Setting, value(d.Value), value(d.Default)))

@@ -120,6 +120,12 @@ type StatsProvider struct {
 	// else branch); "" when unconditional.
 	When    string      `json:"when,omitempty"`
 	WhenPos *srcpos.Pos `json:"whenPos,omitempty"`
+	// WhenSet is what sets the condition's field, as written
+	// (cadvisor.UsingLegacyCadvisorStats(kubeCfg.ContainerRuntimeEndpoint):
+	// the runtime's endpoint decides), and WhenSetPos where; "" and null
+	// when the condition is no field or nothing read assigns it.
+	WhenSet    string      `json:"whenSet,omitempty"`
+	WhenSetPos *srcpos.Pos `json:"whenSetPos,omitempty"`
 	// Gates are the feature gates its arguments test (PodAndContainerStatsFromCRI).
 	Gates []string `json:"gates"`
 }
@@ -285,6 +291,7 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 		pos(&p.Pos)
 		pos(p.Decl)
 		pos(p.WhenPos)
+		pos(p.WhenSetPos)
 	}
 	if d := h.Deadline; d != nil {
 		pos(&d.Pos)

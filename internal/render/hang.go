@@ -73,6 +73,9 @@ func hangRows(row rowFunc, h *answer.RuntimeHang) {
 		s := fmt.Sprintf("stats provider %s (%s)", p.Constructor, srcpos.Line(&p.Pos))
 		if p.When != "" {
 			s += fmt.Sprintf(" when %s (%s)", p.When, srcpos.Line(p.WhenPos))
+			if p.WhenSet != "" {
+				s += fmt.Sprintf(", set to %s (%s)", p.WhenSet, srcpos.Line(p.WhenSetPos))
+			}
 		}
 		if len(p.Gates) > 0 {
 			s += ", its arguments testing " + strings.Join(p.Gates, ", ")

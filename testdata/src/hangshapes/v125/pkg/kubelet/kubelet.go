@@ -37,6 +37,7 @@ type Kubelet struct {
 
 func preInitRuntimeService(cfg *config.KubeletConfiguration, deps *Dependencies) error {
 	var err error
+	deps.useLegacyCadvisorStats = usingLegacyCadvisorStats(cfg.ContainerRuntimeEndpoint)
 	if deps.RemoteRuntimeService, err = remote.NewRemoteRuntimeService(cfg.ContainerRuntimeEndpoint, cfg.RuntimeRequestTimeout.Duration); err != nil {
 		return err
 	}
@@ -66,6 +67,9 @@ func (kl *Kubelet) initializeModules() {
 }
 
 func until(f func(), period time.Duration) {}
+
+// usingLegacyCadvisorStats: the runtime's endpoint decides.
+func usingLegacyCadvisorStats(endpoint string) bool { return endpoint == "" }
 
 func (kl *Kubelet) start() {
 	go until(kl.updateRuntimeUp, runtimeStatusPeriod)
