@@ -115,6 +115,11 @@ type AlertRule struct {
 	// on the generic relist then; null when it restores nothing.
 	Fallback          *Value `json:"fallback,omitempty"`
 	FallbackThreshold *Value `json:"fallbackThreshold,omitempty"`
+	// Hang is what the tree's code says a hung runtime does: the chain
+	// from a collector registered on /metrics to a CRI call, the calls'
+	// deadline, the node status update's runtime call (runtime-hung
+	// only).
+	Hang *HangSummary `json:"hang,omitempty"`
 }
 
 // Files visits the answer's file names (Located).
@@ -135,6 +140,22 @@ func (a *Alerts) Files(visit FileVisitor) {
 		if f := r.OnStreamFailure; f != nil {
 			v.retries(f.After)
 			v.pos(f.Pos)
+		}
+		if h := r.Hang; h != nil {
+			for i := range h.Chain {
+				v.pos(&h.Chain[i].Pos)
+				v.pos(h.Chain[i].Decl)
+			}
+			for _, hv := range []*HangValue{h.Deadline, h.RuntimeDown, h.StatusPeriod} {
+				if hv != nil {
+					v.pos(hv.Decl)
+				}
+			}
+			if n := h.NodeStatus; n != nil {
+				v.pos(&n.Pos)
+				v.pos(n.SetterDecl)
+				v.pos(n.Call)
+			}
 		}
 	}
 }

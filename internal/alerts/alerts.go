@@ -117,7 +117,7 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 		slow(a, m, layout)
 	}
 	gaveUp(a, rep, scope)
-	runtimeHung(a, layout, scope)
+	runtimeHung(a, layout, scope, rep.Health)
 	return a
 }
 
@@ -368,8 +368,19 @@ func slow(a *answer.Alerts, m mode, layout answer.ScrapeLayout) {
 // collectors that call the runtime) while its endpoint that calls no
 // runtime answers. A kubelet that is gone (refused) or a node that is
 // down answers neither, and is not this alert's.
-func runtimeHung(a *answer.Alerts, layout answer.ScrapeLayout, scope string) {
+func runtimeHung(a *answer.Alerts, layout answer.ScrapeLayout, scope string, h *answer.Health) {
+	var hang *answer.RuntimeHang
+	if h != nil {
+		hang = h.RuntimeHang
+	}
 	switch {
+	case hang == nil:
+		unwritten(a, answer.AlertRuntimeHung, "the report read nothing of what a hung runtime does to this tree's kubelet (health.runtimeHang): whether its /metrics waits on the runtime is not known")
+		return
+	case !hang.DarkOnHang():
+		why := cmp.Or(hang.Unknown, "no collector registered on /metrics reaches a CRI call")
+		unwritten(a, answer.AlertRuntimeHung, "the tree's code shows no /metrics that waits on a hung runtime, so its failing scrape says nothing of the runtime: %s", why)
+		return
 	case layout.Job == "":
 		unwritten(a, answer.AlertRuntimeHung, "no scrape job is named: the rule reads the kubelet targets' up series")
 		return
@@ -377,10 +388,11 @@ func runtimeHung(a *answer.Alerts, layout answer.ScrapeLayout, scope string) {
 		unwritten(a, answer.AlertRuntimeHung, "the scrape layout names no label telling the kubelet's /metrics from an endpoint of it that calls no runtime: a hung runtime cannot be told from a kubelet that is gone")
 		return
 	}
+	sum := hang.Summary()
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameHung, Kind: answer.AlertRuntimeHung, Mode: answer.ModeAlways, Signal: answer.SignalScrape, Severity: "critical",
 		Expr: fmt.Sprintf("(%s == 0) and %s (%s == 1)%s", up(layout, layout.MetricsPath), join, up(layout, layout.AlivePath), scope),
-		For:  window(hungFor), At: hungFor.String(),
+		For:  window(hungFor), At: hungFor.String(), Hang: &sum,
 	})
 }
 

@@ -129,7 +129,13 @@ func health() *answer.Health {
 			Messages: []answer.HealthMessage{{Format: "never relisted", When: "never-relisted"}, late}},
 		{Name: "EventedPLEG", Rule: "event-channel-full", Gate: &plegperiods.HealthGate{Name: "EventedPLEG", On: true},
 			Messages: []answer.HealthMessage{{Format: "channel full", When: "channel-full"}}},
-	}}
+	}, RuntimeHang: darkHang()}
+}
+
+// darkHang is a hang whose /metrics collector lists pod sandboxes.
+func darkHang() *answer.RuntimeHang {
+	return &answer.RuntimeHang{Collectors: []answer.HangCollector{{Constructor: "collectors.NewLogMetricsCollector", Endpoint: "/metrics",
+		Reaches: []answer.Reach{{Method: "RuntimeService.ListPodSandbox", Steps: []answer.HangStep{{Func: "RuntimeService.ListPodSandbox", Pos: answer.Pos{File: "pkg/kubelet/stats/cri_stats_provider.go", Line: 155}}}}}}}}
 }
 
 // Each elapsed rule names the check failing at its threshold and the
@@ -159,6 +165,7 @@ func TestFailingCheck(t *testing.T) {
 // than half the window widens it.
 func TestScrapeLayout(t *testing.T) {
 	rep := shapes()["v1.37.2"]
+	rep.Health = health()
 	a := Build(rep, answer.ScrapeLayout{Job: "kubelet"})
 	for _, r := range a.Rules {
 		if r.Kind == answer.AlertRuntimeHung {
@@ -186,5 +193,30 @@ func TestScrapeLayout(t *testing.T) {
 	rep.Relist.GateOff.Threshold = value("45m0s", "longThreshold", 1)
 	if a := Build(rep, answer.DefaultScrapeLayout); a.Window != "1h30m" {
 		t.Errorf("window %s; want 1h30m, twice a 45m threshold", a.Window)
+	}
+}
+
+// A tree whose /metrics waits on no runtime call, or whose hang was not
+// read, gets no runtime-hung rule: a failing scrape would say nothing of
+// its runtime.
+func TestRuntimeHungOnlyWhereMetricsWait(t *testing.T) {
+	for name, hang := range map[string]*answer.RuntimeHang{
+		"not read": nil,
+		"no collector reaches the runtime": {Collectors: []answer.HangCollector{{Constructor: "collectors.NewOther", Endpoint: "/metrics"}}},
+		"on another endpoint":              {Collectors: []answer.HangCollector{{Endpoint: "/metrics/resource", Reaches: darkHang().Collectors[0].Reaches}}},
+		"unknown shape":                    {Unknown: "pkg/kubelet registers no collector"},
+	} {
+		rep := shapes()["v1.37.2"]
+		rep.Health = health()
+		rep.Health.RuntimeHang = hang
+		a := Build(rep, answer.DefaultScrapeLayout)
+		for _, r := range a.Rules {
+			if r.Kind == answer.AlertRuntimeHung {
+				t.Errorf("%s: runtime-hung rule written: %s", name, r.Expr)
+			}
+		}
+		if !slices.ContainsFunc(a.Unwritten, func(m answer.Missing) bool { return m.Part == answer.AlertRuntimeHung }) {
+			t.Errorf("%s: unwritten %+v", name, a.Unwritten)
+		}
 	}
 }

@@ -135,9 +135,50 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 	case answer.AlertRuntimeHung:
 		l := a.Scrape
 		summary = fmt.Sprintf("Container runtime hung: the kubelet answers %s, but its %s has not answered for %s", l.AlivePath, l.MetricsPath, r.At)
-		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down: that scrape waits on the collectors registered on /metrics that call the container runtime, so the runtime does not answer its calls; each waits its whole deadline, runtimeRequestTimeout (2m by default). A runtime that dies instead fails its calls at once and /metrics still answers. %s Read from Prometheus's up series of job %q, told apart by the label %s.", node, l.AlivePath, l.MetricsPath, hungThen(a), l.Job, l.PathLabel)
+		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down: %s A runtime that dies instead fails its calls at once and /metrics still answers. %s Read from Prometheus's up series of job %q, told apart by the label %s.", node, l.AlivePath, l.MetricsPath, hangWords(r.Hang, in), hungThen(a), l.Job, l.PathLabel)
 	}
 	return summary, description
+}
+
+// hangWords say, from the tree's code, why a hung runtime darkens
+// /metrics: the chain from a collector to a CRI call, the calls' deadline
+// and the node status update's wait.
+func hangWords(h *answer.HangSummary, in string) string {
+	var b strings.Builder
+	b.WriteString("that scrape waits on collectors registered on /metrics that call the container runtime")
+	if len(h.Chain) > 0 {
+		steps := make([]string, len(h.Chain))
+		for i, s := range h.Chain {
+			steps[i] = fmt.Sprintf("%s (%s)", s.Func, srcpos.Line(&s.Pos))
+		}
+		fmt.Fprintf(&b, " (%s, in %s)", strings.Join(steps, " -> "), in)
+	}
+	if len(h.CRIMethods) > 0 {
+		fmt.Fprintf(&b, ", reaching %s", strings.Join(h.CRIMethods, ", "))
+	}
+	b.WriteString(", so the runtime does not answer its calls")
+	if d := h.Deadline; d != nil && d.Value != "" {
+		dl := d.Value
+		if d.Const != "" {
+			dl += " = " + d.Const
+		}
+		if d.Decl != nil {
+			dl += " (" + srcpos.Line(d.Decl) + ")"
+		}
+		if h.Setting != "" {
+			dl += ", the setting " + h.Setting
+		}
+		fmt.Fprintf(&b, "; each waits its whole deadline, %s", dl)
+	}
+	b.WriteString(".")
+	if n := h.NodeStatus; n != nil {
+		fmt.Fprintf(&b, " The node status update waits on %s too (handed to %s at %s), so the node turns NotReady about one deadline after the hang, not at the runtime-down threshold", n.Method, n.Setter, srcpos.Line(&n.Pos))
+		if rd := h.RuntimeDown; rd != nil && rd.Value != "" {
+			fmt.Fprintf(&b, " (%s)", rd.Value)
+		}
+		b.WriteString(".")
+	}
+	return b.String()
 }
 
 // hungThen says what follows a hung runtime, from the thresholds the
