@@ -93,8 +93,28 @@ func alertRule(a *answer.Alerts, r *answer.AlertRule) rule {
 	return rule{
 		Alert: r.Alert, Expr: r.Expr, For: r.For,
 		Labels:      map[string]string{"severity": r.Severity, "pleg_mode": r.Mode},
-		Annotations: map[string]string{"summary": summary, "description": description},
+		Annotations: map[string]string{"summary": annotation(summary), "description": annotation(description)},
 	}
+}
+
+// The template expressions plegvet itself writes into an annotation. The
+// words are composed with these stand-ins, and annotation turns them into
+// Prometheus template actions after escaping everything else: the text
+// read from the tree (a message, a constant's name, a path) may hold "{{",
+// which Prometheus would read as an action, and reject the file or expand
+// it.
+const (
+	tplInstance = "\x00instance\x00"
+	tplValue    = "\x00value\x00"
+	tplDuration = "\x00duration\x00"
+)
+
+var tplActions = strings.NewReplacer(tplInstance, "{{ $labels.instance }}", tplValue, "{{ $value }}", tplDuration, "{{ $value | humanizeDuration }}")
+
+// annotation is words as a Prometheus template: every "{{" of the text
+// printed as itself, the stand-ins made actions.
+func annotation(words string) string {
+	return tplActions.Replace(strings.ReplaceAll(words, "{{", `{{ "{{" }}`))
 }
 
 // alertWords are a rule's summary and description, in the kubelet's own
@@ -102,13 +122,13 @@ func alertRule(a *answer.Alerts, r *answer.AlertRule) rule {
 func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description string) {
 	in := treeName(a.Source)
 	threshold, period := citedIn(r.Threshold, in), citedIn(r.Period, in)
-	node := "The kubelet on {{ $labels.instance }}"
+	node := "The kubelet on " + tplInstance
 	mode := modeWords(a, r)
 	switch r.Kind {
 	case answer.AlertStalled, answer.AlertUnhealthy:
 		// since is how long no relist has succeeded when the rule fires:
 		// last-seen's value, or the window in which none completed.
-		since, over := "{{ $value | humanizeDuration }}", "{{ $value | humanizeDuration }}"
+		since, over := tplDuration, tplDuration
 		if r.Signal == answer.SignalRelistProgress {
 			since, over = r.At, "more than "+r.At
 		}
@@ -127,10 +147,10 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		}
 		description += " " + signalWords(r)
 	case answer.AlertEventedGaveUp:
-		summary = fmt.Sprintf("EventedPLEG gave up: its CRI event stream failed {{ $value }} times; the limit is %s", valueCount(r.Retries))
-		description = fmt.Sprintf("The evented PLEG of the kubelet on {{ $labels.instance }} has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", countIn(r.Retries, in), failureWords(r, in))
+		summary = fmt.Sprintf("EventedPLEG gave up: its CRI event stream failed %s times; the limit is %s", tplValue, valueCount(r.Retries))
+		description = fmt.Sprintf("The evented PLEG of the kubelet on %s has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", tplInstance, countIn(r.Retries, in), failureWords(r, in))
 	case answer.AlertRelistSlow:
-		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is {{ $value | humanizeDuration }}, above its period %s", "0.99", valueOnly(r.Period))
+		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is %s, above its period %s", "0.99", tplDuration, valueOnly(r.Period))
 		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m) while its /metrics answers every scrape: each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady. A relist that waited on a hung runtime is not this alert's: after a scrape of /metrics failed, the rule holds off for 10m (KubeletRuntimeHung and the stall rules cover the hang).", node, period, mode, citedIn(r.Threshold, in))
 	case answer.AlertRuntimeHung:
 		l := a.Scrape
