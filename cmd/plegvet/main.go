@@ -190,6 +190,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  plegvet help SUBCOMMAND         one subcommand's usage and flags")
 	fmt.Fprintln(w, "  plegvet version                 the version plegvet was built from")
+	fmt.Fprintln(w, "  plegvet completion bash|zsh|fish   a shell completion script (plegvet help completion)")
 	fmt.Fprintln(w, "\nChecks:")
 	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
 	fmt.Fprintln(w, "  go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   applies (-diff: prints) the fixes")

@@ -54,6 +54,10 @@ func (s *sourceFlags) relocate(answer plegvet.Located, src plegvet.Source) error
 // (exit 2). ok is false when the subcommand should return code.
 func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, ok bool) {
 	fs.SetOutput(io.Discard)
+	if p, ok := stdout.(*flagProbe); ok {
+		p.fs = fs
+		return nil, exitOK, false
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
