@@ -134,7 +134,7 @@ _plegvet() {
 			items=(
 `)
 	for _, sc := range subcommands() {
-		_, doc, _ := strings.Cut(sc.usage, ": ")
+		doc := sc.doc
 		fmt.Fprintf(w, "\t\t\t\t%s\n", zshQuote(sc.name+":"+shortDoc(doc)))
 	}
 	fmt.Fprint(w, `				'help:a subcommand'\''s or an analyzer'\''s usage and flags'
@@ -178,7 +178,7 @@ func fishCompletion(w io.Writer) {
 	fmt.Fprint(w, "complete -c plegvet -e\n")
 	first := "__fish_use_subcommand"
 	for _, sc := range subcommands() {
-		_, doc, _ := strings.Cut(sc.usage, ": ")
+		doc := sc.doc
 		fmt.Fprintf(w, "complete -c plegvet -n %s -a %s -d %s\n", first, sc.name, fishQuote(shortDoc(doc)))
 	}
 	fmt.Fprintf(w, "complete -c plegvet -n %s -a help -d %s\n", first, fishQuote("a subcommand's or an analyzer's usage and flags"))
