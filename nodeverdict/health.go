@@ -6,7 +6,6 @@ package nodeverdict
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -178,10 +177,10 @@ func (d *decider) health() (h Health) {
 		h.Evidence = append(h.Evidence, "the threshold in force ("+mode+") is not known: "+th.Why)
 	}
 	elapsed := at.Sub(since)
-	if !since.Add(elapsed).Equal(*at) {
+	if !durationHolds(since, *at) {
 		// Sub saturates: the two times are further apart than a
 		// time.Duration holds (about 292 years).
-		h.Evidence = append(h.Evidence, fmt.Sprintf("the capture's time %s (%s) and the time the PLEG was last seen active (%s) are more than %v (about 292 years) apart, beyond what a duration holds: not one kubelet's capture, or not the scrape's time", at.Format(time.RFC3339Nano), d.in.AtFrom, since.Format(time.RFC3339), time.Duration(math.MaxInt64).Truncate(time.Hour)))
+		h.Evidence = append(h.Evidence, d.tooFarApart(since))
 		return h
 	}
 	if elapsed < -2*gaugeResolution {

@@ -144,3 +144,29 @@ func TestHealthImpossibleTimes(t *testing.T) {
 		t.Errorf("%+v", h)
 	}
 }
+
+// A metrics request that got no answer at -at in the year 9999, judged
+// from the last scrape that answered: before, "unhealthy
+// 2562047h47m16.854775807s"; now unknown, the runtime still hung.
+func TestHealthImpossibleTimesHung(t *testing.T) {
+	m, err := ReadMetrics("last.txt", []byte("# scraped at 2026-12-03T06:45:02Z\n"+interval+seen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{"9999-12-31T23:59:59Z", "2026-12-03T06:49:00Z"} {
+		when, _ := time.Parse(time.RFC3339, at)
+		f := &MetricsFailure{Error: "context deadline exceeded", Kind: FailureTimeout, At: &when}
+		h := Decide(Input{Gate: gateSet(false), Periods: release36, Metrics: *m, Health: rule36, At: &when, AtFrom: "-at", Failure: f, LastScrape: true, ConfigzAnswered: true}).Health
+		checkHealth(t, h)
+		all := strings.Join(h.Evidence, "\n")
+		far := strings.Contains(all, "(about 292 years) apart, beyond what a duration holds")
+		switch {
+		case h.Runtime != RuntimeHung:
+			t.Errorf("at %s: runtime %s", at, h.Runtime)
+		case at[:4] == "9999" && (h.State != HealthUnknown || h.Elapsed != "" || !far || strings.Contains(all, "2562047h47m")):
+			t.Errorf("at %s: %s %q:\n%s", at, h.State, h.Elapsed, all)
+		case at[:4] != "9999" && (h.State != Unhealthy || h.Elapsed != "4m0s" || far):
+			t.Errorf("at %s: %s %q:\n%s", at, h.State, h.Elapsed, all)
+		}
+	}
+}
