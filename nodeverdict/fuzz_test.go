@@ -166,6 +166,10 @@ func FuzzReadMetrics(f *testing.F) {
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m}))
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16, Health: rule36, At: m.ScrapedAt}))
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Health: rule37, At: m.ScrapedAt}))
+				// The same scrape as the last that answered, before a
+				// metrics request that timed out at its time.
+				hung := &MetricsFailure{Error: "context deadline exceeded", Kind: FailureTimeout, At: m.ScrapedAt}
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Health: rule36, At: m.ScrapedAt, Failure: hung, LastScrape: true, ConfigzAnswered: true}))
 			}
 		}
 	})
