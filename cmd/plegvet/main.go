@@ -2,7 +2,8 @@
 // loop stays, from Kubernetes source, and checks a tree's feature gates
 // and PLEG wiring.
 //
-// Usage:
+// Usage (plegvet help prints each subcommand's usage line, made from its
+// flag set, and plegvet help SUBCOMMAND its flags):
 //
 //	plegvet gates [-json|-yaml [-annotate]|-check FILE] [-k8s v1.X.Y | -C DIR] [NAME...]
 //	plegvet gates -verify|-update [-C DIR]   (hack/verify-featuregates.sh, hack/update-featuregates.sh)
@@ -14,13 +15,18 @@
 //	plegvet alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
 //	plegvet lsp                              (a language server on stdin and stdout, for editors)
+//	plegvet help [SUBCOMMAND|ANALYZER|completion]
+//	plegvet completion bash|zsh|fish          (a shell completion script)
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //	go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   (apply the fixes)
 //
 // Subcommands print a readable table, or JSON with -json; -positions
-// (relative, module, url) says how files are named. Without a
-// subcommand, plegvet runs its analyzers like any go/analysis driver.
+// (relative, the default; module; url) says how files are named. With a
+// package pattern, plegvet runs its analyzers like any go/analysis
+// driver; a first argument that is neither a subcommand nor a package
+// pattern is an unknown command (exit 2, with "did you mean"), and
+// plegvet alone prints the usage (exit 2).
 //
 // Exit codes of the subcommands: 0 the answer was printed, 1 an input
 // could not be read or understood (or a release could not be fetched), 2
