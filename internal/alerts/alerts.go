@@ -84,6 +84,7 @@ type mode struct {
 	// error it then returns; nil when none was read.
 	check   *answer.HealthRule
 	message *answer.HealthMessage
+	relist  *answer.Relist
 }
 
 // Build writes the rules for rep's kubelets, scraped as layout says.
@@ -110,7 +111,7 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 	}
 	for _, m := range modes(rep, w) {
 		m.selector += scope
-		m.window, m.alive = w, alive(layout)
+		m.window, m.alive, m.relist = w, alive(layout), r
 		m.check = failingCheck(rep.Health, m)
 		m.message = thresholdMessage(m.check)
 		if why := noCheck(rep.Health, m); why != "" {
@@ -248,6 +249,9 @@ func noCheck(h *answer.Health, m mode) string {
 			return fmt.Sprintf("the PLEG health check %q is unknown: %s", c.Name, c.Why)
 		}
 	}
+	if !m.threshold.Resolved() {
+		return "" // elapsed says the threshold is unresolved, and why
+	}
 	return fmt.Sprintf("no registered PLEG health check compares the time since the last relist with the %s threshold %s", m.name, m.threshold)
 }
 
@@ -382,6 +386,10 @@ func elapsed(a *answer.Alerts, m mode, kind string) {
 	t, ok := m.threshold.Duration()
 	if !ok {
 		unwritten(a, part, "the threshold is %s", m.threshold)
+		if kind == answer.AlertUnhealthy && m.relist != nil {
+			// The node's health threshold was not followed: no rule says when it turns NotReady.
+			notFollowed(a, m.relist, fmt.Sprintf("no PLEGRelistStalled or PLEGUnhealthy rule written for %s: the threshold is %s", m.name, m.threshold))
+		}
 		return
 	}
 	alert, severity := nameUnhealthy, "critical"
