@@ -68,8 +68,10 @@ type HealthRule struct {
 	Records []CodeStep `json:"records"`
 	Why     string     `json:"why,omitempty"` // for an unknown rule
 	// Fails: an unknown rule whose method can fail (it builds an error,
-	// or compares durations): not a check that always passes.
-	Fails bool `json:"-"`
+	// or compares durations): not a check that always passes. Kept in
+	// JSON, so that an answer read back from the answer cache exits as
+	// the one computed.
+	Fails bool `json:"fails,omitempty"`
 }
 
 // HealthGate is the gate test a check is registered under.
