@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"sort"
 
 	"golang.org/x/tools/go/ast/astutil"
@@ -184,6 +185,9 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt) (*Va
 	if lit == nil {
 		return &Value{Unresolved: why, Pos: e.Pos()}, nil
 	}
+	if v := r.reassigned(e, lit, call, p.Field, body); v != nil {
+		return v, lit
+	}
 	for _, el := range lit.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
 			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == p.Field {
@@ -192,6 +196,68 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt) (*Va
 		}
 	}
 	return &Value{Unresolved: fmt.Sprintf("%s is not set in %s: it is zero", p.Field, types.ExprString(lit.Type)), Pos: lit.Pos()}, lit
+}
+
+// reassigned is the value of field set on the local variable holding lit
+// (e, as passed, or through &) after the literal and before call: the
+// last such assignment when it runs on the way to the call (its block
+// holds the call), unresolved when it is made in a block the call is
+// not in (a condition decides it); nil when none is made.
+func (r *resolver) reassigned(e ast.Expr, lit *ast.CompositeLit, call *ast.CallExpr, field string, body *ast.BlockStmt) *Value {
+	e = ast.Unparen(e)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok || body == nil {
+		return nil
+	}
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok {
+		return nil
+	}
+	var found *Value
+	var blocks []*ast.BlockStmt
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		if b, ok := n.(*ast.BlockStmt); ok {
+			blocks = append(blocks, b)
+			for _, st := range b.List {
+				ast.Inspect(st, walk)
+			}
+			blocks = blocks[:len(blocks)-1]
+			return false
+		}
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() < lit.End() || as.Pos() > call.Pos() || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, l := range as.Lhs {
+			sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != field {
+				continue
+			}
+			if x, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || r.info.Uses[x] != v {
+				continue
+			}
+			at := r.fset.Position(as.Pos())
+			if b := blocks[len(blocks)-1]; call.Pos() < b.Pos() || call.End() > b.End() {
+				found = &Value{Unresolved: fmt.Sprintf("%s.%s is reassigned at %s:%d under a condition the call is not under: which value is in force depends on it", id.Name, field, filepath.Base(at.Filename), at.Line), Pos: as.Pos()}
+				continue
+			}
+			if as.Tok != token.ASSIGN {
+				found = &Value{Unresolved: fmt.Sprintf("%s.%s is changed at %s:%d (%s)", id.Name, field, filepath.Base(at.Filename), at.Line, as.Tok), Pos: as.Pos()}
+				continue
+			}
+			found = r.value(as.Rhs[i])
+		}
+		return true
+	}
+	walk(body)
+	return found
 }
 
 // follow finds the composite literal an argument holds: written in place,

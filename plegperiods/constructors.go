@@ -276,7 +276,9 @@ func (u *usage) scan(info *types.Info, fd *ast.FuncDecl, relistType *types.TypeN
 						u.retries, u.hasRetr = p, true
 					}
 				}
-				if c := astobj.Const(info, side); c != nil && isDuration(c.Type()) && fd.Name.Name == "Healthy" && !u.hasThreshold {
+				// A named constant, or a constant expression of them
+				// (staleAfter + time.Minute): its value is computed.
+				if tv, ok := info.Types[side]; ok && tv.Value != nil && isDuration(tv.Type) && fd.Name.Name == "Healthy" && !u.hasThreshold {
 					u.thresholdConst, u.hasThreshold = side, true
 				}
 			}

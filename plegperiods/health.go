@@ -67,6 +67,9 @@ type HealthRule struct {
 	// metric such as PLEGLastSeen), done each time the checks are polled.
 	Records []CodeStep `json:"records"`
 	Why     string     `json:"why,omitempty"` // for an unknown rule
+	// Fails: an unknown rule whose method can fail (it builds an error,
+	// or compares durations): not a check that always passes.
+	Fails bool `json:"-"`
 }
 
 // HealthGate is the gate test a check is registered under.
@@ -224,6 +227,7 @@ func healthRule(fset *token.FileSet, files []*ast.File, res *resolver, relist *R
 	}
 	m := con.Ctor.Health
 	r.Method, r.Decl, r.Rule, r.Why = m.Method, new(m.Decl), m.Rule, m.Why
+	r.Fails = m.Rule == HealthUnknown && (m.Inexact || len(m.Messages) > 0)
 	r.Messages = append(r.Messages, m.Messages...)
 	r.Records = append(r.Records, m.Records...)
 	switch m.Rule {

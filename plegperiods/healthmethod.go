@@ -61,6 +61,9 @@ type HealthMethod struct {
 	// the channel is made inside the constructor.
 	Channel ParamRef
 	Why     string // for an unknown rule: what the method was found to do
+	// Inexact: the method compares durations, but not as the
+	// relist-elapsed rule exactly (Why says where and how).
+	Inexact bool
 }
 
 // isHealthSignature reports whether sig is a health check's: func() (bool, error).
@@ -82,6 +85,7 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 		}
 		h := &HealthMethod{Method: tn.Name() + "." + fn.Name(), Decl: srcpos.Of(fset, fd.Pos()), Rule: HealthUnknown, Channel: none}
 		recv := receiverObj(info, fd)
+		inexact := ""
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && isRecord(info, call) {
 				h.Records = append(h.Records, CodeStep{Func: h.Method, Expr: types.ExprString(call), Pos: srcpos.Of(fset, call.Pos())})
@@ -91,6 +95,16 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 				return true
 			}
 			when, channel := classifyHealthTest(info, recv, is.Cond)
+			if when == WhenThresholdExceeded {
+				// Any comparison of durations: the relist-elapsed rule
+				// only as the releases write it.
+				if why := exactRelistTest(fset, info, recv, fd, is); why != "" {
+					when = WhenOther
+					if inexact == "" {
+						inexact = why
+					}
+				}
+			}
 			for _, m := range builtErrors(fset, info, is.Body) {
 				m.When = when
 				h.Messages = append(h.Messages, m)
@@ -106,7 +120,10 @@ func readHealthMethod(fset *token.FileSet, info *types.Info, tn *types.TypeName,
 			}
 			return true
 		})
-		if h.Rule == HealthUnknown {
+		switch {
+		case inexact != "":
+			h.Rule, h.Channel, h.Why, h.Inexact = HealthUnknown, none, inexact, true
+		case h.Rule == HealthUnknown:
 			h.Why = h.Method + " compares no duration with a threshold and checks no channel's fill"
 		}
 		return h

@@ -63,6 +63,8 @@ type HealthCheckCall struct {
 	Conditions []Condition
 	// Register is the function called (runtimeState.addHealthCheck).
 	Register *types.Func
+	// At is the call, in the package's file set.
+	At token.Pos
 }
 
 // EventedRoleOf joins a kubelet package's evented construction (from
@@ -151,7 +153,7 @@ func HealthChecks(fset *token.FileSet, files []*ast.File, info *types.Info, cs [
 			if tn := namedOf(info.TypeOf(method.X)); !isHeld && (tn == nil || !plegPkgs[tn.Pkg()]) {
 				return true // not a PLEG's method
 			}
-			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind, Register: astobj.Func(info, call)}
+			hc := HealthCheckCall{HealthCheck: HealthCheck{Name: name, Pos: srcpos.Of(fset, call.Pos())}, Of: kind, Register: astobj.Func(info, call), At: call.Pos()}
 			path, _ := astutil.PathEnclosingInterval(f, call.Pos(), call.End())
 			hc.Conditions, _ = gates.conditions(path, false)
 			out = append(out, hc)

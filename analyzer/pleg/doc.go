@@ -74,6 +74,14 @@
 //     init may), with a name or value that is not a constant, so plegvet
 //     cannot say whether it overrides the gate's default; reported at the
 //     call, with why. Writes it can read are part of the answer.
+//   - health-unknown: the health method of a PLEG health check
+//     pkg/kubelet registers is not the relist-elapsed rule exactly as the
+//     releases write it (the time since the PLEG's relist timestamp
+//     compared greater than the threshold, the branch returning false
+//     with an error of that time and that threshold) nor the evented
+//     PLEG's channel-full check, so plegvet cannot say when the node turns
+//     NotReady; reported at the registering call, with why naming the
+//     method's test.
 //   - gate-note: informational, at the gate's test, off unless -note is
 //     set: the gate's stage and default and what turning it on does to
 //     the relist period, such as
@@ -97,5 +105,6 @@ const (
 	GateTestUnresolved      check.Check = "gate-test-unresolved"
 	FallbackUnfollowed      check.Check = "fallback-unfollowed"
 	GateWriteUnfollowed     check.Check = "gate-write-unfollowed"
+	HealthUnknown           check.Check = "health-unknown"
 	GateNote                check.Check = "gate-note"
 )

@@ -179,6 +179,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		g.PreRelease, g.Default = &stage, &def
 	}
 	gateWrites(pass, res.Relist)
+	healthUnknown(pass, res)
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
 }
@@ -199,6 +200,25 @@ func fallbackUnfollowed(pass *analysis.Pass, c *plegperiods.Constructor) {
 	case f.Action == plegperiods.RestoreGenericRelist && f.At.IsValid() && c.Fallback.Index < 0 && c.FallbackConst == nil:
 		report(pass, f.At, f.At, FallbackUnfollowed, nil,
 			"%s restores a relist period on the generic PLEG once its stream has failed for good, but plegvet could not follow it back to a parameter of %s or a constant; plegvet cannot say which relist remains", c.Func.Name(), c.Func.Name())
+	}
+}
+
+// healthUnknown reports the PLEG health checks plegvet does not
+// recognise exactly. A package registering none is an answer (its
+// health rule is unknown, with why), not a construct left unfollowed.
+func healthUnknown(pass *analysis.Pass, res *Result) {
+	h := res.Health
+	if h == nil {
+		return
+	}
+	for i, c := range h.Checks {
+		if c.Rule != plegperiods.HealthUnknown || !c.Fails {
+			continue // known, or a check that never fails
+		}
+		if pos := res.HealthChecks[i].At; pos.IsValid() {
+			report(pass, pos, pos, HealthUnknown, nil,
+				"the PLEG health check %q is not a rule plegvet recognises exactly: %s; plegvet cannot say when it fails", c.Name, c.Why)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts plegvet.NodeOptions
 	fs.StringVar(&opts.Configz, "configz", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/configz (required)")
 	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required, unless the request failed: -metrics-error)")
-	fs.StringVar(&opts.MetricsError, "metrics-error", "", "the error the metrics request got instead (at -at): a hung runtime makes the kubelet's /metrics time out while its configz answers")
+	fs.StringVar(&opts.MetricsError, "metrics-error", "", "the `error` the metrics request got instead (at -at): a hung runtime makes the kubelet's /metrics time out while its configz answers")
 	fs.DurationVar(&opts.MetricsWaited, "metrics-waited", 0, "with -metrics-error, how long the request waited before it failed")
 	fs.StringVar(&opts.MetricsErrorFile, "metrics-error-file", "", "`file` holding a failed metrics request as kubectl pleg --save keeps it (metrics-error.txt), instead of -metrics and -metrics-error")
 	fs.StringVar(&opts.LastMetrics, "last-metrics", "", "with -metrics-error, a `file` holding the last scrape that answered, with its \"# scraped at\" line")
@@ -27,7 +27,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
-	at := fs.String("at", "", "when the metrics were scraped, in RFC 3339 (2026-12-03T06:45:01Z), to tell the PLEG's health: the time since its last relist; without it, the metrics file's \"# scraped at\" line (kubectl pleg --save writes one), never the file's mtime")
+	at := fs.String("at", "", "when the metrics were scraped, in `RFC3339` (2026-12-03T06:45:01Z), to tell the PLEG's health: the time since its last relist; without it, the metrics file's \"# scraped at\" line (kubectl pleg --save writes one), never the file's mtime")
 	useIndex := fs.Bool("index", true, "take the source's answer for a release from plegvet's index when it holds it (-index=false reads the release's source with the go command)")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		if code == exitOK {

@@ -7,6 +7,7 @@ package alerts
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,7 @@ type mode struct {
 	// error it then returns; nil when none was read.
 	check   *answer.HealthRule
 	message *answer.HealthMessage
+	relist  *answer.Relist
 }
 
 // Build writes the rules for rep's kubelets, scraped as layout says.
@@ -109,11 +111,23 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 	}
 	for _, m := range modes(rep, w) {
 		m.selector += scope
-		m.window, m.alive = w, alive(layout)
+		m.window, m.alive, m.relist = w, alive(layout), r
 		m.check = failingCheck(rep.Health, m)
 		m.message = thresholdMessage(m.check)
-		elapsed(a, m, answer.AlertStalled)
-		elapsed(a, m, answer.AlertUnhealthy)
+		if why := noCheck(rep.Health, m); why != "" {
+			// No rule for a threshold no check is known to hold the node
+			// to: the command says so and exits 1 (Load.Unfollowed), at
+			// the check's registration when one is unknown (the pleg
+			// analyzer's health-unknown finding), else here.
+			unwritten(a, answer.AlertStalled+"/"+m.name, "%s", why)
+			unwritten(a, answer.AlertUnhealthy+"/"+m.name, "%s", why)
+			if !unknownCheckReported(rep.Health) {
+				notFollowed(a, rep.Relist, fmt.Sprintf("no PLEGRelistStalled or PLEGUnhealthy rule written for %s: %s", m.name, why))
+			}
+		} else {
+			elapsed(a, m, answer.AlertStalled)
+			elapsed(a, m, answer.AlertUnhealthy)
+		}
 		slow(a, m, layout)
 	}
 	gaveUp(a, rep, scope)
@@ -217,6 +231,53 @@ func failingCheck(h *answer.Health, m mode) *answer.HealthRule {
 		}
 	}
 	return nil
+}
+
+// noCheck says why no rule is written for m's threshold: the health rule
+// read is unknown (no check registered, or a check plegvet does not
+// recognise exactly), or no check fails at it; "" when m.check does, or
+// when no health rule was read at all (an older answer).
+func noCheck(h *answer.Health, m mode) string {
+	switch {
+	case h == nil || m.check != nil:
+		return ""
+	case h.Unknown != "":
+		return "the PLEG health rule is unknown: " + h.Unknown
+	}
+	for _, c := range h.Checks {
+		if c.Rule == plegperiods.HealthUnknown && registeredIn(c.Gate, m.name) {
+			return fmt.Sprintf("the PLEG health check %q is unknown: %s", c.Name, c.Why)
+		}
+	}
+	if !m.threshold.Resolved() {
+		return "" // elapsed says the threshold is unresolved, and why
+	}
+	return fmt.Sprintf("no registered PLEG health check compares the time since the last relist with the %s threshold %s", m.name, m.threshold)
+}
+
+// unknownCheckReported reports whether h has a check the pleg analyzer
+// reports as health-unknown (a Load.Unfollowed line already).
+func unknownCheckReported(h *answer.Health) bool {
+	for _, c := range h.Checks {
+		if c.Rule == plegperiods.HealthUnknown && c.Fails {
+			return true
+		}
+	}
+	return false
+}
+
+// notFollowed adds a Load.Unfollowed line at the generic PLEG's
+// construction (the answer is not whole: the command exits 1).
+func notFollowed(a *answer.Alerts, r *answer.Relist, why string) {
+	at := "pkg/kubelet"
+	if r.GateOff != nil && r.GateOff.Call != nil {
+		p := r.GateOff.Call
+		at = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	}
+	line := at + ": " + why
+	if !slices.Contains(a.Source.Load.Unfollowed, line) {
+		a.Source.Load.Unfollowed = append(slices.Clip(a.Source.Load.Unfollowed), line)
+	}
 }
 
 // registeredIn reports whether a check registered under gate (nil: always)
@@ -325,6 +386,10 @@ func elapsed(a *answer.Alerts, m mode, kind string) {
 	t, ok := m.threshold.Duration()
 	if !ok {
 		unwritten(a, part, "the threshold is %s", m.threshold)
+		if kind == answer.AlertUnhealthy && m.relist != nil {
+			// The node's health threshold was not followed: no rule says when it turns NotReady.
+			notFollowed(a, m.relist, fmt.Sprintf("no PLEGRelistStalled or PLEGUnhealthy rule written for %s: the threshold is %s", m.name, m.threshold))
+		}
 		return
 	}
 	alert, severity := nameUnhealthy, "critical"

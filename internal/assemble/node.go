@@ -268,6 +268,16 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 			s.Evented.ForcedRelists, s.Evented.ForcedRelistsWhy = forcedRelists(e)
 		}
 		s.Health = out.Result.(*pleg.Result).Health
+		// A check plegvet does not recognise exactly (the pleg analyzer's
+		// health-unknown) is a construct not followed: node exits 1.
+		for _, c := range s.Health.Checks {
+			if c.Rule == plegperiods.HealthUnknown && c.Fails {
+				line := fmt.Sprintf("%s:%d:%d: the PLEG health check %q is not a rule plegvet recognises exactly: %s", c.Registered.File, c.Registered.Line, c.Registered.Column, c.Name, c.Why)
+				if !slices.Contains(s.Source.Load.Unfollowed, line) {
+					s.Source.Load.Unfollowed = append(slices.Clip(s.Source.Load.Unfollowed), line)
+				}
+			}
+		}
 	}
 	return s, nil
 }

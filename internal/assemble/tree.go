@@ -149,6 +149,7 @@ var unfollowedChecks = map[string]bool{
 	string(pleg.GateTestUnresolved):    true,
 	string(pleg.FallbackUnfollowed):    true,
 	string(pleg.GateWriteUnfollowed):   true,
+	string(pleg.HealthUnknown):         true,
 	string(featuregate.GateUnreadable): true,
 }
 

@@ -273,6 +273,10 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 			}
 		}
 	}
+	if why := unknownRule(s.Health, check); why != "" {
+		// No threshold holds the node to a rule plegvet does not know.
+		h.GateOff, h.GateOn, h.Fallback = threshold(nil, why), threshold(nil, why), threshold(nil, why)
+	}
 	switch {
 	case s.Health != nil:
 		h.LastSeenRefreshed = render.LastSeenRefreshed(s.Health, check)
@@ -282,6 +286,25 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + s.Evented.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers was not read"
 	}
 	return h
+}
+
+// unknownRule says why the source's PLEG health rule is unknown: it
+// registers no check, or none of relist-elapsed, and one plegvet does not
+// recognise exactly; "" when the relist check is known, or no health rule
+// was read.
+func unknownRule(h *answer.Health, check *answer.HealthRule) string {
+	switch {
+	case h == nil || check != nil:
+		return ""
+	case h.Unknown != "":
+		return "the source's PLEG health rule is unknown: " + h.Unknown
+	}
+	for _, c := range h.Checks {
+		if c.Rule == plegperiods.HealthUnknown && c.Why != "" {
+			return fmt.Sprintf("the source's PLEG health check %q is unknown: %s", c.Name, c.Why)
+		}
+	}
+	return "the source registers no PLEG health check comparing the time since the last relist with a threshold"
 }
 
 // reconcile is the source's relist as level-triggered reconciliation;
