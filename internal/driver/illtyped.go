@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/engine"
+	"github.com/plegvet/plegvet/internal/workcount"
 )
 
 // illTyped names a package matched that uses a name a package read from
@@ -23,8 +24,12 @@ func illTyped(res *engine.Loaded) string {
 		stubbed[s] = true
 	}
 	for _, p := range res.Packages {
+		if len(p.TypeErrors) == 0 {
+			continue
+		}
+		sels := selectorsAt(p)
 		for _, te := range p.TypeErrors {
-			sel := selectorAt(p, te.Pos)
+			sel := sels[te.Pos]
 			if sel == nil {
 				continue
 			}
@@ -37,20 +42,34 @@ func illTyped(res *engine.Loaded) string {
 	return ""
 }
 
-// selectorAt is the selector expression whose selected name is at pos in
-// p's files; nil when there is none.
-func selectorAt(p *packages.Package, pos token.Pos) *ast.SelectorExpr {
-	var found *ast.SelectorExpr
+// selectorsAt are the selector expressions of p's files whose selected
+// name is at the position of one of p's type errors, by that position:
+// one walk of each file that holds such a position, however many errors
+// it holds (a lean load of pkg/ has thousands, from stubbed packages).
+func selectorsAt(p *packages.Package) map[token.Pos]*ast.SelectorExpr {
+	at := make(map[token.Pos]bool, len(p.TypeErrors))
+	sorted := make([]token.Pos, 0, len(p.TypeErrors))
+	for _, te := range p.TypeErrors {
+		at[te.Pos] = true
+		sorted = append(sorted, te.Pos)
+	}
+	slices.Sort(sorted)
+	found := map[token.Pos]*ast.SelectorExpr{}
+	nodes := 0
 	for _, f := range p.Syntax {
-		if pos < f.Pos() || pos > f.End() {
+		// The first error position at or after the file's start, if within
+		// it.
+		if i, _ := slices.BinarySearch(sorted, f.Pos()); i == len(sorted) || sorted[i] > f.End() {
 			continue
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Pos() == pos {
-				found = sel
+			nodes++
+			if sel, ok := n.(*ast.SelectorExpr); ok && at[sel.Sel.Pos()] && found[sel.Sel.Pos()] == nil {
+				found[sel.Sel.Pos()] = sel
 			}
-			return found == nil
+			return true
 		})
 	}
+	workcount.NodesWalked(nodes)
 	return found
 }

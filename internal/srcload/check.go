@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/workcount"
 )
 
 // check type-checks one requested package, after the requested packages it
@@ -88,6 +89,7 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		pkg.Syntax = files
 	}
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
+	workcount.PackageChecked()
 	if abortErr != nil {
 		return nil, abortErr
 	}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/plegvet/plegvet/internal/workcount"
 )
 
 // source is a file read and about to be parsed.
@@ -46,6 +48,7 @@ func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 				fset.AddFile("", -1, bases[i]-2)
 			}
 			f, err := parser.ParseFile(fset, s.name, s.src, mode)
+			workcount.FileParsed()
 			out[i], sets[i] = parsed{f, err}, fset
 			return nil
 		})
