@@ -1,0 +1,277 @@
+package kubeletcheck
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
+)
+
+// FaultFrozen is how the hung scenario's fault is named in its rows.
+const FaultFrozen = "containerd's daemon frozen with SIGSTOP (its shim and the pod's container run on)"
+
+// TestRuntimeHung registers a kubelet (EventedPLEG unset) to a real API
+// server with the static pod running on containerd v2, freezes
+// containerd's daemon alone with SIGSTOP for at least 4 minutes while a
+// real Prometheus scrapes the kubelet in kube-prometheus's layout with
+// the rules `plegvet alerts` writes, thaws it, and requires what the
+// runs measured (MEASURED-hung.md): /metrics times out (it is never
+// refused) from the first round after the freeze while the handler
+// waits on the runtime; Ready turns False naming the PLEG; the kubelet
+// logs "PLEG is not healthy"; everything recovers after SIGCONT.
+// PLEGVET_KUBELETCHECK_OUT keeps everything under DIR/RELEASE/runtime-hung.
+func TestRuntimeHung(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a kubelet, an API server and Prometheus, and freezes the runtime for 4 minutes")
+	}
+	p := prepare(t)
+	release := releases()[0]
+	kubelet, apiserver := kubernetesBins(t, p, release)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	rules, err := harness.AlertRules(ctx, filepath.Join("..", ".."), release, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.NewHung(release, kubelet, apiserver, rules, t.Logf)
+	h.KubectlPleg = buildKubectlPleg(t)
+	h.Probe = kubectlPlegProbe(t, h.KubectlPleg)
+	began := time.Now()
+	run, err := h.Run(ctx)
+	skipOrFail(t, err)
+	t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
+	names := ruleNames(t, rules)
+	tl := run.Timeline(names)
+	logHung(t, run, tl, FaultFrozen)
+	if out := os.Getenv("PLEGVET_KUBELETCHECK_OUT"); out != "" {
+		dir := filepath.Join(out, release, "runtime-hung")
+		if err := run.Save(filepath.Join(dir, "all"), ""); err != nil {
+			t.Error(err)
+		}
+		if err := run.Keep(dir, tl, FaultFrozen); err != nil {
+			t.Error(err)
+		}
+	}
+	checkHung(t, run, tl, rules != "")
+	checkHungVerdicts(t, run, tl, filepath.Join(tmp, "plegvet"))
+}
+
+// ruleNames are the alert names of a rules file, every one timed.
+func ruleNames(t *testing.T, rules string) []string {
+	if rules == "" {
+		return nil
+	}
+	list, err := harness.ReadRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list {
+		names = append(names, r.Alert)
+	}
+	return names
+}
+
+// logHung logs the run's moments, seconds after the fault, each
+// endpoint's sums, the patient scrapes, kubectl pleg's changes and the
+// blocked stacks.
+func logHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, fault string) {
+	t.Helper()
+	for _, r := range tl.Rows(fault) {
+		at := "-"
+		if !r.At.IsZero() {
+			at = fmt.Sprintf("%+.1fs", r.At.Sub(run.Frozen).Seconds())
+		}
+		t.Logf("%8s %s: %s", at, r.What, r.Evidence)
+	}
+	for _, e := range run.Endpoints() {
+		t.Logf("during the fault %s: %d answered (slowest %s), %d timed out, %d refused, %d other; first error %+.1fs %q; first answer after %+.1fs",
+			e.Path, e.OK, e.MaxOK.Round(time.Millisecond), e.TimedOut, e.Refused, e.Other, since(e.FirstFailAt, run.Frozen), e.FirstErr, since(e.FirstBack, run.Frozen))
+	}
+	for _, a := range run.Patient {
+		t.Logf("patient GET /metrics at %+.1fs: took %s, status %d, error %q", a.Start.Sub(run.Frozen).Seconds(), a.Took.Round(time.Millisecond), a.Status, a.Err)
+	}
+	prev := ""
+	for _, p := range run.Pleg {
+		if s := p.Says(); s != prev {
+			t.Logf("kubectl pleg at %+.1fs (took %s): %s", p.Start.Sub(run.Frozen).Seconds(), p.Took.Round(time.Millisecond), s)
+			prev = s
+		}
+	}
+	for _, d := range run.Dumps {
+		t.Logf("goroutine dump %+.1fs: status %d, took %s, error %q\n%s", d.Start.Sub(run.Frozen).Seconds(), d.Status, d.Took.Round(time.Millisecond), d.Err, harness.Cut(run.BlockedText(d), 6000))
+	}
+	for _, s := range run.Stall {
+		t.Logf("proxy: %s", s)
+	}
+	// Prometheus's view, once per change.
+	prev = ""
+	for _, r := range run.Rounds {
+		s := fmt.Sprintf("up %v scrape_duration_seconds %v", r.Up(), r.Durations())
+		key := fmt.Sprint(r.Up())
+		if key != prev {
+			t.Logf("prometheus at %+.1fs: %s; errors %q %q", r.Start.Sub(run.Frozen).Seconds(), s, r.TargetError("/metrics"), r.TargetError("/metrics/cadvisor"))
+			prev = key
+		}
+	}
+}
+
+func since(t, ref time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Sub(ref).Seconds()
+}
+
+// checkHung asserts what the hung runs measured.
+func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, withRules bool) {
+	t.Helper()
+	if tl.FirstTimeout == nil {
+		t.Errorf("no /metrics request timed out while containerd was frozen")
+	}
+	if tl.FirstRefused != nil {
+		t.Errorf("the kubelet refused /metrics at %+.1fs: it should still listen", tl.FirstRefused.Start.Sub(run.Frozen).Seconds())
+	}
+	if tl.ReadyPLEG == nil {
+		t.Errorf("the node's Ready never named %q while containerd was frozen", harness.PLEGUnhealthy)
+	} else if c := tl.ReadyPLEG.Ready; c.Status != "False" {
+		t.Errorf("Ready=%s %q: want False", c.Status, c.Message)
+	}
+	if tl.Logged[harness.PLEGUnhealthy] == nil {
+		t.Errorf("the kubelet never logged %q while containerd was frozen", harness.PLEGUnhealthy)
+	}
+	if tl.MetricsBack == nil {
+		t.Errorf("/metrics did not answer again after the thaw")
+	}
+	if tl.ReadyTrue == nil {
+		t.Errorf("the node did not turn Ready again after the thaw")
+	}
+	blocked := false
+	for _, d := range run.Dumps {
+		if h, _ := harness.BlockedMetrics(d.Text); len(h) > 0 {
+			blocked = true
+		}
+	}
+	if !blocked {
+		t.Errorf("no goroutine dump showed a handler waiting on a CRI call")
+	}
+	if !withRules {
+		return
+	}
+	for _, a := range tl.Alerts {
+		if a.Firing != nil && (a.Resolved == nil || a.Resolved.AlertsAt.Before(tl.Thawed)) {
+			t.Errorf("alert %s fired and did not resolve after the thaw", a.Name)
+		}
+		if a.Name == harness.AlertUnhealthy && (a.Firing == nil || !a.Firing.AlertsAt.Before(tl.Thawed)) {
+			t.Errorf("alert %s did not fire while containerd was frozen", a.Name)
+		}
+	}
+}
+
+// hungAware says whether the plegvet built from this repository reads a
+// failed scrape (plegvet node -metrics-error): the switch for the
+// assertions of a verdict during the hang.
+func hungAware(t *testing.T, plegvetBin string) bool {
+	out, _ := exec.Command(plegvetBin, "node", "-h").CombinedOutput()
+	return strings.Contains(string(out), "-metrics-error")
+}
+
+// checkHungVerdicts asserts kubectl pleg's rows during the fault, and,
+// once plegvet reads a failed scrape, plegvet node's: at-risk from the
+// first timed-out scrape, unhealthy once Ready is False, never healthy
+// and never an error row while the runtime is hung. Until then it logs
+// what they say.
+func checkHungVerdicts(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, plegvetBin string) {
+	t.Helper()
+	aware := hungAware(t, plegvetBin)
+	if !aware {
+		t.Logf("plegvet node has no -metrics-error: the verdicts during the hang are logged, not asserted")
+	}
+	if tl.FirstTimeout == nil {
+		return
+	}
+	for _, p := range run.Pleg {
+		if p.Start.Before(tl.FirstTimeout.Start) || !p.Start.Add(p.Took).Before(tl.Thawed) {
+			continue
+		}
+		rows := p.Rows()
+		where := fmt.Sprintf("kubectl pleg at %+.1fs", p.Start.Sub(run.Frozen).Seconds())
+		if !aware {
+			continue
+		}
+		if len(rows) != 1 || rows[0].Error != "" {
+			t.Errorf("%s: %s; want one row without an error", where, p.Says())
+			continue
+		}
+		h := rows[0].Health
+		falseAt := time.Time{}
+		if tl.ReadyFalse != nil {
+			falseAt = tl.ReadyFalse.Ready.At
+		}
+		want := "at-risk"
+		if !falseAt.IsZero() && p.Start.After(falseAt.Add(5*time.Second)) {
+			want = "unhealthy"
+		}
+		if h.State == "healthy" || (h.State != want && !(want == "at-risk" && h.State == "unhealthy")) || h.Runtime != "hung" {
+			t.Errorf("%s: %s; want %s, runtime hung", where, p.Says(), want)
+		}
+	}
+	if !aware {
+		return
+	}
+	// plegvet node on each round's failed scrape: the configz, the
+	// metrics error, the round's time, the Node object, the last good
+	// scrape.
+	dir := t.TempDir()
+	last := filepath.Join(dir, "last-good.txt")
+	configz := filepath.Join(dir, "configz.json")
+	os.WriteFile(configz, run.Configz, 0o644)
+	for i := range run.Rounds {
+		o := &run.Rounds[i]
+		if o.Err == nil {
+			os.WriteFile(last, harness.TrimMetrics(o.Metrics, o.Start), 0o644)
+			continue
+		}
+		if o.Start.Before(tl.FirstTimeout.Start) || !o.Start.Before(tl.Thawed) {
+			continue
+		}
+		node := filepath.Join(dir, "node.json")
+		os.WriteFile(node, o.Node, 0o644)
+		out, err := exec.Command(plegvetBin, "node", "-configz", configz, "-metrics-error", o.Err.Error(),
+			"-at", o.Start.UTC().Format(time.RFC3339Nano), "-node", node, "-last-metrics", last, "-json").CombinedOutput()
+		where := fmt.Sprintf("plegvet node on round %d (%+.1fs)", o.Index, o.Start.Sub(run.Frozen).Seconds())
+		state, runtime := jsonField(out, "health", "state"), jsonField(out, "health", "runtime")
+		want := "at-risk"
+		if o.Ready.Status == "False" {
+			want = "unhealthy"
+		}
+		if state != want || runtime != "hung" {
+			t.Errorf("%s: health %q runtime %q (%v); want %s, hung\n%s", where, state, runtime, err, want, harness.Cut(string(out), 2000))
+		}
+	}
+}
+
+// jsonField digs a string out of a JSON object by its keys; "" when
+// absent.
+func jsonField(data []byte, keys ...string) string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
