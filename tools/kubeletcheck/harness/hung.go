@@ -530,10 +530,10 @@ func (g Goroutine) Holds(s string) bool {
 func (g Goroutine) Trimmed() string {
 	var b strings.Builder
 	b.WriteString(g.Header + "\n")
-	args := regexp.MustCompile(`\(0x[^)]*\)$|\(\.\.\.\)$|\(\)$`)
+	args := regexp.MustCompile(`\([^()]*\)$`)
 	for _, f := range g.Frames {
 		fn := f.Func
-		keep := strings.Contains(fn, "k8s.io/") || strings.Contains(fn, "google.golang.org/grpc.") ||
+		keep := strings.Contains(fn, "k8s.io/") || strings.Contains(fn, "google.golang.org/grpc") ||
 			strings.Contains(fn, "prometheus/client_golang") || strings.Contains(fn, "ServeHTTP") ||
 			strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "internal/sync.")
 		if !keep {
