@@ -38,6 +38,17 @@ type NodeOptions struct {
 	// At is when the metrics were scraped; nil takes the metrics file's
 	// "# scraped at" line (never the file's mtime).
 	At *time.Time
+	// MetricsError, instead of Metrics, is the error the kubelet's
+	// metrics request got (made at At, after MetricsWaited): a hung
+	// runtime makes /metrics wait until the client gives up, while
+	// configz answers. MetricsErrorFile is the same as kubectl pleg
+	// --save keeps it. LastMetrics is the last scrape that answered (its
+	// "# scraped at" line included), Node the Node object (kubectl get
+	// node NAME -o json), whose Ready condition says whether the kubelet
+	// declared its runtime down or its PLEG unhealthy; each optional.
+	MetricsError, MetricsErrorFile string
+	MetricsWaited                  time.Duration
+	LastMetrics, Node              string
 }
 
 // Node reads a node's configz, metrics and (optionally) crictl version
@@ -48,6 +59,8 @@ func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
 	return assemble.Node(ctx, assemble.NodeOptions{
 		Options: opts.internal(), Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl,
 		SkipRuntimeSource: opts.SkipRuntimeSource, KubeletVersion: opts.KubeletVersion, At: opts.At,
+		MetricsError: opts.MetricsError, MetricsErrorFile: opts.MetricsErrorFile, MetricsWaited: opts.MetricsWaited,
+		LastMetrics: opts.LastMetrics, Node: opts.Node,
 	})
 }
 

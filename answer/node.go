@@ -25,9 +25,17 @@ type NodeReport struct {
 	// Expected (see nodeverdict.Reason).
 	Reasons []nodeverdict.Reason `json:"reasons"`
 	// Runtime is null without a crictl file.
-	Runtime *nodeverdict.Runtime    `json:"runtime"`
-	Metrics nodeverdict.Metrics     `json:"metrics"`
-	Relist  nodeverdict.RelistCheck `json:"relist"`
+	Runtime *nodeverdict.Runtime `json:"runtime"`
+	// Metrics is the scrape read: the capture's, or, when the metrics
+	// request failed (MetricsFailure), the last scrape that answered
+	// (LastMetrics true), or empty.
+	Metrics        nodeverdict.Metrics         `json:"metrics"`
+	LastMetrics    bool                        `json:"lastMetrics,omitempty"`
+	MetricsFailure *nodeverdict.MetricsFailure `json:"metricsFailure,omitempty"`
+	// Node is what the Node object says (its Ready condition); null
+	// without one.
+	Node   *nodeverdict.NodeStatus `json:"node,omitempty"`
+	Relist nodeverdict.RelistCheck `json:"relist"`
 	// Health is the PLEG's health at the capture's time: the time since
 	// its last successful relist against the threshold in force for
 	// Expected (see nodeverdict.Health).
@@ -47,8 +55,13 @@ type NodeGate = nodeverdict.Gate
 // NodeInputs are the captures read.
 type NodeInputs struct {
 	Configz string `json:"configz"`
-	Metrics string `json:"metrics"`
-	Crictl  string `json:"crictl,omitempty"`
+	// Metrics is "" when the metrics request failed (MetricsError names
+	// where its error came from: "-metrics-error", or a file).
+	Metrics      string `json:"metrics"`
+	Crictl       string `json:"crictl,omitempty"`
+	MetricsError string `json:"metricsError,omitempty"`
+	LastMetrics  string `json:"lastMetrics,omitempty"`
+	Node         string `json:"node,omitempty"`
 }
 
 // NodeEvented is what the evented PLEG does, read from its code.

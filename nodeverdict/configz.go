@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"time"
 )
 
 // configzWant is what a configz file should be, for error messages.
@@ -14,6 +15,22 @@ const configzWant = `{"kubeletconfig": {...}}, the output of kubectl get --raw /
 type Config struct {
 	// FeatureGates is kubeletconfig.featureGates; empty when unset.
 	FeatureGates map[string]bool `json:"featureGates"`
+	// RuntimeRequestTimeout is kubeletconfig.runtimeRequestTimeout, the
+	// deadline of every CRI call but the long-running ones, as Go prints
+	// a duration ("2m0s"); "" when configz does not say it.
+	RuntimeRequestTimeout string `json:"runtimeRequestTimeout,omitempty"`
+}
+
+// RequestTimeout is RuntimeRequestTimeout as a duration; 0 when not known.
+func (c *Config) RequestTimeout() time.Duration {
+	if c == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(c.RuntimeRequestTimeout)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // Gate returns a gate's value in configz, and whether configz sets it.
@@ -46,6 +63,14 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 		return nil, captureError(name, "kubeletconfig is %s; want an object, as in %s", kind(raw), configzWant)
 	}
 	cfg := &Config{FeatureGates: map[string]bool{}}
+	if raw, ok := kc["runtimeRequestTimeout"]; ok && raw != nil {
+		text, ok := raw.(string)
+		d, err := time.ParseDuration(text)
+		if !ok || err != nil || d <= 0 {
+			return nil, captureError(name, "kubeletconfig.runtimeRequestTimeout is %s; want a positive Go duration such as \"2m0s\"", kind(raw))
+		}
+		cfg.RuntimeRequestTimeout = d.String()
+	}
 	raw, ok = kc["featureGates"]
 	if !ok || raw == nil {
 		return cfg, nil
@@ -76,7 +101,7 @@ func configzLevels(path []string) bool {
 // verdict is about (a fork may name its gate otherwise: Config.Gate looks
 // that one up as written).
 func configzKeys(path []string) []string {
-	return [][]string{{"kubeletconfig"}, {"featureGates"}, {EventedPLEGGate}}[len(path)]
+	return [][]string{{"kubeletconfig"}, {"featureGates", "runtimeRequestTimeout"}, {EventedPLEGGate}}[len(path)]
 }
 
 // EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),

@@ -126,6 +126,11 @@ type Health struct {
 	// Cause is what the same scrape names as the likely cause of a PLEG
 	// not healthy; "" when it names none or the PLEG is healthy.
 	Cause string `json:"cause"`
+	// Runtime is the container runtime's state as the captures show it:
+	// answering, down (its calls fail at once), hung (they wait their
+	// whole deadline: the kubelet's /metrics timed out while its configz
+	// answered) or unknown.
+	Runtime string `json:"runtime"`
 }
 
 // health decides the PLEG's health from the gauge, the capture's time

@@ -24,6 +24,19 @@ type Input struct {
 	Health HealthRule
 	At     *time.Time
 	AtFrom string
+	// Failure, when not nil, is the metrics request made at At that got
+	// no answer: Metrics is then the last scrape that answered
+	// (LastScrape), or empty. ConfigzAnswered says the kubelet answered
+	// its configz meanwhile: it is alive, and only what calls the runtime
+	// waits.
+	Failure         *MetricsFailure
+	LastScrape      bool
+	ConfigzAnswered bool
+	// Node is the Node object; nil when not given. RequestTimeout is the
+	// kubelet's runtimeRequestTimeout from configz (0: not known), Cited
+	// when it comes from the source's default instead.
+	Node           *NodeStatus
+	RequestTimeout time.Duration
 }
 
 // Gate is the gate that decides the PLEG, as the node sets it and the

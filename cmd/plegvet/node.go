@@ -18,7 +18,12 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dir.Usage, dir.DefValue = "the root of a Kubernetes checkout to read the gate and the periods from (default: the kubelet's own release, fetched)", ""
 	var opts plegvet.NodeOptions
 	fs.StringVar(&opts.Configz, "configz", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/configz (required)")
-	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required)")
+	fs.StringVar(&opts.Metrics, "metrics", "", "`file` holding kubectl get --raw /api/v1/nodes/NODE/proxy/metrics (required, unless the request failed: -metrics-error)")
+	fs.StringVar(&opts.MetricsError, "metrics-error", "", "the error the metrics request got instead (at -at): a hung runtime makes the kubelet's /metrics time out while its configz answers")
+	fs.DurationVar(&opts.MetricsWaited, "metrics-waited", 0, "with -metrics-error, how long the request waited before it failed")
+	fs.StringVar(&opts.MetricsErrorFile, "metrics-error-file", "", "`file` holding a failed metrics request as kubectl pleg --save keeps it (metrics-error.txt), instead of -metrics and -metrics-error")
+	fs.StringVar(&opts.LastMetrics, "last-metrics", "", "with -metrics-error, a `file` holding the last scrape that answered, with its \"# scraped at\" line")
+	fs.StringVar(&opts.Node, "node", "", "`file` holding the Node object, kubectl get node NODE -o json: its Ready condition says whether the kubelet declared its runtime down or its PLEG unhealthy")
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")
@@ -30,8 +35,18 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return code
 	}
-	if opts.Configz == "" || opts.Metrics == "" {
-		return usageError(stderr, "node", "-configz FILE and -metrics FILE are required (see plegvet node -h)")
+	failed := opts.MetricsError != "" || opts.MetricsErrorFile != ""
+	switch {
+	case opts.Configz == "" || (opts.Metrics == "" && !failed):
+		return usageError(stderr, "node", "-configz FILE and -metrics FILE (or -metrics-error TEXT, or -metrics-error-file FILE) are required (see plegvet node -h)")
+	case opts.Metrics != "" && failed:
+		return usageError(stderr, "node", "-metrics and -metrics-error (or -metrics-error-file) exclude each other: the request answered or it did not")
+	case opts.MetricsError != "" && opts.MetricsErrorFile != "":
+		return usageError(stderr, "node", "-metrics-error and -metrics-error-file exclude each other")
+	case opts.LastMetrics != "" && !failed:
+		return usageError(stderr, "node", "-last-metrics goes with -metrics-error: it stands for the metrics that did not answer")
+	case opts.MetricsWaited != 0 && opts.MetricsError == "":
+		return usageError(stderr, "node", "-metrics-waited goes with -metrics-error")
 	}
 	if *at != "" {
 		t, err := time.Parse(time.RFC3339Nano, *at)

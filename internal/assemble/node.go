@@ -49,6 +49,15 @@ type NodeOptions struct {
 	// At is when the metrics were scraped; nil takes the metrics file's
 	// "# scraped at" line (never the file's mtime).
 	At *time.Time
+	// MetricsError, instead of Metrics, is the error the metrics request
+	// got (at At, after MetricsWaited); MetricsErrorFile the same as
+	// kubectl pleg --save keeps it (nodeverdict.ReadMetricsFailure).
+	// LastMetrics is the last scrape that answered (with its "# scraped
+	// at" line), Node the Node object (kubectl get node NAME -o json);
+	// each optional.
+	MetricsError, MetricsErrorFile string
+	MetricsWaited                  time.Duration
+	LastMetrics, Node              string
 }
 
 // Node reads a node's configz, metrics and (optionally) crictl version
@@ -56,16 +65,50 @@ type NodeOptions struct {
 // periods from source, and decides which PLEG the node runs. An input
 // that cannot be read is an error naming the file and what was expected.
 func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
-	if opts.Configz == "" || opts.Metrics == "" {
-		return nil, errors.New("want both a configz and a metrics file")
+	failed := opts.MetricsError != "" || opts.MetricsErrorFile != ""
+	switch {
+	case opts.Configz == "":
+		return nil, errors.New("want a configz file")
+	case opts.Metrics == "" && !failed:
+		return nil, errors.New("want a metrics file, or the error the metrics request got")
+	case opts.Metrics != "" && failed:
+		return nil, errors.New("want a metrics file or the error the metrics request got, not both")
+	case opts.MetricsError != "" && opts.MetricsErrorFile != "":
+		return nil, errors.New("want the metrics request's error as text or as a file, not both")
 	}
 	cfg, err := readCapture(opts.Configz, nodeverdict.ReadConfigz)
 	if err != nil {
 		return nil, err
 	}
-	met, err := readCapture(opts.Metrics, nodeverdict.ReadMetrics)
-	if err != nil {
-		return nil, err
+	var met, last, versioned *nodeverdict.Metrics
+	var failure *nodeverdict.MetricsFailure
+	switch {
+	case opts.Metrics != "":
+		if met, err = readCapture(opts.Metrics, nodeverdict.ReadMetrics); err != nil {
+			return nil, err
+		}
+		versioned = met
+	case opts.MetricsErrorFile != "":
+		if failure, err = readCapture(opts.MetricsErrorFile, nodeverdict.ReadMetricsFailure); err != nil {
+			return nil, err
+		}
+	default:
+		failure = nodeverdict.NewMetricsFailure(opts.MetricsError, opts.MetricsWaited, opts.At)
+	}
+	if opts.LastMetrics != "" {
+		if met != nil {
+			return nil, errors.New("want the last scrape that answered only when the metrics request failed")
+		}
+		if last, err = readCapture(opts.LastMetrics, nodeverdict.ReadMetrics); err != nil {
+			return nil, err
+		}
+		versioned = last
+	}
+	var node *nodeverdict.NodeStatus
+	if opts.Node != "" {
+		if node, err = readCapture(opts.Node, nodeverdict.ReadNode); err != nil {
+			return nil, err
+		}
 	}
 	var rt *nodeverdict.Runtime
 	if opts.Crictl != "" {
@@ -82,7 +125,7 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 			return nil, err
 		}
 	}
-	release, err := kubeletRelease(opts, met)
+	release, err := kubeletRelease(opts, versioned, node)
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +134,21 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 		return nil, err
 	}
 	// The metrics' version is read as the metrics': Decide names it so.
-	rep, err := src.Decide(nodesource.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At})
+	rep, err := src.Decide(nodesource.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At,
+		MetricsFailure: failure, LastMetrics: last, Node: node})
 	if errors.Is(err, nodesource.ErrOtherMinor) && opts.KubeletVersion == "" {
-		err = fmt.Errorf("%s: %w", opts.Metrics, err) // the version is the metrics'
+		err = fmt.Errorf("%s: %w", versionFrom(opts, versioned), err) // the version is that file's
 	}
 	if err != nil {
 		return nil, err
 	}
-	rep.Inputs = answer.NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl}
+	rep.Inputs = answer.NodeInputs{Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl, LastMetrics: opts.LastMetrics, Node: opts.Node}
+	switch {
+	case opts.MetricsErrorFile != "":
+		rep.Inputs.MetricsError = opts.MetricsErrorFile
+	case opts.MetricsError != "":
+		rep.Inputs.MetricsError = "-metrics-error"
+	}
 	return rep, nil
 }
 
@@ -114,7 +164,7 @@ func readCapture[T any](file string, read func(name string, data []byte) (*T, er
 // kubeletRelease returns the release whose source the kubelet was built
 // from: "" when the kubelet does not say it and opts name the source,
 // which then serves.
-func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) {
+func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics, node *nodeverdict.NodeStatus) (string, error) {
 	if opts.KubeletVersion != "" {
 		release, err := nodeverdict.Release(opts.KubeletVersion)
 		if err != nil {
@@ -122,6 +172,26 @@ func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) 
 		}
 		return release, nil
 	}
+	if met == nil || met.KubeletVersion == "" {
+		// No scrape says it: the Node object's nodeInfo does.
+		if node != nil && node.KubeletVersion != "" {
+			release, err := nodeverdict.Release(node.KubeletVersion)
+			switch {
+			case err == nil:
+				return release, nil
+			case opts.Kubernetes != "" || opts.Dir != "":
+				return "", nil
+			}
+			return "", fmt.Errorf("%s: status.nodeInfo.kubeletVersion %w: %w", opts.Node, err, ErrKubeletVersionUnknown)
+		}
+		if met == nil {
+			if opts.Kubernetes != "" || opts.Dir != "" {
+				return "", nil
+			}
+			return "", fmt.Errorf("the metrics request failed and no scrape (-last-metrics) or Node object (-node) says the kubelet's version: %w", ErrKubeletVersionUnknown)
+		}
+	}
+	from := versionFrom(opts, met)
 	release, err := nodeverdict.Release(met.KubeletVersion)
 	switch {
 	case err == nil:
@@ -129,11 +199,23 @@ func kubeletRelease(opts NodeOptions, met *nodeverdict.Metrics) (string, error) 
 	case opts.Kubernetes != "" || opts.Dir != "":
 		return "", nil
 	case met.KubeletVersion == "":
-		return "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
+		return "", fmt.Errorf("%s: no %s sample with a git_version label, so %w", from, nodeverdict.MetricBuildInfo, ErrKubeletVersionUnknown)
 	case met.KubeletVersion == nodeverdict.UnstampedVersion:
-		return "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", opts.Metrics, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
+		return "", fmt.Errorf("%s: %s git_version %q is component-base's default: the kubelet was built without version ldflags, so %w", from, nodeverdict.MetricBuildInfo, met.KubeletVersion, ErrKubeletVersionUnknown)
 	}
-	return "", fmt.Errorf("%s: %s git_version %w: %w", opts.Metrics, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+	return "", fmt.Errorf("%s: %s git_version %w: %w", from, nodeverdict.MetricBuildInfo, err, ErrKubeletVersionUnknown)
+}
+
+// versionFrom is the file the kubelet's version was read from: the
+// metrics, or the last scrape that answered.
+func versionFrom(opts NodeOptions, met *nodeverdict.Metrics) string {
+	if opts.Metrics == "" && opts.LastMetrics != "" {
+		return opts.LastMetrics
+	}
+	if opts.Metrics == "" && opts.Node != "" && (met == nil || met.KubeletVersion == "") {
+		return opts.Node
+	}
+	return opts.Metrics
 }
 
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,

@@ -60,12 +60,21 @@ func (s *NodeSource) built() bool {
 	return s.Relist.Gate != nil && s.Relist.GateOn != nil
 }
 
-// NodeCapture is what one node reports, parsed: its configz and metrics
-// (both required) and its runtime (nil when unknown).
+// NodeCapture is what one node reports, parsed: its configz (required),
+// its metrics (required unless MetricsFailure says why there are none)
+// and its runtime (nil when unknown).
 type NodeCapture struct {
 	Config  *nodeverdict.Config
 	Metrics *nodeverdict.Metrics
 	Runtime *nodeverdict.Runtime
+	// MetricsFailure is the metrics request that got no answer, when
+	// Metrics is nil; LastMetrics the last scrape that answered before it
+	// (nil: none), which the verdict and the last relist are read from.
+	MetricsFailure *nodeverdict.MetricsFailure
+	LastMetrics    *nodeverdict.Metrics
+	// Node is the Node object (nil: not given): its Ready condition, and
+	// the kubelet's version when no scrape says it.
+	Node *nodeverdict.NodeStatus
 	// KubeletVersion is the kubelet's version as reported
 	// (v1.36.1-eks-4f4795d): the gate is read at its release. "" takes
 	// the metrics' kubernetes_build_info. A version that names no release
@@ -88,12 +97,27 @@ type NodeCapture struct {
 // build without version ldflags reports) is decided with the gate read at
 // the source's own version (a checkout's newest spec), and a note says so.
 func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
-	if c.Config == nil || c.Metrics == nil {
-		return nil, errors.New("want both the configz and the metrics")
+	if c.Config == nil || (c.Metrics == nil && c.MetricsFailure == nil) {
+		return nil, errors.New("want the configz, and the metrics or why the metrics request failed")
+	}
+	met, last := c.Metrics, false
+	if met == nil {
+		// The metrics did not answer: the last scrape that did stands for
+		// them, or none.
+		met, last = c.LastMetrics, c.LastMetrics != nil
+		if met == nil {
+			met = &nodeverdict.Metrics{}
+		}
 	}
 	kubelet, where := c.KubeletVersion, "the kubelet version given"
 	if kubelet == "" {
-		kubelet, where = c.Metrics.KubeletVersion, nodeverdict.MetricBuildInfo+"'s git_version"
+		kubelet, where = met.KubeletVersion, nodeverdict.MetricBuildInfo+"'s git_version"
+		if last {
+			where = "the last scrape's " + where
+		}
+	}
+	if kubelet == "" && c.Node != nil && c.Node.KubeletVersion != "" {
+		kubelet, where = c.Node.KubeletVersion, "the Node object's status.nodeInfo.kubeletVersion"
 	}
 	// The version the gate's default is read at: the kubelet's release;
 	// or, when the kubelet does not say it, the source's own version (a
@@ -150,14 +174,27 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 	in := nodeverdict.Input{
 		Gate:    decided,
 		Periods: relistPeriods(r),
-		Metrics: *c.Metrics,
+		Metrics: *met,
 		Runtime: c.Runtime,
 		Health:  s.HealthRule(),
 		At:      c.At,
 		AtFrom:  cmp.Or(c.AtFrom, "-at"),
+
+		Failure:         c.MetricsFailure,
+		LastScrape:      last,
+		ConfigzAnswered: true, // Config is required: the kubelet answered it
+		Node:            c.Node,
+		RequestTimeout:  c.Config.RequestTimeout(),
 	}
 	line := fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
-	switch at := c.Metrics.ScrapedAt; {
+	var scrapedAt *time.Time
+	if c.Metrics != nil {
+		scrapedAt = c.Metrics.ScrapedAt
+	} else {
+		// The failed request's own time, never the last scrape's.
+		scrapedAt, line = c.MetricsFailure.At, "the failed metrics request's time"
+	}
+	switch at := scrapedAt; {
 	case at == nil:
 	case in.At == nil:
 		in.At, in.AtFrom = at, line
@@ -171,18 +208,21 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 	ng.Value = ng.On() // configz's, or the default
 	dec := nodeverdict.Decide(in)
 	return &answer.NodeReport{
-		SchemaVersion: answer.SchemaVersion,
-		Source:        s.Source,
-		Verdict:       dec.Verdict,
-		Expected:      dec.Expected,
-		Configured:    dec.Configured,
-		Gate:          ng,
-		Reasons:       dec.Reasons,
-		Runtime:       c.Runtime,
-		Metrics:       *c.Metrics,
-		Relist:        dec.Relist,
-		Health:        dec.Health,
-		Reconcile:     s.reconcile(),
+		SchemaVersion:  answer.SchemaVersion,
+		Source:         s.Source,
+		Verdict:        dec.Verdict,
+		Expected:       dec.Expected,
+		Configured:     dec.Configured,
+		Gate:           ng,
+		Reasons:        dec.Reasons,
+		Runtime:        c.Runtime,
+		Metrics:        *met,
+		LastMetrics:    last,
+		MetricsFailure: c.MetricsFailure,
+		Node:           c.Node,
+		Relist:         dec.Relist,
+		Health:         dec.Health,
+		Reconcile:      s.reconcile(),
 	}, nil
 }
 

@@ -48,11 +48,40 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	if rt := rep.Runtime; rt != nil {
 		line("runtime", strings.TrimSpace(fmt.Sprintf("%s %s, CRI %s", rt.Name, rt.Version, rt.APIVersion)))
 	}
+	if f := rep.MetricsFailure; f != nil {
+		got := "no answer (" + f.Kind
+		if f.Waited != "" {
+			got += " after " + f.Waited
+		}
+		got += "): " + f.Error
+		if rep.LastMetrics {
+			got += "; read from the last scrape that answered"
+		}
+		for i, l := range wrapCell(got, 2*cellWidth) {
+			line(map[bool]string{true: "metrics"}[i == 0], l)
+		}
+	}
+	if n := rep.Node; n != nil && n.Ready != nil {
+		ready := "Ready=" + n.Ready.Status
+		if n.Ready.Reason != "" {
+			ready += " " + n.Ready.Reason
+		}
+		if n.Ready.Message != "" {
+			ready += ": " + n.Ready.Message
+		}
+		for i, l := range wrapCell(ready, 2*cellWidth) {
+			line(map[bool]string{true: "node"}[i == 0], l)
+		}
+	}
 	h := rep.Health
+	healthState := h.State
+	if h.Runtime != "" {
+		healthState += " (runtime " + h.Runtime + ")"
+	}
 	if h.Elapsed != "" && h.Threshold != nil {
-		line("health", fmt.Sprintf("%s: last seen active %s ago; threshold is %s (%s)", h.State, h.Elapsed, h.Threshold.Value, cmp.Or(h.Threshold.Const, "a literal")))
+		line("health", fmt.Sprintf("%s: last seen active %s ago; threshold is %s (%s)", healthState, h.Elapsed, h.Threshold.Value, cmp.Or(h.Threshold.Const, "a literal")))
 	} else {
-		line("health", h.State)
+		line("health", healthState)
 	}
 	if h.Message != "" {
 		line("kubelet says", h.Message)
