@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/plegvet/plegvet/nodeverdict"
 )
 
 // KeptRound is one round's entry in rounds.json: what every read of the
@@ -140,7 +142,8 @@ func (r *HungRun) BlockedText(d Dump) string {
 // Keep writes the trimmed captures nodeverdict's tests read under dir:
 // crictl.txt; configz.json; last-good.txt, the last /metrics answer
 // before the fault, trimmed (TrimMetrics); metrics-error.txt, the
-// first timed-out request's error, when and how long it waited; the
+// first timed-out request's error, when and how long it waited, as
+// kubectl pleg --save keeps it (nodeverdict.MetricsFailure's Format); the
 // Node object (node-ready.json before the fault, node-false.json once
 // Ready turned False, node-pleg.json once it named the PLEG,
 // node-true.json once Ready again); blocked.txt, the trimmed stacks of
@@ -166,8 +169,8 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 	}
 	if o := tl.FirstTimeout; o != nil {
 		a := o.MetricsAnswer
-		text := fmt.Sprintf("# GET /metrics at %s, client timeout %s, failed after %s\n%s\n", a.Start.UTC().Format(time.RFC3339Nano), a.Timeout, a.Took.Round(time.Millisecond), a.Err)
-		if err := write("metrics-error.txt", []byte(text)); err != nil {
+		start := a.Start
+		if err := write("metrics-error.txt", nodeverdict.NewMetricsFailure(a.Err, a.Took, &start).Format()); err != nil {
 			return err
 		}
 	}
