@@ -31,6 +31,31 @@ func TestRuntimeHung(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a kubelet, an API server and Prometheus, and freezes the runtime for 4 minutes")
 	}
+	run, tl, plegvetBin, withRules := runFault(t, "runtime-hung", "", FaultFrozen)
+	checkHung(t, run, tl, withRules)
+	checkHungVerdicts(t, run, tl, plegvetBin)
+}
+
+// SlowMethod is the CRI method TestRuntimeSlowCall's proxy holds.
+const SlowMethod = "/runtime.v1.RuntimeService/ListPodSandbox"
+
+// TestRuntimeSlowCall puts a CRI proxy (raw gRPC frames) between the
+// kubelet and containerd and, once the node is Ready, holds every
+// ListPodSandbox call until its caller's deadline passes, as a call
+// stuck on a hung mount does, for at least 4 minutes; every other call
+// is answered. It requires what the runs measured (MEASURED-hung.md).
+func TestRuntimeSlowCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a kubelet, an API server and Prometheus, and holds a CRI call for 4 minutes")
+	}
+	run, tl, _, _ := runFault(t, "runtime-slow-call", SlowMethod, "the CRI proxy starts holding "+SlowMethod)
+	checkSlowCall(t, run, tl)
+}
+
+// runFault runs the hung scenario, its fault a frozen containerd or,
+// with method, that CRI method held by a proxy; it logs what the run
+// saw and keeps it under PLEGVET_KUBELETCHECK_OUT/RELEASE/name.
+func runFault(t *testing.T, name, method, fault string) (*harness.HungRun, *harness.HungTimeline, string, bool) {
 	p := prepare(t)
 	release := releases()[0]
 	kubelet, apiserver := kubernetesBins(t, p, release)
@@ -43,24 +68,49 @@ func TestRuntimeHung(t *testing.T) {
 	h := p.NewHung(release, kubelet, apiserver, rules, t.Logf)
 	h.KubectlPleg = buildKubectlPleg(t)
 	h.Probe = kubectlPlegProbe(t, h.KubectlPleg)
+	if method != "" {
+		if h.Proxy, err = harness.NewCRIProxy(method); err != nil {
+			t.Fatal(err)
+		}
+	}
 	began := time.Now()
 	run, err := h.Run(ctx)
 	skipOrFail(t, err)
 	t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
-	names := ruleNames(t, rules)
-	tl := run.Timeline(names)
-	logHung(t, run, tl, FaultFrozen)
+	tl := run.Timeline(ruleNames(t, rules))
+	logHung(t, run, tl, fault)
 	if out := os.Getenv("PLEGVET_KUBELETCHECK_OUT"); out != "" {
-		dir := filepath.Join(out, release, "runtime-hung")
-		if err := run.Save(filepath.Join(dir, "all"), ""); err != nil {
+		dir := filepath.Join(out, release, name)
+		if err := run.Save(filepath.Join(dir, "all")); err != nil {
 			t.Error(err)
 		}
-		if err := run.Keep(dir, tl, FaultFrozen); err != nil {
+		if err := run.Keep(dir, tl, fault); err != nil {
 			t.Error(err)
 		}
 	}
-	checkHung(t, run, tl, rules != "")
-	checkHungVerdicts(t, run, tl, filepath.Join(tmp, "plegvet"))
+	return run, tl, filepath.Join(tmp, "plegvet"), rules != ""
+}
+
+// checkSlowCall asserts what the slow-call runs measured: the proxy
+// held calls until the kubelet gave up on them; the node's Ready named
+// the PLEG while it did; everything recovered after.
+func checkSlowCall(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline) {
+	t.Helper()
+	gaveUp := 0
+	for _, s := range run.Stall {
+		if strings.Contains(s, "the caller gave up") {
+			gaveUp++
+		}
+	}
+	if gaveUp == 0 {
+		t.Errorf("the proxy held no %s call until the kubelet gave up on it", SlowMethod)
+	}
+	if tl.ReadyPLEG == nil {
+		t.Errorf("the node's Ready never named %q while %s was held", harness.PLEGUnhealthy, SlowMethod)
+	}
+	if tl.ReadyTrue == nil {
+		t.Errorf("the node did not turn Ready again after the hold ended")
+	}
 }
 
 // ruleNames are the alert names of a rules file, every one timed.
@@ -165,13 +215,40 @@ func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, wit
 	if !withRules {
 		return
 	}
+	// Rules that know a hung runtime (KubeletRuntimeHung among them) are
+	// the switch for what today's rules cannot do: a scrape that times
+	// out leaves kubelet_pleg_last_seen_seconds stale, and the rules
+	// that read it have no sample.
+	hungRules := false
+	var first *harness.AlertTimes
+	for i, a := range tl.Alerts {
+		if a.Name == harness.AlertRuntimeHung {
+			hungRules = true
+		}
+		if a.Firing != nil && a.Firing.AlertsAt.Before(tl.Thawed) && (first == nil || a.Firing.AlertsAt.Before(first.Firing.AlertsAt)) {
+			first = &tl.Alerts[i]
+		}
+	}
 	for _, a := range tl.Alerts {
 		if a.Firing != nil && (a.Resolved == nil || a.Resolved.AlertsAt.Before(tl.Thawed)) {
 			t.Errorf("alert %s fired and did not resolve after the thaw", a.Name)
 		}
+		if !hungRules {
+			continue
+		}
 		if a.Name == harness.AlertUnhealthy && (a.Firing == nil || !a.Firing.AlertsAt.Before(tl.Thawed)) {
 			t.Errorf("alert %s did not fire while containerd was frozen", a.Name)
 		}
+		if a.Name == harness.AlertRuntimeHung && (a.Firing == nil || !a.Firing.AlertsAt.Before(tl.Thawed)) {
+			t.Errorf("alert %s did not fire while containerd was frozen", a.Name)
+		}
+	}
+	if !hungRules {
+		t.Logf("the rules have no %s: the alerts during the hang are logged, not asserted", harness.AlertRuntimeHung)
+		return
+	}
+	if first == nil || tl.ReadyFalse == nil || !first.Firing.AlertsAt.Before(tl.ReadyFalse.Ready.At) {
+		t.Errorf("no alert fired before the node's Ready turned False (first firing %+v)", first)
 	}
 }
 

@@ -49,7 +49,7 @@ func (r *HungRound) kept() KeptRound {
 // rounds.json, kubectl-pleg.json, patient.json, each goroutine dump
 // whole and its blocked handlers trimmed, the Node object of every
 // round whose Ready changed, the last good scrape, the kubelet's log.
-func (r *HungRun) Save(dir, kubeletLog string) error {
+func (r *HungRun) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -104,12 +104,11 @@ func (r *HungRun) Save(dir, kubeletLog string) error {
 			return err
 		}
 	}
-	if data, err := os.ReadFile(kubeletLog); err == nil {
-		if err := write("kubelet.log", data); err != nil {
-			return err
-		}
+	var log strings.Builder
+	for _, l := range r.Log {
+		log.WriteString(l.Raw + "\n")
 	}
-	return nil
+	return write("kubelet.log", []byte(log.String()))
 }
 
 // BlockedText is a dump's goroutines waiting on a CRI call, trimmed:

@@ -123,7 +123,7 @@ func table(ctx context.Context, b *strings.Builder, release, fault, repo, captur
 		}
 	}
 	if all != "" {
-		if err := run.Save(all, ""); err != nil {
+		if err := run.Save(all); err != nil {
 			return err
 		}
 	}
