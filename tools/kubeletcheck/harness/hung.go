@@ -61,7 +61,8 @@ type Hung struct {
 // NewHung is the scenario with the timings CI runs: 3 s rounds, 15 s
 // before the freeze, containerd frozen at least 4m (thawed 10 s after
 // Ready names the PLEG and every alert fired, at most 7m), 10 s after
-// recovery, at most 3m to recover; goroutine dumps 30 s, 150 s and 230 s
+// recovery, at most 3m to recover (with rules that have
+// AlertRuntimeHung, its alerts and Alerts fired too); goroutine dumps 30 s, 150 s and 230 s
 // into the freeze.
 func (p *Parts) NewHung(release, kubeletBin, apiserverBin, rules string, logf func(string, ...any)) *Hung {
 	h := &Hung{Parts: p, Release: release, KubeletBin: kubeletBin, APIServerBin: apiserverBin, Rules: rules,
@@ -70,8 +71,16 @@ func (p *Parts) NewHung(release, kubeletBin, apiserverBin, rules string, logf fu
 		Dumps:       []time.Duration{30 * time.Second, 150 * time.Second, 230 * time.Second},
 		Endpoints:   []string{"/metrics/cadvisor", "/metrics/resource", "/configz", "/healthz"},
 		PlegTimeout: 10 * time.Second, Logf: logf}
+	// Rules that know a hung runtime are waited for; others may have no
+	// sample to fire on while the kubelet's /metrics times out.
 	if rules != "" {
-		h.Alerts = Alerts
+		if list, err := ReadRules(rules); err == nil {
+			for _, r := range list {
+				if r.Alert == AlertRuntimeHung {
+					h.Alerts = append(append([]string(nil), Alerts...), AlertRuntimeHung)
+				}
+			}
+		}
 	}
 	return h
 }
