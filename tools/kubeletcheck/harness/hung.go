@@ -188,6 +188,9 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 	var mu sync.Mutex
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	// The loops' requests end with the run, a patient one included.
+	ctx, cancelLoops := context.WithCancel(ctx)
+	defer cancelLoops()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -211,6 +214,12 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 		if !stopped {
 			stopped = true
 			close(done)
+			// A round in flight ends at its client timeouts; a patient
+			// request is cancelled.
+			go func() {
+				time.Sleep(2 * h.Every)
+				cancelLoops()
+			}()
 			wg.Wait()
 		}
 	}
