@@ -197,6 +197,66 @@ func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, wit
 	if tl.Logged[harness.PLEGUnhealthy] == nil {
 		t.Errorf("the kubelet never logged %q while containerd was frozen", harness.PLEGUnhealthy)
 	}
+	// Ready turns False first for the runtime's status check (its Status
+	// call waits the whole runtimeRequestTimeout, 2m), and names the PLEG
+	// only at the node status update after that (each waits 2m in the
+	// runtime's Version).
+	if f := tl.ReadyFalse; f == nil {
+		t.Errorf("the node's Ready never turned False while containerd was frozen")
+	} else {
+		if !strings.Contains(f.Ready.Message, "container runtime is down") {
+			t.Errorf("Ready turned False with %q; want \"container runtime is down\"", f.Ready.Message)
+		}
+		if d := f.Ready.At.Sub(run.Frozen); d < 110*time.Second {
+			t.Errorf("Ready turned False %.1fs after the freeze; want no sooner than the 2m runtimeRequestTimeout", d.Seconds())
+		}
+		if tl.ReadyPLEG != nil && tl.ReadyPLEG.Ready.At.Before(f.Ready.At) {
+			t.Errorf("Ready named the PLEG before it turned False for the runtime")
+		}
+	}
+	// Each endpoint: /metrics and /metrics/resource wait on the runtime,
+	// the others answer (a loaded machine may miss one in ten).
+	for _, e := range run.Endpoints() {
+		n := e.OK + e.TimedOut + e.Refused + e.Other
+		switch e.Path {
+		case "/metrics", "/metrics/resource":
+			if e.TimedOut < n*9/10 || e.Refused > 0 {
+				t.Errorf("%s during the freeze: %d timed out, %d refused of %d; want timeouts, none refused", e.Path, e.TimedOut, e.Refused, n)
+			}
+		default:
+			if e.OK < n*9/10 {
+				t.Errorf("%s during the freeze: %d of %d answered; want it to answer", e.Path, e.OK, n)
+			}
+		}
+	}
+	// Prometheus: the /metrics endpoint down with a scrape that ran to
+	// its timeout; /metrics/cadvisor up.
+	downSeen := false
+	for _, r := range run.Rounds {
+		if r.Start.Before(run.Frozen.Add(10*time.Second)) || !r.Start.Before(run.Thawed) {
+			continue
+		}
+		up, dur := r.Up(), r.Durations()
+		if up["/metrics/cadvisor"] == 0 && len(up) == 2 {
+			t.Errorf("round %d: up{metrics_path=\"/metrics/cadvisor\"} 0 during the freeze: %q", r.Index, r.TargetError("/metrics/cadvisor"))
+		}
+		if v, ok := up["/metrics"]; ok && v == 0 {
+			downSeen = true
+			if dur["/metrics"] < 2.5 || !strings.Contains(r.TargetError("/metrics"), "deadline exceeded") {
+				t.Errorf("round %d: up{metrics_path=\"/metrics\"} 0 with scrape_duration_seconds %v, error %q; want a scrape that ran to its timeout", r.Index, dur["/metrics"], r.TargetError("/metrics"))
+			}
+		}
+	}
+	if !downSeen {
+		t.Errorf("Prometheus never showed up{metrics_path=\"/metrics\"} 0 during the freeze")
+	}
+	// A request that waits gets its answer once the collectors' CRI
+	// calls run out of the 2m runtimeRequestTimeout.
+	if len(run.Patient) == 0 {
+		t.Errorf("no patient /metrics request")
+	} else if a := run.Patient[0]; a.Status != 200 || a.Took < 110*time.Second || a.Took > 140*time.Second {
+		t.Errorf("the first patient /metrics request: status %d after %s (%q); want 200 after about 2m", a.Status, a.Took, a.Err)
+	}
 	if tl.MetricsBack == nil {
 		t.Errorf("/metrics did not answer again after the thaw")
 	}
@@ -205,12 +265,12 @@ func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, wit
 	}
 	blocked := false
 	for _, d := range run.Dumps {
-		if h, _ := harness.BlockedMetrics(d.Text); len(h) > 0 {
+		if c, g, _ := harness.BlockedMetrics(d.Text); len(c) > 0 && len(g) > 0 {
 			blocked = true
 		}
 	}
 	if !blocked {
-		t.Errorf("no goroutine dump showed a handler waiting on a CRI call")
+		t.Errorf("no goroutine dump showed a metrics collector waiting on a CRI call and a handler waiting in Gather")
 	}
 	if !withRules {
 		return
@@ -341,8 +401,8 @@ func checkHungVerdicts(t *testing.T, run *harness.HungRun, tl *harness.HungTimel
 		}
 		node := filepath.Join(dir, "node.json")
 		os.WriteFile(node, o.Node, 0o644)
-		out, err := exec.Command(plegvetBin, "node", "-configz", configz, "-metrics-error", o.Err.Error(), "-metrics-waited", o.MetricsAnswer.Took.String(),
-			"-at", o.Start.UTC().Format(time.RFC3339Nano), "-node", node, "-last-metrics", last, "-json").CombinedOutput()
+		out, err := exec.Command(plegvetBin, "node", "-k8s", run.Release, "-configz", configz, "-metrics-error", o.Err.Error(), "-metrics-waited", o.MetricsAnswer.Took.String(),
+			"-at", o.Start.UTC().Format(time.RFC3339Nano), "-node", node, "-last-metrics", last, "-json").Output()
 		where := fmt.Sprintf("plegvet node on round %d (%+.1fs)", o.Index, o.Start.Sub(run.Frozen).Seconds())
 		state, runtime := jsonField(out, "health", "state"), jsonField(out, "health", "runtime")
 		want := "at-risk"

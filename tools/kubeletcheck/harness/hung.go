@@ -501,7 +501,10 @@ type Frame struct {
 	Func, File string
 }
 
-var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[`)
+var (
+	goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[`)
+	createdIn       = regexp.MustCompile(` in goroutine \d+$`)
+)
 
 // ParseGoroutines reads a /debug/pprof/goroutine?debug=2 dump.
 func ParseGoroutines(text string) []Goroutine {
@@ -525,7 +528,7 @@ func ParseGoroutines(text string) []Goroutine {
 				cur.Frames[n-1].File = f
 			}
 		default:
-			cur.Frames = append(cur.Frames, Frame{Func: l})
+			cur.Frames = append(cur.Frames, Frame{Func: createdIn.ReplaceAllString(l, "")})
 		}
 	}
 	return gs
@@ -551,9 +554,12 @@ func (g Goroutine) Trimmed() string {
 	args := regexp.MustCompile(`\([^()]*\)$`)
 	for _, f := range g.Frames {
 		fn := f.Func
+		if strings.Contains(fn, "k8s.io/apimachinery/pkg/util/wait.") || strings.Contains(fn, "go-restful") || strings.Contains(fn, "otelrestful") {
+			continue
+		}
 		keep := strings.Contains(fn, "k8s.io/") || strings.Contains(fn, "google.golang.org/grpc") ||
 			strings.Contains(fn, "prometheus/client_golang") || strings.Contains(fn, "ServeHTTP") ||
-			strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "internal/sync.")
+			strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "internal/sync.") || strings.HasPrefix(fn, "created by")
 		if !keep {
 			continue
 		}
@@ -576,20 +582,22 @@ func shortFile(f string) string {
 	return f
 }
 
-// BlockedMetrics returns the dump's goroutines serving a kubelet
-// endpoint (an HTTP handler's goroutine) that wait on a CRI call, and
-// the others that wait on one.
-func BlockedMetrics(text string) (handlers, others []Goroutine) {
+// BlockedMetrics returns the dump's goroutines that wait on a CRI call
+// for a kubelet endpoint (a metrics collector's, which an endpoint's
+// Gather runs in a goroutine of its own), the endpoint handlers that
+// wait in Gather for them, and the other goroutines that wait on a CRI
+// call (the relist, the node status, the runtime's status check, ...).
+func BlockedMetrics(text string) (collectors, gathers, others []Goroutine) {
 	for _, g := range ParseGoroutines(text) {
-		cri := g.Holds("cri-client") || g.Holds("cri-api") || g.Holds("remoteRuntimeService") || g.Holds("remoteImageService") || g.Holds("grpc.invoke")
-		if !cri {
-			continue
-		}
-		if g.Holds("net/http.(*conn).serve") {
-			handlers = append(handlers, g)
-		} else {
+		cri := g.Holds("cri-client") || g.Holds("cri-api") || g.Holds("grpc.invoke")
+		switch {
+		case cri && (g.Holds("metrics/collectors") || g.Holds("net/http")):
+			collectors = append(collectors, g)
+		case cri:
 			others = append(others, g)
+		case g.Holds("prometheus.(*Registry).Gather") && g.Holds("promhttp"):
+			gathers = append(gathers, g)
 		}
 	}
-	return handlers, others
+	return collectors, gathers, others
 }

@@ -33,7 +33,7 @@ func TestBlockedMetrics(t *testing.T) {
 	if len(gs) != 3 || len(gs[0].Frames) != 4 || gs[0].Frames[2].File != "/root/go/pkg/mod/k8s.io/cri-client@v0.37.2/pkg/remote_runtime.go:300" {
 		t.Fatalf("parsed %+v", gs)
 	}
-	h, o := BlockedMetrics(dump)
+	h, _, o := BlockedMetrics(dump)
 	if len(h) != 1 || len(o) != 1 || !strings.HasPrefix(o[0].Header, "goroutine 2 ") {
 		t.Fatalf("handlers %+v, others %+v", h, o)
 	}

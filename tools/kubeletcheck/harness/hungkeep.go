@@ -115,13 +115,13 @@ func (r *HungRun) Save(dir string) error {
 // first those serving an HTTP request (a kubelet endpoint's handler),
 // then the others.
 func (r *HungRun) BlockedText(d Dump) string {
-	handlers, others := BlockedMetrics(d.Text)
+	collectors, gathers, others := BlockedMetrics(d.Text)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %d goroutines in the dump taken %.0fs after the fault; %d handlers and %d others wait on a CRI call\n",
-		len(ParseGoroutines(d.Text)), d.Start.Sub(r.Frozen).Seconds(), len(handlers), len(others))
+	fmt.Fprintf(&b, "# %d goroutines in the dump taken %.0fs after the fault: %d metrics collectors wait on a CRI call, %d endpoint handlers wait in Gather for them, %d others wait on a CRI call\n",
+		len(ParseGoroutines(d.Text)), d.Start.Sub(r.Frozen).Seconds(), len(collectors), len(gathers), len(others))
 	seen := map[string]int{}
 	var order []string
-	for _, set := range [][]Goroutine{handlers, others} {
+	for _, set := range [][]Goroutine{collectors, gathers, others} {
 		for _, g := range set {
 			t := g.Trimmed()
 			// Goroutines alike but for their numbers and minutes are one.
@@ -185,7 +185,7 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 		}
 	}
 	for i := len(r.Dumps) - 1; i >= 0; i-- {
-		if h, _ := BlockedMetrics(r.Dumps[i].Text); len(h) > 0 {
+		if c, _, _ := BlockedMetrics(r.Dumps[i].Text); len(c) > 0 {
 			if err := write("blocked.txt", []byte(r.BlockedText(r.Dumps[i]))); err != nil {
 				return err
 			}

@@ -218,11 +218,11 @@ func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h
 		if d.Err != "" {
 			fmt.Fprintf(b, ", error %s", d.Err)
 		}
-		handlers, others := harness.BlockedMetrics(d.Text)
-		fmt.Fprintf(b, "; %d goroutines wait on a CRI call in HTTP handlers, %d elsewhere.\n", len(handlers), len(others))
+		collectors, gathers, others := harness.BlockedMetrics(d.Text)
+		fmt.Fprintf(b, "; %d metrics collectors wait on a CRI call, %d endpoint handlers wait in Gather for them, %d other goroutines wait on a CRI call.\n", len(collectors), len(gathers), len(others))
 	}
 	for i := len(run.Dumps) - 1; i >= 0; i-- {
-		if h, _ := harness.BlockedMetrics(run.Dumps[i].Text); len(h) > 0 {
+		if c, _, _ := harness.BlockedMetrics(run.Dumps[i].Text); len(c) > 0 {
 			fmt.Fprintf(b, "\nThe goroutines of the dump at %s that wait on the runtime, trimmed to Kubernetes', gRPC's, Prometheus's and net/http's handler frames (alike ones counted once):\n\n```\n%s```\n", at(run.Dumps[i].Start, run.Frozen), run.BlockedText(run.Dumps[i]))
 			break
 		}
