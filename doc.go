@@ -107,6 +107,19 @@ type (
 	RuntimeReport = answer.RuntimeReport
 	RuntimeServer = answer.RuntimeServer
 	RuntimeStep   = answer.RuntimeStep
+
+	// RuntimeHang is what a runtime that stops answering does to the node
+	// (Report.Health.RuntimeHang): the collectors /metrics waits on and
+	// the CRI calls they make, the CRI deadline, the Status loop, the
+	// runtime-down threshold, the node status update's runtime call.
+	RuntimeHang    = answer.RuntimeHang
+	HangStep       = answer.HangStep
+	HangValue      = answer.HangValue
+	HangCollector  = answer.HangCollector
+	Reach          = answer.Reach
+	Deadline       = answer.Deadline
+	NodeStatusCall = answer.NodeStatusCall
+	HangSummary    = answer.HangSummary
 )
 
 // Errors a library caller can test with errors.Is; the command line adds

@@ -3,6 +3,7 @@ package plegvet
 import (
 	"time"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/release"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	// SkipIndex reads a node's source (LoadNodeSource, Node) from the
 	// release itself even when plegvet's index holds it.
 	SkipIndex bool
+	// Scrape is how Prometheus scrapes the kubelets, which the rules of
+	// Alerts that read the scrape itself assume; zero means
+	// answer.DefaultScrapeLayout (kube-prometheus's).
+	Scrape answer.ScrapeLayout
 }
 
 // FetchOptions say how the go command that fetches released source (or
@@ -74,6 +79,6 @@ func (o FetchOptions) fetcher() release.Fetcher {
 func (o Options) internal() assemble.Options {
 	return assemble.Options{
 		Dir: o.Dir, Kubernetes: o.Kubernetes, Proto: o.Proto, CacheDir: o.CacheDir,
-		Fetch: o.Fetch.fetcher(), SkipIndex: o.SkipIndex, Index: nodeIndex,
+		Fetch: o.Fetch.fetcher(), SkipIndex: o.SkipIndex, Index: nodeIndex, Scrape: o.Scrape,
 	}
 }

@@ -17,8 +17,14 @@ type Alerts struct {
 	// Health is the tree's PLEG health rule, from the report: the
 	// annotations quote the kubelet's words from it; null when the report
 	// read none.
-	Health *Health     `json:"health"`
-	Rules  []AlertRule `json:"rules"`
+	Health *Health `json:"health"`
+	// Scrape is the scrape layout the rules assume; Window how far back
+	// a rule reads the last sample of a series the kubelet stopped
+	// exporting (a scrape of /metrics that times out makes every series
+	// stale), as a PromQL duration.
+	Scrape ScrapeLayout `json:"scrape"`
+	Window string       `json:"window"`
+	Rules  []AlertRule  `json:"rules"`
 	// Unwritten are the rules the tree's kubelet cannot be alerted on, and why.
 	Unwritten []Missing `json:"unwritten"`
 }
@@ -36,6 +42,10 @@ const (
 	AlertEventedGaveUp = "evented-gave-up"
 	// AlertRelistSlow: relists take longer than their period.
 	AlertRelistSlow = "relist-slow"
+	// AlertRuntimeHung: the kubelet is alive (an endpoint of it that
+	// calls no runtime answers) while its /metrics, whose collectors call
+	// the runtime, does not: the runtime does not answer its calls.
+	AlertRuntimeHung = "runtime-hung"
 )
 
 // The modes a rule is for (AlertRule.Mode): which threshold is in force.
@@ -64,6 +74,8 @@ const (
 	SignalConnectionErrors = "connection-errors"
 	// SignalRelistDuration: a quantile of kubelet_pleg_relist_duration_seconds.
 	SignalRelistDuration = "relist-duration"
+	// SignalScrape: Prometheus's own up series of the kubelet's targets.
+	SignalScrape = "scrape"
 )
 
 // AlertRule is one alerting rule and what it was built from.
@@ -103,6 +115,11 @@ type AlertRule struct {
 	// on the generic relist then; null when it restores nothing.
 	Fallback          *Value `json:"fallback,omitempty"`
 	FallbackThreshold *Value `json:"fallbackThreshold,omitempty"`
+	// Hang is what the tree's code says a hung runtime does: the chain
+	// from a collector registered on /metrics to a CRI call, the calls'
+	// deadline, the node status update's runtime call (runtime-hung
+	// only).
+	Hang *HangSummary `json:"hang,omitempty"`
 }
 
 // Files visits the answer's file names (Located).
@@ -124,5 +141,42 @@ func (a *Alerts) Files(visit FileVisitor) {
 			v.retries(f.After)
 			v.pos(f.Pos)
 		}
+		if h := r.Hang; h != nil {
+			for i := range h.Chain {
+				v.pos(&h.Chain[i].Pos)
+				v.pos(h.Chain[i].Decl)
+			}
+			for _, hv := range []*HangValue{h.Deadline, h.RuntimeDown, h.StatusPeriod} {
+				if hv != nil {
+					v.pos(hv.Decl)
+				}
+			}
+			if n := h.NodeStatus; n != nil {
+				v.pos(&n.Pos)
+				v.pos(n.SetterDecl)
+				v.pos(n.Call)
+			}
+		}
 	}
 }
+
+// ScrapeLayout is how Prometheus scrapes the kubelets, as the rules that
+// read the scrape itself (its up series) assume it: the usual
+// kube-prometheus layout scrapes each kubelet's /metrics and
+// /metrics/cadvisor as one job, told apart by a label holding the path.
+type ScrapeLayout struct {
+	// Job is the scrape job's name ("kubelet").
+	Job string `json:"job"`
+	// PathLabel is the label holding each target's metrics path
+	// ("metrics_path"); MetricsPath the kubelet's /metrics, whose
+	// collectors call the runtime, and AlivePath an endpoint of the same
+	// kubelet that calls none (/metrics/cadvisor), whose answer says the
+	// kubelet is alive. With PathLabel "", the runtime-hung rule is not
+	// written.
+	PathLabel   string `json:"pathLabel"`
+	MetricsPath string `json:"metricsPath"`
+	AlivePath   string `json:"alivePath"`
+}
+
+// DefaultScrapeLayout is kube-prometheus's.
+var DefaultScrapeLayout = ScrapeLayout{Job: "kubelet", PathLabel: "metrics_path", MetricsPath: "/metrics", AlivePath: "/metrics/cadvisor"}

@@ -1,6 +1,9 @@
 package answer
 
-import "github.com/plegvet/plegvet/plegperiods"
+import (
+	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/runtimehang"
+)
 
 // The health rule's parts are the pleg analyzer's own.
 type (
@@ -22,6 +25,28 @@ type (
 	Reconcile = plegperiods.Reconcile
 	// CodeStep is a step of the code: function, expression, position.
 	CodeStep = plegperiods.CodeStep
+	// RuntimeHang is what a runtime that stops answering does to the
+	// node: /metrics, the CRI deadline, the status loop, the node status.
+	RuntimeHang = runtimehang.Hang
+	// HangStep is one call of a chain to the runtime.
+	HangStep = runtimehang.Step
+	// HangValue is a duration of the hang, with its constant.
+	HangValue = runtimehang.Value
+	// Reach is one CRI call a collector's scrape makes, and its chain.
+	Reach = runtimehang.Reach
+	// HangCollector is one collector registered, and what a scrape calls.
+	HangCollector = runtimehang.Collector
+	// HangSummary is the hang in the few values a node's answer or the
+	// alerts consume (RuntimeHang.Summary).
+	HangSummary = runtimehang.Summary
+	// HangUnresolved is a call a hang's chain could not follow, and why.
+	HangUnresolved = runtimehang.Unresolved
+	// Deadline is the timeout the CRI client is built with.
+	Deadline = runtimehang.Deadline
+	// PerCall is the timeout a CRI client's method puts on its call.
+	PerCall = runtimehang.PerCall
+	// NodeStatusCall is the runtime call a node status setter makes.
+	NodeStatusCall = runtimehang.NodeStatusCall
 )
 
 func (v files) healthMessage(m *HealthMessage) {
@@ -77,4 +102,5 @@ func (v files) health(h *Health) {
 		v.codeStep(r.List)
 		v.codeStep(r.Compare)
 	}
+	h.RuntimeHang.Files(FileVisitor(v))
 }

@@ -100,6 +100,14 @@ const (
 	HealthUnknown = nodeverdict.HealthUnknown
 )
 
+// The runtime's states of a NodeHealth.
+const (
+	RuntimeStateAnswering = nodeverdict.RuntimeAnswering
+	RuntimeStateDown      = nodeverdict.RuntimeDown
+	RuntimeStateHung      = nodeverdict.RuntimeHung
+	RuntimeStateUnknown   = nodeverdict.RuntimeUnknown
+)
+
 // The verdicts of a NodeReport, as nodeverdict decides them.
 const (
 	Generic               = nodeverdict.Generic

@@ -230,3 +230,42 @@ func FuzzRelease(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadNode(f *testing.F) {
+	for _, s := range []string{
+		``, `null`, `{"kind": "Node"}`, nodeJSON("False", "KubeletNotReady", "container runtime is down"),
+		`{"kind": "List", "items": [{"kind": "List", "items": []}]}`, `{"kind": "Node", "status": {"conditions": [{"type": "Ready"}, {"type": "Ready"}]}}`,
+		`{"kind": "Node", "status": {"conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "x"}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := ReadNode("node.json", data)
+		checkRead(t, "node.json", n, err)
+		if n != nil {
+			// What a Ready message says is read without failing, whatever it holds.
+			if n.Ready != nil {
+				ReadReady(n.Ready.Message, words.Words)
+			}
+		}
+	})
+}
+
+func FuzzReadMetricsFailure(f *testing.F) {
+	for _, s := range []string{
+		"", "boom\n", "# scraped at 2026-12-03T06:45:01Z\n# waited 45s\ncontext deadline exceeded\n", "# waited 1h\r\nx\r\n", "#\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadMetricsFailure("metrics-error.txt", data)
+		checkRead(t, "metrics-error.txt", m, err)
+		if err == nil {
+			// What Format writes, ReadMetricsFailure reads back the same.
+			again, err := ReadMetricsFailure("again", m.Format())
+			if err != nil || again.Error != m.Error || again.Waited != m.Waited || again.Kind != m.Kind {
+				t.Fatalf("round trip of %q: %+v, %v", data, again, err)
+			}
+		}
+	})
+}

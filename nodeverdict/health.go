@@ -71,6 +71,11 @@ type HealthWords struct {
 	StaleFormat  string `json:"staleFormat"`
 	NeverFormat  string `json:"neverFormat"`
 	ErrorsFormat string `json:"errorsFormat"`
+	// RuntimeDown is how the kubelet's runtime errors say its runtime-up
+	// check has not succeeded within RuntimeDownAfter (the threshold
+	// cited: "30s = maxWaitForContainerRuntime (...)"); "" when not read.
+	RuntimeDown      string `json:"runtimeDown,omitempty"`
+	RuntimeDownAfter string `json:"runtimeDownAfter,omitempty"`
 }
 
 // NotHealthy is how the kubelet's runtime errors begin when this check

@@ -16,7 +16,7 @@ import (
 var (
 	threshold3m  = Threshold{Duration: 3 * time.Minute, Known: true, Cited: Cited{Value: "3m0s", Const: "genericPlegRelistThreshold", Decl: &srcpos.Pos{File: "pkg/kubelet/kubelet.go", Line: 216, Column: 2}}, Evidence: "3m0s = genericPlegRelistThreshold (pkg/kubelet/kubelet.go:216)"}
 	threshold10m = Threshold{Duration: 10 * time.Minute, Known: true, Cited: Cited{Value: "10m0s", Const: "eventedPlegRelistThreshold", Decl: &srcpos.Pos{File: "pkg/kubelet/kubelet.go", Line: 220, Column: 2}}, Evidence: "10m0s = eventedPlegRelistThreshold (pkg/kubelet/kubelet.go:220)"}
-	words        = HealthRule{Words: HealthWords{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v"}}
+	words        = HealthRule{Words: HealthWords{CheckName: "PLEG", StaleFormat: "pleg was last seen active %v ago; threshold is %v", NeverFormat: "pleg has yet to be successful", ErrorsFormat: "%s is not healthy: %v", RuntimeDown: "container runtime is down", RuntimeDownAfter: "30s = maxWaitForContainerRuntime (pkg/kubelet/kubelet.go:153)"}}
 	refreshed    = "the EventedPLEG health check sets it to the time of the check (pkg/kubelet/pleg/evented.go:179)"
 	rule36       = withThresholds(words, threshold3m, threshold10m, threshold3m, refreshed)
 	rule37       = withThresholds(words, threshold3m, threshold3m, Threshold{Why: "none"}, "")

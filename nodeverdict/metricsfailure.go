@@ -52,7 +52,8 @@ type MetricsFailure struct {
 // NewMetricsFailure is the failure of a request made at at (nil: not
 // known) that waited waited (0: not known) and got err's text.
 func NewMetricsFailure(text string, waited time.Duration, at *time.Time) *MetricsFailure {
-	f := &MetricsFailure{Error: strings.TrimSpace(text), Kind: FailureKind(text), At: at}
+	// One line, as a saved failure holds it.
+	f := &MetricsFailure{Error: strings.Join(strings.Fields(text), " "), Kind: FailureKind(text), At: at}
 	if waited > 0 {
 		f.Waited = waited.String()
 	}
@@ -111,7 +112,11 @@ func (f *MetricsFailure) Format() []byte {
 	if f.Waited != "" {
 		b.WriteString(WaitedComment + f.Waited + "\n")
 	}
-	b.WriteString(strings.Join(strings.Fields(f.Error), " ") + "\n")
+	line := strings.Join(strings.Fields(f.Error), " ")
+	if strings.HasPrefix(line, "#") {
+		line = " " + line // an error, not a comment
+	}
+	b.WriteString(line + "\n")
 	return b.Bytes()
 }
 

@@ -125,11 +125,6 @@ func jsonError(data []byte, err error) string {
 	return err.Error()
 }
 
-// RuntimeDownWords is how the kubelet's runtime errors say that its
-// runtime status check has not succeeded within its threshold, as the
-// Ready condition quotes them ("container runtime is down").
-const RuntimeDownWords = "container runtime is down"
-
 // ReadyReading is what a Ready condition's message says of the runtime
 // and the PLEG.
 type ReadyReading struct {
@@ -143,12 +138,14 @@ type ReadyReading struct {
 }
 
 // ReadReady reads a Ready condition's message with the kubelet's words
-// from its source: notHealthy begins a failed PLEG check ("PLEG is not
-// healthy: "), stale is the check's message past its threshold (two %v:
-// the elapsed time, the threshold); either "" when not known.
-func ReadReady(message, notHealthy, stale string) ReadyReading {
+// from its source (w): a failed PLEG check begins with w.NotHealthy()
+// ("PLEG is not healthy: "), its message past the threshold is
+// w.StaleFormat (two %v: the elapsed time, the threshold), and a runtime
+// down is said w.RuntimeDown; each not read when not known.
+func ReadReady(message string, w HealthWords) ReadyReading {
 	var r ReadyReading
-	r.RuntimeDown = strings.Contains(message, RuntimeDownWords)
+	notHealthy, stale := w.NotHealthy(), w.StaleFormat
+	r.RuntimeDown = w.RuntimeDown != "" && strings.Contains(message, w.RuntimeDown)
 	if notHealthy == "" {
 		return r
 	}

@@ -9,7 +9,6 @@ package nodeverdict
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -29,6 +28,10 @@ const (
 	RuntimeUnknown = "unknown"
 )
 
+// deadlineFraction of runtimeRequestTimeout is a call's whole deadline,
+// as the duration histogram's buckets can show it.
+const deadlineFraction = 0.9
+
 // decideHealth is the PLEG's health and the runtime's state.
 func (d *decider) decideHealth() Health {
 	if d.in.Failure != nil {
@@ -45,16 +48,29 @@ func (d *decider) decideHealth() Health {
 // answered.
 func (d *decider) runtimeAnswered(h *Health) {
 	h.Runtime = RuntimeUnknown
-	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && strings.Contains(n.Ready.Message, RuntimeDownWords) {
+	m := d.in.Metrics
+	if t := d.in.RequestTimeout; t > 0 && h.State != Healthy {
+		// A call that took its whole deadline waited on a runtime that
+		// did not answer: a hang, past or present (the histogram counts
+		// since the kubelet started).
+		for _, op := range []string{OpListPodSandbox, OpListContainers, OpPodSandboxStatus, OpContainerStatus, OpStatus} {
+			o := m.RuntimeOperations[op]
+			if n, over, ok := o.Duration.above(deadlineFraction * t.Seconds()); ok && n > 0 {
+				h.Runtime = RuntimeHung
+				h.Evidence = append(h.Evidence, fmt.Sprintf("the runtime is taken for hung: %d %s calls took more than %s, near their whole deadline (runtimeRequestTimeout %s, from configz), since the kubelet started (%s)", n, op, bound(over), t, MetricRuntimeOperationsDuration))
+				return
+			}
+		}
+	}
+	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
 		h.Runtime = RuntimeDown
-		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+RuntimeDownWords+"\"")
+		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+d.in.Health.Words.RuntimeDown+"\"")
 		return
 	}
 	switch h.State {
 	case Healthy:
 		h.Runtime = RuntimeAnswering
 	case Unhealthy, AtRisk:
-		m := d.in.Metrics
 		for _, op := range []string{OpListPodSandbox, OpListContainers, OpStatus} {
 			if o := m.RuntimeOperations[op]; o.Errors != nil && *o.Errors > 0 {
 				h.Runtime = RuntimeDown
@@ -159,7 +175,7 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 	}
 	rc := n.Ready
 	words := d.in.Health.Words
-	r := ReadReady(rc.Message, words.NotHealthy(), words.StaleFormat)
+	r := ReadReady(rc.Message, words)
 	cond := fmt.Sprintf("the Node object's Ready condition is %s", rc.Status)
 	if rc.Reason != "" {
 		cond += " (" + rc.Reason + ")"
@@ -176,6 +192,9 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 		}
 	}
 	if rc.Status != "False" || (!r.RuntimeDown && !r.PLEGUnhealthy) {
+		if rc.Status == "False" && words.RuntimeDown == "" && words.NotHealthy() == "" {
+			cond += "; the kubelet's words for a runtime down or a PLEG not healthy are not known from this source, so the message is not read"
+		}
 		h.Evidence = append(h.Evidence, cond)
 		return false
 	}
@@ -186,7 +205,11 @@ func (d *decider) readReady(h *Health, th Threshold) bool {
 			cond += ", last seen active " + r.Elapsed + " ago"
 		}
 	default:
-		cond += ": the kubelet declared its runtime down (its runtime-up check has not succeeded within its threshold), and skips pod synchronization"
+		within := "its threshold"
+		if words.RuntimeDownAfter != "" {
+			within = words.RuntimeDownAfter
+		}
+		cond += ": the kubelet declared its runtime down (its runtime-up check has not succeeded within " + within + "), and skips pod synchronization"
 	}
 	h.Evidence = append(h.Evidence, cond)
 	if h.State != Unhealthy {

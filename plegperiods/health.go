@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
+	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -33,6 +34,12 @@ type Health struct {
 	// Reconcile is how the generic PLEG's relist reconciles: it lists all
 	// and compares with the previous listing; null when not found.
 	Reconcile *Reconcile `json:"reconcile"`
+	// RuntimeHang is what a runtime that stops answering does to the
+	// node (runtimehang): the collectors /metrics then waits on, the CRI
+	// call's deadline, the runtime Status loop and the node status
+	// update's runtime call. The report fills it in from the packages read
+	// beside pkg/kubelet; null (absent) in an answer that does not read them.
+	RuntimeHang *runtimehang.Hang `json:"runtimeHang,omitempty"`
 	// Unknown says why the health rule matches no known shape; "" when it does.
 	Unknown string `json:"unknown,omitempty"`
 	// Consequence is what the rule means for a node, in one sentence,

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/plegvet/plegvet"
+	answ "github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 )
 
@@ -19,10 +20,20 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return nil
 	})
+	layout := answ.DefaultScrapeLayout
+	fs.StringVar(&layout.Job, "job", layout.Job, "the `name` of the Prometheus job scraping the kubelets")
+	fs.StringVar(&layout.PathLabel, "path-label", layout.PathLabel, "the `label` telling the kubelet's endpoints apart within the job (kube-prometheus's metrics_path); \"\" when it scrapes /metrics alone: a hung runtime then cannot be told from a kubelet that is gone, and no KubeletRuntimeHung rule is written")
+	fs.StringVar(&layout.MetricsPath, "metrics-path", layout.MetricsPath, "the path-label's `value` for the kubelet's /metrics, whose collectors call the runtime")
+	fs.StringVar(&layout.AlivePath, "alive-path", layout.AlivePath, "the path-label's `value` for an endpoint of the same kubelet that calls no runtime, whose answer says the kubelet is alive")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	rules, err := plegvet.Alerts(ctx, src.options(stderr))
+	if layout.Job == "" {
+		return usageError(stderr, "alerts", "-job: want the name of the job scraping the kubelets")
+	}
+	opts := src.options(stderr)
+	opts.Scrape = layout
+	rules, err := plegvet.Alerts(ctx, opts)
 	if err != nil {
 		return fail(stderr, "alerts", err)
 	}

@@ -86,6 +86,25 @@ func TestAlertRulesPromtool(t *testing.T) {
 		{name: "gate off, relist hung at 5m", capture: gateOn, gate: &off, period: time.Second, stopAt: 5 * time.Minute,
 			evals: []eval{{at: 6 * time.Minute}, {at: 7*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 2m 31s; the kubelet's threshold is 3m0s"}},
 				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 31s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + lateLookAlike}}}},
+		// A runtime hung for 4m, as in the field (the look-alike's code
+		// shows no /metrics waiting on the runtime: no runtime-hung rule;
+		// -k8s v1.37.2's below has it): the relists that waited
+		// on it are counted at the first scrape after, within 5m of the
+		// last scrape before, so the histogram's rate holds them.
+		{name: "gate off, runtime hung from 5m to 9m, /metrics dark", capture: gateOn, gate: &off, period: time.Second,
+			stopAt: 5 * time.Minute, resumeAt: 9 * time.Minute, darkFrom: 5 * time.Minute, darkUntil: 9 * time.Minute, waited: 5,
+			evals: []eval{{at: 5*time.Minute + 30*time.Second},
+				{at: 6*time.Minute + 30*time.Second},
+				// The last scrape that answered (4m45s) saw the last relist
+				// at 4m45s: the time since is counted from it.
+				{at: 7*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 2m 45s; the kubelet's threshold is 3m0s"}},
+				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 45s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + lateLookAlike}},
+				// Not even a pending relist-slow alert after.
+				{at: 9*time.Minute + 30*time.Second, quiet: []string{"PLEGRelistSlow"}}, {at: 11 * time.Minute, quiet: []string{"PLEGRelistSlow"}},
+				{at: 13 * time.Minute, quiet: []string{"PLEGRelistSlow"}}, {at: 19 * time.Minute, quiet: []string{"PLEGRelistSlow"}}}},
+		{name: "gate off, kubelet gone from 5m to 10m", capture: gateOn, gate: &off, period: time.Second,
+			stopAt: 5 * time.Minute, resumeAt: 10 * time.Minute, darkFrom: 5 * time.Minute, darkUntil: 10 * time.Minute, gone: true,
+			evals: []eval{{at: 6*time.Minute + 30*time.Second}, {at: 9*time.Minute + 30*time.Second}, {at: 10*time.Minute + 30*time.Second}}},
 		{name: "gate off, relists of 2s from 5m", capture: gateOn, gate: &off, period: time.Second, slowFrom: 5 * time.Minute,
 			evals: []eval{{at: 8 * time.Minute}, {at: 16 * time.Minute, firing: []string{"PLEGRelistSlow/gate-off: PLEG relist slow: its 0.99 quantile duration is 2.485s, above its period 1s"}}}},
 		{name: "gate on, healthy, last-seen overwritten", capture: gateOn, gate: &on, period: 5 * time.Minute, lastSeenIsNow: true,
@@ -114,7 +133,10 @@ func TestAlertRulesReleases(t *testing.T) {
 	real := func(parts ...string) string {
 		return filepath.Join(append([]string{"..", "..", "nodeverdict", "testdata", "real"}, parts...)...)
 	}
-	const gaveUp = "EventedPLEGGaveUp/gate-on: EventedPLEG gave up: its CRI event stream failed 5 times; the limit is 5 = eventedPlegMaxStreamRetries"
+	const (
+		gaveUp = "EventedPLEGGaveUp/gate-on: EventedPLEG gave up: its CRI event stream failed 5 times; the limit is 5 = eventedPlegMaxStreamRetries"
+		hung   = "KubeletRuntimeHung/always: Container runtime hung: the kubelet answers /metrics/cadvisor, but its /metrics has not answered for 1m0s"
+	)
 	for _, tc := range []struct {
 		version   string
 		scenarios []scenario
@@ -137,6 +159,17 @@ func TestAlertRulesReleases(t *testing.T) {
 						"PLEGUnhealthy/always: PLEG is not healthy: pleg was last seen active 3m 31s ago; threshold is 3m0s"}}}},
 			{name: "a v1.36 kubelet", capture: real("v1.36.5", "gate-on-debian", "000.txt"), period: time.Second, stopAt: 5 * time.Minute,
 				evals: []eval{{at: 9 * time.Minute}}},
+			{name: "runtime hung from 5m to 10m, /metrics dark", capture: real("v1.37.2", "runtime-restart", "030.txt"), period: time.Second,
+				stopAt: 5 * time.Minute, resumeAt: 10 * time.Minute, darkFrom: 5 * time.Minute, darkUntil: 10 * time.Minute,
+				evals: []eval{{at: 4 * time.Minute, firing: []string{gaveUp}},
+					{at: 6*time.Minute + 30*time.Second, firing: []string{hung}},
+					{at: 8*time.Minute + 30*time.Second, firing: []string{hung,
+						"PLEGRelistStalled/always: PLEG relist stalled: no successful relist for 3m 45s; the kubelet's threshold is 3m0s",
+						"PLEGUnhealthy/always: PLEG is not healthy: pleg was last seen active 3m 45s ago; threshold is 3m0s"}},
+					{at: 10*time.Minute + 30*time.Second, firing: []string{gaveUp}}, {at: 19 * time.Minute, firing: []string{gaveUp}}}},
+			{name: "kubelet gone from 5m to 10m", capture: real("v1.37.2", "runtime-restart", "030.txt"), period: time.Second,
+				stopAt: 5 * time.Minute, resumeAt: 10 * time.Minute, darkFrom: 5 * time.Minute, darkUntil: 10 * time.Minute, gone: true,
+				evals: []eval{{at: 4 * time.Minute, firing: []string{gaveUp}}, {at: 6*time.Minute + 30*time.Second}, {at: 9*time.Minute + 30*time.Second}}},
 		}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
@@ -182,7 +215,17 @@ type scenario struct {
 	lastSeenIsNow bool
 	// slowFrom is when relists start taking 2s.
 	slowFrom time.Duration
-	evals    []eval
+	// darkFrom to darkUntil, the kubelet's /metrics does not answer: its
+	// series go stale and its up is 0, while its /metrics/cadvisor
+	// answers (a hung runtime) unless gone (the kubelet is gone). With
+	// resumeAt, relists stopped at stopAt succeed again from then, the
+	// one that waited observed in the histogram's +Inf bucket alone.
+	darkFrom, darkUntil, resumeAt time.Duration
+	gone                          bool
+	// waited relists, each of which waited on the hung runtime for its
+	// whole deadline, are counted when the scrape answers again.
+	waited int
+	evals  []eval
 }
 
 // eval expects, at a time, the alerts firing as "ALERTNAME/pleg_mode:
@@ -190,6 +233,9 @@ type scenario struct {
 type eval struct {
 	at     time.Duration
 	firing []string
+	// quiet are alerts whose expression must hold for no series at at:
+	// not even pending.
+	quiet []string
 }
 
 const (
@@ -197,7 +243,12 @@ const (
 	horizon = 20 * time.Minute
 )
 
-var kubeletLabels = map[string]string{"instance": "node-a:10250", "job": "kubelet"}
+// kubeletLabels are a kubelet /metrics target's, in kube-prometheus's
+// layout (one job, the path in metrics_path).
+var kubeletLabels = map[string]string{"instance": "node-a:10250", "job": "kubelet", "metrics_path": "/metrics"}
+
+// alertNames are the alerts every eval checks.
+var alertNames = []string{"PLEGRelistStalled", "PLEGUnhealthy", "EventedPLEGGaveUp", "PLEGRelistSlow", "KubeletRuntimeHung"}
 
 func runPromtoolTests(t *testing.T, tool, dir, rules string, scenarios []scenario) {
 	t.Helper()
@@ -214,12 +265,19 @@ func runPromtoolTests(t *testing.T, tool, dir, rules string, scenarios []scenari
 		Alertname string     `yaml:"alertname"`
 		ExpAlerts []expAlert `yaml:"exp_alerts"`
 	}
+	type exprTest struct {
+		Expr       string `yaml:"expr"`
+		EvalTime   string `yaml:"eval_time"`
+		ExpSamples []any  `yaml:"exp_samples"`
+	}
 	type group struct {
 		Name        string      `yaml:"name"`
 		Interval    string      `yaml:"interval"`
 		InputSeries []series    `yaml:"input_series"`
 		Tests       []alertTest `yaml:"alert_rule_test"`
+		ExprTests   []exprTest  `yaml:"promql_expr_test,omitempty"`
 	}
+	exprs := ruleExprs(t, rules)
 	file := struct {
 		RuleFiles []string `yaml:"rule_files"`
 		Eval      string   `yaml:"evaluation_interval"`
@@ -231,7 +289,7 @@ func runPromtoolTests(t *testing.T, tool, dir, rules string, scenarios []scenari
 			g.InputSeries = append(g.InputSeries, series{s.name, s.values})
 		}
 		for _, ev := range sc.evals {
-			for _, name := range []string{"PLEGRelistStalled", "PLEGUnhealthy", "EventedPLEGGaveUp", "PLEGRelistSlow"} {
+			for _, name := range alertNames {
 				at := alertTest{EvalTime: model.Duration(ev.at).String(), Alertname: name, ExpAlerts: []expAlert{}}
 				for _, f := range ev.firing {
 					labelled, summary, _ := strings.Cut(f, ": ")
@@ -240,10 +298,21 @@ func runPromtoolTests(t *testing.T, tool, dir, rules string, scenarios []scenari
 						for k, v := range kubeletLabels {
 							labels[k] = v
 						}
+						if name == "PLEGRelistSlow" { // a sum by instance, job and le
+							delete(labels, "metrics_path")
+						}
 						at.ExpAlerts = append(at.ExpAlerts, expAlert{labels, map[string]string{"summary": summary}})
 					}
 				}
 				g.Tests = append(g.Tests, at)
+			}
+			for _, name := range ev.quiet {
+				if len(exprs[name]) == 0 {
+					t.Fatalf("%s: no rule %s", sc.name, name)
+				}
+				for _, e := range exprs[name] {
+					g.ExprTests = append(g.ExprTests, exprTest{Expr: e, EvalTime: model.Duration(ev.at).String(), ExpSamples: []any{}})
+				}
 			}
 		}
 		file.Tests = append(file.Tests, g)
@@ -259,6 +328,33 @@ func runPromtoolTests(t *testing.T, tool, dir, rules string, scenarios []scenari
 	if out, err := exec.Command(tool, "test", "rules", tests).CombinedOutput(); err != nil {
 		t.Fatalf("promtool test rules: %v\n%s", err, out)
 	}
+}
+
+// ruleExprs are a rules file's expressions, by alert.
+func ruleExprs(t *testing.T, rules string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Groups []struct {
+			Rules []struct {
+				Alert string `yaml:"alert"`
+				Expr  string `yaml:"expr"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			m[r.Alert] = append(m[r.Alert], r.Expr)
+		}
+	}
+	return m
 }
 
 // withoutDescriptions writes a copy of a rules file whose rules keep
@@ -294,7 +390,7 @@ func withoutDescriptions(t *testing.T, dir, rules string) string {
 }
 
 func severity(alert string) string {
-	if alert == "PLEGUnhealthy" {
+	if alert == "PLEGUnhealthy" || alert == "KubeletRuntimeHung" {
 		return "critical"
 	}
 	return "warning"
@@ -319,9 +415,41 @@ func (sc scenario) series(t *testing.T) []namedSeries {
 		t.Fatalf("%s: %v", sc.capture, err)
 	}
 	var out []namedSeries
-	constant := func(name string, m *dto.Metric, v float64) {
-		out = append(out, namedSeries{selector(name, m, nil), fmt.Sprintf("%sx%d", num(v), steps())})
+	// dark writes a /metrics series' value at step i: stale at the first
+	// scrape that failed, none after, until it answers again.
+	dark := func(i int, v string) string {
+		at := time.Duration(i) * scrape
+		switch {
+		case sc.darkFrom == 0 || at < sc.darkFrom || at >= sc.darkUntil:
+			return v
+		case at-scrape < sc.darkFrom:
+			return "stale"
+		}
+		return "_"
 	}
+	step := func(value func(at time.Duration) float64) string {
+		vs := make([]string, steps()+1)
+		for i := range vs {
+			vs[i] = dark(i, num(value(time.Duration(i)*scrape)))
+		}
+		return strings.Join(vs, " ")
+	}
+	constant := func(name string, m *dto.Metric, v float64) {
+		out = append(out, namedSeries{selector(name, m, nil), step(func(time.Duration) float64 { return v })})
+	}
+	// Prometheus's own series of the two targets.
+	up := func(path string, down bool) namedSeries {
+		vs := make([]string, steps()+1)
+		for i := range vs {
+			at := time.Duration(i) * scrape
+			vs[i] = "1"
+			if down && sc.darkFrom > 0 && at >= sc.darkFrom && at < sc.darkUntil {
+				vs[i] = "0"
+			}
+		}
+		return namedSeries{selector("up", nil, map[string]string{"metrics_path": path}), strings.Join(vs, " ")}
+	}
+	out = append(out, up("/metrics", true), up("/metrics/cadvisor", sc.gone))
 	for _, m := range fams["kubernetes_feature_enabled"].GetMetric() {
 		v := m.GetGauge().GetValue()
 		if hasLabel(m, "name", "EventedPLEG") && sc.gate != nil {
@@ -340,14 +468,7 @@ func (sc scenario) series(t *testing.T) []namedSeries {
 		constant("kubelet_evented_pleg_connection_error_count", m, v)
 	}
 	// The kubelet started a second before the test.
-	out = append(out, namedSeries{selector("process_start_time_seconds", nil, nil), fmt.Sprintf("-1x%d", steps())})
-	step := func(value func(at time.Duration) float64) string {
-		vs := make([]string, steps()+1)
-		for i := range vs {
-			vs[i] = num(value(time.Duration(i) * scrape))
-		}
-		return strings.Join(vs, " ")
-	}
+	out = append(out, namedSeries{selector("process_start_time_seconds", nil, nil), step(func(time.Duration) float64 { return -1 })})
 	out = append(out, namedSeries{selector("kubelet_pleg_last_seen_seconds", nil, nil), step(sc.lastSeen)})
 	hist := fams["kubelet_pleg_relist_duration_seconds"]
 	if hist == nil || len(hist.GetMetric()) != 1 {
@@ -358,6 +479,9 @@ func (sc scenario) series(t *testing.T) []namedSeries {
 		out = append(out, namedSeries{selector("kubelet_pleg_relist_duration_seconds_bucket", nil, map[string]string{"le": num(le)}), step(func(at time.Duration) float64 {
 			if sc.slowFrom > 0 && at > sc.slowFrom && le < 2 {
 				return sc.relists(sc.slowFrom)
+			}
+			if sc.resumeAt > 0 && at >= sc.resumeAt {
+				return sc.relists(at) - float64(sc.waited) // those that waited
 			}
 			return sc.relists(at)
 		})})
@@ -379,6 +503,9 @@ func steps() int { return int(horizon / scrape) }
 
 // relists is how many relists have completed by at.
 func (sc scenario) relists(at time.Duration) float64 {
+	if sc.resumeAt > 0 && at >= sc.resumeAt {
+		return sc.relists(sc.stopAt) + float64(sc.waited) + math.Floor(float64(at-sc.resumeAt)/float64(sc.period))
+	}
 	if sc.stopAt > 0 && at > sc.stopAt && !sc.failFast {
 		at = sc.stopAt
 	}
@@ -394,6 +521,9 @@ func (sc scenario) relists(at time.Duration) float64 {
 func (sc scenario) lastSeen(at time.Duration) float64 {
 	if sc.lastSeenIsNow {
 		return at.Seconds()
+	}
+	if sc.resumeAt > 0 && at >= sc.resumeAt {
+		return at.Truncate(sc.period).Seconds()
 	}
 	if sc.stopAt > 0 && at >= sc.stopAt {
 		at = sc.stopAt - time.Nanosecond

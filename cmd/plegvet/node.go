@@ -23,7 +23,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opts.MetricsWaited, "metrics-waited", 0, "with -metrics-error, how long the request waited before it failed")
 	fs.StringVar(&opts.MetricsErrorFile, "metrics-error-file", "", "`file` holding a failed metrics request as kubectl pleg --save keeps it (metrics-error.txt), instead of -metrics and -metrics-error")
 	fs.StringVar(&opts.LastMetrics, "last-metrics", "", "with -metrics-error, a `file` holding the last scrape that answered, with its \"# scraped at\" line")
-	fs.StringVar(&opts.Node, "node", "", "`file` holding the Node object, kubectl get node NODE -o json: its Ready condition says whether the kubelet declared its runtime down or its PLEG unhealthy")
+	fs.StringVar(&opts.Node, "node", "", "`file` holding the Node object, kubectl get node NODE --output=json: its Ready condition says whether the kubelet declared its runtime down or its PLEG unhealthy")
 	fs.StringVar(&opts.Crictl, "crictl", "", "`file` holding what crictl version prints on the node (crictl version > crictl.txt: its Name:  value lines; JSON or YAML of the same fields also do)")
 	fs.BoolVar(&opts.SkipRuntimeSource, "skip-runtime-source", false, "with -crictl, do not fetch the runtime's source to read whether it can stream container events")
 	fs.StringVar(&opts.KubeletVersion, "kubelet-version", "", "the kubelet's `version` (v1.36.1), when the metrics lack kubernetes_build_info or are wrong; with -k8s or -C and neither, a kubelet that does not say its release is read at the source's")

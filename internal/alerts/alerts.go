@@ -43,7 +43,28 @@ const (
 	nameUnhealthy = "PLEGUnhealthy"
 	nameGaveUp    = "EventedPLEGGaveUp"
 	nameSlow      = "PLEGRelistSlow"
+	nameHung      = "KubeletRuntimeHung"
 )
+
+// A hung runtime makes the kubelet's /metrics wait with it: the scrape
+// times out and Prometheus marks every series of the target stale, so an
+// instant selector finds nothing until the runtime answers again. The
+// rules read the last sample within a window instead: at least
+// minWindow, and at least windowPerThreshold times the longest
+// threshold, so that the last sample before the hang stays in it well
+// past the threshold; a kubelet whose target is gone (its node removed)
+// has no up series, and its rules stop at once.
+const (
+	minWindow          = time.Hour
+	windowPerThreshold = 2
+)
+
+// The runtime-hung rule fires once the kubelet's /metrics has failed,
+// while the same kubelet answered an endpoint that calls no runtime, for
+// hungFor: a minute of failed scrapes is no passing overload, and it
+// leaves the alert a minute before the node turns NotReady (the node
+// status update waits for a runtime call's whole deadline, 2m by default).
+const hungFor = time.Minute
 
 // join matches a kubelet's series with its other series: the same
 // scrape target.
@@ -55,20 +76,24 @@ type mode struct {
 	name              string
 	period, threshold *answer.Value
 	hiddenBy          *answer.HealthCheck
-	selector          string // appended to each expression: " and on(...) ..."
+	selector          string        // appended to each expression: " and on(...) ..."
+	window            time.Duration // see lastSampleWindow
+	alive             string        // see alive
 	// check is the health check failing at threshold, and message the
 	// error it then returns; nil when none was read.
 	check   *answer.HealthRule
 	message *answer.HealthMessage
 }
 
-// Build writes the rules for rep's kubelets.
-func Build(rep *answer.Report) *answer.Alerts {
-	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Health: rep.Health, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
+// Build writes the rules for rep's kubelets, scraped as layout says.
+func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
+	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Health: rep.Health, Scrape: layout, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
+	w := lastSampleWindow(rep)
+	a.Window = window(w)
 	scope := ""
 	if mm := semver.MajorMinor(rep.Source.KubernetesVersion); mm != "" {
 		a.Minor = mm
-		scope = fmt.Sprintf(" and %s kubernetes_build_info{git_version=~%q}", join, strings.ReplaceAll(mm, ".", "[.]")+"[.].*")
+		scope = fmt.Sprintf(" and %s %s", join, lastSample(fmt.Sprintf("kubernetes_build_info{git_version=~%q}", strings.ReplaceAll(mm, ".", "[.]")+"[.].*"), w))
 	}
 	a.Group = strings.TrimSuffix("plegvet-pleg-"+a.Minor, "-")
 	r := rep.Relist
@@ -82,16 +107,68 @@ func Build(rep *answer.Report) *answer.Alerts {
 	if r.GateUnresolved != nil {
 		unwritten(a, "gate-on", "the test deciding the evented PLEG could not be followed to a feature gate; the rules hold for the gate-off relist only")
 	}
-	for _, m := range modes(rep) {
+	for _, m := range modes(rep, w) {
 		m.selector += scope
+		m.window, m.alive = w, alive(layout)
 		m.check = failingCheck(rep.Health, m)
 		m.message = thresholdMessage(m.check)
 		elapsed(a, m, answer.AlertStalled)
 		elapsed(a, m, answer.AlertUnhealthy)
-		slow(a, m)
+		slow(a, m, layout)
 	}
 	gaveUp(a, rep, scope)
+	runtimeHung(a, layout, scope, rep.Health)
 	return a
+}
+
+// lastSampleWindow is the window the rules read a stale series' last
+// sample in: minWindow, or windowPerThreshold times the longest
+// threshold rep reads when that is longer.
+func lastSampleWindow(rep *answer.Report) time.Duration {
+	w := time.Duration(minWindow)
+	if r := rep.Relist; r != nil {
+		for _, v := range []*answer.Value{r.GateOff.Threshold, gateOnThreshold(r)} {
+			if d, ok := v.Duration(); ok {
+				w = max(w, windowPerThreshold*d)
+			}
+		}
+	}
+	return w
+}
+
+func gateOnThreshold(r *answer.Relist) *answer.Value {
+	if r.GateOn == nil {
+		return nil
+	}
+	return r.GateOn.Threshold
+}
+
+// lastSample is series' last sample within w: what it was when the
+// target last answered.
+func lastSample(series string, w time.Duration) string {
+	return fmt.Sprintf("last_over_time(%s[%s])", series, window(w))
+}
+
+// alive holds for a kubelet that answers one of its targets: its
+// /metrics, or, while a hung runtime makes that wait, its endpoint that
+// calls no runtime. A kubelet that is gone answers neither, and the last
+// samples of its series are no PLEG's. Without a layout telling the two
+// endpoints apart, a target still scraped (up, whatever its value) holds:
+// a hung runtime's kubelet is then not told from a gone one.
+func alive(layout answer.ScrapeLayout) string {
+	if layout.Job == "" || layout.PathLabel == "" || layout.AlivePath == "" {
+		return "up"
+	}
+	return "max by (instance, job) (up) == 1"
+}
+
+// up selects the up series of layout's targets at path ("": any).
+func up(layout answer.ScrapeLayout, path string) string {
+	sel := fmt.Sprintf("job=%q", layout.Job)
+	if path != "" && layout.PathLabel != "" {
+		sel += fmt.Sprintf(", %s=%q", layout.PathLabel, path)
+	}
+	return "up{" + sel + "}"
 }
 
 func unwritten(a *answer.Alerts, part, format string, args ...any) {
@@ -102,7 +179,7 @@ func unwritten(a *answer.Alerts, part, format string, args ...any) {
 // the gate changes neither the threshold nor what last-seen shows; else
 // gate off, gate on and, when the evented PLEG restores a threshold after
 // its stream fails for good, the fallback.
-func modes(rep *answer.Report) []mode {
+func modes(rep *answer.Report, w time.Duration) []mode {
 	r, off := rep.Relist, rep.Relist.GateOff
 	on := r.GateOn
 	var hidden *answer.HealthCheck
@@ -112,13 +189,13 @@ func modes(rep *answer.Report) []mode {
 	if r.Gate == nil || on == nil || (sameValue(on.Threshold, off.Threshold) && hidden == nil) {
 		return []mode{{name: answer.ModeAlways, period: off.Period, threshold: off.Threshold}}
 	}
-	gateOn := fmt.Sprintf("%s{name=%q} == 1", "kubernetes_feature_enabled", r.Gate.Name)
+	gateOn := lastSample(fmt.Sprintf("%s{name=%q}", "kubernetes_feature_enabled", r.Gate.Name), w) + " == 1"
 	ms := []mode{
 		{name: answer.ModeGateOff, period: off.Period, threshold: off.Threshold, selector: fmt.Sprintf(" unless %s %s", join, gateOn)},
 		{name: answer.ModeGateOn, period: on.Period, threshold: on.Threshold, hiddenBy: hidden, selector: fmt.Sprintf(" and %s %s", join, gateOn)},
 	}
 	if on.Fallback.Resolved() && on.FallbackThreshold.Resolved() && retries(on.MaxStreamRetries) > 0 {
-		fellBack := fmt.Sprintf("kubelet_evented_pleg_connection_error_count >= %d", retries(on.MaxStreamRetries))
+		fellBack := fmt.Sprintf("%s >= %d", lastSample("kubelet_evented_pleg_connection_error_count", w), retries(on.MaxStreamRetries))
 		ms[1].selector += fmt.Sprintf(" unless %s %s", join, fellBack)
 		ms = append(ms, mode{name: answer.ModeFallback, period: on.Fallback, threshold: on.FallbackThreshold, hiddenBy: hidden,
 			selector: fmt.Sprintf(" and %s %s and %s %s", join, gateOn, join, fellBack)})
@@ -202,8 +279,14 @@ func window(d time.Duration) string {
 }
 
 // lastSeen is the kubelet's own elapsed time since its last successful
-// relist; 0 means no health poll has set it yet, which is no stall.
-const lastSeen = "time() - (kubelet_pleg_last_seen_seconds > 0)"
+// relist, from the newest value the gauge had within w: while the
+// kubelet's /metrics does not answer (a hung runtime), the value it had
+// when it last did, which the time since only grows past; 0 means no
+// health poll has set it yet, which is no stall. The rule holds while the
+// kubelet's target is still scraped (its up series, whatever its value).
+func lastSeen(w time.Duration) string {
+	return fmt.Sprintf("time() - (max_over_time(kubelet_pleg_last_seen_seconds[%s]) > 0)", window(w))
+}
 
 // progressStopped holds where no relist completed over w (a relist hung
 // in the runtime's list call or in the cache update after it) in a kubelet
@@ -228,7 +311,7 @@ func elapsedRule(m mode, at time.Duration) answer.AlertRule {
 		r.Check = m.check.Name
 	}
 	if m.hiddenBy == nil {
-		r.Signal, r.Expr = answer.SignalLastSeen, fmt.Sprintf("(%s > %s)%s", lastSeen, seconds(at), m.selector)
+		r.Signal, r.Expr = answer.SignalLastSeen, fmt.Sprintf("(%s > %s) and %s (%s)%s", lastSeen(m.window), seconds(at), join, m.alive, m.selector)
 	} else {
 		r.Signal, r.Expr = answer.SignalRelistProgress, progressStopped(at)+m.selector
 	}
@@ -257,7 +340,12 @@ func elapsed(a *answer.Alerts, m mode, kind string) {
 	a.Rules = append(a.Rules, r)
 }
 
-func slow(a *answer.Alerts, m mode) {
+// A relist that waited on a hung runtime took its whole deadline, and the
+// rate of the duration histogram holds it for slowWindow after: the
+// relist-slow rule holds only where the kubelet's /metrics answered every
+// scrape over slowWindow and slowFor, so that a hang (alerted on by the
+// stall and runtime-hung rules) leaves no relist-slow alert behind.
+func slow(a *answer.Alerts, m mode, layout answer.ScrapeLayout) {
 	p, ok := m.period.Duration()
 	switch {
 	case !ok:
@@ -269,9 +357,42 @@ func slow(a *answer.Alerts, m mode) {
 	}
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameSlow, Kind: answer.AlertRelistSlow, Mode: m.name, Signal: answer.SignalRelistDuration, Severity: "warning",
-		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, le) (rate(kubelet_pleg_relist_duration_seconds_bucket[%s]))) > %s)%s",
-			slowQuantile, window(slowWindow), seconds(p), m.selector),
+		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, le) (rate(kubelet_pleg_relist_duration_seconds_bucket[%s]))) > %s) unless %s min_over_time(%s[%s]) == 0%s",
+			slowQuantile, window(slowWindow), seconds(p), join, up(layout, layout.MetricsPath), window(slowWindow+slowFor), m.selector),
 		For: window(slowFor), At: p.String(), Period: m.period, Threshold: m.threshold,
+	})
+}
+
+// runtimeHung is the rule for a kubelet alive while its runtime does not
+// answer: its /metrics target is down (the scrape timed out waiting on
+// collectors that call the runtime) while its endpoint that calls no
+// runtime answers. A kubelet that is gone (refused) or a node that is
+// down answers neither, and is not this alert's.
+func runtimeHung(a *answer.Alerts, layout answer.ScrapeLayout, scope string, h *answer.Health) {
+	var hang *answer.RuntimeHang
+	if h != nil {
+		hang = h.RuntimeHang
+	}
+	switch {
+	case hang == nil:
+		unwritten(a, answer.AlertRuntimeHung, "the report read nothing of what a hung runtime does to this tree's kubelet (health.runtimeHang): whether its /metrics waits on the runtime is not known")
+		return
+	case !hang.DarkOnHang():
+		why := cmp.Or(hang.Unknown, "no collector registered on /metrics reaches a CRI call")
+		unwritten(a, answer.AlertRuntimeHung, "the tree's code shows no /metrics that waits on a hung runtime, so its failing scrape says nothing of the runtime: %s", why)
+		return
+	case layout.Job == "":
+		unwritten(a, answer.AlertRuntimeHung, "no scrape job is named: the rule reads the kubelet targets' up series")
+		return
+	case layout.PathLabel == "" || layout.MetricsPath == "" || layout.AlivePath == "":
+		unwritten(a, answer.AlertRuntimeHung, "the scrape layout names no label telling the kubelet's /metrics from an endpoint of it that calls no runtime: a hung runtime cannot be told from a kubelet that is gone")
+		return
+	}
+	sum := hang.Summary()
+	a.Rules = append(a.Rules, answer.AlertRule{
+		Alert: nameHung, Kind: answer.AlertRuntimeHung, Mode: answer.ModeAlways, Signal: answer.SignalScrape, Severity: "critical",
+		Expr: fmt.Sprintf("(%s == 0) and %s (%s == 1)%s", up(layout, layout.MetricsPath), join, up(layout, layout.AlivePath), scope),
+		For:  window(hungFor), At: hungFor.String(), Hang: &sum,
 	})
 }
 

@@ -3,6 +3,7 @@ package alerts
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,19 +43,22 @@ func shapes() map[string]*answer.Report {
 
 func TestBuild(t *testing.T) {
 	want := map[string][]string{
-		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s"},
+		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s", "KubeletRuntimeHung always scrape 1m0s"},
 		"v1.36.5": {
 			"PLEGRelistStalled gate-off last-seen 2m0s", "PLEGUnhealthy gate-off last-seen 3m0s", "PLEGRelistSlow gate-off relist-duration 1s",
 			"PLEGRelistStalled gate-on relist-progress 6m40s", "PLEGUnhealthy gate-on relist-progress 10m0s",
 			"PLEGRelistStalled fallback relist-progress 2m0s", "PLEGUnhealthy fallback relist-progress 3m0s", "PLEGRelistSlow fallback relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
 		"v1.37.2": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
 	}
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
 		rep.Health = health()
-		a := Build(rep)
+		a := Build(rep, answer.DefaultScrapeLayout)
+		if a.Window != "1h" {
+			t.Errorf("%s: window %s; want 1h (twice the longest threshold is shorter)", v, a.Window)
+		}
 		var got, parts []string
 		for _, r := range a.Rules {
 			got = append(got, strings.Join([]string{r.Alert, r.Mode, r.Signal, r.At}, " "))
@@ -83,11 +87,11 @@ func TestBuild(t *testing.T) {
 // Each mode selects its kubelets: gate off unless the gate is exported
 // on, gate on until the stream retries are spent, the fallback after.
 func TestModeSelectors(t *testing.T) {
-	a := Build(shapes()["v1.36.5"])
+	a := Build(shapes()["v1.36.5"], answer.DefaultScrapeLayout)
 	want := map[string][]string{
-		"gate-off": {`unless on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`},
-		"gate-on":  {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `unless on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
-		"fallback": {`and on(instance, job) kubernetes_feature_enabled{name="EventedPLEG"} == 1`, `and on(instance, job) kubelet_evented_pleg_connection_error_count >= 5`},
+		"gate-off": {`unless on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`},
+		"gate-on":  {`and on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`, `unless on(instance, job) last_over_time(kubelet_evented_pleg_connection_error_count[1h]) >= 5`},
+		"fallback": {`and on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`, `and on(instance, job) last_over_time(kubelet_evented_pleg_connection_error_count[1h]) >= 5`},
 	}
 	for _, r := range a.Rules {
 		for _, w := range want[r.Mode] {
@@ -103,7 +107,7 @@ func TestModeSelectors(t *testing.T) {
 func TestUnresolvedThreshold(t *testing.T) {
 	rep := shapes()["v1.25.16"]
 	rep.Relist.GateOff.Threshold = &answer.Value{Unresolved: "cfg.Threshold is a field"}
-	a := Build(rep)
+	a := Build(rep, answer.DefaultScrapeLayout)
 	for _, r := range a.Rules {
 		if r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy {
 			t.Errorf("rule written from an unresolved threshold: %+v", r)
@@ -125,7 +129,13 @@ func health() *answer.Health {
 			Messages: []answer.HealthMessage{{Format: "never relisted", When: "never-relisted"}, late}},
 		{Name: "EventedPLEG", Rule: "event-channel-full", Gate: &plegperiods.HealthGate{Name: "EventedPLEG", On: true},
 			Messages: []answer.HealthMessage{{Format: "channel full", When: "channel-full"}}},
-	}}
+	}, RuntimeHang: darkHang()}
+}
+
+// darkHang is a hang whose /metrics collector lists pod sandboxes.
+func darkHang() *answer.RuntimeHang {
+	return &answer.RuntimeHang{Collectors: []answer.HangCollector{{Constructor: "collectors.NewLogMetricsCollector", Endpoint: "/metrics",
+		Reaches: []answer.Reach{{Method: "RuntimeService.ListPodSandbox", Steps: []answer.HangStep{{Func: "RuntimeService.ListPodSandbox", Pos: answer.Pos{File: "pkg/kubelet/stats/cri_stats_provider.go", Line: 155}}}}}}}}
 }
 
 // Each elapsed rule names the check failing at its threshold and the
@@ -134,7 +144,7 @@ func health() *answer.Health {
 func TestFailingCheck(t *testing.T) {
 	rep := shapes()["v1.36.5"]
 	rep.Health = health()
-	a := Build(rep)
+	a := Build(rep, answer.DefaultScrapeLayout)
 	for _, r := range a.Rules {
 		elapsedKind := r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy
 		if got := r.Message != nil && r.Check == "PLEG" && r.Message.Format == "relist last ok %v ago, limit %v"; got != elapsedKind {
@@ -142,9 +152,71 @@ func TestFailingCheck(t *testing.T) {
 		}
 	}
 	rep.Health.Checks[0].Threshold.GateOn = value("9m0s", "otherThreshold", 1)
-	for _, r := range Build(rep).Rules {
-		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && r.Kind != answer.AlertEventedGaveUp && r.Kind != answer.AlertRelistSlow {
+	for _, r := range Build(rep, answer.DefaultScrapeLayout).Rules {
+		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && (r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy) {
 			t.Errorf("%s %s: check %q, want none in gate-on only", r.Alert, r.Mode, r.Check)
+		}
+	}
+}
+
+// A scrape layout that cannot tell the kubelet's /metrics from an endpoint
+// of it that calls no runtime writes no runtime-hung rule, says why, and
+// holds the elapsed rules to a target still scraped; a threshold longer
+// than half the window widens it.
+func TestScrapeLayout(t *testing.T) {
+	rep := shapes()["v1.37.2"]
+	rep.Health = health()
+	a := Build(rep, answer.ScrapeLayout{Job: "kubelet"})
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertRuntimeHung {
+			t.Errorf("runtime-hung rule written without a path label: %s", r.Expr)
+		}
+		if r.Kind == answer.AlertUnhealthy && !strings.Contains(r.Expr, "and on(instance, job) (up)") {
+			t.Errorf("unhealthy rule not held to a scraped target: %s", r.Expr)
+		}
+	}
+	if !slices.ContainsFunc(a.Unwritten, func(m answer.Missing) bool {
+		return m.Part == answer.AlertRuntimeHung && strings.Contains(m.Why, "cannot be told from a kubelet that is gone")
+	}) {
+		t.Errorf("unwritten: %+v", a.Unwritten)
+	}
+	a = Build(rep, answer.ScrapeLayout{Job: "k", PathLabel: "endpoint", MetricsPath: "/m", AlivePath: "/c"})
+	var hung string
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertRuntimeHung {
+			hung = r.Expr
+		}
+	}
+	if !strings.HasPrefix(hung, `(up{job="k", endpoint="/m"} == 0) and on(instance, job) (up{job="k", endpoint="/c"} == 1)`) {
+		t.Errorf("runtime-hung rule: %q", hung)
+	}
+	rep.Relist.GateOff.Threshold = value("45m0s", "longThreshold", 1)
+	if a := Build(rep, answer.DefaultScrapeLayout); a.Window != "1h30m" {
+		t.Errorf("window %s; want 1h30m, twice a 45m threshold", a.Window)
+	}
+}
+
+// A tree whose /metrics waits on no runtime call, or whose hang was not
+// read, gets no runtime-hung rule: a failing scrape would say nothing of
+// its runtime.
+func TestRuntimeHungOnlyWhereMetricsWait(t *testing.T) {
+	for name, hang := range map[string]*answer.RuntimeHang{
+		"not read": nil,
+		"no collector reaches the runtime": {Collectors: []answer.HangCollector{{Constructor: "collectors.NewOther", Endpoint: "/metrics"}}},
+		"on another endpoint":              {Collectors: []answer.HangCollector{{Endpoint: "/metrics/resource", Reaches: darkHang().Collectors[0].Reaches}}},
+		"unknown shape":                    {Unknown: "pkg/kubelet registers no collector"},
+	} {
+		rep := shapes()["v1.37.2"]
+		rep.Health = health()
+		rep.Health.RuntimeHang = hang
+		a := Build(rep, answer.DefaultScrapeLayout)
+		for _, r := range a.Rules {
+			if r.Kind == answer.AlertRuntimeHung {
+				t.Errorf("%s: runtime-hung rule written: %s", name, r.Expr)
+			}
+		}
+		if !slices.ContainsFunc(a.Unwritten, func(m answer.Missing) bool { return m.Part == answer.AlertRuntimeHung }) {
+			t.Errorf("%s: unwritten %+v", name, a.Unwritten)
 		}
 	}
 }

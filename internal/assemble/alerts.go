@@ -16,7 +16,15 @@ func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cached(opts, t, []string{"Alerts"}, func() (*answer.Alerts, error) {
+	layout := opts.Scrape
+	if layout == (answer.ScrapeLayout{}) {
+		layout = answer.DefaultScrapeLayout
+	}
+	question := []string{"Alerts"}
+	if layout != answer.DefaultScrapeLayout {
+		question = append(question, fmt.Sprintf("scrape %q %q %q %q", layout.Job, layout.PathLabel, layout.MetricsPath, layout.AlivePath))
+	}
+	return cached(opts, t, question, func() (*answer.Alerts, error) {
 		rep, err := inspect(ctx, t, src, opts.Proto)
 		if err != nil {
 			return nil, err
@@ -28,6 +36,6 @@ func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
 				}
 			}
 		}
-		return alerts.Build(rep), nil
+		return alerts.Build(rep, layout), nil
 	})
 }

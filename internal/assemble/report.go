@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
@@ -14,6 +15,7 @@ import (
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/plegperiods"
+	"github.com/plegvet/plegvet/runtimehang"
 )
 
 // Inspect answers for one tree: it loads pkg/features, pkg/kubelet/pleg
@@ -34,9 +36,14 @@ func Inspect(ctx context.Context, opts Options) (*answer.Report, error) {
 func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string) (*answer.Report, error) {
 	rel := inspectedPackages(t)
 	also := func(p string) bool {
-		return suite.FromSource(p) || isCRIAPIPackage(p) || plegperiods.IsNodeStatusPackage(p)
+		return suite.FromSource(p) || isCRIAPIPackage(p) || plegperiods.IsNodeStatusPackage(p) || runtimehang.FromSource(p)
 	}
-	a, err := analyse(ctx, t, src, also, rel...)
+	requested := rel
+	if len(rel) == 3 && t.PackageDir(t.Module+"/"+runtimehang.ConfigDefaultsPackage) != "" {
+		// runtimeRequestTimeout's default, which pkg/kubelet does not import everywhere.
+		requested = append(slices.Clip(rel), runtimehang.ConfigDefaultsPackage)
+	}
+	a, err := analyse(ctx, t, src, also, requested...)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +59,16 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
 		return nil, err
 	}
+	addRuntimeHang(rep, a)
 	answer.SortDiagnostics(rep.Diagnostics)
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = render.Summary(rep)
 	if rep.Health != nil {
 		rep.Health.Consequence = render.HealthConsequence(rep)
+		if rep.Health.RuntimeHang != nil {
+			rep.Health.RuntimeHang.Consequence = render.HangConsequence(rep)
+		}
 	}
 	return rep, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
 	"go/token"
 	"golang.org/x/tools/go/analysis"
@@ -70,7 +71,7 @@ func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(strin
 	if analyzers == nil {
 		analyzers = suite.Defaults()
 	}
-	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Reads: suite.Reads, Analyzers: analyzers})
+	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Reads: reads, Analyzers: analyzers})
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +84,11 @@ func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(strin
 	}
 	return run, nil
 }
+
+// reads picks the imports checked whole: those an analyzer reads, and
+// those the report's runtimehang follows calls through (only read from
+// source when also picks them, as Inspect's does).
+func reads(importPath string) bool { return suite.Reads(importPath) || runtimehang.Reads(importPath) }
 
 // analysed is one load of a tree and one run of the analyzers over it,
 // from which every answer is read.
@@ -206,6 +212,9 @@ type Options struct {
 	SkipIndex                        bool
 	// Index is plegvet's index of node-source answers, read once.
 	Index func() (map[string]nodeindex.Entry, error)
+	// Scrape is how Prometheus scrapes the kubelets, for Alerts; zero
+	// means answer.DefaultScrapeLayout.
+	Scrape answer.ScrapeLayout
 }
 
 // openWithStaging is open for Gates: a release comes with its staging

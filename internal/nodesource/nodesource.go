@@ -307,6 +307,12 @@ func words(h *answer.Health, check *answer.HealthRule) nodeverdict.HealthWords {
 	if h.RuntimeErrors != nil {
 		w.ErrorsFormat = h.RuntimeErrors.Format
 	}
+	if d := h.RuntimeDown; d != nil && !strings.Contains(d.Format, "%") {
+		w.RuntimeDown = d.Format
+		if d.Threshold != nil {
+			w.RuntimeDownAfter = render.Value(d.Threshold, render.Cited)
+		}
+	}
 	return w
 }
 

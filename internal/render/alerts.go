@@ -93,8 +93,28 @@ func alertRule(a *answer.Alerts, r *answer.AlertRule) rule {
 	return rule{
 		Alert: r.Alert, Expr: r.Expr, For: r.For,
 		Labels:      map[string]string{"severity": r.Severity, "pleg_mode": r.Mode},
-		Annotations: map[string]string{"summary": summary, "description": description},
+		Annotations: map[string]string{"summary": annotation(summary), "description": annotation(description)},
 	}
+}
+
+// The template expressions plegvet itself writes into an annotation. The
+// words are composed with these stand-ins, and annotation turns them into
+// Prometheus template actions after escaping everything else: the text
+// read from the tree (a message, a constant's name, a path) may hold "{{",
+// which Prometheus would read as an action, and reject the file or expand
+// it.
+const (
+	tplInstance = "\x00instance\x00"
+	tplValue    = "\x00value\x00"
+	tplDuration = "\x00duration\x00"
+)
+
+var tplActions = strings.NewReplacer(tplInstance, "{{ $labels.instance }}", tplValue, "{{ $value }}", tplDuration, "{{ $value | humanizeDuration }}")
+
+// annotation is words as a Prometheus template: every "{{" of the text
+// printed as itself, the stand-ins made actions.
+func annotation(words string) string {
+	return tplActions.Replace(strings.ReplaceAll(words, "{{", `{{ "{{" }}`))
 }
 
 // alertWords are a rule's summary and description, in the kubelet's own
@@ -102,13 +122,13 @@ func alertRule(a *answer.Alerts, r *answer.AlertRule) rule {
 func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description string) {
 	in := treeName(a.Source)
 	threshold, period := citedIn(r.Threshold, in), citedIn(r.Period, in)
-	node := "The kubelet on {{ $labels.instance }}"
+	node := "The kubelet on " + tplInstance
 	mode := modeWords(a, r)
 	switch r.Kind {
 	case answer.AlertStalled, answer.AlertUnhealthy:
 		// since is how long no relist has succeeded when the rule fires:
 		// last-seen's value, or the window in which none completed.
-		since, over := "{{ $value | humanizeDuration }}", "{{ $value | humanizeDuration }}"
+		since, over := tplDuration, tplDuration
 		if r.Signal == answer.SignalRelistProgress {
 			since, over = r.At, "more than "+r.At
 		}
@@ -127,13 +147,71 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		}
 		description += " " + signalWords(r)
 	case answer.AlertEventedGaveUp:
-		summary = fmt.Sprintf("EventedPLEG gave up: its CRI event stream failed {{ $value }} times; the limit is %s", valueCount(r.Retries))
-		description = fmt.Sprintf("The evented PLEG of the kubelet on {{ $labels.instance }} has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", countIn(r.Retries, in), failureWords(r, in))
+		summary = fmt.Sprintf("EventedPLEG gave up: its CRI event stream failed %s times; the limit is %s", tplValue, valueCount(r.Retries))
+		description = fmt.Sprintf("The evented PLEG of the kubelet on %s has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", tplInstance, countIn(r.Retries, in), failureWords(r, in))
 	case answer.AlertRelistSlow:
-		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is {{ $value | humanizeDuration }}, above its period %s", "0.99", valueOnly(r.Period))
-		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m): each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady.", node, period, mode, citedIn(r.Threshold, in))
+		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is %s, above its period %s", "0.99", tplDuration, valueOnly(r.Period))
+		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m) while its /metrics answers every scrape: each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady. A relist that waited on a hung runtime is not this alert's: after a scrape of /metrics failed, the rule holds off for 10m (KubeletRuntimeHung and the stall rules cover the hang).", node, period, mode, citedIn(r.Threshold, in))
+	case answer.AlertRuntimeHung:
+		l := a.Scrape
+		summary = fmt.Sprintf("Container runtime hung: the kubelet answers %s, but its %s has not answered for %s", l.AlivePath, l.MetricsPath, r.At)
+		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down: %s A runtime that dies instead fails its calls at once and /metrics still answers. %s Read from Prometheus's up series of job %q, told apart by the label %s.", node, l.AlivePath, l.MetricsPath, hangWords(r.Hang, in), hungThen(a), l.Job, l.PathLabel)
 	}
 	return summary, description
+}
+
+// hangWords say, from the tree's code, why a hung runtime darkens
+// /metrics: the chain from a collector to a CRI call, the calls' deadline
+// and the node status update's wait.
+func hangWords(h *answer.HangSummary, in string) string {
+	var b strings.Builder
+	b.WriteString("that scrape waits on collectors registered on /metrics that call the container runtime")
+	if len(h.Chain) > 0 {
+		steps := make([]string, len(h.Chain))
+		for i, s := range h.Chain {
+			steps[i] = fmt.Sprintf("%s (%s)", s.Func, srcpos.Line(&s.Pos))
+		}
+		fmt.Fprintf(&b, " (%s, in %s)", strings.Join(steps, " -> "), in)
+	}
+	if len(h.CRIMethods) > 0 {
+		fmt.Fprintf(&b, ", reaching %s", strings.Join(h.CRIMethods, ", "))
+	}
+	b.WriteString(", so the runtime does not answer its calls")
+	if d := h.Deadline; d != nil && d.Value != "" {
+		dl := d.Value
+		if d.Const != "" {
+			dl += " = " + d.Const
+		}
+		if d.Decl != nil {
+			dl += " (" + srcpos.Line(d.Decl) + ")"
+		}
+		if h.Setting != "" {
+			dl += ", the setting " + h.Setting
+		}
+		fmt.Fprintf(&b, "; each waits its whole deadline, %s", dl)
+	}
+	b.WriteString(".")
+	if n := h.NodeStatus; n != nil {
+		fmt.Fprintf(&b, " The node status update waits on %s too (handed to %s at %s), so the node turns NotReady about one deadline after the hang, not at the runtime-down threshold", n.Method, n.Setter, srcpos.Line(&n.Pos))
+		if rd := h.RuntimeDown; rd != nil && rd.Value != "" {
+			fmt.Fprintf(&b, " (%s)", rd.Value)
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+// hungThen says what follows a hung runtime, from the thresholds the
+// tree's rules read.
+func hungThen(a *answer.Alerts) string {
+	for _, r := range a.Rules {
+		if r.Kind == answer.AlertUnhealthy && (r.Mode == answer.ModeAlways || r.Mode == answer.ModeGateOff) {
+			if d, ok := r.Threshold.Duration(); ok {
+				return fmt.Sprintf("No relist can succeed meanwhile: the PLEG turns unhealthy %s after its last successful relist (%s), and PLEGUnhealthy fires then from the last value of kubelet_pleg_last_seen_seconds.", d, citedIn(r.Threshold, treeName(a.Source)))
+			}
+		}
+	}
+	return "No relist can succeed meanwhile."
 }
 
 // healthFailure says, in the kubelet's words read from the tree, what it
@@ -230,10 +308,20 @@ func modeWords(a *answer.Alerts, r *answer.AlertRule) string {
 // stall, why and what it reads instead.
 func signalWords(r *answer.AlertRule) string {
 	if r.Signal == answer.SignalLastSeen {
-		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks."
+		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks; its newest value within the last " + lastWindow(r.Expr) + ", so that the rule keeps evaluating while the kubelet's /metrics does not answer (a hung runtime makes it wait) and holds while the kubelet's target is scraped."
 	}
 	return fmt.Sprintf(`Here the %q health check registered on the evented PLEG (%s) sets kubelet_pleg_last_seen_seconds to the time of each health poll, so last-seen cannot show a stalled relist; this rule reads instead that no relist completed over %s (kubelet_pleg_relist_duration_seconds_count), or that every list_podsandbox call failed over it (kubelet_runtime_operations_errors_total), either of which means no relist succeeded.`,
 		r.HiddenBy.Name, srcpos.Line(&r.HiddenBy.Pos), r.At)
+}
+
+// lastWindow is the window of max_over_time in a last-seen rule's expr.
+func lastWindow(expr string) string {
+	_, rest, ok := strings.Cut(expr, "max_over_time(kubelet_pleg_last_seen_seconds[")
+	w, _, ok2 := strings.Cut(rest, "]")
+	if !ok || !ok2 {
+		return "window"
+	}
+	return w
 }
 
 // failureWords says what the evented PLEG does after its last allowed

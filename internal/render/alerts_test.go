@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/plegvet/plegvet/answer"
 )
@@ -65,6 +66,7 @@ func TestAlertWordsQuoteTheKubelet(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &answer.Alerts{Source: answer.Source{Dir: "."}, Health: tc.health}
 			summary, description := alertWords(a, tc.rule)
+			summary, description = annotation(summary), annotation(description)
 			if summary != tc.summary {
 				t.Errorf("summary %q, want %q", summary, tc.summary)
 			}
@@ -79,5 +81,35 @@ func TestAlertWordsQuoteTheKubelet(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Text read from the tree that holds "{{" is printed as itself: the
+// annotation parses as a Prometheus template (Go's text/template, with
+// $labels and $value defined first, as Prometheus defines them) and
+// expands to the tree's words.
+func TestAnnotationEscapesTheTree(t *testing.T) {
+	threshold := &answer.Value{Value: "4m0s", Const: "relist{{Limit}}", Decl: &answer.Pos{File: "pkg/kubelet/kubelet.go", Line: 16}}
+	msg := &answer.HealthMessage{Format: "relist {{ .late }} by %v, limit %v", Pos: answer.Pos{File: "pkg/kubelet/pleg/generic.go", Line: 50}}
+	h := &answer.Health{RuntimeErrors: &answer.HealthMessage{Format: "%s: {{ bad %v", Pos: answer.Pos{File: "pkg/kubelet/kubelet.go", Line: 39}}}
+	r := &answer.AlertRule{Alert: "PLEGUnhealthy", Kind: answer.AlertUnhealthy, Mode: answer.ModeAlways, Signal: answer.SignalLastSeen, At: "4m0s", Threshold: threshold, Check: "PLEG", Message: msg}
+	a := &answer.Alerts{Source: answer.Source{Dir: "."}, Health: h}
+	got := alertRule(a, r)
+	for key, text := range got.Annotations {
+		tmpl, err := template.New(key).Funcs(template.FuncMap{"humanizeDuration": func(v any) string { return "3m 31s" }}).
+			Parse("{{$labels := .Labels}}{{$value := .Value}}" + text)
+		if err != nil {
+			t.Fatalf("%s does not parse as a template: %v\n%s", key, err, text)
+		}
+		var b strings.Builder
+		if err := tmpl.Execute(&b, map[string]any{"Labels": map[string]string{"instance": "node-a"}, "Value": 211.0}); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if key == "summary" && b.String() != "PLEG: {{ bad relist {{ .late }} by 3m 31s, limit 4m0s" {
+			t.Errorf("summary expands to %q", b.String())
+		}
+		if key == "description" && (!strings.Contains(b.String(), "The kubelet on node-a ") || !strings.Contains(b.String(), "relist{{Limit}}")) {
+			t.Errorf("description expands to %q", b.String())
+		}
 	}
 }

@@ -51,6 +51,7 @@ func healthRows(row rowFunc, h *answer.Health) {
 	if h.Consequence != "" {
 		row("Consequence", h.Consequence)
 	}
+	hangRows(row, h.RuntimeHang)
 }
 
 // checkLines says one registered check: where, under which gate, what it

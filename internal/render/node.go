@@ -75,7 +75,7 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	}
 	h := rep.Health
 	healthState := h.State
-	if h.Runtime != "" {
+	if h.Runtime == answer.RuntimeStateDown || h.Runtime == answer.RuntimeStateHung {
 		healthState += " (runtime " + h.Runtime + ")"
 	}
 	if h.Elapsed != "" && h.Threshold != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plegvet/plegvet/internal/inputfile"
 )
@@ -22,6 +23,26 @@ func (o *Options) answerContext(ctx context.Context) (context.Context, context.C
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, o.Timeout)
+}
+
+// metricsBound is what bounds a node's metrics request, and the flag
+// that sets it: --metrics-timeout when it is shorter than
+// --request-timeout (which bounds every request: the client's own HTTP
+// timeout is set to it), else --request-timeout; 0 when neither bounds.
+func (o *Options) metricsBound() (time.Duration, string) {
+	if o.MetricsTimeout > 0 && (o.Timeout <= 0 || o.MetricsTimeout < o.Timeout) {
+		return o.MetricsTimeout, "--metrics-timeout"
+	}
+	return o.Timeout, "--request-timeout"
+}
+
+// metricsContext bounds a node's metrics request, its body included, by
+// metricsBound.
+func (o *Options) metricsContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, _ := o.metricsBound(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return ctx, func() {}
 }
 
 // limiterTimedOut says that a request gave up waiting for client-go's

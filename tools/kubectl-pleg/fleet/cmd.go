@@ -29,6 +29,13 @@ import (
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
+// DefaultMetricsTimeout bounds a node's metrics request by default: a
+// kubelet answers its metrics in a second or two, and a hung runtime holds
+// them for its runtimeRequestTimeout (2m by default); well under the 30s
+// request timeout, so that hung nodes do not hold a run (each holds one of
+// --concurrency's slots that long).
+const DefaultMetricsTimeout = 10 * time.Second
+
 // Exit codes: a node that cannot be read is 1, as any failure; a usage
 // error 2; a node whose verdict is inconsistent 3 (plegvet's findings
 // code), when every node was read.
@@ -45,6 +52,7 @@ Usage:
   kubectl pleg [NODE...] [-l SELECTOR] [-o wide|json|yaml] [--save DIR]
                [--source-k8s v1.X.Y | --source-dir DIR] [--concurrency N]
                [--kubeconfig FILE] [--context NAME] [--request-timeout 30s]
+               [--metrics-timeout 10s]
 
 For each node (every node when none is named), it reads status.nodeInfo,
 and the kubelet's /configz and /metrics through the API server
@@ -61,9 +69,20 @@ arrived (by this machine's clock): the time since its last successful
 relist against the threshold the source holds it to. READY is the node's
 Ready condition from the node list (no request more), and whether it
 agrees; when it does not, which is newer: the scrape or the condition's
-last heartbeat. --save DIR writes each node's captures
-(NODE.configz.json, NODE.metrics.txt with a first line "# scraped at
-TIME") for plegvet node.
+last heartbeat. --save DIR writes each node's captures for plegvet node:
+NODE.configz.json, NODE.node.json (the Node object's nodeInfo and
+conditions), and NODE.metrics.txt with a first line "# scraped at TIME",
+or NODE.metrics-error.txt when the metrics did not answer in time.
+
+A kubelet whose container runtime hangs answers its configz but holds
+its /metrics until the runtime's calls time out (runtimeRequestTimeout,
+2m). --metrics-timeout (default 10s; at most --request-timeout) bounds
+the metrics request: one that runs out after configz answered is decided
+as plegvet node -metrics-error-file -node decides, not an error row: the
+runtime hung, HEALTH at-risk (unhealthy when the Node's Ready condition
+says the runtime is down or the PLEG not healthy), the REASON naming the
+hang. A metrics request refused or failing otherwise stays the node's
+error.
 
 The user needs get and list on nodes, and get on nodes/proxy. The
 kubeconfig, context, credentials and --request-timeout are kubectl's own
@@ -72,7 +91,8 @@ flags, read as kubectl reads them.
 Exit status: 0 when every node answered generic, evented,
 generic-with-event-hints or fell-back; 3 when every node answered and one
 or more is inconsistent (a reason disagrees with the verdict the source
-predicts), or has a PLEG plegvet computes unhealthy; 1 when a node could not be read (its row says why), whatever
+predicts), or has a PLEG plegvet computes unhealthy (a hung runtime's
+included); 1 when a node could not be read (its row says why), whatever
 the others answered; 2 for a bad command line.
 
 Flags:
@@ -95,8 +115,10 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		skipRuntime                            bool
 		useIndex                               bool
 		save                                   string
+		metricsTimeout                         time.Duration
 	)
-	fs.StringVar(&save, "save", "", "save each node's configz and metrics in this directory (NODE.configz.json, NODE.metrics.txt with a \"# scraped at\" line), for plegvet node")
+	fs.StringVar(&save, "save", "", "save each node's captures in this directory, for plegvet node: NODE.configz.json, NODE.node.json, and NODE.metrics.txt with a \"# scraped at\" line or NODE.metrics-error.txt")
+	fs.DurationVar(&metricsTimeout, "metrics-timeout", DefaultMetricsTimeout, "bound each node's metrics request (at most --request-timeout); one that runs out after the kubelet answered its configz is decided as a hung runtime, not an error (0: --request-timeout)")
 	fs.StringVarP(&selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
 	fs.StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
 	fs.StringVar(&sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
@@ -130,6 +152,8 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		return usageErr("--concurrency %d: want 1 or more", concurrency)
 	case qps <= 0 || burst < 1:
 		return usageErr("--qps and --burst must be positive")
+	case metricsTimeout < 0:
+		return usageErr("--metrics-timeout %s: want 0 or more", metricsTimeout)
 	}
 	reqTimeout, err := time.ParseDuration(timeout)
 	if err != nil {
@@ -158,7 +182,7 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		}
 	}
 	opts := Options{
-		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout, Save: save,
+		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout, MetricsTimeout: metricsTimeout, Save: save,
 		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir, SkipIndex: !useIndex},
 	}
 	// A release fetched with the go command says so once it is slow, as

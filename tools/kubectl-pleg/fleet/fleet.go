@@ -6,10 +6,12 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -47,11 +49,22 @@ type Options struct {
 	// Timeout is --request-timeout: it bounds each answer of the API
 	// server, retries included (answerContext), and messages name it.
 	Timeout time.Duration
+	// MetricsTimeout is --metrics-timeout: it bounds a node's metrics
+	// request instead, when shorter than Timeout (0: Timeout bounds it).
+	// A kubelet whose runtime hangs holds its /metrics until the runtime's
+	// calls time out (runtimeRequestTimeout, 2m by default) while its
+	// configz answers: a metrics request that times out after configz
+	// answered is decided from that failure (a hung runtime), not an
+	// error row, and the run does not wait the whole Timeout for it.
+	MetricsTimeout time.Duration
 	// Progress, when not nil, gets a progress line (a terminal).
 	Progress io.Writer
 	// Save, when not "", is a directory to save each node's captures in,
-	// as plegvet node reads them: NODE.configz.json, and NODE.metrics.txt
-	// whose first line says when it was scraped.
+	// as plegvet node reads them: NODE.configz.json, NODE.node.json (the
+	// Node object as kept: see nodeObject), and NODE.metrics.txt whose
+	// first line says when it was scraped, or, when the metrics request
+	// timed out, NODE.metrics-error.txt (nodeverdict.MetricsFailure's
+	// Format: when, how long it waited, the error).
 	Save string
 
 	// LoadSource and JudgeRuntime default to plegvet's; tests replace
@@ -130,7 +143,11 @@ type target struct {
 	name   string
 	info   *NodeInfo
 	ready  *ReadyCondition
-	listed bool
+	// readyAsIs is the Ready condition as the Node holds it (its message
+	// cut as READY's), for the Node object plegvet node -node reads
+	// (nodeObject); nil when the node has none.
+	readyAsIs *corev1.NodeCondition
+	listed    bool
 }
 
 // targets lists the nodes, a page at a time, keeping only what each
@@ -161,7 +178,7 @@ func targets(ctx context.Context, client kubernetes.Interface, opts Options) ([]
 		for i := range list.Items {
 			n := &list.Items[i]
 			names[i] = n.Name
-			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), listed: true})
+			out = append(out, target{name: n.Name, info: info(n), ready: readyCondition(n), readyAsIs: readyAsIs(n), listed: true})
 		}
 		if err := seen.add(names, list.Continue); err != nil {
 			return nil, err
@@ -231,19 +248,37 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		if err != nil {
 			return fail(fmt.Errorf("get node: %s", explain(err, "get", "nodes", f.opts.Timeout)))
 		}
-		t.info, t.ready = info(n), readyCondition(n)
+		t.info, t.ready, t.readyAsIs = info(n), readyCondition(n), readyAsIs(n)
 	}
 	r.NodeInfo = *t.info
 	cfg, err := f.configz(ctx, t.name)
 	if err != nil {
 		return fail(err)
 	}
+	// The Node object as plegvet node -node reads it: the same bytes are
+	// saved and read.
+	nodeJSON, err := json.Marshal(nodeObject(t.name, t.info, t.readyAsIs))
+	if err != nil {
+		return fail(fmt.Errorf("cannot encode the Node object: %v", err))
+	}
+	if err := f.saveFile(t.name, "node.json", nodeJSON); err != nil {
+		return fail(err)
+	}
 	met, at, err := f.metrics(ctx, t.name)
+	var failure *nodeverdict.MetricsFailure
+	if hung := (*metricsTimedOut)(nil); errors.As(err, &hung) {
+		// Configz answered, the metrics did not in time: decided from the
+		// failure, as plegvet node -metrics-error-file decides.
+		failure, err = hung.failure, nil
+		if serr := errors.Join(f.unsave(t.name, "metrics.txt"), f.saveFile(t.name, "metrics-error.txt", failure.Format())); serr != nil {
+			return fail(serr)
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
 	kubelet := t.info.KubeletVersion
-	if kubelet == "" {
+	if kubelet == "" && met != nil {
 		kubelet = met.KubeletVersion
 	}
 	named := f.opts.Source.Dir != "" || f.opts.Source.Kubernetes != ""
@@ -288,11 +323,26 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	if err != nil {
 		return fail(fmt.Errorf("cannot read the kubelet's source (%s): %v", sourceName(f.opts.Source, release), err))
 	}
-	rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet, At: &at, AtFrom: scrapedBy})
+	capture := plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet, At: &at, AtFrom: scrapedBy}
+	inputs := plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
+	if failure != nil {
+		// As plegvet node -metrics-error-file -node decides from the saved
+		// files: the time is the failed request's, the kubelet's version
+		// the Node object's status.nodeInfo (read by the library, which
+		// says so), its Ready condition an input.
+		node, err := nodeverdict.ReadNode(nodePath(t.name), nodeJSON)
+		if err != nil {
+			return fail(err)
+		}
+		capture = plegvet.NodeCapture{Config: cfg, Runtime: rt, MetricsFailure: failure, Node: node}
+		at = *failure.At
+		inputs = plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), MetricsError: proxyPath(t.name, "metrics"), Node: nodePath(t.name)}
+	}
+	rep, err := src.Decide(capture)
 	if err != nil {
 		return fail(err)
 	}
-	rep.Inputs = plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
+	rep.Inputs = inputs
 	r.NodeReport = rep
 	if t.ready != nil {
 		c := *t.ready
@@ -317,6 +367,37 @@ func sourceName(o plegvet.Options, release string) string {
 
 func proxyPath(node, path string) string {
 	return "/api/v1/nodes/" + node + "/proxy/" + path
+}
+
+func nodePath(node string) string {
+	return "/api/v1/nodes/" + node
+}
+
+// nodeObject is the Node object as kubectl pleg keeps it, for plegvet
+// node -node and --save: its kind and name, status.nodeInfo's
+// kubeletVersion and containerRuntimeVersion, and its Ready condition
+// (the message cut as READY's); what plegvet node reads of a Node, and
+// nothing else (no images, no addresses, no other condition), so that a
+// node costs a few hundred bytes more from the list to its row.
+func nodeObject(name string, info *NodeInfo, ready *corev1.NodeCondition) *corev1.Node {
+	o := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: name}}
+	o.Status.NodeInfo.KubeletVersion, o.Status.NodeInfo.ContainerRuntimeVersion = info.KubeletVersion, info.ContainerRuntimeVersion
+	if ready != nil {
+		o.Status.Conditions = []corev1.NodeCondition{*ready}
+	}
+	return o
+}
+
+// readyAsIs is the node's Ready condition, its message cut; nil when it
+// has none.
+func readyAsIs(n *corev1.Node) *corev1.NodeCondition {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			c.Message = cutMessage(c.Message)
+			return &c
+		}
+	}
+	return nil
 }
 
 // configz reads the kubelet's /configz through the API server.
@@ -355,11 +436,15 @@ const maxConfigz = 4 << 20
 // stream, keeping only the families the verdict reads; at is when the
 // response arrived, the capture's time.
 func (f *fleet) metrics(ctx context.Context, node string) (met *nodeverdict.Metrics, at time.Time, err error) {
-	ctx, cancel := f.opts.answerContext(ctx)
+	ctx, cancel := f.opts.metricsContext(ctx)
 	defer cancel()
+	began := time.Now().UTC()
 	body, err := f.client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("metrics").
 		SetHeader("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1").Stream(ctx)
 	if err != nil {
+		if hung := f.metricsTimedOut(err, began); hung != nil {
+			return nil, at, hung
+		}
 		return nil, at, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
 	}
 	defer body.Close()
@@ -384,9 +469,54 @@ func (f *fleet) metrics(ctx context.Context, node string) (met *nodeverdict.Metr
 		return nil, at, fmt.Errorf("metrics: %s", big)
 	}
 	if err != nil && timedOut(err) {
+		if hung := f.metricsTimedOut(err, began); hung != nil {
+			// The body began and stopped: no capture (decide removes the
+			// part saved).
+			return nil, at, hung
+		}
 		return nil, at, fmt.Errorf("metrics: %s", explain(err, "get", "nodes/proxy", f.opts.Timeout))
 	}
+	if err == nil {
+		// A failure saved by an earlier run is no longer this node's.
+		err = f.unsave(node, "metrics-error.txt")
+	}
 	return met, at, err
+}
+
+// metricsTimedOut is a metrics request that got no answer in time (its
+// bound ran out, or a proxy answered 504 Gateway Timeout) after the
+// kubelet answered its configz: what a hung runtime does to the kubelet's
+// /metrics. It is decided from, not an error row.
+type metricsTimedOut struct {
+	failure *nodeverdict.MetricsFailure
+}
+
+func (e *metricsTimedOut) Error() string { return e.failure.Error }
+
+// metricsTimedOut is err as a metrics failure when it is a timeout of the
+// request begun at began; nil when it is another error (refused, a
+// status, the client's rate limiter), which stays the node's error.
+func (f *fleet) metricsTimedOut(err error, began time.Time) *metricsTimedOut {
+	bound, flag := f.opts.metricsBound()
+	var text string
+	switch {
+	case limiterTimedOut(err):
+		return nil
+	case timedOut(err) && bound > 0:
+		text = fmt.Sprintf("metrics: timed out after %s (%s): no answer came through the API server's node proxy", bound, flag)
+	case timedOut(err):
+		text = "metrics: timed out: no answer came through the API server's node proxy"
+	case code(err) == http.StatusGatewayTimeout:
+		msg := err.Error()
+		if se := apierrors.APIStatus(nil); errors.As(err, &se) {
+			msg = se.Status().Message
+		}
+		text = "metrics: gateway timeout (504), from the API server or a proxy before it: " + msg
+	default:
+		return nil
+	}
+	waited := time.Since(began).Round(time.Millisecond)
+	return &metricsTimedOut{failure: nodeverdict.NewMetricsFailure(text, waited, &began)}
 }
 
 // explain turns a request's error into one line that says what failed and

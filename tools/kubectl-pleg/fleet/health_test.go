@@ -91,7 +91,7 @@ func TestHealthBesideReady(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rs); err != nil || len(rs) != 1 {
 		t.Fatalf("%v\n%s", err, js)
 	}
-	checkKeys(t, "health", rs[0]["health"], "state", "since", "elapsed", "threshold", "message", "evidence", "cause")
+	checkKeys(t, "health", rs[0]["health"], "state", "since", "elapsed", "threshold", "message", "evidence", "cause", "runtime")
 	checkKeys(t, "condition", rs[0]["condition"], "status", "reason", "message", "lastHeartbeatTime", "lastTransitionTime", "plegUnhealthy", "agrees", "why")
 	var h nodeverdict.Health
 	_ = json.Unmarshal(rs[0]["health"], &h)
@@ -175,6 +175,7 @@ func TestJudgeReady(t *testing.T) {
 		{"relisted after the scrape", nodeverdict.Unhealthy, "True", "kubelet is posting ready status", after, true, "false", "condition"},
 		{"recovered since the heartbeat", nodeverdict.Healthy, "False", pleg, before, true, "false", "scrape"},
 		{"stalled after the scrape", nodeverdict.Healthy, "False", "[container runtime is down, " + pleg + "]", after, true, "false", "condition"},
+		{"runtime down, plegvet unhealthy", nodeverdict.Unhealthy, "False", "container runtime is down", before, true, "true", ""},
 		{"not ready for another reason", nodeverdict.Healthy, "False", "container runtime network not ready", before, true, "true", ""},
 		{"words unknown, both down", nodeverdict.Unhealthy, "False", pleg, before, false, "true", ""},
 		{"words unknown, NotReady", nodeverdict.Healthy, "False", pleg, before, false, "null", ""},

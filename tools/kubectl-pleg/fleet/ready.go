@@ -37,16 +37,21 @@ type ReadyCondition struct {
 // that a node costs a few hundred bytes whatever its kubelet says.
 const maxConditionMessage = 512
 
+// cutMessage is a condition's message cut to maxConditionMessage bytes.
+func cutMessage(m string) string {
+	if len(m) > maxConditionMessage {
+		return strings.ToValidUTF8(m[:maxConditionMessage], "") + "…"
+	}
+	return m
+}
+
 // readyCondition is the node's Ready condition; nil when it has none.
 func readyCondition(n *corev1.Node) *ReadyCondition {
 	for _, c := range n.Status.Conditions {
 		if c.Type != corev1.NodeReady {
 			continue
 		}
-		r := &ReadyCondition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
-		if len(r.Message) > maxConditionMessage {
-			r.Message = strings.ToValidUTF8(r.Message[:maxConditionMessage], "") + "…"
-		}
+		r := &ReadyCondition{Status: string(c.Status), Reason: c.Reason, Message: cutMessage(c.Message)}
 		if !c.LastHeartbeatTime.IsZero() {
 			t := c.LastHeartbeatTime.UTC()
 			r.LastHeartbeatTime = &t
@@ -84,6 +89,8 @@ func (r *ReadyCondition) judge(h nodeverdict.Health, at time.Time, notHealthy st
 		set(true, "Ready is False"+since(r.LastTransitionTime)+", and plegvet computes the PLEG unhealthy (the message is not matched: the kubelet's words are not known from the source)")
 	case r.PLEGUnhealthy != nil && *r.PLEGUnhealthy && stale:
 		set(true, "both say the PLEG is not healthy")
+	case stale && r.Status == string(corev1.ConditionFalse) && strings.Contains(r.Message, nodeverdict.RuntimeDownWords):
+		set(true, "the condition says the container runtime is down, and plegvet computes the PLEG unhealthy")
 	case stale:
 		set(false, "plegvet computes the PLEG unhealthy, but the condition does not say so: "+r.newer(at, "the kubelet has not posted the failure yet", "the PLEG relisted again after the scrape"))
 	case r.PLEGUnhealthy != nil && *r.PLEGUnhealthy:

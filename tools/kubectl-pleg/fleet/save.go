@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,4 +55,27 @@ func (f *fleet) save(node, kind string) (*savedCapture, error) {
 		return nil, fmt.Errorf("--save: %v", err)
 	}
 	return &savedCapture{f: file, name: name}, nil
+}
+
+// saveFile writes data to Save/NODE.kind; nothing without --save.
+func (f *fleet) saveFile(node, kind string, data []byte) error {
+	saved, err := f.save(node, kind)
+	if err != nil || saved == nil {
+		return err
+	}
+	saved.Write(data)
+	return saved.Close()
+}
+
+// unsave removes Save/NODE.kind, a capture this run did not make (a
+// metrics body cut short, a file of an earlier run): the directory holds
+// either NODE.metrics.txt or NODE.metrics-error.txt, never both.
+func (f *fleet) unsave(node, kind string) error {
+	if f.opts.Save == "" || len(node) > 253 || !dnsSubdomain.MatchString(node) {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(f.opts.Save, node+"."+kind)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("--save: %v", err)
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ func main() {
 	version := flag.String("kubelet-version", "v1.36.1", "the nodes' kubelet version; a comma-separated list gives node i the i-th modulo its length")
 	others := flag.Int("families", 300, "metric families each kubelet serves besides the PLEG's")
 	stalled := flag.Int("stalled", 0, "how many nodes (the first) have a PLEG stalled 4m ago, its runtime's list calls timing out, and Ready False saying so")
+	hung := flag.Int("hung", 0, "how many nodes (after the stalled ones) have a runtime that hangs: configz answers, /metrics waits 3m (past kubectl pleg's --metrics-timeout), and Ready False says the runtime is down")
 	flag.Parse()
 	off := false
 	versions := strings.Split(*version, ",")
@@ -34,6 +35,8 @@ func main() {
 		n := fakecluster.Node{Name: fmt.Sprintf("node-%05d", i), KubeletVersion: versions[v], RuntimeVersion: "containerd://2.0.4", Metrics: bodies[v]}
 		if i < *stalled {
 			n.Metrics, n.Stalled, n.Ready = fakecluster.StalledBody(versions[v]), 4*time.Minute, fakecluster.PLEGNotReady(4*time.Minute, 10*time.Second)
+		} else if i < *stalled+*hung {
+			n.MetricsDelay, n.Ready = 3*time.Minute, fakecluster.RuntimeDownNotReady(3*time.Minute+19*time.Second, 10*time.Second)
 		}
 		return n
 	}}

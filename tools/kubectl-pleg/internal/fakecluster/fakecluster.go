@@ -41,6 +41,15 @@ type Node struct {
 	ProxyStatus int
 	// Delay is how long the node's kubelet takes to answer.
 	Delay time.Duration
+	// MetricsDelay is how long its /metrics alone takes to answer, on top
+	// of Delay, while configz answers at once: a kubelet whose runtime
+	// hangs, its metrics collectors waiting on the runtime's calls.
+	MetricsDelay time.Duration
+	// MetricsStatus, when not 0, is what the API server answers for the
+	// node's /metrics alone, configz answering: 503 as a kubelet gone
+	// between the two requests (connection refused), 504 as a gateway
+	// that timed out.
+	MetricsStatus int
 	// RedirectTo, when set, answers the node's proxy paths with a 302 to
 	// this URL plus the path: a redirect to another host, which must not
 	// receive the user's credentials.
@@ -199,6 +208,22 @@ func (c *Cluster) proxy(w http.ResponseWriter, r *http.Request, n Node, path str
 			return
 		}
 	}
+	if n.MetricsDelay > 0 && path == "metrics" {
+		select {
+		case <-time.After(n.MetricsDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if n.MetricsStatus != 0 && path == "metrics" {
+		if n.MetricsStatus == http.StatusGatewayTimeout {
+			status(w, n.MetricsStatus, metav1.StatusReasonTimeout, "Gateway Timeout", "", "")
+			return
+		}
+		status(w, n.MetricsStatus, metav1.StatusReasonServiceUnavailable,
+			"error trying to reach service: dial tcp 10.0.7.12:10250: connect: connection refused", "", "")
+		return
+	}
 	if n.RedirectTo != "" {
 		http.Redirect(w, r, n.RedirectTo+"/"+path, http.StatusFound)
 		return
@@ -284,6 +309,17 @@ func PLEGNotReady(stalled, heartbeat time.Duration) *corev1.NodeCondition {
 		LastHeartbeatTime: metav1.NewTime(now.Add(-heartbeat)), LastTransitionTime: metav1.NewTime(now.Add(-stalled + 3*time.Minute))}
 }
 
+// RuntimeDownNotReady is the Ready condition of a kubelet whose runtime
+// stopped answering stalled before now: its runtime-up check and its PLEG
+// check both failed, as the kubelet of a 3m threshold posts them
+// (runtimeErrors joined as an aggregate error), heartbeat before now.
+func RuntimeDownNotReady(stalled, heartbeat time.Duration) *corev1.NodeCondition {
+	now := time.Now()
+	return &corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady",
+		Message:           fmt.Sprintf("[container runtime is down, PLEG is not healthy: pleg was last seen active %v ago; threshold is 3m0s]", (stalled - heartbeat).Round(time.Second)),
+		LastHeartbeatTime: metav1.NewTime(now.Add(-heartbeat)), LastTransitionTime: metav1.NewTime(now.Add(-stalled + 3*time.Minute))}
+}
+
 // Configz is the kubelet's /configz body: the KubeletConfiguration under
 // "kubeletconfig", with the gate set when gate is not nil.
 func Configz(gate *bool) map[string]any {
@@ -297,7 +333,7 @@ func Configz(gate *bool) map[string]any {
 		"authorization":  map[string]any{"mode": "Webhook"},
 		"clusterDomain":  "cluster.local", "clusterDNS": []string{"10.96.0.10"},
 		"cgroupDriver": "systemd", "maxPods": 110, "podPidsLimit": -1,
-		"containerRuntimeEndpoint": "unix:///run/containerd/containerd.sock",
+		"containerRuntimeEndpoint": "unix:///run/containerd/containerd.sock", "runtimeRequestTimeout": "2m0s",
 		"featureGates":             gates,
 	}}
 }

@@ -1,0 +1,237 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// hangValue words a duration of the hang as Value words a value Cited.
+func hangValue(v *answer.HangValue) string {
+	switch {
+	case v == nil:
+		return "-"
+	case v.Unresolved != "":
+		return "unresolved: " + v.Unresolved
+	}
+	return Evidence(v.Value, v.Const, v.Decl)
+}
+
+// hangSteps words a chain: each call and its line, "then" between.
+func hangSteps(steps []answer.HangStep) string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, fmt.Sprintf("%s (%s)", s.Func, srcpos.Line(&s.Pos)))
+	}
+	return strings.Join(out, " > ")
+}
+
+// hangRows says what a runtime that stops answering does to the node:
+// the collectors a scrape of /metrics runs and the CRI calls they make,
+// the stats providers, the CRI call's deadline, the runtime Status loop,
+// the node status update's runtime call, and the consequence.
+func hangRows(row rowFunc, h *answer.RuntimeHang) {
+	if h == nil {
+		return
+	}
+	label := "Runtime hang"
+	var lines []string
+	if h.Unknown != "" {
+		lines = append(lines, "unknown: "+h.Unknown)
+	}
+	for _, c := range h.Collectors {
+		where := c.Endpoint
+		if where == "" {
+			where = "an endpoint plegvet could not tell (" + c.EndpointUnknown + ")"
+		}
+		head := fmt.Sprintf("collector %s registered by %s at %s, scraped on %s", c.Constructor, c.Register, srcpos.Line(&c.Registered), where)
+		methods, providers := reachWords(c.Reaches)
+		switch {
+		case len(c.Reaches) == 0:
+			head += ": plegvet found no CRI call it makes"
+		case providers != "":
+			head += fmt.Sprintf(": each scrape calls %s through %s", methods, providers)
+		default:
+			head += fmt.Sprintf(": each scrape calls %s", methods)
+		}
+		lines = append(lines, head)
+		if len(c.Reaches) > 0 {
+			lines = append(lines, fmt.Sprintf("  %s (%s) > %s", c.Collect.Func, srcpos.Line(c.Collect.Decl), hangSteps(c.Reaches[0].Steps)))
+		}
+		if n := len(c.Unresolved); n > 0 {
+			u := c.Unresolved[0]
+			calls := "calls"
+			if n == 1 {
+				calls = "call"
+			}
+			lines = append(lines, fmt.Sprintf("  %d %s not followed, first %s (%s): %s", n, calls, u.Step.Func, srcpos.Line(&u.Step.Pos), u.Why))
+		}
+	}
+	for _, p := range h.StatsProviders {
+		s := fmt.Sprintf("stats provider %s (%s)", p.Constructor, srcpos.Line(&p.Pos))
+		if p.When != "" {
+			s += fmt.Sprintf(" when %s (%s)", p.When, srcpos.Line(p.WhenPos))
+			if p.WhenSet != "" {
+				s += fmt.Sprintf(", set to %s (%s)", p.WhenSet, srcpos.Line(p.WhenSetPos))
+			}
+		}
+		if len(p.Gates) > 0 {
+			s += ", its arguments testing " + strings.Join(p.Gates, ", ")
+		}
+		lines = append(lines, s)
+	}
+	if d := h.Deadline; d != nil {
+		s := fmt.Sprintf("each CRI call waits at most %s, given to %s (%s)", d.Expr, d.Call, srcpos.Line(&d.Pos))
+		if d.Value.Resolved() {
+			s += ": " + hangValue(d.Value)
+		} else if d.Setting != "" {
+			s += fmt.Sprintf(": the setting %s, default %s", d.Setting, hangValue(d.Default))
+		}
+		lines = append(lines, s)
+		lines = append(lines, perCallLines(d)...)
+	}
+	if l := h.StatusLoop; l != nil {
+		s := fmt.Sprintf("%s (%s) asks %s (%s)", l.Func, srcpos.Line(l.Decl), l.Status.Func, srcpos.Line(&l.Status.Pos))
+		if l.Started != nil {
+			period := hangValue(l.Period)
+			if l.Period.Resolved() && l.Period.Const == "" {
+				period = l.Period.Value // a literal, written where it is started
+			}
+			s += fmt.Sprintf(" every %s, started at %s", period, srcpos.Line(l.Started))
+		}
+		lines = append(lines, s)
+	}
+	if d := h.RuntimeDown; d != nil {
+		lines = append(lines, "the runtime is declared down once its status has not been refreshed for "+hangValue(d))
+	}
+	if n := h.NodeStatus; n != nil {
+		s := fmt.Sprintf("the node status update (%s) asks %s through %s (%s)", n.Func, n.Method, n.Setter, srcpos.Line(&n.Pos))
+		if n.Call != nil {
+			s += fmt.Sprintf(", called at %s", srcpos.Line(n.Call))
+		}
+		lines = append(lines, s)
+	}
+	row(label, lines...)
+	if h.Consequence != "" {
+		row("On hang", h.Consequence)
+	}
+}
+
+// reachWords are the CRI methods reached, each once, and the providers
+// they are reached through.
+func reachWords(rs []answer.Reach) (methods, providers string) {
+	var ms, ps []string
+	for _, r := range rs {
+		if !contains(ms, r.Method) {
+			ms = append(ms, r.Method)
+		}
+		if r.Provider != "" && !contains(ps, r.Provider) {
+			ps = append(ps, r.Provider)
+		}
+	}
+	return strings.Join(ms, ", "), strings.Join(ps, ", ")
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// HangConsequence is what a runtime that stops answering means for a
+// node, in one sentence, from the report's health rule: when /metrics
+// goes dark, when the node turns NotReady and why, when the PLEG is
+// declared unhealthy. "" when the hang was not read.
+func HangConsequence(r *answer.Report) string {
+	h := r.Health
+	if h == nil || h.RuntimeHang == nil {
+		return ""
+	}
+	g := h.RuntimeHang
+	var parts []string
+	unfollowed := 0
+	for _, c := range g.Collectors {
+		unfollowed += len(c.Unresolved)
+	}
+	switch {
+	case g.DarkOnHang():
+		s := "/metrics goes dark from the first scrape, its collectors waiting on the runtime"
+		var unbounded []string
+		if d := g.Deadline; d != nil {
+			for _, c := range d.PerCall {
+				if c.Timeout == "" {
+					unbounded = append(unbounded, c.Method)
+				}
+			}
+		}
+		if len(unbounded) > 0 {
+			s += fmt.Sprintf(" (the CRI client puts no timeout on %s: a scrape reaching it waits as long as the runtime hangs)", strings.Join(unbounded, ", "))
+		}
+		parts = append(parts, s)
+	case unfollowed > 0:
+		calls := fmt.Sprintf("%d calls were", unfollowed)
+		if unfollowed == 1 {
+			calls = "1 call was"
+		}
+		parts = append(parts, fmt.Sprintf("plegvet could not tell whether /metrics waits on the runtime: no collector's calls reached a CRI call, and %s not followed", calls))
+	default:
+		parts = append(parts, "plegvet found no collector of /metrics that calls the runtime")
+	}
+	deadline, ok := g.DeadlineDuration()
+	switch {
+	case ok && g.NodeStatus != nil:
+		s := fmt.Sprintf("the node turns NotReady after about %s (the CRI deadline, %s), the time the node status update waits on %s", deadline, deadlineName(g), g.NodeStatus.Method)
+		if g.RuntimeDown.Resolved() {
+			s += fmt.Sprintf(", not %s (the runtime-down threshold)", g.RuntimeDown.Value)
+		}
+		parts = append(parts, s)
+	case g.RuntimeDown.Resolved():
+		parts = append(parts, fmt.Sprintf("the runtime is declared down after %s", g.RuntimeDown.Value))
+	}
+	if c := h.RelistCheck(); c != nil && c.Threshold != nil && c.Threshold.GateOff.Resolved() {
+		parts = append(parts, fmt.Sprintf("the PLEG is unhealthy at %s", c.Threshold.GateOff.Value))
+	}
+	return "A runtime that stops answering: " + strings.Join(parts, "; ") + "."
+}
+
+func deadlineName(g *answer.RuntimeHang) string {
+	if d := g.Deadline; d != nil && d.Setting != "" {
+		return d.Setting
+	}
+	return "its timeout"
+}
+
+// perCallLines say, per timeout, which CRI methods the client bounds by
+// it (the first's line), and which it does not bound.
+func perCallLines(d *answer.Deadline) []string {
+	if d.PerCallUnknown != "" {
+		return []string{"  per call: unknown: " + d.PerCallUnknown}
+	}
+	var order []string
+	by := map[string][]answer.PerCall{}
+	for _, c := range d.PerCall {
+		if _, ok := by[c.Timeout]; !ok {
+			order = append(order, c.Timeout)
+		}
+		by[c.Timeout] = append(by[c.Timeout], c)
+	}
+	var out []string
+	for _, t := range order {
+		cs := by[t]
+		var ms []string
+		for _, c := range cs {
+			ms = append(ms, c.Method)
+		}
+		if t == "" {
+			out = append(out, fmt.Sprintf("  the client sets no timeout of its own on %s (%s)", strings.Join(ms, ", "), srcpos.Line(cs[0].Decl)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("  the client bounds %s by %s (%s)", strings.Join(ms, ", "), t, srcpos.Line(cs[0].Pos)))
+	}
+	return out
+}

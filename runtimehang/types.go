@@ -1,0 +1,360 @@
+// Package runtimehang reads, from a kubelet's source, what a container
+// runtime that hangs (every CRI call waits its whole deadline) does to the
+// kubelet: which collectors registered on /metrics call the runtime while
+// a scrape is served (so /metrics waits with them), the deadline each CRI
+// call carries (the CRI client's timeout, runtimeRequestTimeout, and its
+// default), the loop that asks the runtime's Status and the threshold past
+// which the runtime is declared down, and the runtime call the node status
+// update itself waits on (the Version the node status setters ask).
+//
+// It is pure: Extract reads typed syntax handed to it (pkg/kubelet and the
+// packages read from source beside it) and does no I/O. Calls are
+// followed by type: a static call to its declaration, a call through an
+// interface to each type of the packages read that implements it, a
+// collector's func or interface field to the value the kubelet registered
+// it with. A call reaching a method of the CRI API's service interfaces
+// (k8s.io/cri-api/pkg/apis) is a runtime call. A step whose body was not
+// read is Unresolved, with why; nothing is found by a table of names or
+// versions.
+package runtimehang
+
+import (
+	"slices"
+	"time"
+
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// Hang is what a hung container runtime does to the kubelet, read from
+// its code.
+type Hang struct {
+	// Collectors are the collectors pkg/kubelet registers, sorted by
+	// position, each with the runtime calls a scrape makes through it.
+	Collectors []Collector `json:"collectors"`
+	// StatsProviders are the stats providers the kubelet may build (the
+	// one collectors list pods through), each with the condition it is
+	// built under, sorted by position.
+	StatsProviders []StatsProvider `json:"statsProviders"`
+	// Deadline is the timeout the CRI client is built with: each call
+	// waits at most that long; null when no CRI client construction was found.
+	Deadline *Deadline `json:"deadline"`
+	// StatusLoop is the loop asking the runtime's Status; null when not found.
+	StatusLoop *StatusLoop `json:"statusLoop"`
+	// RuntimeDown is the threshold past which the runtime is declared down
+	// ("container runtime is down"), as the health rule read it; null when not found.
+	RuntimeDown *Value `json:"runtimeDown"`
+	// NodeStatus is the runtime call the node status update waits on;
+	// null when none was found.
+	NodeStatus *NodeStatusCall `json:"nodeStatus"`
+	// Unknown says why the tree matches no known shape; "" when it does.
+	Unknown string `json:"unknown,omitempty"`
+	// Consequence is what the hang means for a node, in one sentence,
+	// worded from the values above (the report fills it in).
+	Consequence string `json:"consequence,omitempty"`
+}
+
+// Step is one call of a chain: the function called and where.
+type Step struct {
+	// Func is the function or method called (criStatsProvider.ListPodStats).
+	Func string `json:"func"`
+	// Pos is the call (or, for a collector's field, the registration
+	// that gave it its value).
+	Pos srcpos.Pos `json:"pos"`
+	// Decl is the callee's declaration; null when its body was not read.
+	Decl *srcpos.Pos `json:"decl"`
+	// Via is the interface the call goes through ("" for a static call):
+	// the step is then one of the interface's implementations.
+	Via string `json:"via,omitempty"`
+}
+
+// Collector is one collector registered, and what a scrape calls.
+type Collector struct {
+	// Constructor is the call building it, as written
+	// (collectors.NewLogMetricsCollector).
+	Constructor string      `json:"constructor"`
+	Decl        *srcpos.Pos `json:"decl"` // the constructor's declaration
+	// Register is the registering call as written (metrics.Register) and
+	// Registered where the collector is passed to it.
+	Register   string     `json:"register"`
+	Registered srcpos.Pos `json:"registered"`
+	// Endpoint is the endpoint whose scrape runs the collector ("/metrics":
+	// the register function passes it to the legacy registry); "" with
+	// EndpointUnknown saying why when not read.
+	Endpoint        string `json:"endpoint"`
+	EndpointUnknown string `json:"endpointUnknown,omitempty"`
+	// Collect is the method each scrape calls.
+	Collect *Step `json:"collect"`
+	// Reaches are the runtime calls a scrape makes, sorted by provider
+	// and method.
+	Reaches []Reach `json:"reaches"`
+	// Unresolved are the calls not followed, with why.
+	Unresolved []Unresolved `json:"unresolved"`
+}
+
+// Reach is one runtime call a chain ends in.
+type Reach struct {
+	// Method is the CRI method called, with its interface
+	// (RuntimeService.ListPodSandbox).
+	Method string `json:"method"`
+	// Provider is the implementation the chain's first interface call
+	// chose (criStatsProvider); "" when it goes through none.
+	Provider string `json:"provider,omitempty"`
+	// Steps are the calls from the collector's Collect to the CRI call,
+	// the last one being it.
+	Steps []Step `json:"steps"`
+}
+
+// Unresolved is a call a chain could not follow.
+type Unresolved struct {
+	Step Step   `json:"step"`
+	Why  string `json:"why"`
+}
+
+// StatsProvider is one stats provider the kubelet may build.
+type StatsProvider struct {
+	// Constructor is the call as written (stats.NewCRIStatsProvider).
+	Constructor string      `json:"constructor"`
+	Pos         srcpos.Pos  `json:"pos"`
+	Decl        *srcpos.Pos `json:"decl"`
+	// When is the condition it is built under as written ("!X" for an
+	// else branch); "" when unconditional.
+	When    string      `json:"when,omitempty"`
+	WhenPos *srcpos.Pos `json:"whenPos,omitempty"`
+	// WhenSet is what sets the condition's field, as written
+	// (cadvisor.UsingLegacyCadvisorStats(kubeCfg.ContainerRuntimeEndpoint):
+	// the runtime's endpoint decides), and WhenSetPos where; "" and null
+	// when the condition is no field or nothing read assigns it.
+	WhenSet    string      `json:"whenSet,omitempty"`
+	WhenSetPos *srcpos.Pos `json:"whenSetPos,omitempty"`
+	// Gates are the feature gates its arguments test (PodAndContainerStatsFromCRI).
+	Gates []string `json:"gates"`
+}
+
+// Deadline is the timeout the CRI client is built with.
+type Deadline struct {
+	// Call is the CRI client's construction as written
+	// (remote.NewRemoteRuntimeService), Pos the argument passing the timeout.
+	Call string     `json:"call"`
+	Pos  srcpos.Pos `json:"pos"`
+	// Expr is the timeout as written (kubeCfg.RuntimeRequestTimeout.Duration).
+	Expr string `json:"expr"`
+	// Value is the timeout when it is a constant; else its Unresolved
+	// says why (a configuration field).
+	Value *Value `json:"value"`
+	// Setting is the configuration field the timeout comes from (its
+	// JSON name, runtimeRequestTimeout); "" when none.
+	Setting string `json:"setting,omitempty"`
+	// Default is the setting's default, read from the configuration
+	// defaults; its Unresolved says why when not read.
+	Default *Value `json:"default,omitempty"`
+	// PerCall is, for each CRI method the collectors reach, where the CRI
+	// client's implementation bounds the call (context.WithTimeout), read
+	// when the client's package was read from source; PerCallUnknown says
+	// why it is empty.
+	PerCall        []PerCall `json:"perCall"`
+	PerCallUnknown string    `json:"perCallUnknown,omitempty"`
+}
+
+// PerCall is the timeout a CRI client's method puts on its call.
+type PerCall struct {
+	// Method is the CRI method (RuntimeService.ListPodSandbox) and Impl
+	// its implementation (remoteRuntimeService.ListPodSandbox).
+	Method string      `json:"method"`
+	Impl   string      `json:"impl"`
+	Decl   *srcpos.Pos `json:"decl"`
+	// Timeout is the timeout as written (r.timeout) and Pos the
+	// context.WithTimeout call; "" and null when the method sets none.
+	Timeout string      `json:"timeout"`
+	Pos     *srcpos.Pos `json:"pos"`
+}
+
+// StatusLoop is the loop asking the runtime's Status.
+type StatusLoop struct {
+	// Func is the method asking it (Kubelet.updateRuntimeUp), Decl its declaration.
+	Func string      `json:"func"`
+	Decl *srcpos.Pos `json:"decl"`
+	// Status is the runtime's Status call.
+	Status Step `json:"status"`
+	// Started is the call running Func periodically, Period its period.
+	Started *srcpos.Pos `json:"started"`
+	Period  *Value      `json:"period"`
+}
+
+// NodeStatusCall is the runtime call a node status setter makes.
+type NodeStatusCall struct {
+	// Method is the runtime's method handed to the setter (Runtime.Version).
+	Method string `json:"method"`
+	// Setter is the call handing it over as written (nodestatus.VersionInfo).
+	Setter string     `json:"setter"`
+	Pos    srcpos.Pos `json:"pos"`
+	// SetterDecl is the setter's declaration and Call where it calls the
+	// method; null when its body was not read.
+	SetterDecl *srcpos.Pos `json:"setterDecl"`
+	Call       *srcpos.Pos `json:"call"`
+	// Func is the function listing the setters (Kubelet.defaultNodeStatusFuncs).
+	Func string `json:"func"`
+}
+
+// CRIMethods are the CRI methods any collector reaches, sorted, each once.
+func (h *Hang) CRIMethods() []string {
+	if h == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range h.Collectors {
+		for _, r := range c.Reaches {
+			if !seen[r.Method] {
+				seen[r.Method] = true
+				out = append(out, r.Method)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Chain is the first chain found from a registered collector to a CRI
+// call: the registration, the collector's Collect, then each call; nil
+// when no collector reaches the runtime.
+func (h *Hang) Chain() []Step {
+	if h == nil {
+		return nil
+	}
+	for _, c := range h.Collectors {
+		if len(c.Reaches) == 0 || c.Collect == nil {
+			continue
+		}
+		out := []Step{{Func: c.Register + "(" + c.Constructor + ")", Pos: c.Registered, Decl: c.Decl}, *c.Collect}
+		return append(out, c.Reaches[0].Steps...)
+	}
+	return nil
+}
+
+// DarkOnHang reports whether a collector registered on /metrics calls the
+// runtime during a scrape: /metrics then waits on a hung runtime.
+func (h *Hang) DarkOnHang() bool {
+	if h == nil {
+		return false
+	}
+	for _, c := range h.Collectors {
+		if c.Endpoint == "/metrics" && len(c.Reaches) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// DeadlineDuration is the CRI call's deadline: the constant, else the
+// setting's default; false when neither was read.
+func (h *Hang) DeadlineDuration() (time.Duration, bool) {
+	if h == nil || h.Deadline == nil {
+		return 0, false
+	}
+	if d, ok := h.Deadline.Value.Duration(); ok && h.Deadline.Value.Resolved() {
+		return d, true
+	}
+	if h.Deadline.Default.Resolved() {
+		return h.Deadline.Default.Duration()
+	}
+	return 0, false
+}
+
+// Files visits every position h holds, for an answer's -positions.
+func (h *Hang) Files(visit srcpos.FileVisitor) {
+	if h == nil {
+		return
+	}
+	pos := func(p *srcpos.Pos) { srcpos.Files(visit, p) }
+	step := func(s *Step) {
+		pos(&s.Pos)
+		pos(s.Decl)
+	}
+	for i := range h.Collectors {
+		c := &h.Collectors[i]
+		pos(c.Decl)
+		pos(&c.Registered)
+		if c.Collect != nil {
+			step(c.Collect)
+		}
+		for j := range c.Reaches {
+			for k := range c.Reaches[j].Steps {
+				step(&c.Reaches[j].Steps[k])
+			}
+		}
+		for j := range c.Unresolved {
+			step(&c.Unresolved[j].Step)
+		}
+	}
+	for i := range h.StatsProviders {
+		p := &h.StatsProviders[i]
+		pos(&p.Pos)
+		pos(p.Decl)
+		pos(p.WhenPos)
+		pos(p.WhenSetPos)
+	}
+	if d := h.Deadline; d != nil {
+		pos(&d.Pos)
+		for i := range d.PerCall {
+			pos(d.PerCall[i].Decl)
+			pos(d.PerCall[i].Pos)
+		}
+		d.Value.Files(visit)
+		d.Default.Files(visit)
+	}
+	if l := h.StatusLoop; l != nil {
+		pos(l.Decl)
+		step(&l.Status)
+		pos(l.Started)
+		l.Period.Files(visit)
+	}
+	h.RuntimeDown.Files(visit)
+	if n := h.NodeStatus; n != nil {
+		pos(&n.Pos)
+		pos(n.SetterDecl)
+		pos(n.Call)
+	}
+}
+
+// Summary is the hang in the few values another answer (a live node's,
+// the alerts') consumes, each with its evidence.
+type Summary struct {
+	// DarkOnHang: a collector registered on /metrics calls the runtime
+	// during a scrape, so /metrics waits on a hung runtime.
+	DarkOnHang bool `json:"darkOnHang"`
+	// Chain is the first chain from a registration to a CRI call (Chain).
+	Chain []Step `json:"chain"`
+	// CRIMethods are the CRI methods the collectors reach (CRIMethods).
+	CRIMethods []string `json:"criMethods"`
+	// Deadline is each CRI call's deadline: the constant, else the
+	// setting's default (Setting names it); nil when neither was read.
+	Deadline *Value `json:"deadline"`
+	Setting  string `json:"setting,omitempty"`
+	// RuntimeDown is the "container runtime is down" threshold.
+	RuntimeDown *Value `json:"runtimeDown"`
+	// StatusPeriod is how often the runtime's Status is asked.
+	StatusPeriod *Value `json:"statusPeriod"`
+	// NodeStatus is the runtime call the node status update waits on.
+	NodeStatus *NodeStatusCall `json:"nodeStatus"`
+}
+
+// Summary is h's Summary; the zero Summary for a nil h.
+func (h *Hang) Summary() Summary {
+	if h == nil {
+		return Summary{}
+	}
+	s := Summary{DarkOnHang: h.DarkOnHang(), Chain: h.Chain(), CRIMethods: h.CRIMethods(), RuntimeDown: h.RuntimeDown, NodeStatus: h.NodeStatus}
+	if d := h.Deadline; d != nil {
+		s.Setting = d.Setting
+		switch {
+		case d.Value.Resolved():
+			s.Deadline = d.Value
+		case d.Default.Resolved():
+			s.Deadline = d.Default
+		}
+	}
+	if h.StatusLoop != nil {
+		s.StatusPeriod = h.StatusLoop.Period
+	}
+	return s
+}
