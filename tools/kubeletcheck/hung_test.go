@@ -143,7 +143,7 @@ func logHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, fault
 		t.Logf("%8s %s: %s", at, r.What, r.Evidence)
 	}
 	for _, e := range run.Endpoints() {
-		t.Logf("during the fault %s: %d answered (slowest %s), %d timed out, %d refused, %d other; first error %+.1fs %q; first answer after %+.1fs",
+		t.Logf("during the fault %s: %d answered (slowest %s), %d timed out, %d refused, %d other; first error %s %q; first answer after the fault %s",
 			e.Path, e.OK, e.MaxOK.Round(time.Millisecond), e.TimedOut, e.Refused, e.Other, since(e.FirstFailAt, run.Frozen), e.FirstErr, since(e.FirstBack, run.Frozen))
 	}
 	for _, a := range run.Patient {
@@ -174,11 +174,11 @@ func logHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, fault
 	}
 }
 
-func since(t, ref time.Time) float64 {
+func since(t, ref time.Time) string {
 	if t.IsZero() {
-		return 0
+		return "-"
 	}
-	return t.Sub(ref).Seconds()
+	return fmt.Sprintf("%+.1fs", t.Sub(ref).Seconds())
 }
 
 // checkHung asserts what the hung runs measured.
