@@ -157,6 +157,11 @@ func (d *decider) darkCause(h *Health) {
 		deadline += fmt.Sprintf(" (runtimeRequestTimeout %s, from configz)", t)
 	}
 	h.Cause = "the container runtime does not answer: " + deadline + ", and the kubelet's /metrics waits with the collectors that call it"
+	if r, err := Release(d.in.Gate.KubeletVersion); err == nil {
+		// The index a node is decided from holds no chain: the report
+		// reads it from the release's code.
+		h.Cause += " (plegvet report -k8s " + r + " names them, and each call down to the runtime)"
+	}
 }
 
 // readReady reads the Node object's Ready condition into h: a Ready

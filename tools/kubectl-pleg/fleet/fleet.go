@@ -346,7 +346,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 	r.NodeReport = rep
 	if t.ready != nil {
 		c := *t.ready
-		c.judge(rep.Health, at, src.HealthRule().Words.NotHealthy())
+		c.judge(rep.Health, at, src.HealthRule().Words)
 		r.Condition = &c
 	}
 	return r

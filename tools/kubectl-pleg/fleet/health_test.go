@@ -28,6 +28,7 @@ var words = &answer.Health{
 		{Format: "pleg was last seen active %v ago; threshold is %v", When: plegperiods.WhenThresholdExceeded},
 	}}},
 	RuntimeErrors: &answer.HealthMessage{Format: "%s is not healthy: %v"},
+	RuntimeDown:   &answer.RuntimeDown{HealthMessage: answer.HealthMessage{Format: "container runtime is down", When: plegperiods.WhenRuntimeDown}},
 }
 
 // withWords is rec's hooks with the kubelet's words in every source.
@@ -185,11 +186,11 @@ func TestJudgeReady(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hb := tc.heartbeat
 			r := &ReadyCondition{Status: tc.status, Message: tc.msg, LastHeartbeatTime: &hb}
-			prefix := ""
+			var words nodeverdict.HealthWords
 			if tc.words {
-				prefix = "PLEG is not healthy: "
+				words = nodeverdict.HealthWords{CheckName: "PLEG", ErrorsFormat: "%s is not healthy: %v", RuntimeDown: "container runtime is down"}
 			}
-			r.judge(nodeverdict.Health{State: tc.state}, at, prefix)
+			r.judge(nodeverdict.Health{State: tc.state}, at, words)
 			got, _ := json.Marshal(r.Agrees)
 			if string(got) != tc.agrees || r.Newer != tc.newer || r.Why == "" {
 				t.Errorf("agrees %s, newer %q; want %s, %q (%s)", got, r.Newer, tc.agrees, tc.newer, r.Why)

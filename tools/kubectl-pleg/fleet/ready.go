@@ -66,9 +66,11 @@ func readyCondition(n *corev1.Node) *ReadyCondition {
 }
 
 // judge puts the condition beside plegvet's health h, computed at the
-// capture's time at; notHealthy is how the kubelet's runtime errors begin
-// for a failed PLEG check ("" when not known).
-func (r *ReadyCondition) judge(h nodeverdict.Health, at time.Time, notHealthy string) {
+// capture's time at; words are the kubelet's from its source: how its
+// runtime errors begin for a failed PLEG check, and how they say the
+// runtime is down ("" when not known).
+func (r *ReadyCondition) judge(h nodeverdict.Health, at time.Time, words nodeverdict.HealthWords) {
+	notHealthy := words.NotHealthy()
 	r.Agrees, r.PLEGUnhealthy, r.Newer = nil, nil, ""
 	if notHealthy != "" {
 		said := r.Status == string(corev1.ConditionFalse) && strings.Contains(r.Message, notHealthy)
@@ -89,7 +91,7 @@ func (r *ReadyCondition) judge(h nodeverdict.Health, at time.Time, notHealthy st
 		set(true, "Ready is False"+since(r.LastTransitionTime)+", and plegvet computes the PLEG unhealthy (the message is not matched: the kubelet's words are not known from the source)")
 	case r.PLEGUnhealthy != nil && *r.PLEGUnhealthy && stale:
 		set(true, "both say the PLEG is not healthy")
-	case stale && r.Status == string(corev1.ConditionFalse) && strings.Contains(r.Message, nodeverdict.RuntimeDownWords):
+	case stale && r.Status == string(corev1.ConditionFalse) && words.RuntimeDown != "" && strings.Contains(r.Message, words.RuntimeDown):
 		set(true, "the condition says the container runtime is down, and plegvet computes the PLEG unhealthy")
 	case stale:
 		set(false, "plegvet computes the PLEG unhealthy, but the condition does not say so: "+r.newer(at, "the kubelet has not posted the failure yet", "the PLEG relisted again after the scrape"))
