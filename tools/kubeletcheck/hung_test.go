@@ -231,15 +231,19 @@ func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, wit
 		}
 	}
 	// Prometheus: the /metrics endpoint down with a scrape that ran to
-	// its timeout; /metrics/cadvisor up.
+	// its timeout; /metrics/cadvisor up (a loaded machine may miss one
+	// scrape in ten).
 	downSeen := false
+	rounds, cadvisorDown := 0, 0
 	for _, r := range run.Rounds {
 		if r.Start.Before(run.Frozen.Add(10*time.Second)) || !r.Start.Before(run.Thawed) {
 			continue
 		}
+		rounds++
 		up, dur := r.Up(), r.Durations()
-		if up["/metrics/cadvisor"] == 0 && len(up) == 2 {
-			t.Errorf("round %d: up{metrics_path=\"/metrics/cadvisor\"} 0 during the freeze: %q", r.Index, r.TargetError("/metrics/cadvisor"))
+		if v, ok := up["/metrics/cadvisor"]; ok && v == 0 {
+			cadvisorDown++
+			t.Logf("round %d: up{metrics_path=\"/metrics/cadvisor\"} 0 during the freeze (scrape_duration_seconds %v): %q", r.Index, dur["/metrics/cadvisor"], r.TargetError("/metrics/cadvisor"))
 		}
 		if v, ok := up["/metrics"]; ok && v == 0 {
 			downSeen = true
@@ -247,6 +251,9 @@ func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, wit
 				t.Errorf("round %d: up{metrics_path=\"/metrics\"} 0 with scrape_duration_seconds %v, error %q; want a scrape that ran to its timeout", r.Index, dur["/metrics"], r.TargetError("/metrics"))
 			}
 		}
+	}
+	if cadvisorDown > rounds/10 {
+		t.Errorf("up{metrics_path=\"/metrics/cadvisor\"} 0 in %d of %d rounds of the freeze; want it up", cadvisorDown, rounds)
 	}
 	if !downSeen {
 		t.Errorf("Prometheus never showed up{metrics_path=\"/metrics\"} 0 during the freeze")
@@ -411,10 +418,17 @@ func checkHungVerdicts(t *testing.T, run *harness.HungRun, tl *harness.HungTimel
 		if o.Start.Before(tl.FirstTimeout.Start) || !o.Start.Before(tl.Thawed) {
 			continue
 		}
+		if o.ReadyErr != nil || len(o.Node) == 0 {
+			t.Logf("round %d: no Node object read (%v): plegvet node not run", o.Index, o.ReadyErr)
+			continue
+		}
 		node := filepath.Join(dir, "node.json")
 		os.WriteFile(node, o.Node, 0o644)
 		out, err := exec.Command(plegvetBin, "node", "-k8s", run.Release, "-configz", configz, "-metrics-error", o.Err.Error(), "-metrics-waited", o.MetricsAnswer.Took.String(),
 			"-at", o.Start.UTC().Format(time.RFC3339Nano), "-node", node, "-last-metrics", last, "-json").Output()
+		if ee, ok := err.(*exec.ExitError); ok {
+			err = fmt.Errorf("%v: %s", err, harness.Cut(string(ee.Stderr), 500))
+		}
 		where := fmt.Sprintf("plegvet node on round %d (%+.1fs)", o.Index, o.Start.Sub(run.Frozen).Seconds())
 		state, runtime := jsonField(out, "health", "state"), jsonField(out, "health", "runtime")
 		want := "at-risk"
