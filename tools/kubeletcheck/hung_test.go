@@ -109,6 +109,24 @@ func checkSlowCall(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline)
 	if tl.ReadyPLEG == nil {
 		t.Errorf("the node's Ready never named %q while %s was held", harness.PLEGUnhealthy, SlowMethod)
 	}
+	// The runtime's Status and Version answer: Ready turns False for the
+	// PLEG alone, once its last relist is 3m old.
+	if f := tl.ReadyFalse; f != nil && (harness.PLEGMessage(f.Ready.Message) == "" || strings.Contains(f.Ready.Message, "container runtime is down")) {
+		t.Errorf("Ready turned False with %q; want the PLEG's message alone", f.Ready.Message)
+	}
+	if l := tl.Logged["container runtime is down"]; l != nil {
+		t.Errorf("the kubelet logged the runtime down while only %s was held: %s", SlowMethod, l.Raw)
+	}
+	// /metrics waits on the held call (the stats collectors list the
+	// sandboxes); /configz answers.
+	if tl.FirstTimeout == nil || tl.FirstRefused != nil {
+		t.Errorf("/metrics while %s was held: first timeout %v, first refusal %v; want timeouts, no refusal", SlowMethod, tl.FirstTimeout != nil, tl.FirstRefused != nil)
+	}
+	for _, e := range run.Endpoints() {
+		if n := e.OK + e.TimedOut + e.Refused + e.Other; e.Path == "/configz" && e.OK < n*9/10 {
+			t.Errorf("/configz while %s was held: %d of %d answered", SlowMethod, e.OK, n)
+		}
+	}
 	if tl.ReadyTrue == nil {
 		t.Errorf("the node did not turn Ready again after the hold ended")
 	}
