@@ -49,8 +49,12 @@ func TestRuntimeSlowCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a kubelet, an API server and Prometheus, and holds a CRI call for 4 minutes")
 	}
-	run, tl, _, _ := runFault(t, "runtime-slow-call", SlowMethod, "the CRI proxy starts holding "+SlowMethod)
+	run, tl, plegvetBin, _ := runFault(t, "runtime-slow-call", SlowMethod, "the CRI proxy starts holding "+SlowMethod)
 	checkSlowCall(t, run, tl)
+	// Seen from outside, one hung call is a hung runtime: plegvet node
+	// and kubectl pleg say so (measured: at-risk, then unhealthy, runtime
+	// hung).
+	checkHungVerdicts(t, run, tl, plegvetBin)
 }
 
 // runFault runs the hung scenario, its fault a frozen containerd or,
