@@ -126,6 +126,21 @@ func FuzzReadMetrics(f *testing.F) {
 		"kubelet_pleg_relist_interval_seconds_bucket{le=\"x\"} 1\nkubelet_pleg_relist_interval_seconds_sum 1\nkubelet_pleg_relist_interval_seconds_count 1\n",
 		"kubelet_runtime_operations_duration_seconds_bucket{operation_type=\"status\",le=\"1\"} 3\nkubelet_runtime_operations_duration_seconds_sum{operation_type=\"status\"} 2\nkubelet_runtime_operations_duration_seconds_count{operation_type=\"status\"} 2.5\n" + interval,
 		"# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_bucket{le=\"1\"} 0.5\nkubelet_pleg_relist_interval_seconds_count 3599.9\n",
+		// Captures that cannot be one kubelet's scrape (issue 42): a
+		// series twice (labels in another order, quoted commas and
+		// braces), a relist before the process start, +Inf below a bucket
+		// or not the count, more errors than calls, gauges no kubelet
+		// writes, malformed capture-time lines, times a duration cannot span.
+		interval + "kubelet_runtime_operations_total{a=\"x,}\",operation_type=\"status\"} 1\nkubelet_runtime_operations_total{operation_type=\"status\" , a=\"x,}\",} 1\n",
+		interval + "kubelet_runtime_operations_total{a=\"\\\"\"} 1\nkubelet_runtime_operations_total{a=\"\\\"\"} 1\n",
+		"# scraped at 2026-12-03T06:48:02Z\nprocess_start_time_seconds 1.7962804005e+09\nkubelet_pleg_last_seen_seconds 1.7962803e+09\n" + interval,
+		"process_start_time_seconds 1e300\nkubelet_pleg_last_seen_seconds 1.7962803e+09\n" + interval,
+		"# TYPE kubelet_pleg_relist_interval_seconds histogram\nkubelet_pleg_relist_interval_seconds_bucket{le=\"1\"} 4\nkubelet_pleg_relist_interval_seconds_bucket{le=\"+Inf\"} 3\nkubelet_pleg_relist_interval_seconds_sum 8\nkubelet_pleg_relist_interval_seconds_count 4\n",
+		interval + "kubelet_runtime_operations_total{operation_type=\"status\"} 3\nkubelet_runtime_operations_errors_total{operation_type=\"status\"} 1e308\n",
+		interval + "kubelet_pleg_last_seen_seconds 1\n", interval + "kubelet_pleg_last_seen_seconds 2.5e11\n",
+		"# Scraped At 2026-12-03T06:48:02Z\n" + interval, "#scraped\n" + interval, "# scraped at  2026-12-03T06:48:02Z\r\n" + interval,
+		"# scraped at 9999-12-31T23:59:59Z\nprocess_start_time_seconds 1401580800\nkubelet_pleg_last_seen_seconds 1401580800\n" + interval,
+		"# scraped at 2014-06-01T00:00:00Z\nprocess_start_time_seconds 253402300799\nkubelet_pleg_last_seen_seconds 253402300799\n" + interval,
 	} {
 		f.Add([]byte(s))
 	}
@@ -151,6 +166,10 @@ func FuzzReadMetrics(f *testing.F) {
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m}))
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Runtime: debian16, Health: rule36, At: m.ScrapedAt}))
 				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Health: rule37, At: m.ScrapedAt}))
+				// The same scrape as the last that answered, before a
+				// metrics request that timed out at its time.
+				hung := &MetricsFailure{Error: "context deadline exceeded", Kind: FailureTimeout, At: m.ScrapedAt}
+				checkDecision(t, Decide(Input{Gate: g, Periods: p, Metrics: *m, Health: rule36, At: m.ScrapedAt, Failure: hung, LastScrape: true, ConfigzAnswered: true}))
 			}
 		}
 	})

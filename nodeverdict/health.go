@@ -156,6 +156,10 @@ func (d *decider) health() (h Health) {
 	case d.configured == Evented && rule.LastSeenRefreshed != "":
 		h.Evidence = append(h.Evidence, MetricLastSeen+" proves nothing about the relist with "+d.in.Gate.Name+" on: "+rule.LastSeenRefreshed)
 		return h
+	case d.in.At != nil && m.ProcessStart != nil && d.in.At.Before(time.Unix(int64(*m.ProcessStart), 0).Add(-2*gaugeResolution)):
+		start := time.Unix(int64(*m.ProcessStart), 0).UTC()
+		h.Evidence = append(h.Evidence, fmt.Sprintf("the capture's time %s (%s) is %v before the kubelet's process started (%s %s, %s): no scrape of it was taken then; the clocks differ, or the time is not the scrape's", d.in.At.Format(time.RFC3339Nano), d.in.AtFrom, start.Sub(*d.in.At), MetricProcessStart, number(*m.ProcessStart), start.Format(time.RFC3339)))
+		return h
 	case *m.LastSeen == 0:
 		h.State = Unhealthy
 		h.Message = d.message(rule.Words.NeverFormat, nil)
@@ -173,6 +177,12 @@ func (d *decider) health() (h Health) {
 		h.Evidence = append(h.Evidence, "the threshold in force ("+mode+") is not known: "+th.Why)
 	}
 	elapsed := at.Sub(since)
+	if !durationHolds(since, *at) {
+		// Sub saturates: the two times are further apart than a
+		// time.Duration holds (about 292 years).
+		h.Evidence = append(h.Evidence, d.tooFarApart(since))
+		return h
+	}
 	if elapsed < -2*gaugeResolution {
 		h.Evidence = append(h.Evidence, fmt.Sprintf("the capture's time %s (%s) is %v before the PLEG was last seen active (%s): the clocks differ, or the time is not the scrape's", at.Format(time.RFC3339Nano), d.in.AtFrom, -elapsed, since.Format(time.RFC3339)))
 		return h

@@ -39,6 +39,20 @@ const (
 	MetricRuntimeOperations         = "kubelet_runtime_operations_total"
 	MetricRuntimeOperationsErrors   = "kubelet_runtime_operations_errors_total"
 	MetricRuntimeOperationsDuration = "kubelet_runtime_operations_duration_seconds"
+	// MetricProcessStart is the kubelet's process start, a Unix time in
+	// seconds (client_golang's process collector, which the kubelet's
+	// legacy registry exports): no relist it saw is older.
+	MetricProcessStart = "process_start_time_seconds"
+)
+
+// The times a kubelet's gauge may hold, as Unix seconds: from June 1,
+// 2014 (Kubernetes' first commit is of June 6, 2014: no kubelet ran
+// before) to the end of the year 9999 (RFC 3339's last). A time outside
+// is not a kubelet's, and a capture holding one is refused rather than
+// judged ("unhealthy 498920h" from a gauge of 1).
+const (
+	minKubeletTime = 1401580800
+	maxKubeletTime = 253402300799
 )
 
 // ScrapedAtComment starts the comment line that says when a metrics
@@ -82,6 +96,9 @@ type Metrics struct {
 	// (list_podsandbox, list_containers, ...); nil when the capture has
 	// none of their families.
 	RuntimeOperations map[string]RuntimeOperation `json:"runtimeOperations,omitempty"`
+	// ProcessStart is the kubelet's process start (Unix seconds), from
+	// process_start_time_seconds; null without it.
+	ProcessStart *float64 `json:"processStart,omitempty"`
 }
 
 // FeatureState is one gate as kubernetes_feature_enabled reports it.
@@ -162,6 +179,9 @@ func ReadMetricsFrom(name string, r io.Reader) (*Metrics, error) {
 		}
 		return nil, &CaptureError{File: name, Line: line, Msg: fmt.Sprintf("not Prometheus text format: %s; want %s", msg, metricsWant), Err: err}
 	}
+	if err := f.dupErr(name); err != nil {
+		return nil, err
+	}
 	m, err := fromFamilies(name, fams, f.families(fams))
 	if err != nil {
 		return nil, err
@@ -180,5 +200,6 @@ func Families() []string {
 		MetricBuildInfo, MetricStreamSuccesses, MetricStreamErrors, MetricEventLatency, MetricDiscardEvents,
 		MetricRelistInterval, MetricRelistDuration, MetricLastSeen, MetricFeatureEnabled,
 		MetricRuntimeOperations, MetricRuntimeOperationsErrors, MetricRuntimeOperationsDuration,
+		MetricProcessStart,
 	}
 }

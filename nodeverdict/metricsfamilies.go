@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	dto "github.com/prometheus/client_model/go"
@@ -30,6 +31,9 @@ func fromFamilies(name string, fams map[string]*dto.MetricFamily, all int) (*Met
 	m.LastSeen = r.lastSeen()
 	m.FeatureEnabled = r.features()
 	m.RuntimeOperations = r.runtimeOperations()
+	m.ProcessStart = r.processStart()
+	r.checkTimes(m)
+	r.checkErrors(m)
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -199,6 +203,12 @@ func (r *metricsReader) buckets(name string, hm *dto.Histogram) ([]Bucket, bool)
 		switch {
 		case !ok:
 			return nil, false
+		case math.IsInf(bound, 1) && n < prev:
+			r.fail("%s_bucket le=+Inf counts %d, below le=%v's %d; want cumulative buckets, which never decrease", name, n, prevBound, prev)
+			return nil, false
+		case math.IsInf(bound, 1) && n != count:
+			r.fail("%s_bucket le=+Inf counts %d but _count is %d; want the same: every observation is in the +Inf bucket", name, n, count)
+			return nil, false
 		case math.IsInf(bound, 1):
 			continue
 		case bound <= prevBound || math.IsNaN(bound):
@@ -305,9 +315,9 @@ func (r *metricsReader) lastSeen() *float64 {
 			r.fail("%s is a %s; want a gauge", MetricLastSeen, typeName(f.GetType()))
 			return nil
 		}
-		// Up to the year 9999: anything else is not a time.
-		if math.IsNaN(v) || v < 0 || v > 253402300799 {
-			r.fail("%s is %v; want a Unix time in seconds", MetricLastSeen, v)
+		// 0 is never; else a kubelet's time, from 2014 to the year 9999.
+		if v != 0 && !kubeletTime(v) {
+			r.fail("%s is %v%s; want 0 (never) or a Unix time in seconds a kubelet can have seen, from %s to the year 9999", MetricLastSeen, v, timeText(v), unixText(minKubeletTime))
 			return nil
 		}
 		if last == nil || v > *last {
@@ -315,6 +325,87 @@ func (r *metricsReader) lastSeen() *float64 {
 		}
 	}
 	return last
+}
+
+// processStart reads the kubelet's process start, a Unix time in seconds:
+// one sample, a kubelet's time.
+func (r *metricsReader) processStart() *float64 {
+	f := r.fams[MetricProcessStart]
+	if f == nil {
+		return nil
+	}
+	ms := f.GetMetric()
+	if len(ms) != 1 {
+		r.fail("%s has %d series; want one, the kubelet's process", MetricProcessStart, len(ms))
+		return nil
+	}
+	v, ok := sample(f, ms[0], false)
+	switch {
+	case !ok:
+		r.fail("%s is a %s; want a gauge", MetricProcessStart, typeName(f.GetType()))
+		return nil
+	case !kubeletTime(v):
+		r.fail("%s is %v%s; want a Unix time in seconds a kubelet can have started at, from %s to the year 9999", MetricProcessStart, v, timeText(v), unixText(minKubeletTime))
+		return nil
+	}
+	return &v
+}
+
+// kubeletTime says whether v, Unix seconds, is a time a kubelet can have:
+// from minKubeletTime to maxKubeletTime.
+func kubeletTime(v float64) bool {
+	return v >= minKubeletTime && v <= maxKubeletTime
+}
+
+// unixText prints Unix seconds as an RFC 3339 time, to the second.
+func unixText(v float64) string {
+	return time.Unix(int64(v), 0).UTC().Format(time.RFC3339)
+}
+
+// timeText is " (TIME)" for Unix seconds within the years 1 to 9999, ""
+// for any other value.
+func timeText(v float64) string {
+	if math.IsNaN(v) || v < -62135596800 || v > maxKubeletTime {
+		return ""
+	}
+	return " (" + unixText(v) + ")"
+}
+
+// checkTimes fails a relist seen before the kubelet's process started:
+// the gauge is set by a relist of this process, in whole seconds (so up
+// to a second before the start it truncates), and 0 until the first.
+func (r *metricsReader) checkTimes(m *Metrics) {
+	if r.err != nil || m.LastSeen == nil || m.ProcessStart == nil || *m.LastSeen == 0 {
+		return
+	}
+	if *m.LastSeen <= *m.ProcessStart-gaugeResolution.Seconds() {
+		r.fail("%s is %s (%s), before the kubelet's process started (%s %s, %s); want a relist of the kubelet that was scraped (two kubelets' metrics put together?)",
+			MetricLastSeen, number(*m.LastSeen), unixText(*m.LastSeen), MetricProcessStart, number(*m.ProcessStart), unixText(*m.ProcessStart))
+	}
+}
+
+// errorsAheadOfCalls is how many more errors than calls an operation type
+// may read: the kubelet counts a failed CRI call's error before the call
+// itself (recordError, then the deferred recordOperation, in
+// pkg/kubelet/kuberuntime/instrumented_services.go), so a scrape may
+// catch the calls failing at that instant counted in errors only; more
+// than a couple is not one kubelet's scrape.
+const errorsAheadOfCalls = 2
+
+// checkErrors fails an operation type with more errors than calls, beyond
+// those a scrape can catch in flight.
+func (r *metricsReader) checkErrors(m *Metrics) {
+	if r.err != nil {
+		return
+	}
+	for _, op := range m.Operations() {
+		o := m.RuntimeOperations[op]
+		if o.Calls != nil && o.Errors != nil && *o.Errors > *o.Calls+errorsAheadOfCalls {
+			r.fail("%s{operation_type=%q} is %s but %s{operation_type=%q} is %s; want no more failed calls than calls (each failed call is counted in both; up to %d calls in flight may be counted in errors only)",
+				MetricRuntimeOperationsErrors, op, number(*o.Errors), MetricRuntimeOperations, op, number(*o.Calls), errorsAheadOfCalls)
+			return
+		}
+	}
 }
 
 // printable escapes what the parser quotes raw from the input (a newline

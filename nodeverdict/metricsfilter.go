@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,10 +56,17 @@ type metricsFilter struct {
 	scrapedAt    *time.Time
 	scrapedLine  int
 	scrapedWrong string
+	// series are the kept samples' series (name and sorted labels) by
+	// the line that gave each, and dupLine, dupWrong the first series
+	// given twice: the parser keeps both samples without a word (a
+	// counter read twice, a histogram's _count overwritten).
+	series   map[string]int
+	dupLine  int
+	dupWrong string
 }
 
 func newMetricsFilter(r io.Reader) *metricsFilter {
-	return &metricsFilter{in: bufio.NewReaderSize(r, 64<<10), dropped: map[string]dto.MetricType{}, sampled: map[string]bool{}}
+	return &metricsFilter{in: bufio.NewReaderSize(r, 64<<10), dropped: map[string]dto.MetricType{}, sampled: map[string]bool{}, series: map[string]int{}}
 }
 
 func (f *metricsFilter) Read(p []byte) (int, error) {
@@ -122,8 +130,8 @@ func (f *metricsFilter) keep(line []byte) bool {
 	case len(s) == 0 || s[0] == '\n':
 		return true
 	case s[0] == '#':
-		if rest, ok := bytes.CutPrefix(s, []byte(ScrapedAtComment)); ok {
-			f.scraped(string(bytes.TrimSpace(rest)))
+		if scrapedAtLine(s) {
+			f.scraped(string(bytes.TrimSuffix(line, newline)))
 			return false
 		}
 		fields := bytes.Fields(s[1:])
@@ -153,6 +161,9 @@ func (f *metricsFilter) keep(line []byte) bool {
 		return true
 	}
 	name := string(s[:i])
+	if keptNames[name] && wellFormed(s[i:]) {
+		f.sample(name, s[i:])
+	}
 	if keptNames[name] || !wellFormed(s[i:]) {
 		return true
 	}
@@ -202,9 +213,86 @@ func wellFormed(s []byte) bool {
 	return true
 }
 
-// scraped reads the capture's time from its comment line: once, in RFC
-// 3339, as kubectl pleg --save writes it; the first fault is kept.
-func (f *metricsFilter) scraped(text string) {
+// scrapedAtLine says whether a comment line (blanks before it trimmed)
+// means to say when the capture was taken: "scraped at" in any case and
+// spacing, with or without a time, so that a malformed one is named as
+// such, never read as a capture without a time.
+func scrapedAtLine(s []byte) bool {
+	said := strings.Join(strings.Fields(strings.ToLower(string(s[1:]))), " ")
+	return said == "scraped" || strings.HasPrefix(said, "scraped at") || strings.HasPrefix(said, "scraped_at") || strings.HasPrefix(said, "scrapedat")
+}
+
+// sample remembers the series of a kept sample line (rest is what follows
+// its name); the first series given twice is kept as a fault.
+func (f *metricsFilter) sample(name string, rest []byte) {
+	key := name + seriesLabels(rest)
+	line := f.line + 1
+	if first, ok := f.series[key]; ok {
+		if f.dupWrong == "" {
+			f.dupLine = line
+			f.dupWrong = fmt.Sprintf("%s a second time (the first is line %d); want one sample per series, one scrape of one kubelet (the parser would take both: two captures put together?)", printable(seriesText(key)), first)
+		}
+		return
+	}
+	f.series[key] = line
+}
+
+// seriesText is a series' name and labels for an error: up to 200 bytes.
+func seriesText(key string) string {
+	if len(key) <= 200 {
+		return key
+	}
+	return fmt.Sprintf("%s... (%d bytes)", key[:200], len(key))
+}
+
+// seriesLabels is a sample's labels in a form that is the same whatever
+// their order: {a="x",b="y"}, sorted as written; "" for none. rest is
+// what follows the sample's name, as wellFormed accepts it.
+func seriesLabels(rest []byte) string {
+	if len(rest) == 0 || rest[0] != '{' {
+		return ""
+	}
+	var pairs []string
+	quoted, start := false, 1
+	for i := 1; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ',' || c == '}'):
+			if p := strings.TrimSpace(string(rest[start:i])); p != "" {
+				pairs = append(pairs, p)
+			}
+			start = i + 1
+			if c == '}' {
+				i = len(rest)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return ""
+	}
+	slices.Sort(pairs)
+	return "{" + strings.Join(pairs, ",") + "}"
+}
+
+// dupErr is the first series given twice, named at its second line; nil
+// when none is.
+func (f *metricsFilter) dupErr(name string) error {
+	if f.dupWrong == "" {
+		return nil
+	}
+	return &CaptureError{File: name, Line: f.dupLine, Msg: f.dupWrong}
+}
+
+// scrapedWant is the capture's time line as kubectl pleg --save writes it.
+const scrapedWant = "want exactly " + `"` + ScrapedAtComment + `" and an RFC 3339 time, as kubectl pleg --save writes it (` + ScrapedAtComment + "2026-12-03T06:45:01Z)"
+
+// scraped reads the capture's time from its comment line (the whole line,
+// without its newline): once, in RFC 3339, exactly as kubectl pleg --save
+// writes it; the first fault is kept.
+func (f *metricsFilter) scraped(whole string) {
 	line := f.line + 1
 	if f.scrapedWrong != "" {
 		return
@@ -214,6 +302,20 @@ func (f *metricsFilter) scraped(text string) {
 		return
 	}
 	f.scrapedLine = line
+	text, ok := strings.CutPrefix(whole, ScrapedAtComment)
+	wrong := ""
+	switch {
+	case ok && strings.TrimSpace(text) == "", !ok && strings.TrimRight(whole, " \t\r") == strings.TrimSpace(ScrapedAtComment):
+		wrong = "no time"
+	case !ok:
+		wrong = "not in that case and spacing"
+	case text != strings.TrimSpace(text):
+		wrong = "blanks around the time"
+	}
+	if wrong != "" {
+		f.scrapedWrong = fmt.Sprintf("malformed %q line %q: %s; %s", strings.TrimSpace(ScrapedAtComment), printable(shortValue(whole)), wrong, scrapedWant)
+		return
+	}
 	t, err := time.Parse(time.RFC3339Nano, text)
 	if err == nil {
 		t = t.UTC()

@@ -30,6 +30,9 @@ func readWhole(name string, data []byte) (*Metrics, error) {
 	}
 	f := newMetricsFilter(bytes.NewReader(data))
 	_, _ = io.Copy(io.Discard, f)
+	if err := f.dupErr(name); err != nil {
+		return nil, err
+	}
 	if err := f.scrapedErr(name); err != nil {
 		return nil, err
 	}
@@ -161,6 +164,10 @@ func FuzzReadMetricsFrom(f *testing.F) {
 	f.Add([]byte(noise("a", 5) + interval))
 	f.Add([]byte("# TYPE x histogram\nx_bucket{le=\"1\"} 1\nx_sum 1\nx_count 1\n" + interval))
 	f.Add([]byte("# scraped at 2026-12-03T06:48:02Z\n" + noise("a", 5) + interval))
+	// A kept series twice, a dropped one twice, a malformed time line.
+	f.Add([]byte(noise("a", 2) + interval + "kubelet_pleg_discard_events{a=\"1\"} 1\nkubelet_pleg_discard_events{ a=\"1\" } 1\n"))
+	f.Add([]byte(noise("a", 2) + noise("a", 2) + interval))
+	f.Add([]byte("# Scraped At 2026-12-03T06:48:02Z\nprocess_start_time_seconds 1.7962804005e+09\nkubelet_pleg_last_seen_seconds 1.7962803e+09\n" + interval))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ReadMetricsFrom("m.txt", bytes.NewReader(data))
 		checkRead(t, "m.txt", got, err)

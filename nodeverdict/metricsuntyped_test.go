@@ -84,7 +84,7 @@ func TestReadMetricsUntypedErrors(t *testing.T) {
 		{"a bound that is no number", "kubelet_pleg_relist_interval_seconds_bucket{le=\"soon\"} 4\n" + untyped,
 			`^m.txt: kubelet_pleg_relist_interval_seconds_bucket has le="soon"; want a bucket's upper bound, a number$`},
 		{"a second _count", untyped + "kubelet_pleg_relist_interval_seconds_count 5\n",
-			`^m.txt: kubelet_pleg_relist_interval_seconds_count a second time; want one per series$`},
+			`^m.txt:4: kubelet_pleg_relist_interval_seconds_count a second time \(the first is line 3\); want one sample per series`},
 		{"a _count typed a counter", "kubelet_pleg_relist_interval_seconds_bucket{le=\"+Inf\"} 4\nkubelet_pleg_relist_interval_seconds_sum 8\n# TYPE kubelet_pleg_relist_interval_seconds_count counter\nkubelet_pleg_relist_interval_seconds_count 4\n",
 			`^m.txt: kubelet_pleg_relist_interval_seconds_count is a counter; want the _count sample of the histogram kubelet_pleg_relist_interval_seconds$`},
 		{"a fractional count untyped", "kubelet_pleg_relist_interval_seconds_bucket{le=\"+Inf\"} 4\nkubelet_pleg_relist_interval_seconds_sum 8\nkubelet_pleg_relist_interval_seconds_count 3599.9\n",

@@ -101,7 +101,7 @@ func Decide(in Input) Decision {
 	if slices.ContainsFunc(d.reasons, func(r Reason) bool { return r.Agrees != nil && !*r.Agrees }) {
 		verdict = Inconsistent
 	}
-	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check, Health: d.decideHealth()}
+	return Decision{Verdict: verdict, Expected: d.expected, Configured: d.configured, Reasons: d.reasons, Relist: d.check, Health: d.saneHealth(d.decideHealth())}
 }
 
 type decider struct {
