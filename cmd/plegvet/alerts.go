@@ -13,7 +13,7 @@ import (
 func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("alerts", false)
 	form := render.RulesFile
-	fs.Func("o", "what to write: rules (a Prometheus rules file, the default) or prometheusrule (a prometheus-operator PrometheusRule, monitoring.coreos.com/v1)", func(v string) error {
+	fs.Func("o", "what to write, `rules|prometheusrule`: rules (a Prometheus rules file, the default) or prometheusrule (a prometheus-operator PrometheusRule, monitoring.coreos.com/v1)", func(v string) error {
 		form = render.AlertsForm(v)
 		if form != render.RulesFile && form != render.PrometheusRule {
 			return errors.New("want rules or prometheusrule")

@@ -14,7 +14,7 @@ import (
 
 func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("gates", true)
-	check := fs.String("check", "", "compare the tree's gates with this feature list (the format of versioned_feature_list.yaml), and apply the tree's removal rule to the gates it lists and the code dropped; exit 3 on differences")
+	check := fs.String("check", "", "compare the tree's gates with this feature list `file` (the format of versioned_feature_list.yaml), and apply the tree's removal rule to the gates it lists and the code dropped; exit 3 on differences")
 	verify := fs.Bool("verify", false, "with -C: check the checkout's own feature list as hack/verify-featuregates.sh does (the list, its bytes, the removal rule); exit 3 on differences")
 	update := fs.Bool("update", false, "with -C: rewrite the checkout's feature list as hack/update-featuregates.sh does (refused, as there, when a gate is removed too early)")
 	markdown := fs.Bool("md", false, "print the gates as the tree's cmd/genfeaturegates writes feature_list.md (v1.36 on; hack/update-featuregates.sh's bytes)")

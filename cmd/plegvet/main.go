@@ -2,7 +2,8 @@
 // loop stays, from Kubernetes source, and checks a tree's feature gates
 // and PLEG wiring.
 //
-// Usage:
+// Usage (plegvet help prints each subcommand's usage line, made from its
+// flag set, and plegvet help SUBCOMMAND its flags):
 //
 //	plegvet gates [-json|-yaml [-annotate]|-check FILE] [-k8s v1.X.Y | -C DIR] [NAME...]
 //	plegvet gates -verify|-update [-C DIR]   (hack/verify-featuregates.sh, hack/update-featuregates.sh)
@@ -14,13 +15,18 @@
 //	plegvet alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
 //	plegvet lsp                              (a language server on stdin and stdout, for editors)
+//	plegvet help [SUBCOMMAND|ANALYZER|completion]
+//	plegvet completion bash|zsh|fish          (a shell completion script)
 //	plegvet [analysis flags] PACKAGES...     (go/analysis checks, as go vet)
 //	go vet -vettool=$(which plegvet) PACKAGES...
 //	go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   (apply the fixes)
 //
 // Subcommands print a readable table, or JSON with -json; -positions
-// (relative, module, url) says how files are named. Without a
-// subcommand, plegvet runs its analyzers like any go/analysis driver.
+// (relative, the default; module; url) says how files are named. With a
+// package pattern, plegvet runs its analyzers like any go/analysis
+// driver; a first argument that is neither a subcommand nor a package
+// pattern is an unknown command (exit 2, with "did you mean"), and
+// plegvet alone prints the usage (exit 2).
 //
 // Exit codes of the subcommands: 0 the answer was printed, 1 an input
 // could not be read or understood (or a release could not be fetched), 2
@@ -44,6 +50,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -64,23 +71,66 @@ const (
 	exitInterrupted = 130 // SIGINT (SIGTERM: 143), see interrupted.exitCode
 )
 
+// subcommand is one of plegvet's subcommands. Its usage line is made
+// from the flag set its run function defines (synopsis), with args, the
+// operands it takes after them.
 type subcommand struct {
-	name, usage string
-	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	name, args, doc string
+	run             func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // subcommands is a function, not a variable, as their -h reads it (parse).
 func subcommands() []subcommand {
 	return []subcommand{
-		{"gates", "gates [-json|-yaml [-annotate]|-check FILE|-verify|-update] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR] [NAME...]: feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history", runGates},
-		{"periods", "periods [-json] [-k8s v1.X.Y | -C DIR]: PLEG relist periods with the gate off and on", runPeriods},
-		{"rpc", "rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]: the CRI GetContainerEvents stream and its Go callers", runRPC},
-		{"report", "report [-json] [-k8s v1.X.Y[,v1.Y.Z | ..v1.Y.Z] | -C DIR]: which PLEG runs, on what evidence, and why relist stays", runReport},
-		{"node", "node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-json]: which PLEG this node runs", runNode},
-		{"lsp", "lsp: a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
-		{"alerts", "alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]: Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow, thresholds read from the source", runAlerts},
-		{"runtime", "runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]: whether a container runtime's CRI server can stream container events", runRuntime},
+		{"gates", "[NAME...]", "feature gates of pkg/ and the staging modules, Kubernetes' feature list, a gate's history (-k8s v1.X.Y,v1.Y.Z or v1.X.Y..v1.Y.Z with names); -verify, -update a checkout's list as hack/verify-featuregates.sh, hack/update-featuregates.sh", runGates},
+		{"periods", "", "PLEG relist periods with the gate off and on", runPeriods},
+		{"rpc", "", "the CRI GetContainerEvents stream and its Go callers", runRPC},
+		{"report", "", "which PLEG runs, on what evidence, and why relist stays (-k8s v1.X.Y,v1.Y.Z or v1.X.Y..v1.Y.Z: a release timeline)", runReport},
+		{"node", "", "which PLEG this node runs, from its kubelet's configz and metrics", runNode},
+		{"lsp", "", "a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
+		{"alerts", "", "Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow, thresholds read from the source", runAlerts},
+		{"runtime", "NAME VERSION | NAME://VERSION | [NAME] (with -C)", "whether a container runtime's CRI server can stream container events", runRuntime},
 	}
+}
+
+// synopsis is a subcommand's usage line, without "usage: ": every flag of
+// its flag set, in its order, then its operands.
+func synopsis(sc subcommand) string { return strings.Join(synopsisWords(sc), " ") }
+
+// synopsisWords are a usage line's words, a flag with its value one word.
+func synopsisWords(sc subcommand) []string {
+	words := []string{"plegvet", sc.name}
+	flagSetOf(sc).VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			words = append(words, "[-"+f.Name+"]")
+			return
+		}
+		name, _ := flag.UnquoteUsage(f)
+		words = append(words, "[-"+f.Name+" "+name+"]")
+	})
+	if sc.args != "" {
+		words = append(words, sc.args)
+	}
+	return words
+}
+
+// wrapSynopsis wraps a usage line at width between its words, its
+// further lines indented.
+func wrapSynopsis(words []string, indent string, width int) string {
+	var b strings.Builder
+	col := 0
+	for i, w := range words {
+		if i > 0 && col+1+len(w) > width {
+			b.WriteString("\n" + indent)
+			col = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String()
 }
 
 func main() {
@@ -186,10 +236,11 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "plegvet: which PLEG a kubelet runs, and why relist stays, from Kubernetes source")
 	fmt.Fprintln(w, "\nSubcommands:")
 	for _, sc := range subcommands() {
-		fmt.Fprintln(w, "  plegvet "+sc.usage)
+		fmt.Fprintf(w, "  %s\n      %s\n", wrapSynopsis(synopsisWords(sc), "        ", 78), strings.ReplaceAll(wrap(sc.doc, 72), "\n", "\n      "))
 	}
 	fmt.Fprintln(w, "  plegvet help SUBCOMMAND         one subcommand's usage and flags")
 	fmt.Fprintln(w, "  plegvet version                 the version plegvet was built from")
+	fmt.Fprintln(w, "  plegvet completion bash|zsh|fish   a shell completion script (plegvet help completion)")
 	fmt.Fprintln(w, "\nChecks:")
 	fmt.Fprintln(w, "  plegvet [flags] PACKAGES...   or   go vet -vettool=$(which plegvet) PACKAGES...")
 	fmt.Fprintln(w, "  go fix -fixtool=$(which plegvet) [-diff] PACKAGES...   applies (-diff: prints) the fixes")

@@ -18,8 +18,8 @@ import (
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("report", false)
-	proto := fs.String("proto", "", "read this api.proto instead of the tree's")
-	sarifFile := fs.String("sarif", "", "also write the findings to this file as SARIF 2.1.0")
+	proto := fs.String("proto", "", "read this api.proto `file` instead of the tree's")
+	sarifFile := fs.String("sarif", "", "also write the findings to this `file` as SARIF 2.1.0")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}

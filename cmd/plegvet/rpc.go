@@ -10,7 +10,7 @@ import (
 
 func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("rpc", false)
-	proto := fs.String("proto", "", "read this api.proto; alone, without a tree")
+	proto := fs.String("proto", "", "read this api.proto `file`; alone, without a tree")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}

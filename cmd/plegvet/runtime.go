@@ -14,7 +14,7 @@ import (
 func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("runtime", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
-	dir := fs.String("C", "", "read the runtime module rooted at this directory (a checkout, a fork) instead of fetching a release; NAME is then optional and VERSION not taken")
+	dir := fs.String("C", "", "read the runtime module rooted at this `dir` (a checkout, a fork) instead of fetching a release; NAME is then optional and VERSION not taken")
 	rest, code, ok := parse(fs, args, stdout, stderr)
 	if !ok {
 		return code

@@ -22,10 +22,14 @@ type sourceFlags struct {
 // newSourceFlags is a subcommand's flag set, with the flags it shares.
 func newSourceFlags(name string, withYAML bool) (*flag.FlagSet, *sourceFlags) {
 	fs, s := flag.NewFlagSet(name, flag.ContinueOnError), &sourceFlags{}
-	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes release (v1.36.1), fetched with the go command, instead of a checkout")
-	fs.StringVar(&s.dir, "C", ".", "the root of the Kubernetes checkout to analyse")
+	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes `release` (v1.36.1), fetched with the go command, instead of a checkout")
+	fs.StringVar(&s.dir, "C", ".", "analyse the Kubernetes checkout rooted at this `dir`")
 	fs.BoolVar(&s.json, "json", false, "print JSON")
-	fs.Func("positions", "how files are named: relative (as in a checkout), module (the file on disk: the checkout's, or the module cache's for -k8s), url (the file at the release's tag in the kubernetes repository, for -k8s); default url for -k8s, relative for a checkout", func(v string) (err error) {
+	positions := positionsUsage
+	if name == "alerts" {
+		positions = alertsPositionsUsage
+	}
+	fs.Func("positions", positions, func(v string) (err error) {
 		s.positions, err = plegvet.ParsePositions(v)
 		return err
 	})
@@ -34,6 +38,14 @@ func newSourceFlags(name string, withYAML bool) (*flag.FlagSet, *sourceFlags) {
 	}
 	return fs, s
 }
+
+// positionsUsage is -positions' help, as RelocatePositions and output.print
+// name files (docs/usage.md#positions).
+const positionsUsage = "how text names files, `relative|module|url`: relative, the checkout's names (the default, for a release too: its tag is named once at the top, and on a terminal each position links to its line); module, the file on disk (the checkout's, or the module cache's for -k8s); url, the file's address at the release's tag (-k8s only). JSON keeps the relative name in file, adding url for a release and path with module (docs/usage.md#positions)"
+
+// alertsPositionsUsage is alerts' -positions help: a rules file, read
+// where no checkout is at hand, names a release's files by address.
+const alertsPositionsUsage = "how the rules name files, `relative|module|url`: url, the file's address at the release's tag (the default for -k8s); relative, the checkout's names (the default for a checkout); module, the file on disk (the checkout's, or the module cache's for -k8s)"
 
 func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
 	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}
@@ -54,12 +66,15 @@ func (s *sourceFlags) relocate(answer plegvet.Located, src plegvet.Source) error
 // (exit 2). ok is false when the subcommand should return code.
 func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, ok bool) {
 	fs.SetOutput(io.Discard)
+	if p, ok := stdout.(*flagProbe); ok {
+		p.fs = fs
+		return nil, exitOK, false
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
 				sc, _ := lookup(fs.Name())
-				synopsis, _, _ := strings.Cut(sc.usage, ": ")
-				fmt.Fprintf(stdout, "usage: plegvet %s\n\nFlags:\n", synopsis)
+				fmt.Fprintf(stdout, "usage: %s\n\n%s\n\nFlags:\n", wrapSynopsis(synopsisWords(sc), "        ", 78), wrap(sc.doc, 72))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, exitOK, false
