@@ -99,3 +99,46 @@ func readKept(t *testing.T, dir, name string) []byte {
 	}
 	return data
 }
+
+// The kept captures of the hung-runtime scenario (HungRun.Keep, written
+// by cmd/hungtable -captures) say what a unit test reading them relies
+// on: the metrics request's failure reads as a timeout with when it was
+// made and how long it waited; the last good scrape is a scrape from
+// before it; the Node objects say, in turn, Ready, False for the runtime
+// (its version "Unknown": the status update's Version call failed),
+// False naming the PLEG, and Ready again.
+func TestKeptHungCaptures(t *testing.T) {
+	dir := filepath.Join("..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-hung")
+	if _, err := nodeverdict.ReadConfigz("configz.json", readKept(t, dir, "configz.json")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := nodeverdict.ReadMetricsFailure("metrics-error.txt", readKept(t, dir, "metrics-error.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kind != nodeverdict.FailureTimeout || f.At == nil || f.WaitedFor() < 2*time.Second {
+		t.Errorf("metrics-error.txt: %+v; want a timeout, with when and how long it waited", f)
+	}
+	last, err := nodeverdict.ReadMetrics("last-good.txt", readKept(t, dir, "last-good.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.LastSeen == nil {
+		t.Errorf("last-good.txt has no %s", nodeverdict.MetricLastSeen)
+	}
+	want := []struct{ file, status, says, runtime string }{
+		{"node-ready.json", "True", "kubelet is posting ready status", "containerd://2"},
+		{"node-false.json", "False", "container runtime is down", "containerd://Unknown"},
+		{"node-pleg.json", "False", harness.PLEGUnhealthy, "containerd://"},
+		{"node-true.json", "True", "kubelet is posting ready status", "containerd://2"},
+	}
+	for _, w := range want {
+		n, err := nodeverdict.ReadNode(w.file, readKept(t, dir, w.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Ready == nil || n.Ready.Status != w.status || !strings.Contains(n.Ready.Message, w.says) || !strings.HasPrefix(n.ContainerRuntimeVersion, w.runtime) {
+			t.Errorf("%s: Ready %+v, runtime %q; want %s %q, runtime %s...", w.file, n.Ready, n.ContainerRuntimeVersion, w.status, w.says, w.runtime)
+		}
+	}
+}

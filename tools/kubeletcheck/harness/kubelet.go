@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +34,15 @@ type Kubelet struct {
 	// Kubeconfig registers the kubelet to an API server; it then runs in
 	// the node's network namespace, at NodeIP.
 	Kubeconfig string
-	proc       *Process
-	client     *http.Client
+	// Profiling sets enableDebuggingHandlers and enableProfilingHandler
+	// (both default to true in v1beta1) explicitly, for
+	// /debug/pprof/goroutine.
+	Profiling bool
+	// Endpoint, when set, is the CRI endpoint the kubelet is given
+	// instead of the runtime's own (a proxy in front of it).
+	CRIEndpoint string
+	proc        *Process
+	client      *http.Client
 }
 
 // StaticPod is a pod the kubelet runs from its manifest directory, on the
@@ -67,6 +76,13 @@ func (k *Kubelet) config(rt *Runtime) string {
 		fmt.Fprintf(&gates, "  %s: %t\n", n, k.Gates[n])
 	}
 	g := "featureGates: {}\n"
+	if k.Profiling {
+		g = "enableDebuggingHandlers: true\nenableProfilingHandler: true\n" + g
+	}
+	endpoint := rt.Endpoint()
+	if k.CRIEndpoint != "" {
+		endpoint = k.CRIEndpoint
+	}
 	if gates.Len() > 0 {
 		g = "featureGates:\n" + gates.String()
 	}
@@ -89,7 +105,7 @@ staticPodPath: %q
 port: %d
 readOnlyPort: 0
 healthzPort: 0
-%s`, rt.Endpoint(), filepath.Join(k.Dir, "manifests"), KubeletPort, g)
+%s`, endpoint, filepath.Join(k.Dir, "manifests"), KubeletPort, g)
 }
 
 // Start writes the configuration and the static pod, and starts the
@@ -267,4 +283,59 @@ func First(lines []LogLine, text string, t time.Time) *LogLine {
 		}
 	}
 	return nil
+}
+
+// Answer is how one request to a kubelet endpoint went: when it was
+// sent, how long it took to answer or fail, the status and size of an
+// answer, or the client's error text; TimedOut when the client gave up
+// at its timeout, Refused when nothing accepted the connection.
+type Answer struct {
+	Path     string        `json:"path"`
+	Start    time.Time     `json:"start"`
+	Took     time.Duration `json:"took"`
+	Timeout  time.Duration `json:"timeout"`
+	Status   int           `json:"status,omitempty"`
+	Bytes    int           `json:"bytes,omitempty"`
+	Err      string        `json:"error,omitempty"`
+	TimedOut bool          `json:"timedOut,omitempty"`
+	Refused  bool          `json:"refused,omitempty"`
+	Body     []byte        `json:"-"`
+}
+
+// OK says whether the endpoint answered 200.
+func (a Answer) OK() bool { return a.Err == "" && a.Status == http.StatusOK }
+
+// Get requests path once with a client of its own whose timeout is
+// timeout, and says how it went.
+func (k *Kubelet) Get(ctx context.Context, path string, timeout time.Duration) Answer {
+	host := "127.0.0.1"
+	if k.Kubeconfig != "" {
+		host = NodeIP
+	}
+	a := Answer{Path: path, Start: time.Now(), Timeout: timeout}
+	client := &http.Client{Timeout: timeout, Transport: &http.Transport{
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true},
+		DisableKeepAlives: true,
+	}}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://%s:%d%s", host, KubeletPort, path), nil)
+	if err != nil {
+		a.Err = err.Error()
+		return a
+	}
+	resp, err := client.Do(req)
+	if err == nil {
+		a.Status = resp.StatusCode
+		a.Body, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		a.Bytes = len(a.Body)
+	}
+	a.Took = time.Since(a.Start)
+	if err != nil {
+		a.Err = err.Error()
+		var ne interface{ Timeout() bool }
+		a.TimedOut = errors.As(err, &ne) && ne.Timeout()
+		a.Refused = errors.Is(err, syscall.ECONNREFUSED)
+	}
+	return a
 }

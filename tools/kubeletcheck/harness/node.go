@@ -28,6 +28,14 @@ type NodeSpec struct {
 	Runtime                           string
 	Gates                             map[string]bool
 	WithPod                           bool
+	// Profiling sets the kubelet's debugging and profiling handlers on
+	// explicitly; CRIEndpoint gives the kubelet that endpoint instead of
+	// the runtime's (a proxy in front of it).
+	Profiling   bool
+	CRIEndpoint string
+	// BeforeKubelet runs once the runtime serves, before the kubelet
+	// starts (a proxy's start).
+	BeforeKubelet func(ctx context.Context, rt *Runtime) error
 }
 
 // StartNode starts the node's network, etcd and the API server, the
@@ -77,7 +85,13 @@ func (p *Parts) StartNode(ctx context.Context, spec NodeSpec) (n *Node, err erro
 	if err := rt.ImportImage(ctx, p.Image); err != nil {
 		return nil, err
 	}
-	n.Kubelet = &Kubelet{Version: spec.Release, Bin: spec.KubeletBin, Dir: filepath.Join(rdir, "kubelet"), Gates: spec.Gates, Kubeconfig: nodeConf}
+	if spec.BeforeKubelet != nil {
+		if err := spec.BeforeKubelet(ctx, rt); err != nil {
+			return nil, err
+		}
+	}
+	n.Kubelet = &Kubelet{Version: spec.Release, Bin: spec.KubeletBin, Dir: filepath.Join(rdir, "kubelet"), Gates: spec.Gates, Kubeconfig: nodeConf,
+		Profiling: spec.Profiling, CRIEndpoint: spec.CRIEndpoint}
 	if n.Kubelet.Gates == nil {
 		n.Kubelet.Gates = map[string]bool{}
 	}
@@ -128,14 +142,26 @@ type Condition struct {
 // Ready reads the node's Ready condition through the API server, as its
 // admin.
 func (n *Node) Ready(ctx context.Context) (Condition, error) {
+	c, _, err := n.ReadyObject(ctx)
+	return c, err
+}
+
+// ReadyObject is Ready with the Node object as the API server gave it.
+func (n *Node) ReadyObject(ctx context.Context) (Condition, []byte, error) {
 	at := time.Now()
 	code, body, err := n.Control.Do(ctx, AdminToken, http.MethodGet, "/api/v1/nodes/"+NodeName, nil)
 	if err != nil {
-		return Condition{}, err
+		return Condition{}, nil, err
 	}
 	if code != http.StatusOK {
-		return Condition{}, fmt.Errorf("GET node %s: %d %s", NodeName, code, LastLines(body, 3))
+		return Condition{}, nil, fmt.Errorf("GET node %s: %d %s", NodeName, code, LastLines(body, 3))
 	}
+	c, err := readyOf(body, at)
+	return c, body, err
+}
+
+// readyOf reads the Ready condition of a Node object read at at.
+func readyOf(body []byte, at time.Time) (Condition, error) {
 	var node struct {
 		Status struct {
 			Conditions []struct {

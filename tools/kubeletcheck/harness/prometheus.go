@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,17 @@ type Prometheus struct {
 // Prometheus and waits until it is ready and its scrape of the kubelet
 // succeeded.
 func StartPrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
+	return startPrometheus(ctx, dir, rules, interval, false)
+}
+
+// StartKubePrometheus is StartPrometheus in kube-prometheus's layout:
+// one job, kubelet, with two endpoints of the same kubelet told apart
+// by the metrics_path label, /metrics and /metrics/cadvisor.
+func StartKubePrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
+	return startPrometheus(ctx, dir, rules, interval, true)
+}
+
+func startPrometheus(ctx context.Context, dir, rules string, interval time.Duration, kubePrometheus bool) (*Prometheus, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -35,6 +47,7 @@ func StartPrometheus(ctx context.Context, dir, rules string, interval time.Durat
 	if rules != "" {
 		ruleFiles = fmt.Sprintf("[%q]", rules)
 	}
+	targets := 1
 	conf := fmt.Sprintf(`global:
   scrape_interval: %s
   scrape_timeout: %s
@@ -50,6 +63,32 @@ scrape_configs:
     labels:
       node: %s
 `, interval, interval, interval, ruleFiles, NodeIP, KubeletPort, NodeName)
+	if kubePrometheus {
+		targets = 2
+		conf = fmt.Sprintf(`global:
+  scrape_interval: %s
+  scrape_timeout: %s
+  evaluation_interval: %s
+rule_files: %s
+scrape_configs:
+- job_name: kubelet
+  scheme: https
+  tls_config:
+    insecure_skip_verify: true
+  static_configs:
+  - targets: ['%[5]s:%[6]d']
+    labels:
+      node: %[7]s
+      __metrics_path__: /metrics
+  - targets: ['%[5]s:%[6]d']
+    labels:
+      node: %[7]s
+      __metrics_path__: /metrics/cadvisor
+  relabel_configs:
+  - source_labels: [__metrics_path__]
+    target_label: metrics_path
+`, interval, interval, interval, ruleFiles, NodeIP, KubeletPort, NodeName)
+	}
 	file := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
 		return nil, err
@@ -64,17 +103,17 @@ scrape_configs:
 	deadline := time.Now().Add(60 * time.Second)
 	var last string
 	for {
-		var targets struct {
-			ActiveTargets []struct {
-				Health    string `json:"health"`
-				LastError string `json:"lastError"`
-			} `json:"activeTargets"`
+		ts, err := pr.Targets(ctx)
+		up := 0
+		for _, t := range ts {
+			if t.Health == "up" {
+				up++
+			}
 		}
-		err := pr.api(ctx, "/api/v1/targets", &targets)
-		if err == nil && len(targets.ActiveTargets) == 1 && targets.ActiveTargets[0].Health == "up" {
+		if err == nil && len(ts) == targets && up == targets {
 			return pr, nil
 		}
-		last = fmt.Sprintf("%v %+v", err, targets.ActiveTargets)
+		last = fmt.Sprintf("%v %+v", err, ts)
 		if done, werr := p.Exited(); done {
 			return nil, fmt.Errorf("prometheus exited: %v\n%s", werr, p.Tail(20))
 		}
@@ -145,4 +184,39 @@ func (pr *Prometheus) api(ctx context.Context, path string, v any) error {
 		return fmt.Errorf("GET %s: %s", path, envelope.Error)
 	}
 	return json.Unmarshal(envelope.Data, v)
+}
+
+// Target is one of Prometheus's active targets, as /api/v1/targets
+// gives it.
+type Target struct {
+	Labels             map[string]string `json:"labels"`
+	ScrapeURL          string            `json:"scrapeUrl"`
+	Health             string            `json:"health"`
+	LastError          string            `json:"lastError"`
+	LastScrape         time.Time         `json:"lastScrape"`
+	LastScrapeDuration float64           `json:"lastScrapeDuration"`
+}
+
+// Targets reads the active targets.
+func (pr *Prometheus) Targets(ctx context.Context) ([]Target, error) {
+	var data struct {
+		ActiveTargets []Target `json:"activeTargets"`
+	}
+	err := pr.api(ctx, "/api/v1/targets", &data)
+	return data.ActiveTargets, err
+}
+
+// Sample is one series of an instant query's answer.
+type Sample struct {
+	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"`
+}
+
+// Query runs an instant query.
+func (pr *Prometheus) Query(ctx context.Context, expr string) ([]Sample, error) {
+	var data struct {
+		Result []Sample `json:"result"`
+	}
+	err := pr.api(ctx, "/api/v1/query?query="+url.QueryEscape(expr), &data)
+	return data.Result, err
 }

@@ -135,6 +135,33 @@ func (r *Runtime) StopDaemon() error {
 	return err
 }
 
+// Pid is containerd's PID (0 when it is not running).
+func (r *Runtime) Pid() int {
+	if r.proc == nil {
+		return 0
+	}
+	return r.proc.Pid()
+}
+
+// Freeze stops containerd's daemon process alone with SIGSTOP, as a node
+// whose runtime hangs: its socket keeps accepting connections (the
+// kernel's backlog) and no call is answered; its shims, each a process of
+// its own, and their containers run on.
+func (r *Runtime) Freeze() error {
+	if r.proc == nil {
+		return fmt.Errorf("containerd is not running")
+	}
+	return syscall.Kill(r.proc.Pid(), syscall.SIGSTOP)
+}
+
+// Thaw resumes a frozen containerd with SIGCONT.
+func (r *Runtime) Thaw() error {
+	if r.proc == nil {
+		return fmt.Errorf("containerd is not running")
+	}
+	return syscall.Kill(r.proc.Pid(), syscall.SIGCONT)
+}
+
 // Stop stops containerd, then its shims and their containers: they are
 // this runtime's, and would outlive it.
 func (r *Runtime) Stop() error {

@@ -1,0 +1,233 @@
+// Command hungtable runs issue 41's hung-runtime scenario: a kubelet
+// registered to a real API server, EventedPLEG unset, a pod running on
+// containerd v2, and containerd's daemon frozen with SIGSTOP (or, with
+// -fault slow-call, one CRI method held by a proxy) for at least 4
+// minutes, with a real Prometheus scraping the kubelet in
+// kube-prometheus's layout and evaluating the rules `plegvet alerts`
+// writes. It writes, as Markdown, the moments measured, seconds after
+// the fault, how each kubelet endpoint answered, what Prometheus saw per
+// metrics_path, what kubectl pleg said, and where the kubelet's blocked
+// handlers wait.
+//
+//	go run ./cmd/hungtable -k8s v1.37.2 -o ../../docs/runtime-hung.md -captures ../../nodeverdict/testdata/real
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
+)
+
+// The faults, as -fault names them, and how a row names each.
+var faults = map[string]string{
+	"hung":      "containerd's daemon frozen with SIGSTOP (its shim and the pod's container run on)",
+	"slow-call": "the CRI proxy starts holding " + SlowMethod,
+}
+
+// SlowMethod is the CRI method the slow-call fault holds.
+const SlowMethod = "/runtime.v1.RuntimeService/ListPodSandbox"
+
+func main() {
+	release := flag.String("k8s", "v1.37.2", "the `release` whose kubelet is run")
+	fault := flag.String("fault", "hung", "the `fault`: hung (containerd frozen) or slow-call (one CRI method held by a proxy)")
+	out := flag.String("o", "", "the Markdown `file` to write (default: standard output)")
+	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (or runtime-slow-call)")
+	all := flag.String("all", "", "a `directory` to keep everything the run saw in (rounds, dumps, Node objects, the kubelet's log)")
+	repo := flag.String("repo", filepath.Join("..", ".."), "the plegvet `repository` whose plegvet writes the rules")
+	flag.Parse()
+	if faults[*fault] == "" {
+		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want hung or slow-call\n", *fault)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var b strings.Builder
+	if err := table(ctx, &b, *release, *fault, *repo, *captures, *all); err != nil {
+		fmt.Fprintln(os.Stderr, "hungtable:", err)
+		os.Exit(1)
+	}
+	if err := harness.WriteDoc(*out, b.String()); err != nil {
+		fmt.Fprintln(os.Stderr, "hungtable:", err)
+		os.Exit(1)
+	}
+}
+
+func table(ctx context.Context, b *strings.Builder, release, fault, repo, captures, all string) error {
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	parts, err := harness.Prepare(ctx, logf)
+	if err != nil {
+		return err
+	}
+	kubelet, err := parts.Builder.Kubernetes(ctx, release, "kubelet")
+	if err != nil {
+		return err
+	}
+	apiserver, err := parts.Builder.Kubernetes(ctx, release, "kube-apiserver")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "hungtable-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	rules, err := harness.AlertRules(ctx, repo, release, tmp)
+	if err != nil {
+		return err
+	}
+	h := parts.NewHung(release, kubelet, apiserver, rules, logf)
+	if h.KubectlPleg, err = harness.BuildKubectlPleg(ctx, filepath.Join(repo, "tools", "kubectl-pleg"), tmp); err != nil {
+		return err
+	}
+	h.Probe = func(ctx context.Context, n *harness.Node, phase string) error {
+		if phase != harness.PhaseReady {
+			return nil
+		}
+		return harness.ApplyReadmeRBAC(ctx, n.Control, filepath.Join(repo, "tools", "kubectl-pleg", "README.md"))
+	}
+	if fault == "slow-call" {
+		if h.Proxy, err = harness.NewCRIProxy(SlowMethod); err != nil {
+			return err
+		}
+	}
+	began := time.Now()
+	run, err := h.Run(ctx)
+	if err != nil {
+		return err
+	}
+	took := time.Since(began)
+	var names []string
+	if rules != "" {
+		list, err := harness.ReadRules(rules)
+		if err != nil {
+			return err
+		}
+		for _, r := range list {
+			names = append(names, r.Alert)
+		}
+	}
+	tl := run.Timeline(names)
+	name := "runtime-" + fault
+	if captures != "" {
+		if err := run.Keep(filepath.Join(captures, release, name), tl, faults[fault]); err != nil {
+			return err
+		}
+	}
+	if all != "" {
+		if err := run.Save(all); err != nil {
+			return err
+		}
+	}
+	write(b, run, tl, h, fault, release, rules, took)
+	return nil
+}
+
+func at(t, ref time.Time) string {
+	if t.IsZero() {
+		return "not seen"
+	}
+	return fmt.Sprintf("%+.1fs", t.Sub(ref).Seconds())
+}
+
+func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h *harness.Hung, fault, release, rules string, took time.Duration) {
+	if fault == "hung" {
+		fmt.Fprintf(b, "# A hung runtime: containerd frozen, as a real kubelet lives it\n\n")
+	} else {
+		fmt.Fprintf(b, "# One slow CRI call: %s held past the kubelet's timeout, as a real kubelet lives it\n\n", SlowMethod)
+	}
+	cmd := "go run ./cmd/hungtable -k8s " + release
+	if fault != "hung" {
+		cmd += " -fault " + fault
+	}
+	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeHung` runs the same scenario and asserts what MEASURED-hung.md lists.\n\n", cmd, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with `EventedPLEG` unset (off) and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, harness.ContainerdVersion)
+	if fault == "hung" {
+		fmt.Fprintf(b, "Once the node is Ready, containerd's daemon process alone is frozen with SIGSTOP: its socket still accepts connections (the kernel's backlog) and answers nothing; the pod's shim and container run on. ")
+	} else {
+		fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy holds every `%s` call until the kubelet's own deadline passes; every other call is answered. ", SlowMethod)
+	}
+	fmt.Fprintf(b, "The fault lasts at least %s and ends %s after the node's Ready names the PLEG and every alert has fired (at most %s): SIGCONT. ", h.Freeze, h.Hold, h.MaxFreeze)
+	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's /api/v1/alerts, /api/v1/targets and the `up` and `scrape_duration_seconds` series; kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). Debian's Prometheus scrapes the kubelet in kube-prometheus's layout: one job, `kubelet`, with two endpoints told apart by `metrics_path` (`/metrics`, `/metrics/cadvisor`), every %s with a scrape timeout of %s. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
+		h.Every, h.Every, h.PlegTimeout, h.Every, h.Every, h.Every)
+	if rules != "" {
+		fmt.Fprintf(b, "Rules: `plegvet alerts -k8s %s -o rules`.\n\n| alert | expr | for |\n|---|---|---|\n", release)
+		list, _ := harness.ReadRules(rules)
+		for _, r := range list {
+			fmt.Fprintf(b, "| %s | `%s` | %s |\n", r.Alert, harness.Cell(r.Expr), r.For)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("The plegvet built from this repository has no `alerts` subcommand: Prometheus ran with no rules.\n\n")
+	}
+	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n", took.Round(time.Second), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+	fmt.Fprintf(b, "## Moment by moment\n\n| after the fault | moment | evidence |\n|---|---|---|\n")
+	for _, r := range tl.Rows(faults[fault]) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", at(r.At, run.Frozen), harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))
+	}
+	b.WriteString("\n## Each endpoint during the fault\n\n| endpoint | answered | slowest answer | timed out | refused | other | first failure | its error | last answer | answers again |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, e := range run.Endpoints() {
+		slow := "-"
+		if e.OK > 0 {
+			slow = fmt.Sprintf("%.2fs", e.MaxOK.Seconds())
+		}
+		fmt.Fprintf(b, "| `%s` | %d | %s | %d | %d | %d | %s | %s | %s | %s |\n", e.Path, e.OK, slow, e.TimedOut, e.Refused, e.Other,
+			at(e.FirstFailAt, run.Frozen), harness.Cell(harness.Cut(e.FirstErr, 200)), at(e.LastOKAt, run.Frozen), at(e.FirstBack, run.Frozen))
+	}
+	b.WriteString("\n## Prometheus, per metrics_path\n\nEach change of `up`, with `scrape_duration_seconds` and the target's last error, as the round read them.\n\n| after the fault | metrics_path | up | scrape_duration_seconds | lastError |\n|---|---|---|---|---|\n")
+	prev := map[string]string{}
+	for _, r := range run.Rounds {
+		up, dur := r.Up(), r.Durations()
+		var paths []string
+		for p := range up {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			key := fmt.Sprintf("%v %q", up[p], r.TargetError(p))
+			if prev[p] == key {
+				continue
+			}
+			prev[p] = key
+			fmt.Fprintf(b, "| %s | `%s` | %v | %.3f | %s |\n", at(r.Start, run.Frozen), p, up[p], dur[p], harness.Cell(harness.Cut(r.TargetError(p), 200)))
+		}
+	}
+	b.WriteString("\n## A /metrics request that waits\n\nOne request after the other from the fault on, each with a client timeout of 5m: how long a scrape that waits waits.\n\n| sent | took | status | error |\n|---|---|---|---|\n")
+	for _, a := range run.Patient {
+		fmt.Fprintf(b, "| %s | %.1fs | %d | %s |\n", at(a.Start, run.Frozen), a.Took.Seconds(), a.Status, harness.Cell(harness.Cut(a.Err, 200)))
+	}
+	b.WriteString("\n## kubectl pleg\n\nEach change of its row (as the node engineer, `--skip-runtime-source -o json`).\n\n| sent | took | row |\n|---|---|---|\n")
+	prevSays := ""
+	for _, p := range run.Pleg {
+		if s := p.Says(); s != prevSays {
+			fmt.Fprintf(b, "| %s | %.1fs | %s |\n", at(p.Start, run.Frozen), p.Took.Seconds(), harness.Cell(s))
+			prevSays = s
+		}
+	}
+	b.WriteString("\n## Where the kubelet waits\n\n")
+	for _, d := range run.Dumps {
+		fmt.Fprintf(b, "- `GET /debug/pprof/goroutine?debug=2` at %s: status %d in %.2fs", at(d.Start, run.Frozen), d.Status, d.Took.Seconds())
+		if d.Err != "" {
+			fmt.Fprintf(b, ", error %s", d.Err)
+		}
+		collectors, gathers, others := harness.BlockedMetrics(d.Text)
+		fmt.Fprintf(b, "; %d metrics collectors wait on a CRI call, %d endpoint handlers wait in Gather for them, %d other goroutines wait on a CRI call.\n", len(collectors), len(gathers), len(others))
+	}
+	for i := len(run.Dumps) - 1; i >= 0; i-- {
+		if c, _, _ := harness.BlockedMetrics(run.Dumps[i].Text); len(c) > 0 {
+			fmt.Fprintf(b, "\nThe goroutines of the dump at %s that wait on the runtime, trimmed to Kubernetes', gRPC's, Prometheus's and net/http's handler frames (alike ones counted once):\n\n```\n%s```\n", at(run.Dumps[i].Start, run.Frozen), run.BlockedText(run.Dumps[i]))
+			break
+		}
+	}
+	if len(run.Stall) > 0 {
+		b.WriteString("\n## The proxy's account\n\n```\n" + strings.Join(run.Stall, "\n") + "\n```\n")
+	}
+}

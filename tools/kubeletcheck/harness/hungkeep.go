@@ -1,0 +1,238 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/plegvet/plegvet/nodeverdict"
+)
+
+// KeptRound is one round's entry in rounds.json: what every read of the
+// round gave, without the bodies.
+type KeptRound struct {
+	Index     int                `json:"index"`
+	Start     time.Time          `json:"start"`
+	Metrics   Answer             `json:"metrics"`
+	Answers   []Answer           `json:"endpoints"`
+	Ready     Condition          `json:"ready"`
+	ReadyErr  string             `json:"readyError,omitempty"`
+	Alerts    []Alert            `json:"alerts"`
+	Up        map[string]float64 `json:"up"`
+	Durations map[string]float64 `json:"scrapeDurationSeconds"`
+	Errors    map[string]string  `json:"targetErrors,omitempty"`
+	LastSeen  float64            `json:"kubeletPlegLastSeenSeconds,omitempty"`
+}
+
+func (r *HungRound) kept() KeptRound {
+	k := KeptRound{Index: r.Index, Start: r.Start, Metrics: r.MetricsAnswer, Answers: r.Answers, Ready: r.Ready,
+		Alerts: r.Alerts, Up: r.Up(), Durations: r.Durations(), LastSeen: r.LastSeen()}
+	if r.ReadyErr != nil {
+		k.ReadyErr = r.ReadyErr.Error()
+	}
+	for _, t := range r.Targets {
+		if t.LastError != "" {
+			if k.Errors == nil {
+				k.Errors = map[string]string{}
+			}
+			k.Errors[t.Labels["metrics_path"]] = t.LastError
+		}
+	}
+	return k
+}
+
+// Save writes everything the run saw under dir, for reading by hand:
+// rounds.json, kubectl-pleg.json, patient.json, each goroutine dump
+// whole and its blocked handlers trimmed, the Node object of every
+// round whose Ready changed, the last good scrape, the kubelet's log.
+func (r *HungRun) Save(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, data []byte) error { return os.WriteFile(filepath.Join(dir, name), data, 0o644) }
+	js := func(name string, v any) error {
+		data, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		return write(name, append(data, '\n'))
+	}
+	var rounds []KeptRound
+	for i := range r.Rounds {
+		rounds = append(rounds, r.Rounds[i].kept())
+	}
+	if err := js("rounds.json", map[string]any{"frozen": r.Frozen, "thawed": r.Thawed, "rounds": rounds}); err != nil {
+		return err
+	}
+	if err := js("kubectl-pleg.json", r.Pleg); err != nil {
+		return err
+	}
+	if err := js("patient.json", r.Patient); err != nil {
+		return err
+	}
+	if len(r.Stall) > 0 {
+		if err := write("proxy.txt", []byte(strings.Join(r.Stall, "\n")+"\n")); err != nil {
+			return err
+		}
+	}
+	for i, d := range r.Dumps {
+		if err := write(fmt.Sprintf("goroutines-%d.txt", i), []byte(fmt.Sprintf("# GET %s at %s (%.0fs after the fault), took %s, status %d, error %q\n%s",
+			d.Path, d.Start.UTC().Format(time.RFC3339Nano), d.Start.Sub(r.Frozen).Seconds(), d.Took, d.Status, d.Err, d.Text))); err != nil {
+			return err
+		}
+		if err := write(fmt.Sprintf("blocked-%d.txt", i), []byte(r.BlockedText(d))); err != nil {
+			return err
+		}
+	}
+	prev := ""
+	for _, o := range r.Rounds {
+		key := o.Ready.Status + o.Ready.Message
+		if key != prev && o.Node != nil {
+			if err := write(fmt.Sprintf("node-%03d.json", o.Index), o.Node); err != nil {
+				return err
+			}
+		}
+		prev = key
+	}
+	tl := r.Timeline(nil)
+	if tl.LastGood != nil {
+		if err := write("last-good-metrics.txt", TrimMetrics(tl.LastGood.Metrics, tl.LastGood.Start)); err != nil {
+			return err
+		}
+	}
+	var log strings.Builder
+	for _, l := range r.Log {
+		log.WriteString(l.Raw + "\n")
+	}
+	return write("kubelet.log", []byte(log.String()))
+}
+
+// BlockedText is a dump's goroutines waiting on a CRI call, trimmed:
+// first those serving an HTTP request (a kubelet endpoint's handler),
+// then the others.
+func (r *HungRun) BlockedText(d Dump) string {
+	collectors, gathers, others := BlockedMetrics(d.Text)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %d goroutines in the dump taken %.0fs after the fault: %d metrics collectors wait on a CRI call, %d endpoint handlers wait in Gather for them, %d others wait on a CRI call\n",
+		len(ParseGoroutines(d.Text)), d.Start.Sub(r.Frozen).Seconds(), len(collectors), len(gathers), len(others))
+	seen := map[string]int{}
+	var order []string
+	for _, set := range [][]Goroutine{collectors, gathers, others} {
+		for _, g := range set {
+			t := g.Trimmed()
+			// Goroutines alike but for their numbers and minutes are one.
+			key := regexp.MustCompile(`goroutine \d+ \[([^,\]]+)[^\]]*\]:`).ReplaceAllString(t, "goroutine [$1]:")
+			if seen[key] == 0 {
+				order = append(order, key)
+			}
+			seen[key]++
+		}
+	}
+	for _, k := range order {
+		fmt.Fprintf(&b, "\n# %d alike\n%s", seen[k], k)
+	}
+	return b.String()
+}
+
+// Keep writes the trimmed captures nodeverdict's tests read under dir:
+// crictl.txt; configz.json; last-good.txt, the last /metrics answer
+// before the fault, trimmed (TrimMetrics); metrics-error.txt, the
+// first timed-out request's error, when and how long it waited, as
+// kubectl pleg --save keeps it (nodeverdict.MetricsFailure's Format); the
+// Node object (node-ready.json before the fault, node-false.json once
+// Ready turned False, node-pleg.json once it named the PLEG,
+// node-true.json once Ready again); blocked.txt, the trimmed stacks of
+// the handlers waiting on the runtime; kubelet.log (healthLine's lines
+// from the fault to the recovery, of lines alike the first and the
+// last); and moments.json, the timeline's rows with the endpoints'
+// sums.
+func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, data []byte) error { return os.WriteFile(filepath.Join(dir, name), data, 0o644) }
+	if err := write("crictl.txt", r.Crictl); err != nil {
+		return err
+	}
+	if err := write("configz.json", r.Configz); err != nil {
+		return err
+	}
+	if tl.LastGood != nil {
+		if err := write("last-good.txt", TrimMetrics(tl.LastGood.Metrics, tl.LastGood.Start)); err != nil {
+			return err
+		}
+	}
+	if o := tl.FirstTimeout; o != nil {
+		a := o.MetricsAnswer
+		start := a.Start
+		if err := write("metrics-error.txt", nodeverdict.NewMetricsFailure(a.Err, a.Took, &start).Format()); err != nil {
+			return err
+		}
+	}
+	nodes := map[string]*HungRound{"node-false.json": tl.ReadyFalse, "node-pleg.json": tl.ReadyPLEG, "node-true.json": tl.ReadyTrue}
+	if tl.LastGood != nil {
+		nodes["node-ready.json"] = tl.LastGood
+	}
+	for name, o := range nodes {
+		if o != nil && o.Node != nil {
+			if err := write(name, o.Node); err != nil {
+				return err
+			}
+		}
+	}
+	for i := len(r.Dumps) - 1; i >= 0; i-- {
+		if c, _, _ := BlockedMetrics(r.Dumps[i].Text); len(c) > 0 {
+			if err := write("blocked.txt", []byte(r.BlockedText(r.Dumps[i]))); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	var log strings.Builder
+	digits := regexp.MustCompile(`[0-9]+`)
+	first, last := map[string]int{}, map[string]int{}
+	var lines []LogLine
+	end := r.Thawed.Add(time.Minute)
+	if tl.ReadyTrue != nil {
+		end = tl.ReadyTrue.Start
+	}
+	for _, l := range r.Log {
+		if l.Time.Before(r.Frozen) || l.Time.After(end) || !healthLine(l) && !strings.Contains(l.Text, "DeadlineExceeded") {
+			continue
+		}
+		key := l.Source + digits.ReplaceAllString(l.Text, "")
+		if _, ok := first[key]; !ok {
+			first[key] = len(lines)
+		}
+		last[key] = len(lines)
+		lines = append(lines, l)
+	}
+	for i, l := range lines {
+		key := l.Source + digits.ReplaceAllString(l.Text, "")
+		if first[key] == i || last[key] == i {
+			log.WriteString(Cut(l.Raw, 2000) + "\n")
+		}
+	}
+	if err := write("kubelet.log", []byte(log.String())); err != nil {
+		return err
+	}
+	var moments []map[string]any
+	for _, row := range tl.Rows(fault) {
+		m := map[string]any{"what": row.What, "evidence": row.Evidence}
+		if !row.At.IsZero() {
+			m["at"] = row.At
+			m["afterFault"] = fmt.Sprintf("%.1fs", row.At.Sub(r.Frozen).Seconds())
+		}
+		moments = append(moments, m)
+	}
+	data, err := json.MarshalIndent(map[string]any{"release": r.Release, "fault": fault, "frozen": r.Frozen, "thawed": r.Thawed,
+		"moments": moments, "endpoints": r.Endpoints()}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return write("moments.json", append(data, '\n'))
+}
