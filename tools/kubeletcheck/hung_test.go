@@ -23,7 +23,7 @@ const FaultFrozen = "containerd's daemon frozen with SIGSTOP (its shim and the p
 // containerd's daemon alone with SIGSTOP for at least 4 minutes while a
 // real Prometheus scrapes the kubelet in kube-prometheus's layout with
 // the rules `plegvet alerts` writes, thaws it, and requires what the
-// runs measured (MEASURED-hung.md): /metrics times out (it is never
+// runs measured (docs/runtime-hung-measured.md): /metrics times out (it is never
 // refused) from the first round after the freeze while the handler
 // waits on the runtime; Ready turns False naming the PLEG; the kubelet
 // logs "PLEG is not healthy"; everything recovers after SIGCONT.
@@ -44,7 +44,7 @@ const SlowMethod = "/runtime.v1.RuntimeService/ListPodSandbox"
 // kubelet and containerd and, once the node is Ready, holds every
 // ListPodSandbox call until its caller's deadline passes, as a call
 // stuck on a hung mount does, for at least 4 minutes; every other call
-// is answered. It requires what the runs measured (MEASURED-hung.md).
+// is answered. It requires what the runs measured (docs/runtime-hung-measured.md).
 func TestRuntimeSlowCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a kubelet, an API server and Prometheus, and holds a CRI call for 4 minutes")

@@ -148,7 +148,7 @@ func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h
 	if fault != "hung" {
 		cmd += " -fault " + fault
 	}
-	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeHung` runs the same scenario and asserts what MEASURED-hung.md lists.\n\n", cmd, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeHung` runs the same scenario and asserts what docs/runtime-hung-measured.md lists.\n\n", cmd, time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with `EventedPLEG` unset (off) and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, harness.ContainerdVersion)
 	if fault == "hung" {
 		fmt.Fprintf(b, "Once the node is Ready, containerd's daemon process alone is frozen with SIGSTOP: its socket still accepts connections (the kernel's backlog) and answers nothing; the pod's shim and container run on. ")
