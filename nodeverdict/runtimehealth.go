@@ -126,7 +126,12 @@ func (d *decider) darkHealth() Health {
 		if t := in.Metrics.ScrapedAt; t != nil {
 			scraped += " (" + t.Format(time.RFC3339) + ")"
 		}
-		seen := fmt.Sprintf("%s saw the PLEG last active at %s; with the runtime hung since, no relist can have succeeded: %s at least by %s (%s)", scraped, since.Format(time.RFC3339), h.Elapsed, in.At.Format(time.RFC3339), in.AtFrom)
+		seen := fmt.Sprintf("%s saw the PLEG last active at %s, %s before %s (%s); with the runtime hung since, no relist succeeded after that scrape", scraped, since.Format(time.RFC3339), h.Elapsed, in.At.Format(time.RFC3339), in.AtFrom)
+		if t := in.Metrics.ScrapedAt; t != nil && in.At.After(*t) {
+			// The kubelet's own last relist is between the two: its time
+			// since is at most Elapsed, at least the time since the scrape.
+			seen += fmt.Sprintf(": the kubelet's own time since its last relist is between %s and %s", in.At.Sub(*t).Round(time.Millisecond), h.Elapsed)
+		}
 		if th.Known {
 			seen += "; threshold " + th.Evidence + ", " + mode
 			if elapsed > th.Duration+gaugeResolution {

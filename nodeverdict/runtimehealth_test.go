@@ -129,7 +129,7 @@ func TestDarkHealth(t *testing.T) {
 		{name: "refused", failure: refused, configz: true, state: HealthUnknown, runtime: RuntimeUnknown,
 			says: []string{"not a hung runtime"}},
 		{name: "last scrape 1m ago", failure: timeout, configz: true, last: ptr(healthCapture(t, time.Minute, 0, callsFine)), state: AtRisk, runtime: RuntimeHung, elapse: "1m0s",
-			says: []string{"saw the PLEG last active at", "1m0s at least"}},
+			says: []string{"saw the PLEG last active at", "1m0s before"}},
 		{name: "last scrape's relist past the threshold", failure: timeout, configz: true, last: ptr(healthCapture(t, 3*time.Minute+5*time.Second, 0, callsFine)), state: Unhealthy, runtime: RuntimeHung, elapse: "3m5s",
 			message: "PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s", says: []string{"past the threshold"}},
 		{name: "Ready False, runtime down", failure: timeout, configz: true, node: node("False", "container runtime is down"), state: Unhealthy, runtime: RuntimeHung,
