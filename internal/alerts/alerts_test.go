@@ -201,7 +201,7 @@ func TestScrapeLayout(t *testing.T) {
 // its runtime.
 func TestRuntimeHungOnlyWhereMetricsWait(t *testing.T) {
 	for name, hang := range map[string]*answer.RuntimeHang{
-		"not read": nil,
+		"not read":                         nil,
 		"no collector reaches the runtime": {Collectors: []answer.HangCollector{{Constructor: "collectors.NewOther", Endpoint: "/metrics"}}},
 		"on another endpoint":              {Collectors: []answer.HangCollector{{Endpoint: "/metrics/resource", Reaches: darkHang().Collectors[0].Reaches}}},
 		"unknown shape":                    {Unknown: "pkg/kubelet registers no collector"},

@@ -140,9 +140,9 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options, emit fu
 // target is a node to read: named, or listed with its node info and
 // Ready condition.
 type target struct {
-	name   string
-	info   *NodeInfo
-	ready  *ReadyCondition
+	name  string
+	info  *NodeInfo
+	ready *ReadyCondition
 	// readyAsIs is the Ready condition as the Node holds it (its message
 	// cut as READY's), for the Node object plegvet node -node reads
 	// (nodeObject); nil when the node has none.

@@ -334,7 +334,7 @@ func Configz(gate *bool) map[string]any {
 		"clusterDomain":  "cluster.local", "clusterDNS": []string{"10.96.0.10"},
 		"cgroupDriver": "systemd", "maxPods": 110, "podPidsLimit": -1,
 		"containerRuntimeEndpoint": "unix:///run/containerd/containerd.sock", "runtimeRequestTimeout": "2m0s",
-		"featureGates":             gates,
+		"featureGates": gates,
 	}}
 }
 
