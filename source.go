@@ -35,7 +35,7 @@ type Options struct {
 	SkipIndex bool
 	// Scrape is how Prometheus scrapes the kubelets, which the rules of
 	// Alerts that read the scrape itself assume; zero means
-	// answer.DefaultScrapeLayout (kube-prometheus's).
+	// answer.DefaultScrapeLayout() (kube-prometheus's).
 	Scrape answer.ScrapeLayout
 }
 

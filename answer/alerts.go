@@ -179,4 +179,6 @@ type ScrapeLayout struct {
 }
 
 // DefaultScrapeLayout is kube-prometheus's.
-var DefaultScrapeLayout = ScrapeLayout{Job: "kubelet", PathLabel: "metrics_path", MetricsPath: "/metrics", AlivePath: "/metrics/cadvisor"}
+func DefaultScrapeLayout() ScrapeLayout {
+	return ScrapeLayout{Job: "kubelet", PathLabel: "metrics_path", MetricsPath: "/metrics", AlivePath: "/metrics/cadvisor"}
+}

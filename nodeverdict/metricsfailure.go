@@ -164,7 +164,7 @@ func ReadMetricsFailure(name string, data []byte) (*MetricsFailure, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v; want %s", name, err, metricsFailureWant)
+		return nil, fmt.Errorf("%s: %w; want %s", name, err, metricsFailureWant)
 	}
 	if text == "" {
 		return nil, fmt.Errorf("%s: no error line; want %s", name, metricsFailureWant)

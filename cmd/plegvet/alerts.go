@@ -20,7 +20,7 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return nil
 	})
-	layout := answ.DefaultScrapeLayout
+	layout := answ.DefaultScrapeLayout()
 	fs.StringVar(&layout.Job, "job", layout.Job, "the `name` of the Prometheus job scraping the kubelets")
 	fs.StringVar(&layout.PathLabel, "path-label", layout.PathLabel, "the `label` telling the kubelet's endpoints apart within the job (kube-prometheus's metrics_path); \"\" when it scrapes /metrics alone: a hung runtime then cannot be told from a kubelet that is gone, and no KubeletRuntimeHung rule is written")
 	fs.StringVar(&layout.MetricsPath, "metrics-path", layout.MetricsPath, "the path-label's `value` for the kubelet's /metrics, whose collectors call the runtime")

@@ -55,7 +55,7 @@ func TestBuild(t *testing.T) {
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
 		rep.Health = health()
-		a := Build(rep, answer.DefaultScrapeLayout)
+		a := Build(rep, answer.DefaultScrapeLayout())
 		if a.Window != "1h" {
 			t.Errorf("%s: window %s; want 1h (twice the longest threshold is shorter)", v, a.Window)
 		}
@@ -87,7 +87,7 @@ func TestBuild(t *testing.T) {
 // Each mode selects its kubelets: gate off unless the gate is exported
 // on, gate on until the stream retries are spent, the fallback after.
 func TestModeSelectors(t *testing.T) {
-	a := Build(shapes()["v1.36.5"], answer.DefaultScrapeLayout)
+	a := Build(shapes()["v1.36.5"], answer.DefaultScrapeLayout())
 	want := map[string][]string{
 		"gate-off": {`unless on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`},
 		"gate-on":  {`and on(instance, job) last_over_time(kubernetes_feature_enabled{name="EventedPLEG"}[1h]) == 1`, `unless on(instance, job) last_over_time(kubelet_evented_pleg_connection_error_count[1h]) >= 5`},
@@ -107,7 +107,7 @@ func TestModeSelectors(t *testing.T) {
 func TestUnresolvedThreshold(t *testing.T) {
 	rep := shapes()["v1.25.16"]
 	rep.Relist.GateOff.Threshold = &answer.Value{Unresolved: "cfg.Threshold is a field"}
-	a := Build(rep, answer.DefaultScrapeLayout)
+	a := Build(rep, answer.DefaultScrapeLayout())
 	for _, r := range a.Rules {
 		if r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy {
 			t.Errorf("rule written from an unresolved threshold: %+v", r)
@@ -144,7 +144,7 @@ func darkHang() *answer.RuntimeHang {
 func TestFailingCheck(t *testing.T) {
 	rep := shapes()["v1.36.5"]
 	rep.Health = health()
-	a := Build(rep, answer.DefaultScrapeLayout)
+	a := Build(rep, answer.DefaultScrapeLayout())
 	for _, r := range a.Rules {
 		elapsedKind := r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy
 		if got := r.Message != nil && r.Check == "PLEG" && r.Message.Format == "relist last ok %v ago, limit %v"; got != elapsedKind {
@@ -152,7 +152,7 @@ func TestFailingCheck(t *testing.T) {
 		}
 	}
 	rep.Health.Checks[0].Threshold.GateOn = value("9m0s", "otherThreshold", 1)
-	for _, r := range Build(rep, answer.DefaultScrapeLayout).Rules {
+	for _, r := range Build(rep, answer.DefaultScrapeLayout()).Rules {
 		if (r.Mode == answer.ModeGateOn) != (r.Check == "" && r.Message == nil) && (r.Kind == answer.AlertStalled || r.Kind == answer.AlertUnhealthy) {
 			t.Errorf("%s %s: check %q, want none in gate-on only", r.Alert, r.Mode, r.Check)
 		}
@@ -191,7 +191,7 @@ func TestScrapeLayout(t *testing.T) {
 		t.Errorf("runtime-hung rule: %q", hung)
 	}
 	rep.Relist.GateOff.Threshold = value("45m0s", "longThreshold", 1)
-	if a := Build(rep, answer.DefaultScrapeLayout); a.Window != "1h30m" {
+	if a := Build(rep, answer.DefaultScrapeLayout()); a.Window != "1h30m" {
 		t.Errorf("window %s; want 1h30m, twice a 45m threshold", a.Window)
 	}
 }
@@ -209,7 +209,7 @@ func TestRuntimeHungOnlyWhereMetricsWait(t *testing.T) {
 		rep := shapes()["v1.37.2"]
 		rep.Health = health()
 		rep.Health.RuntimeHang = hang
-		a := Build(rep, answer.DefaultScrapeLayout)
+		a := Build(rep, answer.DefaultScrapeLayout())
 		for _, r := range a.Rules {
 			if r.Kind == answer.AlertRuntimeHung {
 				t.Errorf("%s: runtime-hung rule written: %s", name, r.Expr)

@@ -18,10 +18,10 @@ func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
 	}
 	layout := opts.Scrape
 	if layout == (answer.ScrapeLayout{}) {
-		layout = answer.DefaultScrapeLayout
+		layout = answer.DefaultScrapeLayout()
 	}
 	question := []string{"Alerts"}
-	if layout != answer.DefaultScrapeLayout {
+	if layout != answer.DefaultScrapeLayout() {
 		question = append(question, fmt.Sprintf("scrape %q %q %q %q", layout.Job, layout.PathLabel, layout.MetricsPath, layout.AlivePath))
 	}
 	return cached(opts, t, question, func() (*answer.Alerts, error) {

@@ -214,7 +214,7 @@ type Options struct {
 	// Index is plegvet's index of node-source answers, read once.
 	Index func() (map[string]nodeindex.Entry, error)
 	// Scrape is how Prometheus scrapes the kubelets, for Alerts; zero
-	// means answer.DefaultScrapeLayout.
+	// means answer.DefaultScrapeLayout().
 	Scrape answer.ScrapeLayout
 }
 

@@ -17,7 +17,7 @@ import (
 
 // Mutant is one mutation: an operator applied to a target of a file.
 type Mutant struct {
-	// Op is the operator (see Ops), File the file's path relative to the
+	// Op is the operator (see ops), File the file's path relative to the
 	// tree, Target the function or constant, Arg the operator's argument.
 	Op, File, Target, Arg string
 	// Expect says what the answer must do: "change" (the answer differs
@@ -30,8 +30,8 @@ func (m Mutant) String() string {
 	return strings.TrimSpace(strings.Join([]string{m.Op, m.File, m.Target, m.Arg}, " "))
 }
 
-// Ops are the operators, with what each does.
-var Ops = map[string]string{
+// ops are the operators, with what each does.
+var ops = map[string]string{
 	"invert-compare":  "the first ordered comparison in Target flipped (> to <)",
 	"self-compare":    "the first ordered comparison in Target compares its right side, doubled, with itself",
 	"offset-compare":  "the first ordered comparison in Target compares with its right side plus Arg",
@@ -50,7 +50,7 @@ var Ops = map[string]string{
 // construct the operator needs is not there (a mutant that mutates
 // nothing is a broken list, not a pass).
 func Apply(src []byte, m Mutant) ([]byte, error) {
-	if _, ok := Ops[m.Op]; !ok {
+	if _, ok := ops[m.Op]; !ok {
 		return nil, fmt.Errorf("%s: no operator %q", m, m.Op)
 	}
 	if m.Op == "break-syntax" {
@@ -59,7 +59,7 @@ func Apply(src []byte, m Mutant) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, m.File, src, parser.ParseComments)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m, err)
+		return nil, fmt.Errorf("%s: %w", m, err)
 	}
 	done := false
 	switch m.Op {
@@ -84,7 +84,7 @@ func Apply(src []byte, m Mutant) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	if err := format.Node(&out, fset, f); err != nil {
-		return nil, fmt.Errorf("%s: %v", m, err)
+		return nil, fmt.Errorf("%s: %w", m, err)
 	}
 	return out.Bytes(), nil
 }
