@@ -58,31 +58,47 @@ const (
 	streamRetries = 3
 )
 
-func Start(src pleg.Source) {
+type checks struct{ m map[string]func() (bool, error) }
+
+func (c *checks) add(name string, check func() (bool, error)) { c.m[name] = check }
+
+func Start(src pleg.Source, c *checks) {
 	if utilfeature.DefaultFeatureGate.Enabled(features.EventedPLEG) {
 		relist := pleg.NewGenericPLEG(&pleg.RelistDuration{RelistPeriod: onPeriod, RelistThreshold: 4 * onPeriod})
 		pleg.NewEventedPLEG(src, relist, streamRetries, &pleg.RelistDuration{RelistPeriod: offPeriod, RelistThreshold: time.Minute})
+		c.add("PLEG", relist.Healthy)
 		return
 	}
-	pleg.NewGenericPLEG(&pleg.RelistDuration{RelistPeriod: offPeriod, RelistThreshold: time.Minute})
+	relist := pleg.NewGenericPLEG(&pleg.RelistDuration{RelistPeriod: offPeriod, RelistThreshold: time.Minute})
+	c.add("PLEG", relist.Healthy)
 }
 `,
 	"pkg/kubelet/pleg/pleg.go": `package pleg
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 type RelistDuration struct{ RelistPeriod, RelistThreshold time.Duration }
 
 type Generic struct {
-	d     *RelistDuration
-	timer *time.Timer
+	d          *RelistDuration
+	timer      *time.Timer
+	lastRelist time.Time
 }
 
 func NewGenericPLEG(d *RelistDuration) *Generic { return &Generic{d: d} }
 
-func (g *Generic) loop() { g.timer.Reset(g.d.RelistPeriod) }
+func (g *Generic) loop() { g.lastRelist = time.Now(); g.timer.Reset(g.d.RelistPeriod) }
 
-func (g *Generic) Healthy() bool { return time.Since(time.Time{}) < g.d.RelistThreshold }
+func (g *Generic) Healthy() (bool, error) {
+	elapsed := time.Since(g.lastRelist)
+	if elapsed > g.d.RelistThreshold {
+		return false, fmt.Errorf("pleg was last seen active %v ago; threshold is %v", elapsed, g.d.RelistThreshold)
+	}
+	return true, nil
+}
 
 func (g *Generic) Update(d *RelistDuration) { g.d = d }
 
@@ -376,12 +392,9 @@ func TestTable(t *testing.T) {
 			gate = fmt.Sprintf("default %v", g["default"])
 		}
 		// Relisted a second or two ago: healthy, as the node says; the
-		// node that fell back is held to the threshold the fork restores,
-		// which plegvet does not keep yet, so its health is unknown.
+		// node that fell back is held to the threshold the fork's health
+		// check has once the evented PLEG restores its fallback (1m).
 		health, ready := "healthy", "True, agrees"
-		if n.Name == "new-2" {
-			health, ready = "unknown", "True"
-		}
 		want := fmt.Sprintf(`^%s +%s +%s +%s +%s +%s [12]s +%s +`, regexp.QuoteMeta(n.Name), regexp.QuoteMeta(n.KubeletVersion), regexp.QuoteMeta(n.RuntimeVersion), gate, r["verdict"], health, ready)
 		if !regexp.MustCompile(want).MatchString(lines[i+1]) {
 			t.Errorf("row %q; want %s", lines[i+1], want)
