@@ -130,14 +130,30 @@ type Periods struct {
 // fallbackVerb, else otherwise.
 func (p Periods) afterGivingUp(otherwise, fallbackVerb string) string {
 	switch {
+	case p.Fallback.Unresolved != "":
+		return "plegvet could not read what the kubelet relists at then: " + p.Fallback.Unresolved
 	case p.OnStreamFailure == StopWatching && p.GateOn.Known:
 		return "the watcher stops, and the generic PLEG keeps relisting every " + p.GateOn.Evidence
 	case p.OnStreamFailure == StopWatching:
 		return "the watcher stops, and the generic PLEG keeps its period"
 	case p.Fallback.Known:
 		return fallbackVerb + p.Fallback.Evidence
+	case p.OnStreamFailure == FailureUnknown:
+		return "plegvet could not read what the evented PLEG does then"
 	}
 	return otherwise
+}
+
+// fallbackUnknown says why what the kubelet relists at once the stream
+// is given up is not known; "" when it is.
+func (p Periods) fallbackUnknown() string {
+	switch {
+	case p.Fallback.Unresolved != "":
+		return p.Fallback.Unresolved
+	case p.OnStreamFailure == FailureUnknown && p.Role == RoleEventSource && !p.Fallback.Known:
+		return "what the evented PLEG does once its stream has failed for good could not be read"
+	}
+	return ""
 }
 
 // Period is a relist period from the source.
@@ -149,6 +165,10 @@ type Period struct {
 	// Evidence says where it comes from: "1s = genericPlegRelistPeriod
 	// (pkg/kubelet/kubelet.go:215)", or why it is unknown.
 	Evidence string
+	// Unresolved says why a period the source has is not known: a value
+	// that is not a constant, or a hand-over plegvet could not follow;
+	// "" when it is known or the source has none.
+	Unresolved string
 }
 
 // The evented PLEG's roles and what it does after the last stream
@@ -158,4 +178,5 @@ const (
 	RoleRelistTrigger    = "relist-trigger"
 	RestoreGenericRelist = "restore-generic-relist"
 	StopWatching         = "stop-watching"
+	FailureUnknown       = "unknown"
 )

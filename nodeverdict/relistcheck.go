@@ -27,6 +27,10 @@ type RelistCheck struct {
 	GateOff  string `json:"gateOff"`
 	GateOn   string `json:"gateOn"`
 	Fallback string `json:"fallback"`
+	// FallbackUnknown says why what the kubelet relists at once the
+	// stream is given up is not known (a hand-over plegvet could not
+	// follow); Expected is then "" for a node that gave the stream up.
+	FallbackUnknown string `json:"fallbackUnknown,omitempty"`
 	// Observations is the relist-interval histogram's count, and
 	// ForcedRelists how many of those are relists the evented PLEG forced
 	// (Periods.ForcedRelists), which split an interval and add no time.
@@ -64,7 +68,10 @@ func (d *decider) relist() {
 	c.Tolerance = Tolerance
 	c.GateOff, c.GateOn, c.Fallback = periodText(p.GateOff), periodText(p.GateOn), periodText(p.Fallback)
 	expected := p.GateOff
+	c.FallbackUnknown = p.fallbackUnknown()
 	switch {
+	case d.expected == FellBack && c.FallbackUnknown != "":
+		expected = Period{}
 	case d.expected == FellBack && p.OnStreamFailure != StopWatching && p.Fallback.Known:
 		expected = p.Fallback
 	case d.configured == Evented:

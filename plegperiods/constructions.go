@@ -85,7 +85,12 @@ func Constructions(fset *token.FileSet, files []*ast.File, info *types.Info, cto
 				con.Threshold = c.ThresholdConst
 			}
 			con.Retries, _ = res.arg(call, c.Retries, body)
-			if c.Fallback.ok() {
+			if e := c.Evented; e != nil && e.OnStreamFailure.Action == FailureUnknown && e.OnStreamFailure.Pos != nil {
+				// What it does once the stream has failed for good is a
+				// call plegvet could not follow: a period read from its
+				// parameters, or none, would be a guess.
+				con.Fallback = &Value{Pos: call.Pos(), Unresolved: fmt.Sprintf("what the evented PLEG does once its stream has failed for good (%s) could not be followed%s", srcpos.Line(e.OnStreamFailure.Pos), whyOf(e.OnStreamFailure.Why))}
+			} else if c.Fallback.ok() {
 				// The evented PLEG hands back a whole relist duration: its
 				// period and threshold are the generic constructor's fields.
 				period, threshold := c.Fallback.Field, ""
@@ -355,4 +360,12 @@ func gateArg(info *types.Info, call *ast.CallExpr) (string, *types.Const, bool) 
 func isFeature(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Name() == "Feature" && featuregates.IsAPI(n.Obj().Pkg())
+}
+
+// whyOf is ": why", or nothing when why is empty.
+func whyOf(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ": " + why
 }

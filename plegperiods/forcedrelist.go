@@ -14,10 +14,12 @@ import (
 
 // forcedRelist finds, in the functions reached from Start (in the order
 // reached), the first call in a stream-error branch that runs the generic
-// PLEG's relist; nil when there is none, or no generic PLEG.
-func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName) *ForcedRelist {
+// PLEG's relist; nil when there is none, or no generic PLEG. unfollowed
+// is the first call of a function value met in a stream-error branch
+// (which may be that relist), for a caller finding none.
+func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName) (forced *ForcedRelist, unfollowed token.Pos) {
 	if r.generic == nil {
-		return nil
+		return nil, token.NoPos
 	}
 	for _, fn := range reached {
 		body := r.decls[fn].Body
@@ -36,6 +38,9 @@ func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName
 				return true
 			}
 			syncCalls(branch, func(call *ast.CallExpr) bool {
+				if !unfollowed.IsValid() && astobj.Func(r.info, call) == nil && !r.info.Types[call.Fun].IsType() && !r.info.Types[call.Fun].IsBuiltin() {
+					unfollowed = call.Pos()
+				}
 				if m := r.relistOf(call, evented, 0); m != nil {
 					found = &ForcedRelist{Pos: srcpos.Of(r.fset, call.Pos()), Stream: srcpos.Of(r.fset, stream), Relist: funcName(m), RelistDecl: srcpos.Of(r.fset, m.Pos())}
 					found.UpdatesPodCache, found.EmitsLifecycleEvents = r.relistEffects(m)
@@ -45,10 +50,10 @@ func (r *loopReader) forcedRelist(reached []*types.Func, evented *types.TypeName
 			return found == nil
 		})
 		if found != nil {
-			return found
+			return found, unfollowed
 		}
 	}
-	return nil
+	return nil, unfollowed
 }
 
 // isStreamCall reports whether call reads the container event stream: a

@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 
 	"github.com/plegvet/plegvet/srcpos"
@@ -167,7 +168,13 @@ func (r *loopReader) read(evented *types.TypeName, u *usage) *EventLoop {
 	if request != nil {
 		l.RequestsRelist = r.request(w, request)
 	}
-	l.RelistOnStreamError = r.forcedRelist(reached, evented)
+	l.RelistOnStreamError, l.ForcedUnfollowed = r.forcedRelist(reached, evented)
+	if l.RelistOnStreamError == nil && l.ForcedUnfollowed.IsValid() {
+		call := r.fset.Position(l.ForcedUnfollowed)
+		l.RelistOnStreamErrorUnfollowed = fmt.Sprintf("the stream-error branch calls a function value at %s:%d, which may make the generic PLEG relist; plegvet does not follow a function value", filepath.Base(call.Filename), call.Line)
+	} else {
+		l.ForcedUnfollowed = token.NoPos
+	}
 	switch {
 	case failure != nil:
 		l.OnStreamFailure = *failure

@@ -41,6 +41,12 @@ type EventedRole struct {
 	// RelistOnStreamError is its call making the generic PLEG relist at
 	// once when a stream call returns an error; null when there is none.
 	RelistOnStreamError *ForcedRelist `json:"relistOnStreamError"`
+	// RelistOnStreamErrorUnfollowed says why a call in a stream-error
+	// branch, which may make the generic PLEG relist, could not be
+	// followed (a call of a function value); "" when none was met.
+	// ForcedUnfollowed is that call, for the package's diagnostics.
+	RelistOnStreamErrorUnfollowed string    `json:"relistOnStreamErrorUnfollowed,omitempty"`
+	ForcedUnfollowed              token.Pos `json:"-"`
 }
 
 // HealthCheck is a health check registered on a PLEG.

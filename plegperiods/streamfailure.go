@@ -3,11 +3,13 @@
 package plegperiods
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
 
+	"github.com/plegvet/plegvet/internal/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -48,6 +50,13 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		if call := first(block, func(c *ast.CallExpr) bool {
 			return slices.ContainsFunc(c.Args, func(a ast.Expr) bool { return namedOf(r.info.TypeOf(a)) == r.relistType })
 		}); call != nil {
+			if astobj.Func(r.info, call) == nil && !r.info.Types[call.Fun].IsType() {
+				// A function value may do anything with the duration:
+				// restoring it would be a guess.
+				f.Action, f.Pos, f.Unfollowed = FailureUnknown, srcpos.At(r.fset, call.Pos()), call.Pos()
+				f.Why = fmt.Sprintf("the relist duration is passed to %s, a function value rather than a declared function or method", types.ExprString(call.Fun))
+				return f
+			}
 			f.Action, f.Pos, f.At = RestoreGenericRelist, srcpos.At(r.fset, call.Pos()), call.Pos()
 			return f
 		}

@@ -67,8 +67,10 @@
 //     PLEG's relist period (passed to a function value, to another
 //     package, to an interface the generic PLEG does not implement), or
 //     the period it restores back to its constructor's parameters or a
-//     constant, so plegvet cannot say which relist remains; reported at
-//     the call, with why.
+//     constant, so plegvet cannot say which relist remains; or a call of
+//     a function value in the branch its stream errors take, so plegvet
+//     cannot say whether it relists at once; reported at the call, with
+//     why.
 //   - gate-write-unfollowed: the package building the PLEGs sets feature
 //     gates in code (the feature-gate API's Set or SetFromMap, as a fork's
 //     init may), with a name or value that is not a constant, so plegvet

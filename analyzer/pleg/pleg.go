@@ -192,6 +192,10 @@ func fallbackUnfollowed(pass *analysis.Pass, c *plegperiods.Constructor) {
 	if l == nil {
 		return
 	}
+	if l.ForcedUnfollowed.IsValid() {
+		report(pass, l.ForcedUnfollowed, l.ForcedUnfollowed, FallbackUnfollowed, nil,
+			"what %s does when its stream call returns an error could not be followed: %s; plegvet cannot say whether it relists at once", c.Func.Name(), l.RelistOnStreamErrorUnfollowed)
+	}
 	f := l.OnStreamFailure
 	switch {
 	case f.Unfollowed.IsValid():

@@ -109,7 +109,18 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 	if r.GateUnresolved != nil {
 		unwritten(a, "gate-on", "the test deciding the evented PLEG could not be followed to a feature gate; the rules hold for the gate-off relist only")
 	}
-	for _, m := range modes(rep, w) {
+	ms, fallbackWhy := modes(rep, w)
+	if fallbackWhy != "" {
+		// A node whose evented PLEG gave up runs a relist plegvet could
+		// not read: no rule holds it to a guess, and the file says so.
+		for _, kind := range []string{answer.AlertStalled, answer.AlertUnhealthy, answer.AlertRelistSlow} {
+			unwritten(a, kind+"/"+answer.ModeFallback, "%s", fallbackWhy)
+		}
+		if len(a.Source.Load.Unfollowed) == 0 {
+			notFollowed(a, rep.Relist, "no rule written for a kubelet whose evented PLEG gave up its stream: "+fallbackWhy)
+		}
+	}
+	for _, m := range ms {
 		m.selector += scope
 		m.window, m.alive, m.relist = w, alive(layout), r
 		m.check = failingCheck(rep.Health, m)
@@ -192,8 +203,11 @@ func unwritten(a *answer.Alerts, part, format string, args ...any) {
 // modes are the thresholds a kubelet of the tree can run with: one when
 // the gate changes neither the threshold nor what last-seen shows; else
 // gate off, gate on and, when the evented PLEG restores a threshold after
-// its stream fails for good, the fallback.
-func modes(rep *answer.Report, w time.Duration) []mode {
+// its stream fails for good, the fallback. fallbackWhy says why no
+// fallback mode is written for an evented PLEG that restores a period or
+// threshold plegvet could not read ("" otherwise); a node that gave its
+// stream up is then left out of the gate-on mode as well.
+func modes(rep *answer.Report, w time.Duration) (ms []mode, fallbackWhy string) {
 	r, off := rep.Relist, rep.Relist.GateOff
 	on := r.GateOn
 	var hidden *answer.HealthCheck
@@ -201,20 +215,30 @@ func modes(rep *answer.Report, w time.Duration) []mode {
 		hidden = e.HealthCheck
 	}
 	if r.Gate == nil || on == nil || (sameValue(on.Threshold, off.Threshold) && hidden == nil) {
-		return []mode{{name: answer.ModeAlways, period: off.Period, threshold: off.Threshold}}
+		return []mode{{name: answer.ModeAlways, period: off.Period, threshold: off.Threshold}}, ""
 	}
 	gateOn := lastSample(fmt.Sprintf("%s{name=%q}", "kubernetes_feature_enabled", r.Gate.Name), w) + " == 1"
-	ms := []mode{
+	ms = []mode{
 		{name: answer.ModeGateOff, period: off.Period, threshold: off.Threshold, selector: fmt.Sprintf(" unless %s %s", join, gateOn)},
 		{name: answer.ModeGateOn, period: on.Period, threshold: on.Threshold, hiddenBy: hidden, selector: fmt.Sprintf(" and %s %s", join, gateOn)},
 	}
-	if on.Fallback.Resolved() && on.FallbackThreshold.Resolved() && retries(on.MaxStreamRetries) > 0 {
-		fellBack := fmt.Sprintf("%s >= %d", lastSample("kubelet_evented_pleg_connection_error_count", w), retries(on.MaxStreamRetries))
+	switch {
+	case on.Fallback != nil && on.Fallback.Unresolved != "":
+		fallbackWhy = "the relist the evented PLEG restores once its stream has failed for good is unresolved: " + on.Fallback.Unresolved
+	case on.Fallback.Resolved() && on.FallbackThreshold != nil && on.FallbackThreshold.Unresolved != "":
+		fallbackWhy = "the threshold the evented PLEG restores once its stream has failed for good is unresolved: " + on.FallbackThreshold.Unresolved
+	}
+	n := retries(on.MaxStreamRetries)
+	fellBack := fmt.Sprintf("%s >= %d", lastSample("kubelet_evented_pleg_connection_error_count", w), n)
+	switch {
+	case n > 0 && fallbackWhy != "":
+		ms[1].selector += fmt.Sprintf(" unless %s %s", join, fellBack)
+	case n > 0 && on.Fallback.Resolved() && on.FallbackThreshold.Resolved():
 		ms[1].selector += fmt.Sprintf(" unless %s %s", join, fellBack)
 		ms = append(ms, mode{name: answer.ModeFallback, period: on.Fallback, threshold: on.FallbackThreshold, hiddenBy: hidden,
 			selector: fmt.Sprintf(" and %s %s and %s %s", join, gateOn, join, fellBack)})
 	}
-	return ms
+	return ms, fallbackWhy
 }
 
 // failingCheck is the health check that fails when the time since the

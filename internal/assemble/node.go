@@ -258,6 +258,9 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 		return nil, err
 	}
 	s := &nodesource.NodeSource{Source: periods.Source, Relist: periods.Relist}
+	// A construct the analyzers could not follow (a hand-over, a gate
+	// test, a gate write) leaves the node's answer partial: node exits 1.
+	noteUnfollowed(&s.Source, periods.Diagnostics)
 	s.Source.From = answer.FromSource
 	s.Gate = gates.Gate(s.GateName())
 	// What the gate being on means is the release's design, read from its

@@ -279,7 +279,13 @@ func analysedPeriods(a *analysed) (*answer.PeriodsReport, error) {
 	if res.Relist == nil {
 		return nil, fmt.Errorf("%s: %s builds no PLEG: no call of a constructor of %s (NewGenericPLEG, NewEventedPLEG) was found%s", a.src.Dir, answer.KubeletPackage, answer.PlegPackage, a.unreadIn(answer.KubeletPackage, answer.PlegPackage))
 	}
-	return &answer.PeriodsReport{SchemaVersion: answer.SchemaVersion, Source: a.src, Relist: *res.Relist, Diagnostics: diagnostics(a.res.Fset, out.Diagnostics)}, nil
+	ds := out.Diagnostics
+	// The PLEG package's findings (a hand-over it could not follow) are
+	// part of the answer: the modes' fallback is read from its facts.
+	if pl, err := a.outcome(pleg.Analyzer, answer.PlegPackage); err == nil {
+		ds = append(slices.Clip(ds), pl.Diagnostics...)
+	}
+	return &answer.PeriodsReport{SchemaVersion: answer.SchemaVersion, Source: a.src, Relist: *res.Relist, Diagnostics: diagnostics(a.res.Fset, ds)}, nil
 }
 
 // GateHistory reads the feature gates of each release (see Releases for

@@ -375,7 +375,7 @@ func period(v *answer.Value) nodeverdict.Period {
 	case v == nil:
 		return nodeverdict.Period{Evidence: "none"}
 	case v.Unresolved != "":
-		return nodeverdict.Period{Evidence: render.Value(v, render.Cited)}
+		return nodeverdict.Period{Evidence: render.Value(v, render.Cited), Unresolved: v.Unresolved}
 	}
 	d, ok := v.Duration()
 	return nodeverdict.Period{Duration: d, Known: ok, Evidence: render.Value(v, render.Cited)}

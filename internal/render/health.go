@@ -141,6 +141,8 @@ func HealthConsequence(r *answer.Report) string {
 		}
 		if t.Fallback != nil {
 			fmt.Fprintf(&b, ", until the stream fails %s times and the fallback restores %s", retries, Value(t.Fallback, Prose))
+		} else if f := r.Relist.GateOn.Fallback; f != nil && f.Unresolved != "" {
+			fmt.Fprintf(&b, ", until the stream fails %s times; which threshold holds after that plegvet could not read (the fallback is unresolved)", retries)
 		} else {
 			fmt.Fprintf(&b, ", and nothing restores %s", Value(t.GateOff, Prose))
 		}

@@ -152,6 +152,9 @@ func predicted(rep *answer.NodeReport) string {
 	case answer.GenericWithEventHints:
 		return "so the generic PLEG should relist" + every(rep.Relist.Expected) + ", with the evented PLEG's relist requests"
 	case answer.FellBack:
+		if why := rep.Relist.FallbackUnknown; why != "" {
+			return "but the event stream fails as often as the source allows, and what the kubelet should relist at then is unknown: " + why
+		}
 		if rep.Relist.Fallback == "" {
 			return "but the event stream fails as often as the source allows, so the evented PLEG should stop watching it, and the generic PLEG keep relisting" + every(rep.Relist.Expected)
 		}
@@ -162,6 +165,9 @@ func predicted(rep *answer.NodeReport) string {
 
 // gaveUp says what the kubelet does once it gives the event stream up.
 func gaveUp(rep *answer.NodeReport) string {
+	if why := rep.Relist.FallbackUnknown; why != "" {
+		return "the event stream fails as often as the source allows; what the kubelet relists at then is unknown: " + why
+	}
 	if rep.Relist.Fallback == "" {
 		// No period restored: the watcher stops, the relist keeps its own.
 		return "the event stream fails as often as the source allows: the evented PLEG stops watching it, and the generic PLEG keeps relisting" + every(rep.Relist.Expected)

@@ -224,7 +224,9 @@ func relistRows(row rowFunc, rl *answer.Relist) {
 	}
 	row("", modeLines("gate on: ", &rl.GateOn.Mode, ratio)...)
 	fb := "none: the evented PLEG restores no period after the stream fails"
-	if f := rl.GateOn.Fallback; f != nil {
+	if f := rl.GateOn.Fallback; f != nil && f.Unresolved != "" {
+		fb = "unknown: " + f.Unresolved
+	} else if f != nil {
 		fb = "after the stream fails, the evented PLEG restores " + Value(f, Cited)
 	}
 	if n := rl.GateOn.MaxStreamRetries; n != nil && n.Value != nil {
@@ -256,6 +258,8 @@ func eventedRows(row rowFunc, e *answer.EventedPLEG) {
 	}
 	if f := e.RelistOnStreamError; f != nil {
 		row("", fmt.Sprintf("on each stream error: runs %s at once (%s)", f.Relist, srcpos.Line(&f.Pos)))
+	} else if why := e.RelistOnStreamErrorUnfollowed; why != "" {
+		row("", "on each stream error: unknown: "+why)
 	}
 	row("", fmt.Sprintf("after the last stream failure: %s (%s)", e.OnStreamFailure.Action, srcpos.Line(e.OnStreamFailure.Pos)))
 }

@@ -73,6 +73,8 @@ func Summary(r *answer.Report) string {
 			say(" and sends pod lifecycle events (%s)", srcpos.Line(f.EmitsLifecycleEvents))
 		}
 		say(". ")
+	} else if on.Period != nil && e != nil && e.RelistOnStreamErrorUnfollowed != "" {
+		say("Whether the evented PLEG relists at once when its stream call returns an error plegvet could not read: %s. ", e.RelistOnStreamErrorUnfollowed)
 	} else if on.Period != nil && e != nil {
 		say("plegvet finds no relist that the evented PLEG forces when its stream call returns an error. ")
 	}
@@ -85,6 +87,8 @@ func Summary(r *answer.Report) string {
 		retries = fmt.Sprint(*on.MaxStreamRetries.Value)
 	}
 	switch {
+	case r.EventedPLEG != nil && r.EventedPLEG.OnStreamFailure.Action == "unknown" && on.Fallback != nil && on.Fallback.Unresolved != "":
+		say("If the stream fails %s times the evented PLEG gives up, and plegvet could not follow what it does then (%s). ", retries, on.Fallback.Unresolved)
 	case on.Fallback != nil && on.Fallback.Unresolved == "":
 		say("If the stream fails %s times the evented PLEG gives up and restores a %s relist. ", retries, Value(on.Fallback, Prose))
 	case on.Fallback != nil:
