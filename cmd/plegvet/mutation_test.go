@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -58,9 +59,9 @@ func readMutants(t *testing.T) []mutantLine {
 			}
 		}
 		switch m.Expect {
-		case "change", "refuse", "either":
+		case "change", "refuse", "either", "equivalent":
 		default:
-			t.Fatalf("mutants.txt:%d: expect %q; want change, refuse or either", n, m.Expect)
+			t.Fatalf("mutants.txt:%d: expect %q; want change, refuse, either or equivalent", n, m.Expect)
 		}
 		out = append(out, m)
 	}
@@ -101,7 +102,8 @@ var positions = regexp.MustCompile(`("(line|column)": )\d+|(\.go|\.proto):\d+(:\
 
 type mutantOutcome struct {
 	code int
-	out  string
+	out  string // positions normalised
+	raw  string
 }
 
 func runMutationCommand(t *testing.T, dir, caps string, args []string) mutantOutcome {
@@ -109,7 +111,76 @@ func runMutationCommand(t *testing.T, dir, caps string, args []string) mutantOut
 	var stdout, stderr strings.Builder
 	code := dispatch(args, &stdout, &stderr)
 	out := strings.ReplaceAll(stdout.String(), dir, "TREE")
-	return mutantOutcome{code, positions.ReplaceAllString(out, "${1}N")}
+	return mutantOutcome{code, positions.ReplaceAllString(out, "${1}N"), out}
+}
+
+// unfollowedFindings are the analyzers' findings saying a construct was
+// not followed; ruleFindings those judging what the construct does. Both
+// of one statement contradict each other: plegvet cannot have judged what
+// it could not follow. A hand-over not followed contradicts any verdict on
+// the relist it leaves, wherever that verdict is reported.
+var (
+	unfollowedFindings = []string{"fallback-unfollowed", "gate-test-unresolved", "gate-write-unfollowed", "health-unknown", "gate-unreadable"}
+	ruleFindings       = []string{"fallback-slower", "safety-net-gone", "threshold-not-above-period"}
+	contradictingPairs = [][2]string{{"fallback-unfollowed", "fallback-slower"}}
+)
+
+// contradictions lists the pairs of findings of a report (-json) that
+// contradict each other.
+func contradictions(t *testing.T, reportJSON string) []string {
+	t.Helper()
+	var rep struct {
+		Diagnostics []struct {
+			Category string
+			Message  string
+			Pos      struct {
+				File string
+				Line int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(reportJSON), &rep); err != nil {
+		t.Fatalf("report -json: %v", err)
+	}
+	var out []string
+	for i, a := range rep.Diagnostics {
+		for _, b := range rep.Diagnostics[i+1:] {
+			pair := func(x, y string) bool {
+				return (a.Category == x && b.Category == y) || (a.Category == y && b.Category == x)
+			}
+			sameLine := a.Pos.File == b.Pos.File && a.Pos.Line == b.Pos.Line
+			contradict := slices.ContainsFunc(contradictingPairs, func(p [2]string) bool { return pair(p[0], p[1]) })
+			for _, u := range unfollowedFindings {
+				for _, r := range ruleFindings {
+					contradict = contradict || (sameLine && pair(u, r))
+				}
+			}
+			if contradict {
+				out = append(out, fmt.Sprintf("%s at %s:%d and %s at %s:%d", a.Category, a.Pos.File, a.Pos.Line, b.Category, b.Pos.File, b.Pos.Line))
+			}
+		}
+	}
+	return out
+}
+
+// TestContradictions holds the contradiction check to what it must catch:
+// a hand-over reported unfollowed beside a verdict on the relist it
+// leaves, and two findings on one statement of which one says plegvet
+// did not follow it.
+func TestContradictions(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want int
+	}{
+		{`{"diagnostics":[{"category":"fallback-unfollowed","pos":{"file":"pkg/kubelet/pleg/evented.go","line":31}},{"category":"fallback-slower","pos":{"file":"pkg/kubelet/kubelet.go","line":30}}]}`, 1},
+		{`{"diagnostics":[{"category":"gate-test-unresolved","pos":{"file":"k.go","line":9}},{"category":"safety-net-gone","pos":{"file":"k.go","line":9}}]}`, 1},
+		{`{"diagnostics":[{"category":"gate-test-unresolved","pos":{"file":"k.go","line":9}},{"category":"safety-net-gone","pos":{"file":"k.go","line":12}}]}`, 0},
+		{`{"diagnostics":[{"category":"fallback-slower","pos":{"file":"k.go","line":9}},{"category":"threshold-not-above-period","pos":{"file":"k.go","line":9}}]}`, 0},
+	} {
+		if got := contradictions(t, tc.json); len(got) != tc.want {
+			t.Errorf("contradictions(%s) = %q; want %d", tc.json, got, tc.want)
+		}
+	}
 }
 
 // TestMutants applies each mutation of testdata/mutation/mutants.txt to a
@@ -159,6 +230,11 @@ func TestMutants(t *testing.T) {
 		}
 		for _, c := range mutationCommands {
 			o := runMutationCommand(t, dir, caps, c.args(dir, caps))
+			if c.name == "report" {
+				for _, x := range contradictions(t, o.raw) {
+					t.Errorf("mutants.txt:%d: %s: the report's findings contradict each other: %s", m.line, m.Mutant, x)
+				}
+			}
 			b := baseline[c.name]
 			row := table[m.Op]
 			if row == nil {
@@ -180,8 +256,15 @@ func TestMutants(t *testing.T) {
 			if slices.Contains(m.unaffected, c.name) {
 				continue
 			}
+			// An equivalent mutant (the same behaviour written otherwise)
+			// must give the unmutated answer or be refused: any other
+			// answer is a wrong one. Its gaps are such wrong answers.
+			wrong := same
+			if m.Expect == "equivalent" {
+				wrong = !same && !refused
+			}
 			if slices.Contains(m.gap, c.name) {
-				if !same {
+				if !wrong {
 					t.Errorf("mutants.txt:%d: %s: %s now answers otherwise (exit %d): the gap is mended, take %s out of its gap list", m.line, m.Mutant, c.name, o.code, c.name)
 				} else {
 					gaps = append(gaps, fmt.Sprintf("mutants.txt:%d %s: %s", m.line, m.Mutant, c.name))
@@ -189,6 +272,9 @@ func TestMutants(t *testing.T) {
 				continue
 			}
 			switch {
+			case m.Expect == "equivalent" && wrong:
+				t.Errorf("mutants.txt:%d: %s: %s answers otherwise (exit %d), though the mutant behaves as the unmutated code", m.line, m.Mutant, c.name, o.code)
+			case m.Expect == "equivalent":
 			case same:
 				t.Errorf("mutants.txt:%d: %s: %s gives the unmutated answer with exit %d", m.line, m.Mutant, c.name, o.code)
 			case m.Expect == "refuse" && !refused:
@@ -198,8 +284,8 @@ func TestMutants(t *testing.T) {
 			}
 		}
 	}
-	if len(mutants) < 28 || len(ops) < 8 {
-		t.Errorf("%d mutants over %d operators; the list should keep at least 28 over 8", len(mutants), len(ops))
+	if len(mutants) < 40 || len(ops) < 8 {
+		t.Errorf("%d mutants over %d operators; the list should keep at least 40 over 8 (issue 42)", len(mutants), len(ops))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d mutants, %d operators; per command: changed/refused/same\n%-16s", len(mutants), len(ops), "operator")
@@ -214,7 +300,7 @@ func TestMutants(t *testing.T) {
 		}
 	}
 	if len(gaps) > 0 {
-		fmt.Fprintf(&b, "\n%d known gaps (the unmutated answer, exit 0):\n  %s", len(gaps), strings.Join(gaps, "\n  "))
+		fmt.Fprintf(&b, "\n%d known gaps (the unmutated answer with exit 0; for an equivalent mutant, another answer):\n  %s", len(gaps), strings.Join(gaps, "\n  "))
 	}
 	t.Log("\n" + b.String())
 }

@@ -21,8 +21,9 @@ type Mutant struct {
 	// tree, Target the function or constant, Arg the operator's argument.
 	Op, File, Target, Arg string
 	// Expect says what the answer must do: "change" (the answer differs
-	// from the unmutated one), or "refuse" (exit 1: the tree could not be
-	// read or followed); "change-or-refuse" allows either.
+	// from the unmutated one), "refuse" (exit 1: the tree could not be
+	// read or followed), "either" of the two, or "equivalent" (the mutant
+	// behaves as the unmutated code: the same answer, or refused).
 	Expect string
 }
 
@@ -39,6 +40,7 @@ var ops = map[string]string{
 	"scale-const":     "the constant Target's value multiplied by Arg",
 	"set-const":       "the constant Target's value replaced by the expression Arg",
 	"drop-call":       "in Target, the first statement calling Arg removed",
+	"call-via-value":  "in Target, the first statement calling Arg made through a function value: f := X.Arg; f(...)",
 	"reassign":        "in Target, after the statement defining the variable named before the dot in Arg, Arg (VAR.FIELD=EXPR) assigned",
 	"wrap-func-value": "in Target, the first use of the identifier Arg wrapped in a function literal called at once",
 	"gate-true":       "in Target, the first call of a method Enabled replaced by true",
@@ -190,6 +192,8 @@ func mutateFunc(fd *ast.FuncDecl, m Mutant) bool {
 		})
 	case "drop-call":
 		done = dropCall(fd.Body, m.Arg)
+	case "call-via-value":
+		done = callViaValue(fd.Body, m.Arg)
 	case "reassign":
 		done = reassign(fd.Body, m.Arg)
 	case "wrap-func-value":
@@ -249,14 +253,7 @@ func dropCall(body *ast.BlockStmt, callee string) bool {
 			if !ok {
 				continue
 			}
-			name := ""
-			switch f := call.Fun.(type) {
-			case *ast.Ident:
-				name = f.Name
-			case *ast.SelectorExpr:
-				name = f.Sel.Name
-			}
-			if name == callee {
+			if calleeName(call) == callee {
 				b.List = append(b.List[:i:i], b.List[i+1:]...)
 				done = true
 				return false
@@ -265,6 +262,47 @@ func dropCall(body *ast.BlockStmt, callee string) bool {
 		return true
 	})
 	return done
+}
+
+// callViaValue makes the first statement calling callee call it through a
+// local function value instead: the same behaviour, a dynamic call.
+func callViaValue(body *ast.BlockStmt, callee string) bool {
+	done := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		b, ok := n.(*ast.BlockStmt)
+		if done || !ok {
+			return !done
+		}
+		for i, s := range b.List {
+			es, ok := s.(*ast.ExprStmt)
+			if !ok {
+				continue
+			}
+			call, ok := es.X.(*ast.CallExpr)
+			if !ok || calleeName(call) != callee {
+				continue
+			}
+			value := ast.NewIdent("viaValue")
+			hold := &ast.AssignStmt{Lhs: []ast.Expr{value}, Tok: token.DEFINE, Rhs: []ast.Expr{call.Fun}}
+			call.Fun = ast.NewIdent(value.Name)
+			b.List = append(b.List[:i:i], append([]ast.Stmt{hold, es}, b.List[i+1:]...)...)
+			done = true
+			return false
+		}
+		return true
+	})
+	return done
+}
+
+// calleeName is the name a call calls: f in f(...) or x.f(...).
+func calleeName(call *ast.CallExpr) string {
+	switch f := call.Fun.(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		return f.Sel.Name
+	}
+	return ""
 }
 
 // reassign inserts VAR.FIELD = EXPR (assign) after the first statement
