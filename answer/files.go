@@ -78,6 +78,9 @@ func (v files) gate(g *Gate) {
 		v.specs(r.Specs)
 	}
 	v.spec(g.Effective)
+	for i := range g.SetInCode {
+		v.pos(&g.SetInCode[i].Pos)
+	}
 }
 
 func (v files) rpc(r *RPC) {

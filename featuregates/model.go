@@ -120,6 +120,11 @@ type Gate struct {
 	// in init or any function) rather than written in a map literal;
 	// EntryPos and Value are then the assignment's key and value.
 	Assigned bool `json:"assigned,omitempty"`
+	// SetInCode are the writes of the gate its declaring package makes in
+	// code (Set or SetFromMap in an init, say): a binary importing the
+	// package starts with them in place of the default. Set by the
+	// library's Gates; absent when there are none.
+	SetInCode []GateWrite `json:"setInCode,omitempty"`
 	// Module is the module whose feature map holds the gate
 	// (k8s.io/kubernetes, k8s.io/component-base, ...), Package the
 	// package, and File the map's file, named as in a checkout

@@ -33,6 +33,9 @@ func (d *decider) gate() {
 	case g.Explicit:
 		claim = fmt.Sprintf("%s is %s: configz sets it", g.Name, state)
 		evidence = fmt.Sprintf("%s; the source's default at %s: %s", set, g.defaultAt(), g.SpecWords)
+	case g.SetInCode != nil:
+		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and the kubelet's code sets it to %t", g.Name, state, *g.SetInCode)
+		evidence = fmt.Sprintf("no %s in kubeletconfig.featureGates; %s, over the source's default at %s: %s", g.Name, g.SetInCodeAt, g.defaultAt(), g.SpecWords)
 	case g.Default != nil:
 		claim = fmt.Sprintf("%s is %s: configz leaves it unset, and its default at %s is %t", g.Name, state, g.defaultAt(), *g.Default)
 	}
@@ -59,6 +62,8 @@ func (d *decider) featureMetric() bool {
 		from := "configz leaves it unset"
 		if g.Explicit {
 			from = fmt.Sprintf("configz sets it to %t", g.Value)
+		} else if g.SetInCode != nil {
+			from += fmt.Sprintf(" and the kubelet's code sets it to %t (%s)", *g.SetInCode, g.SetInCodeAt)
 		} else if g.Default != nil {
 			from += fmt.Sprintf(" and the source's default at %s is %t", g.defaultAt(), *g.Default)
 		}

@@ -58,6 +58,12 @@ type Gate struct {
 	KubeletVersion string `json:"kubeletVersion"`
 	// Spec is the spec in force at KubeletVersion; null when none.
 	Spec *featuregates.Spec `json:"spec"`
+	// SetInCode is the value the kubelet's own code writes to the gate
+	// (Set in an init of pkg/features or pkg/kubelet, the last write),
+	// which a configz leaving the gate unset does not override; null when
+	// the code writes none. SetInCodeAt says where.
+	SetInCode   *bool  `json:"setInCode,omitempty"`
+	SetInCodeAt string `json:"setInCodeAt,omitempty"`
 	// Built says the kubelet's source builds an evented PLEG under the
 	// gate; Test is where it tests the gate (null when it does not).
 	Built bool        `json:"built"`
@@ -85,10 +91,13 @@ func (g Gate) defaultAt() string {
 }
 
 // On is the gate's effective value: configz's when it sets the gate,
-// else the source's default.
+// else what the kubelet's code writes, else the source's default.
 func (g Gate) On() bool {
-	if g.Explicit {
+	switch {
+	case g.Explicit:
 		return g.Value
+	case g.SetInCode != nil:
+		return *g.SetInCode
 	}
 	return g.Default != nil && *g.Default
 }

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -61,7 +62,7 @@ type Relist struct {
 	// GateSetInCode are the writes of the deciding gate made in code by
 	// the package building the PLEGs (an init calling SetFromMap): they,
 	// not the gate's default, decide what a node that sets nothing runs.
-	GateSetInCode []GateWrite `json:"gateSetInCode,omitempty"`
+	GateSetInCode []featuregates.GateWrite `json:"gateSetInCode,omitempty"`
 
 	// GateConst is the gate's constant, GateIf the if (or early return)
 	// deciding it, GateTest the Enabled(...) call, GateVia what the if

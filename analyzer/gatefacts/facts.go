@@ -35,6 +35,10 @@ type GateFact struct {
 	// with whatever FeatureGate the call names, and importers do not
 	// compare their registrations with it.
 	Local bool
+	// SetInCode are the writes of the gate the declaring package makes in
+	// code (Set or SetFromMap, as an init may): every binary importing
+	// it starts with them, before its own flags apply.
+	SetInCode []featuregates.GateWrite
 }
 
 // unresolvedSpec is a spec's Unresolved as importers read it: the

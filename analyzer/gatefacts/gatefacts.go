@@ -2,9 +2,11 @@ package gatefacts
 
 import (
 	_ "embed"
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -33,7 +35,10 @@ var Analyzer = &analysis.Analyzer{
 // analyzers that require this one see what Enabled(features.X) tests.
 type Result struct {
 	Declared *featuregates.Result
-	Used     map[*types.Const]*GateFact
+	// Writes are the package's writes of gates in code (gateWrites),
+	// read when it declares gates.
+	Writes []featuregates.GateWrite
+	Used   map[*types.Const]*GateFact
 	// imported are the PackageGates facts of the direct imports, in
 	// import order.
 	imported []importedGates
@@ -95,7 +100,8 @@ func run(pass *analysis.Pass) (any, error) {
 	res := &Result{Declared: &featuregates.Result{}, Used: map[*types.Const]*GateFact{}}
 	if importsAPI(pass.Pkg) {
 		res.Declared = featuregates.Extract(pass.Files, pass.TypesInfo)
-		export(pass, res.Declared)
+		res.Writes = gateWrites(pass)
+		export(pass, res.Declared, res.Writes)
 	}
 	for _, imp := range pass.Pkg.Imports() {
 		var pg PackageGates
@@ -119,7 +125,7 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 // export exports the facts of a package's gates.
-func export(pass *analysis.Pass, res *featuregates.Result) {
+func export(pass *analysis.Pass, res *featuregates.Result, writes []featuregates.GateWrite) {
 	if len(res.Maps) == 0 {
 		return
 	}
@@ -129,12 +135,32 @@ func export(pass *analysis.Pass, res *featuregates.Result) {
 		if g.Value != nil {
 			f.Entry = NewFactPos(pass.Fset, g.EntryPos, g.Value.End())
 		}
+		for _, w := range writes { // and those it could not read, which may be this gate
+			if w.Gate == g.Name || w.Unresolved != "" && w.Gate == "" {
+				f.SetInCode = append(f.SetInCode, w)
+			}
+		}
 		all.Gates = append(all.Gates, f)
 		if g.KeyConst != nil && g.KeyConst.Pkg() == pass.Pkg {
 			pass.ExportObjectFact(g.KeyConst, f)
 		}
 	}
 	pass.ExportPackageFact(all)
+}
+
+// gateWrites are the package's writes of gates in code, outside its
+// tests (a test sets gates for itself), without their token positions,
+// which mean nothing to an importer.
+func gateWrites(pass *analysis.Pass) []featuregates.GateWrite {
+	var out []featuregates.GateWrite
+	for _, w := range featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+		if strings.HasSuffix(w.Pos.File, "_test.go") {
+			continue
+		}
+		w.At = token.NoPos
+		out = append(out, w)
+	}
+	return out
 }
 
 // importsAPI reports whether pkg may declare feature maps: it imports

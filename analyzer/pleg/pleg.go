@@ -15,6 +15,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
+	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -178,6 +179,17 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		stage, def := string(newest.PreRelease), newest.Default
 		g.PreRelease, g.Default = &stage, &def
 	}
+	if g := res.Relist.Gate; g != nil && res.Gate != nil {
+		// The features package's own writes come first: it is
+		// initialised before the packages importing it.
+		for _, w := range res.Gate.SetInCode {
+			res.Relist.GateSetInCode = append(res.Relist.GateSetInCode, w)
+			if w.Unresolved != "" && res.Relist.GateIf.IsValid() {
+				report(pass, res.Relist.GateIf, res.Relist.GateIf, GateWriteUnfollowed, nil,
+					"the package declaring %s sets it in code, but plegvet could not read what: %s; plegvet cannot say what a node that sets no gate runs", g.Name, w)
+			}
+		}
+	}
 	gateWrites(pass, res.Relist)
 	healthUnknown(pass, res)
 	checkSafetyNet(pass, res, cfg)
@@ -229,7 +241,7 @@ func healthUnknown(pass *analysis.Pass, res *Result) {
 // gateWrites records the package's writes of the deciding gate made in
 // code, and reports those it could not read, which may be that gate.
 func gateWrites(pass *analysis.Pass, r *plegperiods.Relist) {
-	for _, w := range plegperiods.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+	for _, w := range featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
 		if strings.HasSuffix(pass.Fset.Position(w.At).Filename, "_test.go") {
 			continue // a test sets gates for itself, not for a node
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
@@ -12,17 +13,17 @@ import (
 // unknown.
 func TestDefaultPLEGSetInCode(t *testing.T) {
 	on, off := true, false
-	write := func(v *bool) plegperiods.GateWrite { return plegperiods.GateWrite{Gate: "EventedPLEG", On: v} }
+	write := func(v *bool) featuregates.GateWrite { return featuregates.GateWrite{Gate: "EventedPLEG", On: v} }
 	for _, tc := range []struct {
-		writes []plegperiods.GateWrite
+		writes []featuregates.GateWrite
 		want   string
 	}{
 		{nil, "generic"},
-		{[]plegperiods.GateWrite{write(&on)}, "evented"},
-		{[]plegperiods.GateWrite{write(&on), write(&on)}, "evented"},
-		{[]plegperiods.GateWrite{write(&off)}, "generic"},
-		{[]plegperiods.GateWrite{write(&on), write(&off)}, "unknown"},
-		{[]plegperiods.GateWrite{write(nil)}, "unknown"},
+		{[]featuregates.GateWrite{write(&on)}, "evented"},
+		{[]featuregates.GateWrite{write(&on), write(&on)}, "evented"},
+		{[]featuregates.GateWrite{write(&off)}, "generic"},
+		{[]featuregates.GateWrite{write(&on), write(&off)}, "unknown"},
+		{[]featuregates.GateWrite{write(nil)}, "unknown"},
 	} {
 		r := &answer.Report{Relist: &plegperiods.Relist{Gate: &plegperiods.RelistGate{Name: "EventedPLEG"}, GateSetInCode: tc.writes}}
 		r.FeatureGate = &answer.Gate{Effective: &answer.Spec{Default: false}}

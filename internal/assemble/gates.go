@@ -109,6 +109,7 @@ func analysedGates(a *analysed) (*answer.GatesReport, error) {
 	rep.Gates = gatesOf(a.res.Fset, found, a.tree.Module+"/"+answer.FeaturesPackage, moduleOf, registrations)
 	for i := range rep.Gates {
 		rep.Gates[i].Registrations = sortedRegistrations(registrations[rep.Gates[i].Name])
+		rep.Gates[i].SetInCode = setInCode(result.Writes, rep.Gates[i].Name)
 	}
 	return rep, nil
 }
@@ -161,6 +162,7 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 	nMaps := 0
 	byName := map[string]int{}
 	registrations := map[string][]answer.Registration{}
+	var writes []featuregates.GateWrite // in code, by every package read
 	for _, pkg := range res.Packages {
 		out := res.Root(featuregate.Analyzer, pkg.PkgPath)
 		if out == nil {
@@ -171,6 +173,7 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 		}
 		result := out.Result.(*featuregate.Result)
 		found := result.Declared
+		writes = append(writes, result.Writes...)
 		rep.Diagnostics = append(rep.Diagnostics, diagnostics(res.Fset, withoutLocalReads(out.Diagnostics, found))...)
 		rep.Conflicts = conflicts(res.Fset, rep.Conflicts, result.Conflicts)
 		nMaps += len(found.Maps)
@@ -204,8 +207,14 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
 	for i := range rep.Gates {
 		rep.Gates[i].Registrations = sortedRegistrations(registrations[rep.Gates[i].Name])
+		rep.Gates[i].SetInCode = setInCode(writes, rep.Gates[i].Name)
 	}
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	for _, w := range writes {
+		if w.Unresolved != "" { // it may write any gate: not followed
+			rep.Source.Load.Unfollowed = append(rep.Source.Load.Unfollowed, fmt.Sprintf("%s:%d:%d: %s sets feature gates in code, but plegvet could not read what: %s", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Func, w.Unresolved))
+		}
+	}
 	listNames, problem := treeListNames(t)
 	if problem != "" {
 		rep.Source.Load.Problems = append(rep.Source.Load.Problems, problem)
@@ -331,4 +340,15 @@ func withoutLocalReads(ds []analysis.Diagnostic, found *featuregates.Result) []a
 	return slices.DeleteFunc(slices.Clone(ds), func(d analysis.Diagnostic) bool {
 		return d.Category == string(featuregate.GateUnreadable) && local[d.Pos]
 	})
+}
+
+// setInCode are the writes of the gate named name among writes.
+func setInCode(writes []featuregates.GateWrite, name string) []featuregates.GateWrite {
+	var out []featuregates.GateWrite
+	for _, w := range writes {
+		if w.Gate == name {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -7,12 +7,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/mod/semver"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
@@ -144,6 +146,16 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		ng.Test = &test
 	}
 	ng.Value, ng.Explicit = c.Config.Gate(ng.Name)
+	if on, at, why := codeWrites(r.GateSetInCode, ng.Name); why != "" {
+		// Which write is in force depends on the order the code runs
+		// them in: a construct not followed, as the report says unknown.
+		line := "pkg/kubelet: " + why
+		if !slices.Contains(s.Source.Load.Unfollowed, line) {
+			s.Source.Load.Unfollowed = append(slices.Clip(s.Source.Load.Unfollowed), line)
+		}
+	} else if on != nil {
+		ng.SetInCode, ng.SetInCodeAt = on, at
+	}
 	gate := s.Gate
 	var spec answer.Spec
 	found := false
@@ -379,4 +391,25 @@ func period(v *answer.Value) nodeverdict.Period {
 	}
 	d, ok := v.Duration()
 	return nodeverdict.Period{Duration: d, Known: ok, Evidence: render.Value(v, render.Cited)}
+}
+
+// codeWrites is the value the kubelet's code writes to the gate named
+// name, and where; nil when it writes none. why says why it is not known:
+// writes that disagree, or one plegvet could not read.
+func codeWrites(ws []featuregates.GateWrite, name string) (on *bool, at, why string) {
+	var ats []string
+	for _, w := range ws {
+		switch {
+		case w.Unresolved != "":
+			return nil, "", "the kubelet's code writes feature gates plegvet could not read: " + w.String()
+		case w.Gate != name || w.On == nil:
+			continue
+		case on != nil && *on != *w.On:
+			return nil, "", fmt.Sprintf("the kubelet's code writes %s both on and off: %s; %s", name, ats[0], w.String())
+		}
+		v := *w.On
+		on = &v
+		ats = append(ats, w.String())
+	}
+	return on, strings.Join(ats, "; "), ""
 }

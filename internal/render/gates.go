@@ -42,6 +42,11 @@ func Gates(w io.Writer, rep *answer.GatesReport, findings Findings) error {
 		fmt.Fprintf(w, "; %d partly unresolved, see -json", unresolved)
 	}
 	fmt.Fprintln(w, ")")
+	for _, g := range rep.Gates {
+		for _, s := range g.SetInCode {
+			fmt.Fprintf(w, "%s is set in code, over its default: %s\n", g.Name, s)
+		}
+	}
 	findings(w, rep.Diagnostics...)
 	return nil
 }

@@ -1,7 +1,7 @@
 // Writes to the process's feature gates made in code: a fork that turns
 // a gate on in an init function changes what a node that sets nothing runs.
 
-package plegperiods
+package featuregates
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -50,26 +49,38 @@ func (w GateWrite) String() string {
 // value, or why it could not be read.
 func GateWrites(fset *token.FileSet, files []*ast.File, info *types.Info) []GateWrite {
 	var out []GateWrite
-	for _, fd := range funcDecls(files) {
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if ok && fd.Body != nil {
+				out = append(out, callWrites(fset, info, fd)...)
 			}
-			fn := astobj.Func(info, call)
-			if fn == nil || !featuregates.IsAPI(fn.Pkg()) || len(call.Args) != 1 || fn.Signature().Recv() == nil {
-				return true
-			}
-			at := GateWrite{Pos: srcpos.Of(fset, call.Pos()), Func: fd.Name.Name, At: call.Pos()}
-			switch fn.Name() {
-			case "Set":
-				out = append(out, setWrites(info, call.Args[0], at)...)
-			case "SetFromMap":
-				out = append(out, mapWrites(info, call.Args[0], at)...)
-			}
-			return true
-		})
+		}
 	}
+	return out
+}
+
+// callWrites reads the writes of one function's calls.
+func callWrites(fset *token.FileSet, info *types.Info, fd *ast.FuncDecl) []GateWrite {
+	var out []GateWrite
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn := astobj.Func(info, call)
+		if fn == nil || !IsAPI(fn.Pkg()) || len(call.Args) != 1 || fn.Signature().Recv() == nil {
+			return true
+		}
+		at := GateWrite{Pos: srcpos.Of(fset, call.Pos()), Func: fd.Name.Name, At: call.Pos()}
+		switch fn.Name() {
+		case "Set":
+			out = append(out, setWrites(info, call.Args[0], at)...)
+		case "SetFromMap":
+			out = append(out, mapWrites(info, call.Args[0], at)...)
+		}
+		return true
+	})
 	return out
 }
 
