@@ -56,6 +56,9 @@ type HealthRule struct {
 	// proves nothing about the relist while the gate is on: another
 	// health check sets it to the time of the check.
 	LastSeenRefreshed string
+	// LastSeenRefreshedGateOff says it holds with the gate off too (the
+	// overwriting check is registered whatever the gate says).
+	LastSeenRefreshedGateOff bool
 }
 
 // HealthWords are the kubelet's words for its generic PLEG's failed
@@ -155,6 +158,9 @@ func (d *decider) health() (h Health) {
 		return h
 	case d.configured == Evented && rule.LastSeenRefreshed != "":
 		h.Evidence = append(h.Evidence, MetricLastSeen+" proves nothing about the relist with "+d.in.Gate.Name+" on: "+rule.LastSeenRefreshed)
+		return h
+	case rule.LastSeenRefreshedGateOff && rule.LastSeenRefreshed != "":
+		h.Evidence = append(h.Evidence, MetricLastSeen+" proves nothing about the relist, whether or not "+d.in.Gate.Name+" is on: "+rule.LastSeenRefreshed)
 		return h
 	case d.in.At != nil && m.ProcessStart != nil && d.in.At.Before(time.Unix(int64(*m.ProcessStart), 0).Add(-2*gaugeResolution)):
 		start := time.Unix(int64(*m.ProcessStart), 0).UTC()

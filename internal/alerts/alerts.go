@@ -210,16 +210,13 @@ func unwritten(a *answer.Alerts, part, format string, args ...any) {
 func modes(rep *answer.Report, w time.Duration) (ms []mode, fallbackWhy string) {
 	r, off := rep.Relist, rep.Relist.GateOff
 	on := r.GateOn
-	var hidden *answer.HealthCheck
-	if e := rep.EventedPLEG; e != nil {
-		hidden = e.HealthCheck
-	}
+	hidden, hiddenOff := hidingCheck(rep)
 	if r.Gate == nil || on == nil || (sameValue(on.Threshold, off.Threshold) && hidden == nil) {
-		return []mode{{name: answer.ModeAlways, period: off.Period, threshold: off.Threshold}}, ""
+		return []mode{{name: answer.ModeAlways, period: off.Period, threshold: off.Threshold, hiddenBy: hiddenOff}}, ""
 	}
 	gateOn := lastSample(fmt.Sprintf("%s{name=%q}", "kubernetes_feature_enabled", r.Gate.Name), w) + " == 1"
 	ms = []mode{
-		{name: answer.ModeGateOff, period: off.Period, threshold: off.Threshold, selector: fmt.Sprintf(" unless %s %s", join, gateOn)},
+		{name: answer.ModeGateOff, period: off.Period, threshold: off.Threshold, hiddenBy: hiddenOff, selector: fmt.Sprintf(" unless %s %s", join, gateOn)},
 		{name: answer.ModeGateOn, period: on.Period, threshold: on.Threshold, hiddenBy: hidden, selector: fmt.Sprintf(" and %s %s", join, gateOn)},
 	}
 	switch {
@@ -239,6 +236,33 @@ func modes(rep *answer.Report, w time.Duration) (ms []mode, fallbackWhy string) 
 			selector: fmt.Sprintf(" and %s %s and %s %s", join, gateOn, join, fellBack)})
 	}
 	return ms, fallbackWhy
+}
+
+// hidingCheck is the health check that leaves last-seen showing
+// something else than the last relist (Health.LastSeenHider, read from
+// the checks' code), with the gate on (hidden) and with it off
+// (hiddenOff); nil where none does. An answer without a health rule (an
+// older one) falls back on the evented PLEG's own check, with the gate on,
+// as the node verdict does.
+func hidingCheck(rep *answer.Report) (hidden, hiddenOff *answer.HealthCheck) {
+	if rep.Health == nil {
+		if e := rep.EventedPLEG; e != nil {
+			return e.HealthCheck, nil
+		}
+		return nil, nil
+	}
+	later := rep.Health.LastSeenHider()
+	if later == nil {
+		return nil, nil
+	}
+	c := &answer.HealthCheck{Name: later.Name, Pos: later.Registered}
+	if registeredIn(later.Gate, answer.ModeGateOn) {
+		hidden = c
+	}
+	if registeredIn(later.Gate, answer.ModeGateOff) {
+		hiddenOff = c
+	}
+	return hidden, hiddenOff
 }
 
 // failingCheck is the health check that fails when the time since the

@@ -55,6 +55,9 @@ func TestBuild(t *testing.T) {
 	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
 	for v, rep := range shapes() {
 		rep.Health = health()
+		if e := rep.EventedPLEG; e == nil || e.HealthCheck == nil {
+			rep.Health.Checks = rep.Health.Checks[:1] // no evented PLEG's check registered
+		}
 		a := Build(rep, answer.DefaultScrapeLayout())
 		if a.Window != "1h" {
 			t.Errorf("%s: window %s; want 1h (twice the longest threshold is shorter)", v, a.Window)
@@ -125,10 +128,14 @@ func health() *answer.Health {
 	off := value("3m0s", "genericPlegRelistThreshold", 216)
 	late := answer.HealthMessage{Format: "relist last ok %v ago, limit %v", Pos: answer.Pos{File: "pkg/kubelet/pleg/generic.go", Line: 247}, When: "threshold-exceeded"}
 	return &answer.Health{Checks: []answer.HealthRule{
-		{Name: "PLEG", Rule: "relist-elapsed", Threshold: &answer.HealthThreshold{GateOff: off, GateOn: value("10m0s", "eventedPlegRelistThreshold", 220), Fallback: off},
-			Messages: []answer.HealthMessage{{Format: "never relisted", When: "never-relisted"}, late}},
-		{Name: "EventedPLEG", Rule: "event-channel-full", Gate: &plegperiods.HealthGate{Name: "EventedPLEG", On: true},
-			Messages: []answer.HealthMessage{{Format: "channel full", When: "channel-full"}}},
+		{Name: "PLEG", PLEG: plegperiods.Generic, Rule: "relist-elapsed", Threshold: &answer.HealthThreshold{GateOff: off, GateOn: value("10m0s", "eventedPlegRelistThreshold", 220), Fallback: off},
+			Messages: []answer.HealthMessage{{Format: "never relisted", When: "never-relisted"}, late},
+			Records:  []plegperiods.CodeStep{{Func: "GenericPLEG.Healthy", Expr: "metrics.PLEGLastSeen.Set(float64(relistTime.Unix()))", Pos: answer.Pos{File: "pkg/kubelet/pleg/generic.go", Line: 240}}}},
+		// As in the releases, the evented PLEG's check writes last-seen
+		// after the relist check, on each poll.
+		{Name: "EventedPLEG", PLEG: plegperiods.Evented, Rule: "event-channel-full", Gate: &plegperiods.HealthGate{Name: "EventedPLEG", On: true},
+			Messages: []answer.HealthMessage{{Format: "channel full", When: "channel-full"}},
+			Records:  []plegperiods.CodeStep{{Func: "EventedPLEG.Healthy", Expr: "metrics.PLEGLastSeen.Set(float64(timestamp.Unix()))", Pos: answer.Pos{File: "pkg/kubelet/pleg/evented.go", Line: 120}}}},
 	}, RuntimeHang: darkHang()}
 }
 

@@ -292,6 +292,9 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 	switch {
 	case s.Health != nil:
 		h.LastSeenRefreshed = render.LastSeenRefreshed(s.Health, check)
+		if later := s.Health.LastSeenHider(); later != nil && h.LastSeenRefreshed != "" {
+			h.LastSeenRefreshedGateOff = later.Gate == nil || !later.Gate.On
+		}
 	case s.Evented != nil && s.Evented.Role == nodeverdict.RoleEventSource:
 		// No health rule was read (an older index entry): the design
 		// says what every release read so far does.

@@ -196,6 +196,13 @@ func LastSeenRefreshed(h *answer.Health, check *answer.HealthRule) string {
 	if later == nil {
 		return ""
 	}
+	return fmt.Sprintf("the kubelet's %q check (%s) calls %s on each poll (%s) after the %q check's %s (%s), so the gauge shows the time of its write, not of the last relist",
+		later.Name, registeredWhen(later), theirs.Expr, srcpos.Line(&theirs.Pos), check.Name, mine.Expr, srcpos.Line(&mine.Pos))
+}
+
+// registeredWhen says when a check is registered: "always registered", or
+// under which gate test.
+func registeredWhen(later *answer.HealthRule) string {
 	when := "always registered"
 	if later.Gate != nil {
 		on := "on"
@@ -204,6 +211,5 @@ func LastSeenRefreshed(h *answer.Health, check *answer.HealthRule) string {
 		}
 		when = fmt.Sprintf("registered at %s when %s is %s", srcpos.Line(&later.Registered), later.Gate.Name, on)
 	}
-	return fmt.Sprintf("the kubelet's %q check (%s) calls %s on each poll (%s) after the %q check's %s (%s), so the gauge shows the time of its write, not of the last relist",
-		later.Name, when, theirs.Expr, srcpos.Line(&theirs.Pos), check.Name, mine.Expr, srcpos.Line(&mine.Pos))
+	return when
 }
