@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 
 	"github.com/plegvet/plegvet/internal/astobj"
@@ -58,7 +59,7 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 				return f
 			}
 			f.Action, f.Pos, f.At = RestoreGenericRelist, srcpos.At(r.fset, call.Pos()), call.Pos()
-			return f
+			return r.leftStopped(f, block)
 		}
 	}
 	if r.relistType == nil && r.flow != nil {
@@ -75,7 +76,7 @@ func (r *loopReader) onFailure(at token.Pos, spent []ast.Stmt, end token.Pos) *S
 		switch {
 		case restore != nil:
 			f.Action, f.Pos, f.At, f.Why = RestoreGenericRelist, srcpos.At(r.fset, restore.Pos()), restore.Pos(), ""
-			return f
+			return r.leftStopped(f, block)
 		case unfollowed != nil:
 			f.Action, f.Pos, f.Unfollowed = FailureUnknown, srcpos.At(r.fset, unfollowed.Pos()), unfollowed.Pos()
 			return f
@@ -160,4 +161,47 @@ func stops(n ast.Node, breaks bool) ast.Stmt {
 		return true
 	})
 	return found
+}
+
+// leftStopped reads, in the code run once the retries are spent, whether
+// the generic PLEG is stopped (its Stop, as the releases do before
+// handing it the relist duration) and not started again after: then no
+// relist runs at the period restored, a shape plegvet does not know, so
+// the restore f found becomes unknown, with why.
+func (r *loopReader) leftStopped(f *StreamFailure, block *ast.BlockStmt) *StreamFailure {
+	var stop *ast.CallExpr
+	started := false
+	syncCalls(block, func(c *ast.CallExpr) bool {
+		switch r.genericCall(c) {
+		case "Stop":
+			stop, started = c, false
+		case "Start":
+			started = stop != nil || started
+		}
+		return true
+	})
+	if stop == nil || started {
+		return f
+	}
+	at := r.fset.Position(stop.Pos())
+	f.Action, f.Unfollowed, f.At = FailureUnknown, stop.Pos(), token.NoPos
+	f.Why = fmt.Sprintf("it stops the generic PLEG (%s at %s:%d) and does not start it again, so the period it hands over may never run", types.ExprString(stop.Fun), filepath.Base(at.Filename), at.Line)
+	return f
+}
+
+// genericCall is the name of the generic PLEG's method c calls (on the
+// generic PLEG or through an interface it implements), or "".
+func (r *loopReader) genericCall(c *ast.CallExpr) string {
+	fn := astobj.Func(r.info, c)
+	if fn == nil || r.generic == nil {
+		return ""
+	}
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return ""
+	}
+	if named := namedOf(recv.Type()); named == r.generic || r.genericImplements(fn) {
+		return fn.Name()
+	}
+	return ""
 }
