@@ -12,6 +12,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"strings"
 )
 
@@ -33,19 +34,21 @@ func (m Mutant) String() string {
 
 // ops are the operators, with what each does.
 var ops = map[string]string{
-	"invert-compare":  "the first ordered comparison in Target flipped (> to <)",
-	"self-compare":    "the first ordered comparison in Target compares its right side, doubled, with itself",
-	"offset-compare":  "the first ordered comparison in Target compares with its right side plus Arg",
-	"healthy-past":    "in Target, the return in the body of the first ordered comparison's if returns true first",
-	"scale-const":     "the constant Target's value multiplied by Arg",
-	"set-const":       "the constant Target's value replaced by the expression Arg",
-	"drop-call":       "in Target, the first statement calling Arg removed",
-	"call-via-value":  "in Target, the first statement calling Arg made through a function value: f := X.Arg; f(...)",
-	"reassign":        "in Target, after the statement defining the variable named before the dot in Arg, Arg (VAR.FIELD=EXPR) assigned",
-	"wrap-func-value": "in Target, the first use of the identifier Arg wrapped in a function literal called at once",
-	"gate-true":       "in Target, the first call of a method Enabled replaced by true",
-	"append-decl":     "the declaration Arg appended to the file",
-	"break-syntax":    "the file cut in the middle of a declaration",
+	"invert-compare":    "the first ordered comparison in Target flipped (> to <)",
+	"self-compare":      "the first ordered comparison in Target compares its right side, doubled, with itself",
+	"offset-compare":    "the first ordered comparison in Target compares with its right side plus Arg",
+	"healthy-past":      "in Target, the return in the body of the first ordered comparison's if returns true first",
+	"scale-const":       "the constant Target's value multiplied by Arg",
+	"set-const":         "the constant Target's value replaced by the expression Arg",
+	"drop-call":         "in Target, the first statement calling Arg removed",
+	"call-via-value":    "in Target, the first statement calling Arg made through a function value: f := X.Arg; f(...)",
+	"reassign":          "in Target, after the statement defining the variable named before the dot in Arg, Arg (VAR.FIELD=EXPR) assigned",
+	"wrap-func-value":   "in Target, the first use of the identifier Arg wrapped in a function literal called at once",
+	"gate-true":         "in Target, the first call of a method Enabled replaced by true",
+	"swap-format-args":  "in Target, the first call with a constant format string and two arguments after it: those two swapped",
+	"index-format-args": "in Target, the first call with a constant format string and two arguments after it: its verbs indexed the other way round (%[2]v, %[1]v)",
+	"append-decl":       "the declaration Arg appended to the file",
+	"break-syntax":      "the file cut in the middle of a declaration",
 }
 
 // Apply applies m to src, a file's text; an error when the target or the
@@ -209,6 +212,8 @@ func mutateFunc(fd *ast.FuncDecl, m Mutant) bool {
 				}}
 			})
 		})
+	case "swap-format-args", "index-format-args":
+		done = mutateFormat(fd.Body, m.Op == "index-format-args")
 	case "gate-true":
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if done {
@@ -367,4 +372,41 @@ func replaceIdent(n ast.Node, name string, with func(*ast.Ident) ast.Expr) bool 
 		}
 	}
 	return true
+}
+
+// formatVerb is a verb of a format string, without flags or width.
+var formatVerb = regexp.MustCompile(`%[a-zA-Z]`)
+
+// mutateFormat swaps the two arguments after the first constant format
+// string with exactly two verbs in body, or, with index, indexes its
+// verbs the other way round: the arguments stay, the message reads them
+// swapped.
+func mutateFormat(body *ast.BlockStmt, index bool) bool {
+	done := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if done || !ok {
+			return !done
+		}
+		for i, a := range call.Args {
+			lit, ok := a.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || len(call.Args) != i+3 {
+				continue
+			}
+			verbs := formatVerb.FindAllStringIndex(lit.Value, -1)
+			if len(verbs) != 2 {
+				continue
+			}
+			if index {
+				v := lit.Value
+				lit.Value = v[:verbs[0][0]] + "%[2]" + v[verbs[0][0]+1:verbs[1][0]] + "%[1]" + v[verbs[1][0]+1:]
+			} else {
+				call.Args[i+1], call.Args[i+2] = call.Args[i+2], call.Args[i+1]
+			}
+			done = true
+			return false
+		}
+		return true
+	})
+	return done
 }

@@ -1,7 +1,7 @@
 package pleg
 
 import (
-	"errors"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -37,7 +37,7 @@ func (g *GenericPLEG) Update(d *RelistDuration) { g.relistDuration = d }
 func (g *GenericPLEG) Healthy() (bool, error) {
 	elapsed := time.Since(g.lastRelist)
 	if elapsed > g.relistDuration.RelistThreshold {
-		return false, errors.New("relist is late")
+		return false, fmt.Errorf("relist is late: last relist %v ago; threshold is %v", elapsed, g.relistDuration.RelistThreshold)
 	}
 	return true, nil
 }
