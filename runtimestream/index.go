@@ -11,16 +11,14 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
-
-	"github.com/plegvet/plegvet/internal/engine"
-	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // reader follows the loaded packages from registrations to the methods
 // that serve the rpc.
 type reader struct {
-	tree *tree.Tree
-	fset *token.FileSet
+	fset   *token.FileSet
+	module string              // the module's path
+	rel    func(string) string // a file's name relative to the module's root
 
 	funcs      map[*types.Func]*funcInfo
 	params     map[*types.Var]paramRef
@@ -65,12 +63,12 @@ type valueSrc struct {
 	index int
 }
 
-// maxSteps bounds the work of following values, whatever the code.
-const maxSteps = 20000
+// MaxSteps bounds the work of following values, whatever the code.
+const MaxSteps = 20000
 
-func newReader(t *tree.Tree, res *engine.Loaded) *reader {
+func newReader(fset *token.FileSet, pkgs []*packages.Package, module string, rel func(string) string) *reader {
 	r := &reader{
-		tree: t, fset: res.Fset,
+		fset: fset, module: module, rel: rel,
 		funcs:     map[*types.Func]*funcInfo{},
 		params:    map[*types.Var]paramRef{},
 		calls:     map[*types.Func][]callIn{},
@@ -80,9 +78,9 @@ func newReader(t *tree.Tree, res *engine.Loaded) *reader {
 		files:     map[*token.File]*packages.Package{},
 		outcomes:  map[*funcInfo]outcome{},
 		byPos:     map[string]bool{},
-		budget:    maxSteps,
+		budget:    MaxSteps,
 	}
-	for _, pkg := range res.Packages {
+	for _, pkg := range pkgs {
 		for _, f := range pkg.Syntax {
 			r.files[r.fset.File(f.Pos())] = pkg
 			r.index(pkg, f)

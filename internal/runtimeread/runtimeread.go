@@ -71,19 +71,19 @@ func Streams(ctx context.Context, name, version string, timeout time.Duration) (
 	rep.ModuleVersion = mapped.ModuleVersion
 	rep.Module = rt.ModulePath(mapped.ModuleVersion)
 	taken := versionWords(version, rep.Module, mapped)
-	dir, err := runtimestream.Fetch(ctx, rep.Module, mapped.ModuleVersion, timeout)
-	if errors.Is(err, runtimestream.ErrNoSuchVersion) {
+	dir, err := Fetch(ctx, rep.Module, mapped.ModuleVersion, timeout)
+	if errors.Is(err, ErrNoSuchVersion) {
 		rep.Why = taken + ": " + err.Error() + "; whether it streams container events is unknown"
 		return rep, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	res, err := runtimestream.ReadModule(ctx, dir, rep.Module)
+	res, err := ReadModule(ctx, dir, rep.Module)
 	if err != nil {
 		return nil, err
 	}
-	if err := res.CheckAPI(ctx, timeout); err != nil {
+	if err := CheckAPI(ctx, res, timeout); err != nil {
 		return nil, err
 	}
 	fill(rep, res, rep.Module+"@"+mapped.ModuleVersion, taken)
@@ -96,11 +96,11 @@ func StreamsDir(ctx context.Context, name, dir string, timeout time.Duration) (*
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	res, err := runtimestream.Read(ctx, dir)
+	res, err := Read(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := res.CheckAPI(ctx, timeout); err != nil {
+	if err := CheckAPI(ctx, res, timeout); err != nil {
 		return nil, err
 	}
 	rep := newRuntimeReport(name, "")

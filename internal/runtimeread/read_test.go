@@ -1,6 +1,8 @@
-package runtimestream
+package runtimeread
 
 import (
+	"github.com/plegvet/plegvet/runtimestream"
+
 	"context"
 	"fmt"
 	"os"
@@ -84,7 +86,7 @@ func TestShapes(t *testing.T) {
 				if p := fmt.Sprintf("%s:%d", d.Pos.File, d.Pos.Line); p != fields[2] {
 					t.Errorf("decided at %s, want %s", p, fields[2])
 				}
-				if !strings.HasPrefix(d.Why, d.Method+" ") && d.Shape != Inherited && d.Shape != Missing {
+				if !strings.HasPrefix(d.Why, d.Method+" ") && d.Shape != runtimestream.Inherited && d.Shape != runtimestream.Missing {
 					t.Errorf("why %q does not start with the method %s", d.Why, d.Method)
 				}
 			}

@@ -1,4 +1,4 @@
-package runtimestream
+package runtimeread
 
 import (
 	"context"
