@@ -30,7 +30,7 @@ const maxHandoffs = 4
 // classify judges what a loaded function does with its parameter at
 // streamIdx (1 for GetContainerEvents itself; a helper's may differ).
 func (r *reader) classify(fi *funcInfo, streamIdx, depth int) outcome {
-	info := fi.pkg.TypesInfo
+	info := fi.pkg.Info
 	if fi.decl.Body == nil {
 		return outcome{shape: Unknown, why: "has no body in the source (assembly or linkname): plegvet cannot tell"}
 	}

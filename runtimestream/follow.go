@@ -10,7 +10,6 @@ import (
 	"go/types"
 	"slices"
 
-	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 )
 
@@ -33,7 +32,7 @@ func (r *reader) run() {
 type callCtx struct {
 	fn   *types.Func
 	call *ast.CallExpr
-	pkg  *packages.Package
+	pkg  *Package
 	next *callCtx
 }
 
@@ -107,7 +106,7 @@ func (r *reader) concretes(src valueSrc, ctx *callCtx, seen map[seenKey]bool, de
 		return nil
 	}
 	seen[key] = true
-	info := src.pkg.TypesInfo
+	info := src.pkg.Info
 	e := ast.Unparen(src.e)
 	if src.index >= 0 {
 		if tup, ok := info.TypeOf(e).(*types.Tuple); ok && src.index < tup.Len() && concrete(tup.At(src.index).Type()) {
@@ -167,8 +166,8 @@ next:
 
 // returns are the concrete types the index-th result of a call of a
 // loaded function may hold.
-func (r *reader) returns(call *ast.CallExpr, pkg *packages.Package, index int, ctx *callCtx, seen map[seenKey]bool, depth int) []found {
-	fn := typeutil.StaticCallee(pkg.TypesInfo, call)
+func (r *reader) returns(call *ast.CallExpr, pkg *Package, index int, ctx *callCtx, seen map[seenKey]bool, depth int) []found {
+	fn := typeutil.StaticCallee(pkg.Info, call)
 	fi := r.funcs[fn]
 	if fi == nil || fi.decl.Body == nil {
 		return nil

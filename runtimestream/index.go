@@ -9,7 +9,6 @@ import (
 	"go/token"
 	"go/types"
 
-	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
 )
 
@@ -30,7 +29,7 @@ type reader struct {
 	inheritors []*types.TypeName       // types that embed the generated Unimplemented server
 	registered []callIn                // RegisterRuntimeServiceServer calls
 
-	files    map[*token.File]*packages.Package
+	files    map[*token.File]*Package
 	outcomes map[*funcInfo]outcome
 
 	servers []Server
@@ -40,7 +39,7 @@ type reader struct {
 
 type funcInfo struct {
 	decl *ast.FuncDecl
-	pkg  *packages.Package
+	pkg  *Package
 	obj  *types.Func
 }
 
@@ -52,21 +51,21 @@ type paramRef struct {
 
 type callIn struct {
 	call *ast.CallExpr
-	pkg  *packages.Package
+	pkg  *Package
 }
 
 // valueSrc is an expression a value may come from; index >= 0 picks one
 // result of a call that returns several.
 type valueSrc struct {
 	e     ast.Expr
-	pkg   *packages.Package
+	pkg   *Package
 	index int
 }
 
 // MaxSteps bounds the work of following values, whatever the code.
 const MaxSteps = 20000
 
-func newReader(fset *token.FileSet, pkgs []*packages.Package, module string, rel func(string) string) *reader {
+func newReader(fset *token.FileSet, pkgs []*Package, module string, rel func(string) string) *reader {
 	r := &reader{
 		fset: fset, module: module, rel: rel,
 		funcs:     map[*types.Func]*funcInfo{},
@@ -75,13 +74,13 @@ func newReader(fset *token.FileSet, pkgs []*packages.Package, module string, rel
 		varSrc:    map[*types.Var][]valueSrc{},
 		fieldSrc:  map[*types.Var][]valueSrc{},
 		fieldExpr: map[*types.Var]ast.Expr{},
-		files:     map[*token.File]*packages.Package{},
+		files:     map[*token.File]*Package{},
 		outcomes:  map[*funcInfo]outcome{},
 		byPos:     map[string]bool{},
 		budget:    MaxSteps,
 	}
 	for _, pkg := range pkgs {
-		for _, f := range pkg.Syntax {
+		for _, f := range pkg.Files {
 			r.files[r.fset.File(f.Pos())] = pkg
 			r.index(pkg, f)
 		}
@@ -90,8 +89,8 @@ func newReader(fset *token.FileSet, pkgs []*packages.Package, module string, rel
 }
 
 // index records what following values needs from one file.
-func (r *reader) index(pkg *packages.Package, f *ast.File) {
-	info := pkg.TypesInfo
+func (r *reader) index(pkg *Package, f *ast.File) {
+	info := pkg.Info
 	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
@@ -167,8 +166,8 @@ func (r *reader) index(pkg *packages.Package, f *ast.File) {
 }
 
 // assign records what each left-hand side may hold.
-func (r *reader) assign(pkg *packages.Package, lhs, rhs []ast.Expr) {
-	info := pkg.TypesInfo
+func (r *reader) assign(pkg *Package, lhs, rhs []ast.Expr) {
+	info := pkg.Info
 	for i, l := range lhs {
 		var src valueSrc
 		switch {
@@ -197,8 +196,8 @@ func (r *reader) assign(pkg *packages.Package, lhs, rhs []ast.Expr) {
 
 // criSignature reports whether a GetContainerEvents method has the CRI
 // server's signature: (*v1.GetEventsRequest, v1.RuntimeService_GetContainerEventsServer) error.
-func (r *reader) criSignature(pkg *packages.Package, fd *ast.FuncDecl) bool {
-	info := pkg.TypesInfo
+func (r *reader) criSignature(pkg *Package, fd *ast.FuncDecl) bool {
+	info := pkg.Info
 	ps := flatParams(fd.Type.Params)
 	rs := flatParams(fd.Type.Results)
 	if len(ps) != 2 || len(rs) != 1 {

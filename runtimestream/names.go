@@ -67,7 +67,7 @@ func (r *reader) methodName(fi *funcInfo) string {
 		}
 		recv += "."
 	}
-	return r.relPkg(fi.pkg.PkgPath) + "." + recv + fi.decl.Name.Name
+	return r.relPkg(fi.pkg.Path) + "." + recv + fi.decl.Name.Name
 }
 
 func (r *reader) relPkg(p string) string {

@@ -2,10 +2,10 @@ package runtimestream
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
+	"go/types"
 	"strings"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -182,12 +182,20 @@ func isAre(n int, one, many string) string {
 	return many
 }
 
+// Package is a type-checked package of the module: its path, its files'
+// syntax and their types.
+type Package struct {
+	Path  string
+	Files []*ast.File
+	Info  *types.Info
+}
+
 // Servers follows the loaded packages of module (their syntax and types)
 // from the CRI server's registrations to the methods that serve
 // GetContainerEvents, and judges each, in the order found; rel names a
 // file relative to the module's root. exhausted says the work bound
 // (MaxSteps) was reached, so the servers found may not be all.
-func Servers(fset *token.FileSet, pkgs []*packages.Package, module string, rel func(string) string) (servers []Server, exhausted bool) {
+func Servers(fset *token.FileSet, pkgs []*Package, module string, rel func(string) string) (servers []Server, exhausted bool) {
 	r := newReader(fset, pkgs, module, rel)
 	r.run()
 	return r.servers, r.budget < 0

@@ -106,7 +106,7 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 				sel, _ := unstar(expr).(*ast.SelectorExpr)
 				pkg := r.files[r.fset.File(f.Pos())]
 				switch {
-				case sel != nil && pkg != nil && isPkgSel(pkg.TypesInfo, sel, CRIAPIPackage, unimplemented):
+				case sel != nil && pkg != nil && isPkgSel(pkg.Info, sel, CRIAPIPackage, unimplemented):
 					r.add(Server{
 						Method: fmt.Sprintf("%s.%s (promoted from %s)", r.typeName(t), methodName, exprString(expr)),
 						Pos:    r.position(expr.Pos()),
@@ -115,7 +115,7 @@ func (r *reader) fromEmbedded(t types.Type, ctx *callCtx, via []Step, seen map[a
 							r.typeName(t), methodName, exprString(expr), r.typeName(cur), r.at(expr.Pos())),
 					}, via)
 					return
-				case sel != nil && pkg != nil && isPkgSel(pkg.TypesInfo, sel, CRIAPIPackage, serverInterface):
+				case sel != nil && pkg != nil && isPkgSel(pkg.Info, sel, CRIAPIPackage, serverInterface):
 					r.fromField(f, ctx, append(slices.Clip(via), r.step(expr.Pos(), fmt.Sprintf("%s's %s is promoted from its embedded %s field: whatever the field holds serves the rpc", r.typeName(t), methodName, exprString(expr)))), seen)
 					return
 				case expr != nil:

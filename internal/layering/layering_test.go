@@ -116,3 +116,65 @@ func TestInternalDependsOnNothingAbove(t *testing.T) {
 		}
 	}
 }
+
+// loading are the packages that find, fetch, parse or type-check a tree
+// or a module: the first layer. The answer model, the extractors and the
+// renderer take what they read as data and import none of them, directly
+// or through others, so that a library user reading results, or a reader
+// of an extractor, pulls in no loader.
+var loading = []string{
+	module + "/internal/engine",
+	module + "/internal/srcload",
+	module + "/internal/release",
+	module + "/internal/tree",
+	module + "/internal/runtimeread",
+	module + "/internal/answercache",
+	module + "/internal/assemble",
+	module + "/internal/driver",
+	"golang.org/x/tools/go/packages",
+	"golang.org/x/tools/go/analysis/checker",
+}
+
+// data are the packages that must load nothing: the answer model, the
+// extractors and the renderer.
+var data = []string{
+	module + "/answer",
+	module + "/srcpos",
+	module + "/featuregates",
+	module + "/plegperiods",
+	module + "/criproto",
+	module + "/runtimestream",
+	module + "/runtimehang",
+	module + "/nodeverdict",
+	module + "/internal/render",
+}
+
+func TestDataLoadsNothing(t *testing.T) {
+	pkgs := list(t, append([]string{"-json=ImportPath,Deps"}, data...)...)
+	if len(pkgs) != len(data) {
+		t.Fatalf("go list listed %d of the %d data packages", len(pkgs), len(data))
+	}
+	for _, p := range pkgs {
+		for _, d := range p.Deps {
+			if slices.Contains(loading, d) {
+				t.Errorf("%s depends on %s: the answer, the extractors and the renderer take what was read as data", p.ImportPath, d)
+			}
+		}
+	}
+}
+
+// frontEnds are the packages users run: flags and printing, no logic.
+// Nothing under internal/ depends on one.
+var frontEnds = []string{module + "/cmd/", module + "/lsp", module + "/gclplugin"}
+
+func TestInternalDependsOnNoFrontEnd(t *testing.T) {
+	for _, p := range list(t, "-json=ImportPath,Deps", module+"/internal/...") {
+		for _, d := range p.Deps {
+			for _, fe := range frontEnds {
+				if d == fe || strings.HasPrefix(d, fe) || strings.HasPrefix(d, fe+"/") {
+					t.Errorf("%s depends on the front end %s", p.ImportPath, d)
+				}
+			}
+		}
+	}
+}

@@ -91,7 +91,7 @@ func read(ctx context.Context, dir, module string) (*runtimestream.Result, error
 		mod = module
 	}
 	res := &runtimestream.Result{Dir: abs, Module: mod, CRIAPI: criAPI, CRIAPILine: criLine, Packages: []string{}, Modelled: []string{}, Stubbed: []string{}, Problems: []string{}}
-	pkgs, problems, err := scan(ctx, abs)
+	dirs, problems, err := scan(ctx, abs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: reading stopped: %w", inputfile.QuoteName(dir), ctx.Err())
@@ -99,26 +99,30 @@ func read(ctx context.Context, dir, module string) (*runtimestream.Result, error
 		return nil, fmt.Errorf("%s: %w", inputfile.QuoteName(dir), err)
 	}
 	res.Problems = append(res.Problems, problems...)
-	if len(pkgs) == 0 {
+	if len(dirs) == 0 {
 		res.Why = "no package of " + mod + " declares " + runtimestream.MethodName + " with the CRI server's signature, registers a CRI v1 RuntimeService or embeds " + runtimestream.UnimplementedServer + runtimestream.RequiresWords(criAPI, hasGoMod)
 		return res, nil
 	}
 	t := &tree.Tree{Dir: abs, Module: mod}
-	paths := make([]string, len(pkgs))
-	for i, p := range pkgs {
+	paths := make([]string, len(dirs))
+	for i, p := range dirs {
 		paths[i] = importPath(mod, p)
 	}
 	loaded, err := engine.Load(ctx, engine.Request{Tree: t, Paths: paths})
 	if err != nil {
 		return nil, err
 	}
-	res.Packages = pkgs
+	res.Packages = dirs
 	res.Modelled = append(res.Modelled, loaded.Modelled...) // [] rather than null
 	res.Stubbed = append(res.Stubbed, loaded.Stubbed...)
 	for _, p := range loaded.Problems {
 		res.Problems = append(res.Problems, p.Error())
 	}
-	servers, exhausted := runtimestream.Servers(loaded.Fset, loaded.Packages, mod, t.Rel)
+	pkgs := make([]*runtimestream.Package, len(loaded.Packages))
+	for i, p := range loaded.Packages {
+		pkgs[i] = &runtimestream.Package{Path: p.PkgPath, Files: p.Syntax, Info: p.TypesInfo}
+	}
+	servers, exhausted := runtimestream.Servers(loaded.Fset, pkgs, mod, t.Rel)
 	res.Servers = servers
 	res.Streams, res.Why = runtimestream.Verdict(mod, runtimestream.RequiresWords(criAPI, hasGoMod), servers)
 	if exhausted {
