@@ -84,7 +84,7 @@ func isTerminal(w io.Writer) bool {
 // the checkout read, or to the release's tree at its tag; the
 // invocation successful when the tree was read whole.
 func writeSARIFFile(name string, opts plegvet.Options, src plegvet.Source, ds []plegvet.Diagnostic) error {
-	run := sarif.Run{Version: version(), Category: "report", Rules: suite.Rules(), Results: sarifResults(ds), Successful: len(src.Load.Problems) == 0 && len(src.Load.Unfollowed) == 0}
+	run := sarif.Run{Version: version(), Category: "report", Rules: suite.Rules(), Results: ds, Successful: len(src.Load.Problems) == 0 && len(src.Load.Unfollowed) == 0}
 	run.Notifications = append(append(run.Notifications, src.Load.Problems...), src.Load.Unfollowed...)
 	switch {
 	case src.Release() != "":

@@ -15,12 +15,12 @@ import (
 	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/engine"
+	"github.com/plegvet/plegvet/internal/finding"
 	"github.com/plegvet/plegvet/internal/nodeindex"
 	"github.com/plegvet/plegvet/internal/release"
 	"github.com/plegvet/plegvet/internal/suite"
 	"github.com/plegvet/plegvet/internal/tree"
 	"github.com/plegvet/plegvet/runtimehang"
-	"github.com/plegvet/plegvet/srcpos"
 	"go/token"
 	"golang.org/x/tools/go/analysis"
 	"path"
@@ -166,26 +166,7 @@ func noteUnfollowed(s *answer.Source, ds []answer.Diagnostic) {
 
 // files are named relative to the tree (srcload.Imports.TreeRelativeNames).
 func diagnostics(fset *token.FileSet, ds []analysis.Diagnostic) []answer.Diagnostic {
-	out := make([]answer.Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		jd := answer.Diagnostic{Category: d.Category, Message: d.Message, Pos: srcpos.Of(fset, d.Pos), Related: []answer.Related{}}
-		if d.End.IsValid() && d.End != d.Pos {
-			jd.End = srcpos.At(fset, d.End)
-		}
-		for _, r := range d.Related {
-			jd.Related = append(jd.Related, answer.Related{Message: r.Message, Pos: srcpos.Of(fset, r.Pos)})
-		}
-		for _, f := range d.SuggestedFixes {
-			fix := answer.Fix{Message: f.Message, Edits: []answer.Edit{}}
-			for _, e := range f.TextEdits {
-				fix.Edits = append(fix.Edits, answer.Edit{Pos: srcpos.Of(fset, e.Pos), End: srcpos.Of(fset, e.End), NewText: string(e.NewText)})
-			}
-			jd.Fixes = append(jd.Fixes, fix)
-		}
-		out = append(out, jd)
-	}
-	answer.SortDiagnostics(out)
-	return out
+	return finding.FromAnalysis(fset, func(name string) string { return name }, ds)
 }
 
 // cached answers a question about a fetched release from opts.CacheDir,

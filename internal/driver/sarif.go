@@ -5,8 +5,10 @@ import (
 	"os"
 
 	"github.com/plegvet/plegvet/internal/engine"
+	"github.com/plegvet/plegvet/internal/finding"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/tree"
 )
 
 // writeSARIF writes the findings of the checker's root actions to file as
@@ -19,6 +21,7 @@ import (
 // when a package did not load (loadFailed).
 func writeSARIF(file, version string, g *engine.Graph, loadFailed bool) error {
 	wd, _ := os.Getwd()
+	rel := (&tree.Tree{Dir: wd}).Rel
 	run := sarif.Run{Version: version, Category: sarif.VetCategory, Rules: suite.Rules(), Root: wd, Successful: !loadFailed}
 	if loadFailed {
 		run.Notifications = append(run.Notifications, "packages did not load: the text or JSON output says which; their findings are missing")
@@ -29,7 +32,7 @@ func writeSARIF(file, version string, g *engine.Graph, loadFailed bool) error {
 			run.Successful = false
 			run.Notifications = append(run.Notifications, fmt.Sprintf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err))
 		case act.IsRoot:
-			run.Results = append(run.Results, sarif.Results(act.Package.Fset, wd, act.Diagnostics)...)
+			run.Results = append(run.Results, finding.FromAnalysis(act.Package.Fset, rel, act.Diagnostics)...)
 		}
 	}
 	return sarif.WriteFile(file, run)

@@ -24,6 +24,7 @@ import (
 
 	model "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/srcpos"
@@ -42,34 +43,6 @@ const (
 // 0 when unknown; Path, when set, the file on disk (-positions=module).
 type Pos = srcpos.Pos
 
-// Result is one finding: Check is its category, the name of its rule.
-type Result struct {
-	Check   string
-	Message string
-	Pos     Pos
-	End     *Pos
-	Related []Related
-	Fixes   []Fix
-}
-
-// Related is a position that explains a result.
-type Related struct {
-	Message string
-	Pos     Pos
-}
-
-// Fix is a suggested fix: edits to apply together.
-type Fix struct {
-	Message string
-	Edits   []Edit
-}
-
-// Edit replaces the text from Pos to End with NewText.
-type Edit struct {
-	Pos, End Pos
-	NewText  string
-}
-
 // Run is what one SARIF log says of a run of plegvet.
 type Run struct {
 	// Version is plegvet's version (the tool's).
@@ -82,7 +55,7 @@ type Run struct {
 	Category string
 	// Rules are every check (the suite's); Results the findings.
 	Rules   []check.Rule
-	Results []Result
+	Results []answer.Diagnostic
 	// Root is the absolute directory the results' files are relative to:
 	// the value of %SRCROOT% in originalUriBaseIds, and where each
 	// result's line is read for its fingerprint. "" leaves %SRCROOT%
@@ -140,9 +113,9 @@ func Write(w io.Writer, r Run) error {
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	for _, res := range r.Results {
-		if _, seen := ids[res.Check]; !seen {
-			ids[res.Check] = res.Check
-			rs = append(rs, check.Rule{ID: res.Check, Doc: check.Doc{Check: check.Check(res.Check), Text: res.Check, Severity: check.Warning}})
+		if _, seen := ids[res.Category]; !seen {
+			ids[res.Category] = res.Category
+			rs = append(rs, check.Rule{ID: res.Category, Doc: check.Doc{Check: check.Check(res.Category), Text: res.Category, Severity: check.Warning}})
 		}
 	}
 
@@ -166,7 +139,7 @@ func Write(w io.Writer, r Run) error {
 	lines := lineReader{root: r.Root, files: map[string][]string{}}
 	seen := map[string]int{}
 	for _, d := range r.Results {
-		id := ids[d.Check]
+		id := ids[d.Category]
 		res := model.NewRuleResult(id).
 			WithRuleIndex(index[id]).
 			WithLevel(level(rs[index[id]].Severity)).
@@ -266,7 +239,7 @@ func helpMarkdown(text, uri string) string {
 // fingerprint identifies a result across commits: its rule, file and line
 // text (its message when the line cannot be read), and its place among the
 // results of that rule on the same text in the same file.
-func fingerprint(rule string, d Result, line string, seen map[string]int) string {
+func fingerprint(rule string, d answer.Diagnostic, line string, seen map[string]int) string {
 	key := rule + "\x00" + d.Pos.File + "\x00" + cmp.Or(line, "message:"+d.Message)
 	n := seen[key]
 	seen[key]++
@@ -379,7 +352,7 @@ func location(p Pos, end *Pos, msg string) *model.Location {
 }
 
 // fix groups a fix's edits by file, in the order the files first appear.
-func fix(f Fix) *model.Fix {
+func fix(f answer.Fix) *model.Fix {
 	out := model.NewFix().WithDescription(model.NewTextMessage(f.Message))
 	byFile := map[string]*model.ArtifactChange{}
 	for _, e := range f.Edits {

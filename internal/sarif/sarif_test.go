@@ -16,6 +16,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/check"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -62,31 +63,6 @@ func diagnostics(t *testing.T) (root string, ds []plegvet.Diagnostic) {
 	return root, rep.Diagnostics
 }
 
-// results are the library's diagnostics as SARIF results, as the command
-// converts them.
-func results(ds []plegvet.Diagnostic) []sarif.Result {
-	var out []sarif.Result
-	for _, d := range ds {
-		res := sarif.Result{Check: d.Category, Message: d.Message, Pos: d.Pos}
-		if d.End != nil {
-			end := *d.End
-			res.End = &end
-		}
-		for _, r := range d.Related {
-			res.Related = append(res.Related, sarif.Related{Message: r.Message, Pos: r.Pos})
-		}
-		for _, f := range d.Fixes {
-			fix := sarif.Fix{Message: f.Message}
-			for _, e := range f.Edits {
-				fix.Edits = append(fix.Edits, sarif.Edit{Pos: e.Pos, End: e.End, NewText: e.NewText})
-			}
-			res.Fixes = append(res.Fixes, fix)
-		}
-		out = append(out, res)
-	}
-	return out
-}
-
 // The SARIF log validates against the 2.1.0 schema and carries rules,
 // regions, related locations and fixes, and what GitHub code scanning
 // reads: %SRCROOT% and its value, an invocation that says whether it
@@ -95,7 +71,7 @@ func results(ds []plegvet.Diagnostic) []sarif.Result {
 func TestWriteSARIF(t *testing.T) {
 	root, ds := diagnostics(t)
 	var buf bytes.Buffer
-	if err := sarif.Write(&buf, sarif.Run{Version: "test", Category: sarif.VetCategory, Rules: suite.Rules(), Results: results(ds), Root: root, Successful: true}); err != nil {
+	if err := sarif.Write(&buf, sarif.Run{Version: "test", Category: sarif.VetCategory, Rules: suite.Rules(), Results: ds, Root: root, Successful: true}); err != nil {
 		t.Fatal(err)
 	}
 	// The model: go-sarif reads it back. (Its own validation cannot
@@ -259,7 +235,7 @@ func TestRulesAreTheSuitesChecks(t *testing.T) {
 // A finding of a check the suite does not list still gets a rule.
 func TestUnknownCategory(t *testing.T) {
 	var buf bytes.Buffer
-	ds := []sarif.Result{{Check: "new-check", Message: "m", Pos: sarif.Pos{File: "a.go", Line: 1, Column: 1}}}
+	ds := []answer.Diagnostic{{Category: "new-check", Message: "m", Pos: sarif.Pos{File: "a.go", Line: 1, Column: 1}}}
 	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Results: ds}); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +253,7 @@ func TestUnknownCategory(t *testing.T) {
 // A result's level is its rule's severity; a rule of its own is a warning.
 func TestLevelIsTheRulesSeverity(t *testing.T) {
 	rules := []check.Rule{{ID: "g/informs", Doc: check.Doc{Check: "informs", Text: "informs.", Severity: check.Note}}}
-	ds := []sarif.Result{{Check: "informs", Message: "m"}, {Check: "new-check", Message: "m"}}
+	ds := []answer.Diagnostic{{Category: "informs", Message: "m"}, {Category: "new-check", Message: "m"}}
 	var buf bytes.Buffer
 	if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: rules, Results: ds}); err != nil {
 		t.Fatal(err)
@@ -378,9 +354,9 @@ func TestFingerprintsFollowLines(t *testing.T) {
 		}
 	}
 	prints := func(lines ...int) []string {
-		var rs []sarif.Result
+		var rs []answer.Diagnostic
 		for _, l := range lines {
-			rs = append(rs, sarif.Result{Check: "c", Message: "m", Pos: sarif.Pos{File: "f.go", Line: l, Column: 1}})
+			rs = append(rs, answer.Diagnostic{Category: "c", Message: "m", Pos: sarif.Pos{File: "f.go", Line: l, Column: 1}})
 		}
 		var buf bytes.Buffer
 		if err := sarif.Write(&buf, sarif.Run{Rules: suite.Rules(), Results: rs, Root: root}); err != nil {

@@ -2,6 +2,7 @@ package sarif_test
 
 import (
 	"bytes"
+	"github.com/plegvet/plegvet/answer"
 	"net/url"
 	"path"
 	"testing"
@@ -23,7 +24,7 @@ func TestURIsArePercentEncoded(t *testing.T) {
 		"a:b.go":                                 "./a:b.go",
 	} {
 		var buf bytes.Buffer
-		ds := []sarif.Result{{Check: "c", Message: "m", Pos: sarif.Pos{File: file, Line: 1, Column: 1}}}
+		ds := []answer.Diagnostic{{Category: "c", Message: "m", Pos: sarif.Pos{File: file, Line: 1, Column: 1}}}
 		if err := sarif.Write(&buf, sarif.Run{Version: "test", Rules: suite.Rules(), Results: ds}); err != nil {
 			t.Fatal(err)
 		}
