@@ -243,35 +243,24 @@ func isEnabledCall(e ast.Expr) bool {
 // dropCall removes the first statement of body (at any depth) that is a
 // call of a function or method named callee.
 func dropCall(body *ast.BlockStmt, callee string) bool {
-	done := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		b, ok := n.(*ast.BlockStmt)
-		if done || !ok {
-			return !done
-		}
-		for i, s := range b.List {
-			es, ok := s.(*ast.ExprStmt)
-			if !ok {
-				continue
-			}
-			call, ok := es.X.(*ast.CallExpr)
-			if !ok {
-				continue
-			}
-			if calleeName(call) == callee {
-				b.List = append(b.List[:i:i], b.List[i+1:]...)
-				done = true
-				return false
-			}
-		}
-		return true
-	})
-	return done
+	return rewriteCallStmt(body, callee, func(_ *ast.CallExpr, es *ast.ExprStmt) []ast.Stmt { return nil })
 }
 
 // callViaValue makes the first statement calling callee call it through a
 // local function value instead: the same behaviour, a dynamic call.
 func callViaValue(body *ast.BlockStmt, callee string) bool {
+	return rewriteCallStmt(body, callee, func(call *ast.CallExpr, es *ast.ExprStmt) []ast.Stmt {
+		value := ast.NewIdent("viaValue")
+		hold := &ast.AssignStmt{Lhs: []ast.Expr{value}, Tok: token.DEFINE, Rhs: []ast.Expr{call.Fun}}
+		call.Fun = ast.NewIdent(value.Name)
+		return []ast.Stmt{hold, es}
+	})
+}
+
+// rewriteCallStmt replaces the first statement of body (at any depth)
+// that is a call of a function or method named callee by what rewrite
+// returns for it.
+func rewriteCallStmt(body *ast.BlockStmt, callee string, rewrite func(*ast.CallExpr, *ast.ExprStmt) []ast.Stmt) bool {
 	done := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		b, ok := n.(*ast.BlockStmt)
@@ -287,10 +276,7 @@ func callViaValue(body *ast.BlockStmt, callee string) bool {
 			if !ok || calleeName(call) != callee {
 				continue
 			}
-			value := ast.NewIdent("viaValue")
-			hold := &ast.AssignStmt{Lhs: []ast.Expr{value}, Tok: token.DEFINE, Rhs: []ast.Expr{call.Fun}}
-			call.Fun = ast.NewIdent(value.Name)
-			b.List = append(b.List[:i:i], append([]ast.Stmt{hold, es}, b.List[i+1:]...)...)
+			b.List = append(b.List[:i:i], append(rewrite(call, es), b.List[i+1:]...)...)
 			done = true
 			return false
 		}
