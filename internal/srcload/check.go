@@ -85,7 +85,10 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	files := pp.files
 	if conf.IgnoreFuncBodies && l.cutting {
-		files = l.cut(importPath, pp)
+		var err error
+		if files, err = l.cut(ctx, importPath, pp); err != nil {
+			return nil, err
+		}
 		pkg.Syntax = files
 	}
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
@@ -109,7 +112,13 @@ func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *p
 	if !l.want[p] && !l.tried[p] && l.FromSource != nil && l.FromSource(p) && !isStd(p) {
 		l.tried[p] = true
 		if dir := l.tree.PackageDir(p); dir != "" {
-			pp, err := l.parse(ctx, p, dir)
+			var pp *parsedPkg
+			var err error
+			if a := l.ahead[p]; a != nil {
+				pp, err = a.pp, a.err // parsed ahead of a cut
+			} else {
+				pp, err = l.parse(ctx, p, dir)
+			}
 			if err != nil && ctx.Err() != nil {
 				return nil, err
 			}
