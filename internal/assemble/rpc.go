@@ -13,6 +13,7 @@ import (
 	"github.com/plegvet/plegvet/plegperiods"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // EventStream reads the tree's CRI api.proto (or opts.Proto), finds
@@ -116,8 +117,13 @@ func linkStream(a *analysed, rep *answer.RPCReport, pf *criproto.File) error {
 
 // isCRIAPIPackage picks the CRI client API, loaded from source when the
 // tree (or the fetched k8s.io/cri-api module) holds it, so the Go method's
-// signature is known.
-func isCRIAPIPackage(importPath string) bool { return suite.Stream().FromSource(importPath) }
+// signature is known. The group is made once: suite.Stream parses its
+// checks' documentation on each call, and the loader asks about every
+// import of every package it reads (a sixth of report -C's CPU on a
+// v1.37.2 checkout).
+func isCRIAPIPackage(importPath string) bool { return criAPIFromSource()(importPath) }
+
+var criAPIFromSource = sync.OnceValue(func() func(string) bool { return suite.Stream().FromSource })
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {

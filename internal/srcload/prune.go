@@ -1,8 +1,10 @@
 package srcload
 
 import (
+	"context"
 	"go/ast"
 	"go/token"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -17,9 +19,13 @@ import (
 // of which the kubelet's PLEG code reaches a part.
 //
 // Cutting is sound only if no loaded file selects a name that was cut. A
-// package parsed after the cut (imported later in the load) might; the
-// load checks every file once it is done (uncut), and is run again without
-// cutting when one does.
+// package type-checked after the cut (imported later in the load, such as
+// the CRI client runtimehang reads) might: so before the first cut, every
+// package the rest of the load will read from source is parsed ahead (the
+// imports FromSource picks, of the packages parsed so far, transitively),
+// and the cut keeps what they select too. The load still checks every
+// file once it is done (uncut), and is run again without cutting should
+// one select a cut name.
 
 // cutUnreached returns files with only the declarations reachable from
 // wanted, and the top-level names it cut.
@@ -182,7 +188,7 @@ func receiverBase(e ast.Expr) string {
 // load (sels), whichever packages are asked about.
 func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
 	names := map[string]bool{}
-	for q, qp := range l.parsed {
+	for q, qp := range l.parsedAndAhead() {
 		if q == importPath {
 			continue
 		}
@@ -229,15 +235,103 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 }
 
 // cut cuts a declarations-only package down to what the packages parsed so
-// far select from it, and records what it cut.
-func (l *loader) cut(importPath string, pp *parsedPkg) []*ast.File {
+// far, and those the load will parse after it (parsed ahead), select from
+// it, and records what it cut.
+func (l *loader) cut(ctx context.Context, importPath string, pp *parsedPkg) ([]*ast.File, error) {
+	if err := l.parseAhead(ctx); err != nil {
+		return nil, err
+	}
 	wanted, ok := l.selected(importPath, pp.name)
 	if !ok {
-		return pp.files
+		return pp.files, nil
 	}
 	files, cut := cutUnreached(pp.files, wanted)
 	l.cutNames[importPath] = cut
-	return files
+	return files, nil
+}
+
+// aheadPkg is a package parsed ahead of its import (parseAhead): what
+// parse returned, for importFor to take as its own.
+type aheadPkg struct {
+	pp  *parsedPkg
+	err error
+}
+
+// parsedAndAhead are the packages parsed so far: those the load took
+// (parsed) and those parsed ahead that it has not taken yet.
+func (l *loader) parsedAndAhead() iter.Seq2[string, *parsedPkg] {
+	return func(yield func(string, *parsedPkg) bool) {
+		for q, qp := range l.parsed {
+			if !yield(q, qp) {
+				return
+			}
+		}
+		for q, a := range l.ahead {
+			if _, ok := l.parsed[q]; ok || a.err != nil || len(a.pp.files) == 0 {
+				continue
+			}
+			if !yield(q, a.pp) {
+				return
+			}
+		}
+	}
+}
+
+// parseAhead parses every package importFor will parse later in the load:
+// the imports FromSource picks that the tree holds, of the packages parsed
+// so far, and theirs, transitively. go/types asks its importer for every
+// import of a file, used or not, so these are the packages the load reads,
+// no more. They are parsed in a fixed order (import paths sorted, then
+// each file's imports in order), so positions are the same from run to
+// run; their problems are recorded when importFor takes them, as before.
+func (l *loader) parseAhead(ctx context.Context) error {
+	queue := slices.Sorted(maps.Keys(l.parsed))
+	for q := range l.ahead {
+		if _, ok := l.parsed[q]; !ok {
+			queue = append(queue, q)
+		}
+	}
+	slices.Sort(queue[len(l.parsed):])
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		q := queue[0]
+		queue = queue[1:]
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
+		qp := l.parsed[q]
+		if qp == nil {
+			if a := l.ahead[q]; a != nil && a.err == nil {
+				qp = a.pp
+			}
+		}
+		if qp == nil {
+			continue
+		}
+		for _, f := range qp.files {
+			for _, imp := range f.Imports {
+				p, err := strconv.Unquote(imp.Path.Value)
+				if err != nil || l.want[p] || l.tried[p] || l.ahead[p] != nil || l.FromSource == nil || !l.FromSource(p) || isStd(p) {
+					if l.ahead[p] != nil {
+						queue = append(queue, p)
+					}
+					continue
+				}
+				dir := l.tree.PackageDir(p)
+				if dir == "" {
+					continue
+				}
+				pp, err := l.parse(ctx, p, dir)
+				if err != nil && ctx.Err() != nil {
+					return err
+				}
+				l.ahead[p] = &aheadPkg{pp, err}
+				queue = append(queue, p)
+			}
+		}
+	}
+	return nil
 }
 
 // cutTooMuch reports whether a loaded package selects a name cut from

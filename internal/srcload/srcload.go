@@ -69,6 +69,7 @@ type loader struct {
 	cutting  bool                                     // declarations-only imports are cut to what is reached
 	cutNames map[string]map[string]bool               // per cut package, the names cut
 	sels     map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
+	ahead    map[string]*aheadPkg                     // packages parsed ahead of their import, for a cut
 	Imports
 	requested map[string]bool
 	tree      *tree.Tree
@@ -157,6 +158,7 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		cutting:   cut,
 		cutNames:  map[string]map[string]bool{},
 		sels:      map[*ast.File]map[string]map[string]bool{},
+		ahead:     map[string]*aheadPkg{},
 		Imports:   imports,
 		requested: map[string]bool{},
 		tree:      t,

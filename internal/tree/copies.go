@@ -26,13 +26,13 @@ type Copy struct{ Dir, Why string }
 // directory, else, in vendor mode, the vendored copies. What it cannot
 // follow (a replacement by a module version, a go.work that does not
 // parse) is returned in redirects, one line each.
-func (t *Tree) findCopies() (copies map[string]Copy, redirects []string) {
-	staging, _ := t.StagingModules() // a bad staging module is named where it is read
+func (t *Tree) findCopies(read modPaths) (copies map[string]Copy, redirects []string) {
+	staging, _ := t.stagingModules(read) // a bad staging module is named where it is read
 	if len(staging) == 0 {
 		return nil, nil
 	}
 	if work := t.workFile(); work != "" {
-		return t.workspaceCopies(work, staging)
+		return t.workspaceCopies(work, staging, read)
 	}
 	return t.vendoredCopies(staging), nil
 }
@@ -72,7 +72,7 @@ func (t *Tree) workFile() string {
 	}
 }
 
-func (t *Tree) workspaceCopies(work string, staging map[string]string) (map[string]Copy, []string) {
+func (t *Tree) workspaceCopies(work string, staging map[string]string, read modPaths) (map[string]Copy, []string) {
 	data, err := inputfile.Read(work)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s: %v; the go command reads it (GOWORK=off builds without it)", inputfile.QuoteName(work), inputfile.Cause(err))}
@@ -92,7 +92,7 @@ func (t *Tree) workspaceCopies(work string, staging map[string]string) (map[stri
 	var redirects []string
 	for _, u := range wf.Use {
 		dir := local(u.Path)
-		mod, err := modulePath(filepath.Join(dir, "go.mod"))
+		mod, err := read.of(filepath.Join(dir, "go.mod"))
 		if err != nil {
 			continue // the go command refuses the workspace, and says why
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/mod/modfile"
 
@@ -62,7 +63,8 @@ func Open(dir string) (*Tree, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", name)
 	}
-	mod, err := modulePath(filepath.Join(abs, "go.mod"))
+	read := modPaths{} // go.mod files are read once: Open's, its staging modules', its go.work's uses
+	mod, err := read.of(filepath.Join(abs, "go.mod"))
 	if err == errNoGoMod {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no go.mod; want the root of a checkout, where go.mod declares module %s", name, KubernetesModule)
 	}
@@ -76,9 +78,33 @@ func Open(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
 	t := &Tree{Dir: abs, Module: mod}
-	t.Copies, t.redirects = t.findCopies()
+	t.Copies, t.redirects = t.findCopies(read)
 	return t, nil
 }
+
+// modPaths are the answers of modulePath by go.mod file name, for one
+// Open: its tree's go.mod, each staging module's and each module a go.work
+// uses (the tree and its staging modules again) are parsed once.
+type modPaths map[string]modPathAnswer
+
+type modPathAnswer struct {
+	mod string
+	err error
+}
+
+// of is modulePath(gomod), read once.
+func (m modPaths) of(gomod string) (string, error) {
+	a, ok := m[gomod]
+	if !ok {
+		a.mod, a.err = modulePath(gomod)
+		m[gomod] = a
+	}
+	return a.mod, a.err
+}
+
+// goModsRead counts modulePath's calls, for a test to see that Open reads
+// each go.mod once.
+var goModsRead atomic.Int64
 
 // errNoGoMod is modulePath's answer for a directory without go.mod.
 var errNoGoMod = errors.New("no go.mod")
@@ -88,6 +114,7 @@ var errNoGoMod = errors.New("no go.mod")
 // unknown directives pass), since a tree whose go.mod the go command
 // rejects is not one plegvet can describe.
 func modulePath(gomod string) (string, error) {
+	goModsRead.Add(1)
 	if _, err := os.Lstat(gomod); errors.Is(err, fs.ErrNotExist) {
 		return "", errNoGoMod
 	}
@@ -248,6 +275,10 @@ func OpenModule(dir string) (*Tree, error) {
 // staging directory whose go.mod cannot be read or declares another
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
+	return t.stagingModules(modPaths{})
+}
+
+func (t *Tree) stagingModules(read modPaths) (mods map[string]string, bad []error) {
 	mods = map[string]string{}
 	maps.Copy(mods, moduleDirs(t.Modules, t.Copies))
 	root := filepath.Join(t.Dir, "staging", "src")
@@ -273,7 +304,7 @@ func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
 				continue
 			}
 			dir := filepath.Join(root, h.Name(), n.Name())
-			mod, err := modulePath(filepath.Join(dir, "go.mod"))
+			mod, err := read.of(filepath.Join(dir, "go.mod"))
 			switch {
 			case err == errNoGoMod:
 				continue // a directory that holds no module, such as a README's
