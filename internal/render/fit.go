@@ -130,6 +130,9 @@ func FitLine(line string, width int) []string {
 		body = rest[end:]
 		switch {
 		case empty:
+			if Columns(cur+word) > width && Columns(cur) > 4 {
+				cur = "    " // too wide under its indentation: hung at 4, whole
+			}
 			cur += word
 			empty = false
 		case Columns(cur+gap+word) <= width:

@@ -40,6 +40,11 @@ func TestFitLine(t *testing.T) {
 		width: 50,
 		want:  []string{"Health        check at", "    " + pos, "              always"},
 	}, {
+		name:  "an indented word too wide under its indentation is hung at 4",
+		line:  "              " + pos,
+		width: 70,
+		want:  []string{"    " + pos},
+	}, {
 		name:  "a URL is never cut",
 		line:  "files at " + url,
 		width: 40,
