@@ -33,6 +33,12 @@ type GateTimeline struct {
 	Name     string          `json:"name"`
 	Releases []GateAtRelease `json:"releases"`
 	Changes  []GateChange    `json:"changes"`
+	// Modules are the gate's own modules: those whose files declare it
+	// in the releases read (k8s.io/kubernetes for pkg/features). A
+	// release that did not fetch some staging modules but read these
+	// answers the gate: where it is absent, it is absent. Not part of
+	// the JSON form.
+	Modules []string `json:"-"`
 }
 
 // GateAtRelease is a gate as one release declares it.
@@ -52,9 +58,10 @@ type GateAtRelease struct {
 	Newest string `json:"newest"`
 	// Error is set, and nothing else, where the release could not be read.
 	Error string `json:"error,omitempty"`
-	// Unfetched, where the gate does not exist, are the release's staging
-	// modules the go command did not fetch: the gate may be declared in
-	// one of them, so its absence there is not known.
+	// Unfetched, where the gate does not exist and one of its own modules
+	// (GateTimeline.Modules) is among the release's staging modules the
+	// go command did not fetch, are those modules: the gate may be
+	// declared in one of them, so its absence there is not known.
 	Unfetched []string `json:"unfetched,omitempty"`
 }
 

@@ -249,3 +249,16 @@ func (r *GatesReport) Files(visit FileVisitor) {
 	v.markdown(r.Markdown)
 	v.conflicts(r.Conflicts)
 }
+
+// UnfetchedModule splits a staging module a release did not fetch, as
+// GatesReport.Unfetched names it ("staging/src/MODULE: staging module
+// MODULE@V not fetched, its feature gates are not read: WHY"), into the
+// module's path and the go command's reason, on one line.
+func UnfetchedModule(u string) (module, why string) {
+	head, rest, _ := strings.Cut(u, ": ")
+	module = strings.TrimPrefix(head, "staging/src/")
+	if _, after, ok := strings.Cut(rest, "not read: "); ok {
+		rest = after
+	}
+	return module, strings.Join(strings.Fields(rest), " ")
+}

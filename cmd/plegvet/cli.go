@@ -26,7 +26,7 @@ func command(args []string, stdout, stderr io.Writer) (int, bool) {
 	if len(args) == 0 {
 		// As the go command without arguments: the usage on stderr, exit 2.
 		// (go vet runs a vettool with flags and a vet.cfg, never bare.)
-		usage(stderr)
+		_ = fitted(stderr, func(w io.Writer) error { usage(w); return nil })(stderr)
 		return exitUsage, true
 	}
 	if sc, ok := lookup(args[0]); ok {
@@ -35,7 +35,7 @@ func command(args []string, stdout, stderr io.Writer) (int, bool) {
 	switch args[0] {
 	case "help", "-help", "--help", "-h":
 		if len(args) == 1 {
-			usage(stdout)
+			_ = fitted(stdout, func(w io.Writer) error { usage(w); return nil })(stdout)
 			return exitOK, true
 		}
 		return help(args[1:], stdout, stderr)
@@ -64,7 +64,7 @@ func help(topics []string, stdout, stderr io.Writer) (int, bool) {
 		return runSubcommand(sc, []string{"-h"}, stdout, stderr), true
 	}
 	if topics[0] == "completion" && len(topics) == 1 {
-		fmt.Fprint(stdout, completionUsage)
+		_ = fitted(stdout, func(w io.Writer) error { _, err := io.WriteString(w, completionUsage); return err })(stdout)
 		return exitOK, true
 	}
 	analyzers := analyzerNames()

@@ -46,15 +46,16 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 }
 
 // historyProblems says, under the history, what was not read: a release
-// that failed, files that did not load, and the staging modules the
-// proxy did not serve, but those only where they could matter: for the
-// whole list, or where a gate asked for by name is found in no module
-// read (a range of a dozen releases would otherwise repeat each missing
-// sample module, whatever was asked). The exit code follows the same
-// rule, so a range and a list of the same releases exit alike.
+// that failed, files that did not load, and, once for the whole history,
+// the releases read in part (staging modules the go command did not
+// fetch) and why. Those fail the history only where they could matter:
+// for the whole list, or where a gate asked for is found in no module
+// read of a release that did not fetch one of the gate's own modules
+// (a line names it). A gate whose own modules were read is answered,
+// exit 0. A range and a list of the same releases exit alike.
 func historyProblems(stderr io.Writer, rep *plegvet.GateHistoryReport, named bool) int {
 	code := exitOK
-	for i, r := range rep.Releases {
+	for _, r := range rep.Releases {
 		if r.Error != "" {
 			fmt.Fprintf(stderr, "plegvet gates: %s: %s\n", r.KubernetesVersion, errorLine(r.Error))
 			code = exitFailure
@@ -63,24 +64,17 @@ func historyProblems(stderr io.Writer, rep *plegvet.GateHistoryReport, named boo
 		if problems(stderr, "gates: "+r.KubernetesVersion, r.Source) != exitOK {
 			code = exitFailure
 		}
-		if len(r.Unfetched) == 0 {
-			continue
+	}
+	if line := render.ReadInPart(rep, named); line != "" {
+		fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(line))
+		if !named {
+			code = exitFailure // the whole list lacks those modules' gates
 		}
-		var absent []string // gates asked for that no module read declares
-		for _, g := range rep.Gates {
-			if named && !g.Releases[i].Exists {
-				absent = append(absent, g.Name)
-			}
-		}
-		if named && len(absent) == 0 {
-			continue // every gate asked for was found: the modules not fetched change nothing
-		}
-		for _, u := range r.Unfetched {
-			fmt.Fprintf(stderr, "plegvet gates: %s: %s\n", r.KubernetesVersion, errorLine(u))
-		}
-		code = exitFailure
-		for _, name := range absent {
-			fmt.Fprintf(stderr, "plegvet gates: %s: %s is in no module read, but %s not fetched (above)\n", r.KubernetesVersion, name, plural(len(r.Unfetched), "staging module"))
+	}
+	if named {
+		for _, line := range render.UnknownAbsences(rep) {
+			fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(line))
+			code = exitFailure
 		}
 	}
 	return code

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/gatehistory"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // checkGolden compares got with testdata/gatehistory/name; UPDATE_GOLDEN=1
@@ -48,7 +51,7 @@ func checkOnlyLoadProblems(t *testing.T, what string, code int, stderr string) {
 	}
 	ok := code == exitOK || code == exitFailure && stderr != ""
 	// What was not read, or, on a cold module cache, what is being fetched.
-	notRead := regexp.MustCompile(`^plegvet gates: v1\.\d+\.\d+: (staging/src/\S+: staging module .* not fetched, .*|.*\((not followed; )?the rest was analysed\))$|^plegvet: fetching .* with the go command \(once per release: the module cache keeps it\)$`)
+	notRead := regexp.MustCompile(`^plegvet gates: read in part: .*$|^plegvet gates: v1\.\d+\.\d+: (staging/src/\S+: staging module .* not fetched, .*|.*\((not followed; )?the rest was analysed\))$|^plegvet: fetching .* with the go command \(once per release: the module cache keeps it\)$`)
 	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
 		ok = ok && notRead.MatchString(line)
 	}
@@ -151,13 +154,14 @@ func TestGatesHistoryErrors(t *testing.T) {
 	}
 }
 
-// The modules a release did not fetch are named where they could hold a
-// gate asked for (it is found in no module read), or for the whole list;
-// not where every gate asked for was found. The exit code follows them.
+// The modules a release did not fetch are named once, in one line, with
+// the releases read in part; they fail the history where they could
+// matter (the whole list, or a gate absent where one of its own modules
+// was not fetched), not where every gate asked for was answered.
 func TestHistoryProblemsOnlyWhereTheyMatter(t *testing.T) {
-	missing := []string{"staging/src/k8s.io/sample-apiserver: not fetched"}
+	missing := []string{"staging/src/k8s.io/sample-apiserver: staging module k8s.io/sample-apiserver@v0.30.0 not fetched, its feature gates are not read: network unreachable"}
 	rep := &plegvet.GateHistoryReport{
-		Gates: []plegvet.GateTimeline{{Name: "EventedPLEG", Releases: []plegvet.GateAtRelease{
+		Gates: []plegvet.GateTimeline{{Name: "EventedPLEG", Modules: []string{"k8s.io/kubernetes"}, Releases: []plegvet.GateAtRelease{
 			{KubernetesVersion: "v1.30.0", Exists: true},
 			{KubernetesVersion: "v1.31.0", Exists: false},
 		}}},
@@ -166,27 +170,91 @@ func TestHistoryProblemsOnlyWhereTheyMatter(t *testing.T) {
 			{KubernetesVersion: "v1.31.0"},
 		},
 	}
+	partial := "plegvet gates: read in part: v1.30.0: staging module k8s.io/sample-apiserver not fetched: network unreachable"
 	for _, c := range []struct {
 		what  string
 		named bool
 		want  string
 		code  int
 	}{
-		{"found wherever modules are missing", true, "", exitOK},
-		{"the whole list", false, "plegvet gates: v1.30.0: staging/src/k8s.io/sample-apiserver: not fetched\n", exitFailure},
+		{"found wherever modules are missing", true, partial + "; EventedPLEG is answered all the same, its own module k8s.io/kubernetes having been read\n", exitOK},
+		{"the whole list", false, partial + "; the whole list lacks the gates those modules declare\n", exitFailure},
 	} {
 		var stderr bytes.Buffer
 		if code := historyProblems(&stderr, rep, c.named); code != c.code || stderr.String() != c.want {
 			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.what, code, stderr.String(), c.code, c.want)
 		}
 	}
-	// Absent where a module is missing: both lines, exit 1.
-	rep.Gates[0].Releases[0].Exists = false
+	// Absent where one of its own modules is missing: not known, exit 1.
+	rep.Gates[0].Modules = []string{"k8s.io/sample-apiserver"}
+	rep.Gates[0].Releases[0] = plegvet.GateAtRelease{KubernetesVersion: "v1.30.0", Unfetched: missing}
 	var stderr bytes.Buffer
 	code := historyProblems(&stderr, rep, true)
-	want := "plegvet gates: v1.30.0: staging/src/k8s.io/sample-apiserver: not fetched\n" +
-		"plegvet gates: v1.30.0: EventedPLEG is in no module read, but 1 staging module not fetched (above)\n"
+	want := partial + "\n" +
+		"plegvet gates: v1.30.0: EventedPLEG is in no module read, but its own module k8s.io/sample-apiserver was not fetched\n"
 	if code != exitFailure || stderr.String() != want {
 		t.Errorf("absent: exit %d, stderr %q; want 1, %q", code, stderr.String(), want)
+	}
+}
+
+// A look-alike of gates -k8s v1.25.0..v1.37.2 EventedPLEG: the oldest
+// release's zips of five staging modules are not served by the module
+// proxy, and the gate, declared in k8s.io/kubernetes in every release
+// that has it, is absent there. Its own module was read, so its absence
+// is known: the history says once, in one line, which release was read in
+// part and why, hedges no change, and exits 0. Where the gate's own
+// module is one of those not fetched, its absence is not known: exit 1,
+// with a line naming the gate.
+func TestHistoryReadInPartAnswersTheGate(t *testing.T) {
+	notServed := func(mod, v string) string {
+		return fmt.Sprintf("staging/src/%[1]s: staging module %[1]s@%[2]s not fetched, its feature gates are not read: %[1]s@%[2]s: reading https://proxy.example/%[1]s/@v/%[2]s.zip: 403 Forbidden\n\tserver response: This module version is not available.", mod, v)
+	}
+	mods := []string{"k8s.io/cluster-bootstrap", "k8s.io/controller-manager", "k8s.io/kube-controller-manager", "k8s.io/kube-proxy", "k8s.io/sample-apiserver"}
+	reads := func(home string) []gatehistory.Read {
+		old := &plegvet.GatesReport{Source: plegvet.Source{KubernetesVersion: "v1.25.16"}}
+		for _, m := range mods {
+			old.Unfetched = append(old.Unfetched, notServed(m, "v0.25.16"))
+		}
+		gate := plegvet.Gate{Name: "EventedPLEG", Format: "unversioned", Module: home, Specs: []plegvet.Spec{{PreRelease: "Alpha", Pos: plegvet.Pos{File: "pkg/features/kube_features.go", Line: 994, Column: 2}}}}
+		rs := []gatehistory.Read{{Version: "v1.25.16", Gates: old}}
+		for _, v := range []string{"v1.26.15", "v1.37.2"} {
+			rs = append(rs, gatehistory.Read{Version: v, Gates: &plegvet.GatesReport{Source: plegvet.Source{KubernetesVersion: v}, Gates: []plegvet.Gate{gate}}})
+		}
+		return rs
+	}
+	source := func(v string) plegvet.Source { return plegvet.Source{KubernetesVersion: v} }
+
+	rep, err := gatehistory.Of(reads("k8s.io/kubernetes"), []string{"EventedPLEG"}, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := historyProblems(&stderr, rep, true)
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	if code != exitOK || len(lines) != 1 {
+		t.Fatalf("own module read: exit %d, stderr %q; want exit 0 and one line", code, stderr.String())
+	}
+	for _, want := range append([]string{"read in part", "the module proxy does not serve staging modules of v1.25.16 (", "EventedPLEG", "k8s.io/kubernetes"}, mods...) {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("the line %q does not say %q", lines[0], want)
+		}
+	}
+	if err := render.GateHistory(&stdout, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "EventedPLEG: v1.26.15 added (Alpha, default false)\n") {
+		t.Errorf("the change is hedged or missing, its absence being known:\n%s", stdout.String())
+	}
+
+	// The gate's own module is one the proxy did not serve.
+	rep, err = gatehistory.Of(reads("k8s.io/kube-proxy"), []string{"EventedPLEG"}, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	code = historyProblems(&stderr, rep, true)
+	lines = strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	if code != exitFailure || len(lines) != 2 || strings.Contains(lines[0], "answered") || lines[1] != "plegvet gates: v1.25.16: EventedPLEG is in no module read, but its own module k8s.io/kube-proxy was not fetched" {
+		t.Errorf("own module not fetched: exit %d, stderr %q; want exit 1, the read in part and the gate not known", code, stderr.String())
 	}
 }

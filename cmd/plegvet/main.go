@@ -59,6 +59,7 @@ import (
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/suite"
 )
 
@@ -236,7 +237,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "plegvet: which PLEG a kubelet runs, and why relist stays, from Kubernetes source")
 	fmt.Fprintln(w, "\nSubcommands:")
 	for _, sc := range subcommands() {
-		fmt.Fprintf(w, "  %s\n      %s\n", wrapSynopsis(synopsisWords(sc), "        ", 78), strings.ReplaceAll(wrap(sc.doc, 72), "\n", "\n      "))
+		fmt.Fprintf(w, "  %s\n      %s\n", wrapSynopsis(synopsisWords(sc), "        ", render.FitTo(w, 78, 2)), strings.ReplaceAll(wrap(sc.doc, render.FitTo(w, 72, 6)), "\n", "\n      "))
 	}
 	fmt.Fprintln(w, "  plegvet help SUBCOMMAND         one subcommand's usage and flags")
 	fmt.Fprintln(w, "  plegvet version                 the version plegvet was built from")
@@ -253,7 +254,7 @@ func usage(w io.Writer) {
 		for i, c := range g.Checks {
 			names[i] = string(c.Check)
 		}
-		fmt.Fprintf(w, "  %-12s %s\n", g.Name, strings.ReplaceAll(wrap(strings.Join(names, ", "), 64), "\n", "\n"+strings.Repeat(" ", 15)))
+		fmt.Fprintf(w, "  %-12s %s\n", g.Name, strings.ReplaceAll(wrap(strings.Join(names, ", "), render.FitTo(w, 64, 15)), "\n", "\n"+strings.Repeat(" ", 15)))
 	}
 	fmt.Fprintln(w, "\nAnalyzer flags:")
 	for _, st := range suite.Settings() {

@@ -18,6 +18,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Text is fitted to COLUMNS (else, piped, 80): the tests that compare
+	// text read the unfitted layout, wider than any of their lines;
+	// TestFitsTheWidth sets its own.
+	os.Setenv("COLUMNS", "1000")
 	testscript.Main(m, map[string]func(){
 		"plegvet": func() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
@@ -50,6 +54,11 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REALCAPTURES", real)
+			// Text is fitted to COLUMNS (else 80, piped): the scripts'
+			// goldens are the unfitted layout, wider than any of their
+			// lines; TestFitsTheWidth holds the fitted ones, at 80 and
+			// 100 columns.
+			env.Setenv("COLUMNS", "1000")
 			return nil
 		},
 	}

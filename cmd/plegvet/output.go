@@ -18,7 +18,7 @@ type output struct {
 	positions  plegvet.Positions
 	hyperlinks bool
 	// document says that the text is a file for a program (a rules file):
-	// it holds no escape sequence.
+	// it holds no escape sequence, and no line of it is wrapped.
 	document bool
 }
 
@@ -66,6 +66,9 @@ func (o output) text(w io.Writer, v any, text func(io.Writer) error, src *plegve
 		printed[shown] = name
 		return shown
 	}
+	if !o.document {
+		text = fitted(w, text)
+	}
 	return withNames(v, form, func() error {
 		if src == nil || o.document {
 			return writeText(w, text)
@@ -84,4 +87,17 @@ func (o output) text(w io.Writer, v any, text func(io.Writer) error, src *plegve
 		}
 		return nil
 	})
+}
+
+// fitted is text fitted to the width of w (textWidth): render.Fit breaks
+// the lines longer, and renderers wrap their cells and paragraphs to it.
+func fitted(w io.Writer, text func(io.Writer) error) func(io.Writer) error {
+	width := textWidth(w)
+	return func(out io.Writer) error {
+		f := render.Fit(out, width)
+		if err := text(f); err != nil {
+			return err
+		}
+		return f.Flush()
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // sourceFlags are the flags every subcommand shares: which tree, and how
@@ -74,9 +75,13 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []st
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
 				sc, _ := lookup(fs.Name())
-				fmt.Fprintf(stdout, "usage: %s\n\n%s\n\nFlags:\n", wrapSynopsis(synopsisWords(sc), "        ", 78), wrap(sc.doc, 72))
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
+				_ = fitted(stdout, func(w io.Writer) error {
+					fmt.Fprintf(w, "usage: %s\n\n%s\n\nFlags:\n", wrapSynopsis(synopsisWords(sc), "        ", render.FitTo(w, 78, 7)), wrap(sc.doc, render.FitTo(w, 72, 0)))
+					fs.SetOutput(w)
+					fs.PrintDefaults()
+					fs.SetOutput(io.Discard)
+					return nil
+				})(stdout)
 				return nil, exitOK, false
 			}
 			return nil, usageError(stderr, fs.Name(), "%v (see plegvet %s -h)", err, fs.Name()), false

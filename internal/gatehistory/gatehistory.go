@@ -182,6 +182,29 @@ func (r Read) failure() string {
 // releases read.
 func gateHistory(name, asked string, reads []Read) answer.GateTimeline {
 	h := answer.GateTimeline{Name: name, Releases: []answer.GateAtRelease{}, Changes: []answer.GateChange{}}
+	// The gate's own modules: those whose files declare it in the
+	// releases read. Where it is absent, the staging modules a release
+	// did not fetch leave its absence unknown only if one of those is
+	// among them (or none is known).
+	for _, r := range reads {
+		g := r.find(name)
+		if g == nil && r.Gates != nil {
+			g = r.find(asked)
+		}
+		if g == nil {
+			continue
+		}
+		if g.Module != "" {
+			h.Modules = append(h.Modules, g.Module)
+		}
+		for _, reg := range g.Registrations {
+			if reg.Module != "" && !reg.Local {
+				h.Modules = append(h.Modules, reg.Module)
+			}
+		}
+	}
+	slices.Sort(h.Modules)
+	h.Modules = slices.Compact(h.Modules)
 	var prev *answer.GateAtRelease // the last release read
 	var skipped []string           // releases since prev that could not be read
 	for _, r := range reads {
@@ -204,7 +227,7 @@ func gateHistory(name, asked string, reads []Read) answer.GateTimeline {
 				row.Effective = &s
 			}
 		}
-		if !row.Exists && len(r.Gates.Unfetched) > 0 {
+		if !row.Exists && len(r.Gates.Unfetched) > 0 && !ownModulesRead(h.Modules, r.Gates.Unfetched) {
 			row.Unfetched = r.Gates.Unfetched
 		}
 		h.Releases = append(h.Releases, row)
@@ -231,6 +254,21 @@ func gateHistory(name, asked string, reads []Read) answer.GateTimeline {
 		skipped = nil
 	}
 	return h
+}
+
+// ownModulesRead reports whether none of a gate's own modules is among
+// the staging modules a release did not fetch (each named as
+// "staging/src/MODULE: why"); false when its modules are not known.
+func ownModulesRead(own, unfetched []string) bool {
+	if len(own) == 0 {
+		return false
+	}
+	for _, u := range unfetched {
+		if mod, _ := answer.UnfetchedModule(u); slices.Contains(own, mod) {
+			return false
+		}
+	}
+	return true
 }
 
 // changes says how a gate changed from one release read to the next: in

@@ -55,6 +55,36 @@ func TestGateHistoryChanges(t *testing.T) {
 		},
 		want: []string{"v1.26.0 added (Alpha, default false) (v1.25.0: 1 staging module not fetched)"},
 	}, {
+		name: "an absence where staging modules were not fetched but the gate's own module was read is known",
+		reads: []Read{
+			func() Read {
+				r := histRead("v1.25.0")
+				r.Gates.Unfetched = []string{"staging/src/k8s.io/sample-apiserver: not served"}
+				return r
+			}(),
+			func() Read {
+				g := histGate("G", histSpec("Alpha", false, false, 10))
+				g.Module = "k8s.io/kubernetes"
+				return histRead("v1.26.0", g)
+			}(),
+		},
+		want: []string{"v1.26.0 added (Alpha, default false)"},
+	}, {
+		name: "an absence where the gate's own module was not fetched is not known",
+		reads: []Read{
+			func() Read {
+				r := histRead("v1.25.0")
+				r.Gates.Unfetched = []string{"staging/src/k8s.io/kubernetes: not served", "staging/src/k8s.io/sample-apiserver: not served"}
+				return r
+			}(),
+			func() Read {
+				g := histGate("G", histSpec("Alpha", false, false, 10))
+				g.Module = "k8s.io/sample-apiserver"
+				return histRead("v1.26.0", g)
+			}(),
+		},
+		want: []string{"v1.26.0 added (Alpha, default false) (v1.25.0: 2 staging modules not fetched)"},
+	}, {
 		name: "added then promoted, flipped, locked, removed",
 		reads: []Read{
 			histRead("v1.25.0"),

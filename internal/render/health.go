@@ -134,17 +134,28 @@ func HealthConsequence(r *answer.Report) string {
 	}
 	switch {
 	case t.GateOn != nil && gate != "" && r.Relist.GateOn != nil && t.GateOn.Value != t.GateOff.Value:
-		fmt.Fprintf(&b, "With %s on, a PLEG whose relist stops succeeding turns this node NotReady after %s, not %s", gate, Value(t.GateOn, Prose), Value(t.GateOff, Prose))
+		// What a node that does not set the gate does comes first: the
+		// default, which most readers run.
 		retries := "several"
 		if on := r.Relist.GateOn; on != nil && on.MaxStreamRetries != nil && on.MaxStreamRetries.Value != nil {
 			retries = fmt.Sprint(*on.MaxStreamRetries.Value)
 		}
+		onWords := Value(t.GateOn, Prose)
 		if t.Fallback != nil {
-			fmt.Fprintf(&b, ", until the stream fails %s times and the fallback restores %s", retries, Value(t.Fallback, Prose))
+			onWords += fmt.Sprintf(", until the stream fails %s times and the fallback restores %s", retries, Value(t.Fallback, Prose))
 		} else if f := r.Relist.GateOn.Fallback; f != nil && f.Unresolved != "" {
-			fmt.Fprintf(&b, ", until the stream fails %s times; which threshold holds after that plegvet could not read (the fallback is unresolved)", retries)
+			onWords += fmt.Sprintf(", until the stream fails %s times; which threshold holds after that plegvet could not read (the fallback is unresolved)", retries)
 		} else {
-			fmt.Fprintf(&b, ", and nothing restores %s", Value(t.GateOff, Prose))
+			onWords += fmt.Sprintf(", and nothing restores %s", Value(t.GateOff, Prose))
+		}
+		offWords := Value(t.GateOff, Prose)
+		switch def := defaultInForce(r.Relist); {
+		case def == nil:
+			fmt.Fprintf(&b, "With %s off, a PLEG whose relist stops succeeding turns this node NotReady after %s; with %s on, after %s", gate, offWords, gate, onWords)
+		case !*def:
+			fmt.Fprintf(&b, "On a node that does not set %s (off by default), a PLEG whose relist stops succeeding turns the node NotReady after %s; with %s set to true, after %s", gate, offWords, gate, onWords)
+		default:
+			fmt.Fprintf(&b, "On a node that does not set %s (on by default), a PLEG whose relist stops succeeding turns the node NotReady after %s; with %s set to false, after %s", gate, onWords, gate, offWords)
 		}
 	case gate != "":
 		fmt.Fprintf(&b, "A PLEG whose relist stops succeeding turns this node NotReady after %s, whether or not %s is on", Value(t.GateOff, Prose), gate)
@@ -156,6 +167,21 @@ func HealthConsequence(r *answer.Report) string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// defaultInForce is the gate's value on a node that does not set it: what
+// the kubelet's code writes, when every write agrees, else the spec's
+// default; nil when unknown.
+func defaultInForce(rl *answer.Relist) *bool {
+	if ws := rl.GateSetInCode; len(ws) > 0 {
+		for _, w := range ws {
+			if w.On == nil || *w.On != *ws[0].On {
+				return nil
+			}
+		}
+		return ws[0].On
+	}
+	return rl.Gate.Default
 }
 
 // KubeletMessage is the message the kubelet gives for a failed check, as

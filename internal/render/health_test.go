@@ -70,6 +70,11 @@ func TestHealthConsequence(t *testing.T) {
 	gated := func(on answer.Mode) *answer.Relist {
 		return &answer.Relist{Gate: &answer.RelistGate{Name: "EventedPLEG"}, GateOff: &answer.Mode{}, GateOn: &answer.GateOnMode{Mode: on, MaxStreamRetries: &answer.RetryCount{Value: &six}}}
 	}
+	gatedDefault := func(def bool) *answer.Relist {
+		r := gated(answer.Mode{})
+		r.Gate.Default = &def
+		return r
+	}
 	down := &answer.RuntimeDown{HealthMessage: answer.HealthMessage{Format: "runtime unreachable"}, Threshold: val("20s")}
 	tests := []struct {
 		name   string
@@ -80,12 +85,23 @@ func TestHealthConsequence(t *testing.T) {
 		name:   "slower with the gate on, restored by the fallback",
 		relist: gated(answer.Mode{}),
 		health: &answer.Health{Checks: []answer.HealthRule{{Name: "PLEG", Threshold: threshold("2m0s", "8m0s", "2m0s")}}, RuntimeDown: down},
-		want:   `With EventedPLEG on, a PLEG whose relist stops succeeding turns this node NotReady after 8m0s, not 2m0s, until the stream fails 6 times and the fallback restores 2m0s; a runtime that fails its status check does so sooner, after 20s ("runtime unreachable").`,
+		want:   `With EventedPLEG off, a PLEG whose relist stops succeeding turns this node NotReady after 2m0s; with EventedPLEG on, after 8m0s, until the stream fails 6 times and the fallback restores 2m0s; a runtime that fails its status check does so sooner, after 20s ("runtime unreachable").`,
+	}, {
+		// A reader of a default node reads its threshold first.
+		name:   "off by default: the default node first, then the gate on",
+		relist: gatedDefault(false),
+		health: &answer.Health{Checks: []answer.HealthRule{{Name: "PLEG", Threshold: threshold("3m0s", "10m0s", "3m0s")}}},
+		want:   "On a node that does not set EventedPLEG (off by default), a PLEG whose relist stops succeeding turns the node NotReady after 3m0s; with EventedPLEG set to true, after 10m0s, until the stream fails 6 times and the fallback restores 3m0s.",
+	}, {
+		name:   "on by default: the default node first, then the gate off",
+		relist: gatedDefault(true),
+		health: &answer.Health{Checks: []answer.HealthRule{{Name: "PLEG", Threshold: threshold("3m0s", "10m0s", "")}}},
+		want:   "On a node that does not set EventedPLEG (on by default), a PLEG whose relist stops succeeding turns the node NotReady after 10m0s, and nothing restores 3m0s; with EventedPLEG set to false, after 3m0s.",
 	}, {
 		name:   "slower with the gate on, never restored",
 		relist: gated(answer.Mode{}),
 		health: &answer.Health{Checks: []answer.HealthRule{{Name: "PLEG", Threshold: threshold("2m0s", "8m0s", "")}}},
-		want:   "With EventedPLEG on, a PLEG whose relist stops succeeding turns this node NotReady after 8m0s, not 2m0s, and nothing restores 2m0s.",
+		want:   "With EventedPLEG off, a PLEG whose relist stops succeeding turns this node NotReady after 2m0s; with EventedPLEG on, after 8m0s, and nothing restores 2m0s.",
 	}, {
 		name:   "the same in both modes",
 		relist: gated(answer.Mode{}),

@@ -15,6 +15,9 @@ import (
 func Node(w io.Writer, rep *answer.NodeReport) error {
 	var b strings.Builder // one write at the end, whose error is returned
 	releaseHeader(&b, rep.Source)
+	// Values wrap under their label (13 columns), evidence after its
+	// "- " (2 more).
+	valueWidth := FitTo(w, 2*cellWidth, 15)
 	line := func(label, text string) {
 		fmt.Fprintf(&b, "%-13s%s\n", label, text)
 	}
@@ -57,7 +60,7 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		if rep.LastMetrics {
 			got += "; read from the last scrape that answered"
 		}
-		for i, l := range wrapCell(got, 2*cellWidth) {
+		for i, l := range wrapCell(got, valueWidth) {
 			line(map[bool]string{true: "metrics"}[i == 0], l)
 		}
 	}
@@ -69,7 +72,7 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		if n.Ready.Message != "" {
 			ready += ": " + n.Ready.Message
 		}
-		for i, l := range wrapCell(ready, 2*cellWidth) {
+		for i, l := range wrapCell(ready, valueWidth) {
 			line(map[bool]string{true: "node"}[i == 0], l)
 		}
 	}
@@ -84,10 +87,13 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		line("health", healthState)
 	}
 	if h.Message != "" {
-		line("kubelet says", h.Message)
+		// Wrapped here: its label leaves one space, no value column.
+		for i, l := range wrapCell(h.Message, valueWidth) {
+			line(map[bool]string{true: "kubelet says"}[i == 0], l)
+		}
 	}
 	for _, e := range h.Evidence {
-		for i, l := range wrapCell(e, 2*cellWidth) {
+		for i, l := range wrapCell(e, valueWidth) {
 			if i == 0 {
 				l = "- " + l
 			} else {
@@ -97,7 +103,7 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		}
 	}
 	if h.Cause != "" {
-		for i, l := range wrapCell("likely "+h.Cause, 2*cellWidth) {
+		for i, l := range wrapCell("likely "+h.Cause, valueWidth) {
 			label := ""
 			if i == 0 {
 				label = "cause"
@@ -117,13 +123,13 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 		}
 		line(label, r.Claim)
 		if r.Evidence != "" {
-			for _, l := range wrapCell(r.Evidence, 2*cellWidth) {
+			for _, l := range wrapCell(r.Evidence, valueWidth) {
 				line("", l)
 			}
 		}
 	}
 	b.WriteString("\n")
-	for _, l := range wrapCell(nodeLevelTriggered(rep), 2*cellWidth+13) {
+	for _, l := range wrapCell(nodeLevelTriggered(rep), FitTo(w, 2*cellWidth+13, 0)) {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())

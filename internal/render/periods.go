@@ -32,22 +32,11 @@ func Periods(w io.Writer, rep *answer.PeriodsReport, findings Findings) error {
 	if on == nil {
 		on = &answer.GateOnMode{}
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	// Cells wrap so that a line fits a terminal: the evidence goes under
-	// its value.
-	row := func(name, a, b string) {
-		as, bs := wrapCell(a, cellWidth), wrapCell(b, cellWidth)
-		for i := range max(len(as), len(bs)) {
-			if i > 0 {
-				name = ""
-			}
-			if r.Gate == nil {
-				fmt.Fprintf(tw, "%s\t%s\n", name, cell(as, i))
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cell(as, i), cell(bs, i))
-		}
-	}
+	// The rows, laid out below: two cells (gate off, gate on) beside
+	// each label.
+	type periodRow struct{ name, a, b string }
+	var rows []periodRow
+	row := func(name, a, b string) { rows = append(rows, periodRow{name, a, b}) }
 	if r.Gate == nil && r.GateUnresolved != nil {
 		row("", "EVENTED NOT BUILT", "")
 	} else if r.Gate == nil {
@@ -73,6 +62,62 @@ func Periods(w io.Writer, rep *answer.PeriodsReport, findings Findings) error {
 		}
 		row("fallback after stream fails", "-", fallback)
 		row("max stream retries", "-", Count(on.MaxStreamRetries))
+	}
+	// Cells wrap so that a line fits a terminal: the evidence goes under
+	// its value. Two cells go beside the label column (29 wide, the
+	// longest label's) where their longest words fit the width; else
+	// each mode is a table of its own, one under the other.
+	cw := cellWidth
+	stacked := false
+	if width := widthOf(w); width > 0 && r.Gate == nil {
+		cw = FitTo(w, cellWidth, 29)
+	} else if width > 0 {
+		cw = min(cellWidth, max((width-29-2)/2, 16))
+		longest := 0
+		for _, rw := range rows {
+			for _, word := range strings.Fields(rw.a + " " + rw.b) {
+				longest = max(longest, len(word))
+			}
+		}
+		if longest > cw {
+			stacked, cw = true, FitTo(w, 2*cellWidth, 29)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	lay := func(name string, cells ...string) {
+		as := wrapCell(cells[0], cw)
+		var bs []string
+		if len(cells) > 1 {
+			bs = wrapCell(cells[1], cw)
+		}
+		for i := range max(len(as), len(bs)) {
+			if i > 0 {
+				name = ""
+			}
+			if len(cells) == 1 {
+				fmt.Fprintf(tw, "%s\t%s\n", name, cell(as, i))
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cell(as, i), cell(bs, i))
+		}
+	}
+	switch {
+	case r.Gate == nil:
+		for _, rw := range rows {
+			lay(rw.name, rw.a)
+		}
+	case stacked:
+		for _, rw := range rows {
+			lay(rw.name, rw.a)
+		}
+		lay("", "")
+		for _, rw := range rows {
+			lay(rw.name, rw.b)
+		}
+	default:
+		for _, rw := range rows {
+			lay(rw.name, rw.a, rw.b)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

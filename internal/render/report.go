@@ -111,9 +111,11 @@ func releaseHeader(w io.Writer, src answer.Source) {
 func Report(w io.Writer, r *answer.Report, findings Findings) error {
 	sourceHeader(w, "report", r.Source, "")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// Values wrap under their label: the label column is 14 wide.
+	valueWidth := FitTo(w, 2*cellWidth, 14)
 	row := func(k string, vs ...string) {
 		for _, v := range vs {
-			for _, line := range wrapCell(v, 2*cellWidth) {
+			for _, line := range wrapCell(v, valueWidth) {
 				fmt.Fprintf(tw, "%s\t%s\n", k, line)
 				k = ""
 			}
@@ -134,7 +136,7 @@ func Report(w io.Writer, r *answer.Report, findings Findings) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", Wrap(r.Summary, 76))
+	fmt.Fprintf(w, "\nWhy relist stays:\n%s\n", Wrap(r.Summary, FitTo(w, 76, 0)))
 	findings(w, r.Diagnostics...)
 	return nil
 }

@@ -54,7 +54,7 @@ func Runtime(w io.Writer, rep *answer.RuntimeReport) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", Wrap(rep.Why, 76))
+	fmt.Fprintf(w, "\n%s\n", Wrap(rep.Why, FitTo(w, 76, 0)))
 	return nil
 }
 

@@ -98,36 +98,49 @@ the others answered; 2 for a bad command line.
 Flags:
 `
 
+// cliFlags are the values of kubectl pleg's flags.
+type cliFlags struct {
+	config                                 *genericclioptions.ConfigFlags
+	timeout                                string
+	selector, output, sourceK8s, sourceDir string
+	concurrency                            int
+	qps                                    float32
+	burst                                  int
+	skipRuntime                            bool
+	useIndex                               bool
+	save                                   string
+	metricsTimeout                         time.Duration
+}
+
+// newFlagSet is kubectl pleg's one flag set, each flag bound to v:
+// kubectl's own (the kubeconfig, context, credentials, --request-timeout)
+// and the plugin's.
+func newFlagSet(v *cliFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("kubectl pleg", pflag.ContinueOnError)
+	v.config = genericclioptions.NewConfigFlags(true)
+	v.timeout = "30s"
+	v.config.Timeout = &v.timeout
+	v.config.AddFlags(fs)
+	fs.StringVar(&v.save, "save", "", "save each node's captures in this directory, for plegvet node: NODE.configz.json, NODE.node.json, and NODE.metrics.txt with a \"# scraped at\" line or NODE.metrics-error.txt")
+	fs.DurationVar(&v.metricsTimeout, "metrics-timeout", DefaultMetricsTimeout, "bound each node's metrics request (at most --request-timeout); one that runs out after the kubelet answered its configz is decided as a hung runtime, not an error (0: --request-timeout)")
+	fs.StringVarP(&v.selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
+	fs.StringVarP(&v.output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
+	fs.StringVar(&v.sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
+	fs.StringVar(&v.sourceDir, "source-dir", "", "read the gate and the periods from this Kubernetes checkout for every node")
+	fs.BoolVar(&v.skipRuntime, "skip-runtime-source", false, "do not fetch each runtime version's source to read whether it can stream container events")
+	fs.BoolVar(&v.useIndex, "index", true, "take each release's source answer from plegvet's index when it holds it (--index=false reads the release's source with the go command)")
+	fs.IntVar(&v.concurrency, "concurrency", DefaultConcurrency, "how many nodes to read at once")
+	fs.Float32Var(&v.qps, "qps", 50, "the client's requests per second to the API server (client-go's rate limiter)")
+	fs.IntVar(&v.burst, "burst", 100, "the client's burst of requests above --qps")
+	return fs
+}
+
 // Main runs the plugin with the arguments after its name; hooks, when not
 // nil, replace the source and runtime readers (tests).
 func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams, hooks *Options) int {
-	fs := pflag.NewFlagSet("kubectl pleg", pflag.ContinueOnError)
+	var v cliFlags
+	fs := newFlagSet(&v)
 	fs.SetOutput(streams.ErrOut)
-	cf := genericclioptions.NewConfigFlags(true)
-	timeout := "30s"
-	cf.Timeout = &timeout
-	cf.AddFlags(fs)
-	var (
-		selector, output, sourceK8s, sourceDir string
-		concurrency                            int
-		qps                                    float32
-		burst                                  int
-		skipRuntime                            bool
-		useIndex                               bool
-		save                                   string
-		metricsTimeout                         time.Duration
-	)
-	fs.StringVar(&save, "save", "", "save each node's captures in this directory, for plegvet node: NODE.configz.json, NODE.node.json, and NODE.metrics.txt with a \"# scraped at\" line or NODE.metrics-error.txt")
-	fs.DurationVar(&metricsTimeout, "metrics-timeout", DefaultMetricsTimeout, "bound each node's metrics request (at most --request-timeout); one that runs out after the kubelet answered its configz is decided as a hung runtime, not an error (0: --request-timeout)")
-	fs.StringVarP(&selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
-	fs.StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
-	fs.StringVar(&sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
-	fs.StringVar(&sourceDir, "source-dir", "", "read the gate and the periods from this Kubernetes checkout for every node")
-	fs.BoolVar(&skipRuntime, "skip-runtime-source", false, "do not fetch each runtime version's source to read whether it can stream container events")
-	fs.BoolVar(&useIndex, "index", true, "take each release's source answer from plegvet's index when it holds it (--index=false reads the release's source with the go command)")
-	fs.IntVar(&concurrency, "concurrency", DefaultConcurrency, "how many nodes to read at once")
-	fs.Float32Var(&qps, "qps", 50, "the client's requests per second to the API server (client-go's rate limiter)")
-	fs.IntVar(&burst, "burst", 100, "the client's burst of requests above --qps")
 	// Help asked for goes to stdout, as kubectl's does (kubectl pleg -h | less).
 	fs.Usage = func() { fmt.Fprint(streams.Out, usage+fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
@@ -142,48 +155,48 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 		return exitUsage
 	}
 	switch {
-	case output != "" && output != "wide" && output != "json" && output != "yaml":
-		return usageErr("-o %q: want wide, json or yaml", output)
-	case sourceK8s != "" && sourceDir != "":
+	case v.output != "" && v.output != "wide" && v.output != "json" && v.output != "yaml":
+		return usageErr("-o %q: want wide, json or yaml", v.output)
+	case v.sourceK8s != "" && v.sourceDir != "":
 		return usageErr("--source-k8s and --source-dir exclude each other")
-	case len(fs.Args()) > 0 && selector != "":
+	case len(fs.Args()) > 0 && v.selector != "":
 		return usageErr("name nodes or give -l, not both")
-	case concurrency < 1:
-		return usageErr("--concurrency %d: want 1 or more", concurrency)
-	case qps <= 0 || burst < 1:
+	case v.concurrency < 1:
+		return usageErr("--concurrency %d: want 1 or more", v.concurrency)
+	case v.qps <= 0 || v.burst < 1:
 		return usageErr("--qps and --burst must be positive")
-	case metricsTimeout < 0:
-		return usageErr("--metrics-timeout %s: want 0 or more", metricsTimeout)
+	case v.metricsTimeout < 0:
+		return usageErr("--metrics-timeout %s: want 0 or more", v.metricsTimeout)
 	}
-	reqTimeout, err := time.ParseDuration(timeout)
+	reqTimeout, err := time.ParseDuration(v.timeout)
 	if err != nil {
-		if n, aerr := parseSeconds(timeout); aerr == nil {
+		if n, aerr := parseSeconds(v.timeout); aerr == nil {
 			reqTimeout = n
 		} else {
-			return usageErr("--request-timeout %q: want a duration such as 30s", timeout)
+			return usageErr("--request-timeout %q: want a duration such as 30s", v.timeout)
 		}
 	}
-	cfg, err := cf.ToRESTConfig()
+	cfg, err := v.config.ToRESTConfig()
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
 		return exitFail
 	}
 	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = qps, burst
+	cfg.QPS, cfg.Burst = v.qps, v.burst
 	client, err := newClient(cfg)
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "kubectl pleg: %v\n", err)
 		return exitFail
 	}
 
-	if save != "" {
-		if st, err := os.Stat(save); err != nil || !st.IsDir() {
-			return usageErr("--save %q: want an existing directory", save)
+	if v.save != "" {
+		if st, err := os.Stat(v.save); err != nil || !st.IsDir() {
+			return usageErr("--save %q: want an existing directory", v.save)
 		}
 	}
 	opts := Options{
-		Nodes: fs.Args(), Selector: selector, Concurrency: concurrency, Timeout: reqTimeout, MetricsTimeout: metricsTimeout, Save: save,
-		Source: plegvet.Options{Kubernetes: sourceK8s, Dir: sourceDir, SkipIndex: !useIndex},
+		Nodes: fs.Args(), Selector: v.selector, Concurrency: v.concurrency, Timeout: reqTimeout, MetricsTimeout: v.metricsTimeout, Save: v.save,
+		Source: plegvet.Options{Kubernetes: v.sourceK8s, Dir: v.sourceDir, SkipIndex: !v.useIndex},
 	}
 	// A release fetched with the go command says so once it is slow, as
 	// a whole line: the node progress owns a terminal's last line.
@@ -191,13 +204,13 @@ func Main(ctx context.Context, args []string, streams genericiooptions.IOStreams
 	if hooks != nil {
 		opts.LoadSource, opts.JudgeRuntime = hooks.LoadSource, hooks.JudgeRuntime
 	}
-	if skipRuntime {
+	if v.skipRuntime {
 		opts.JudgeRuntime = func(context.Context, *nodeverdict.Runtime) {}
 	}
 	if f, ok := streams.ErrOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = f
 	}
-	return run(ctx, client, opts, output, streams)
+	return run(ctx, client, opts, v.output, streams)
 }
 
 // parseSeconds reads a timeout given as a bare number of seconds, as
