@@ -9,17 +9,10 @@ import (
 	"github.com/plegvet/plegvet/internal/render"
 )
 
-type (
-	// AlertRules is the Prometheus alerting rules for a tree's kubelets.
-	AlertRules = answer.Alerts
-	// AlertRule is one of them, and what it was built from.
-	AlertRule = answer.AlertRule
-)
-
 // Alerts builds Prometheus alerting rules for a tree's kubelets (plegvet
 // alerts): PLEG stalled, unhealthy, evented PLEG gave up and relist slow,
 // each against the thresholds Inspect reads from the tree.
-func Alerts(ctx context.Context, opts Options) (*AlertRules, error) {
+func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
 	return assemble.Alerts(ctx, opts.internal())
 }
 

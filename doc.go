@@ -6,8 +6,11 @@
 // Each function here is one call that loads a tree (a checkout, or a
 // release fetched with the go command), runs plegvet's extractors and
 // analyzers over it, and returns typed results whose JSON form is stable
-// (every result carries SchemaVersion). Paths in results are relative to
-// the checkout root, with '/', as a user types them.
+// (every result carries answer.SchemaVersion). The results are package answer's
+// types (answer.Report, answer.NodeReport, ...), plain data documented
+// there with their fields: this package returns them and aliases none.
+// Paths in results are relative to the checkout root, with '/', as a user
+// types them.
 //
 // Trees are loaded from source: the packages the answer needs are parsed
 // and type-checked in memory, package time and the feature-gate API from
@@ -17,109 +20,26 @@
 package plegvet
 
 import (
-	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/nodesource"
 	"github.com/plegvet/plegvet/internal/release"
 )
 
-// SchemaVersion is the version of the JSON form of every result
-// (answer.SchemaVersion).
-const SchemaVersion = answer.SchemaVersion
-
-// Where a node verdict's source answer came from (Source.From).
-const (
-	FromIndex  = answer.FromIndex
-	FromSource = answer.FromSource
-)
-
-// EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),
-// unless the tree's kubelet tests a gate of another name.
-const EventedPLEGGate = answer.EventedPLEGGate
-
-// The packages the answers read, relative to the tree's module.
-const (
-	FeaturesPackage = answer.FeaturesPackage
-	KubeletPackage  = answer.KubeletPackage
-	PlegPackage     = answer.PlegPackage
-)
-
-// The answers are package answer's: plain data, documented there.
+// The remaining aliases name types and values that live in packages a
+// library user cannot import (internal/): each is that type's only public
+// name, and its fields are documented here, through the alias. They are
+// the node source a caller reads once and decides many nodes with
+// (NodeSource, NodeCapture), the errors a caller tests with errors.Is or
+// errors.As (ErrKubeletVersionUnknown, ErrNoCRIAPI, the release errors,
+// OptionError, UnknownGateError), and the position forms of
+// RelocatePositions (Positions). Every answer type is package answer's,
+// with no alias here.
 type (
-	Pos    = answer.Pos
-	Source = answer.Source
-	Load   = answer.Load
-
-	Diagnostic = answer.Diagnostic
-	Fix        = answer.Fix
-	Edit       = answer.Edit
-	Related    = answer.Related
-
-	Report         = answer.Report
-	GateDependency = answer.GateDependency
-	Missing        = answer.Missing
-	SyncLoop       = answer.SyncLoop
-	Tick           = answer.Tick
-	EventedPLEG    = answer.EventedPLEG
-	ForcedRelist   = answer.ForcedRelist
-	RelistRequest  = answer.RelistRequest
-	HealthCheck    = answer.HealthCheck
-	StreamFailure  = answer.StreamFailure
-
-	GatesReport  = answer.GatesReport
-	Gate         = answer.Gate
-	Registration = answer.Registration
-	Spec         = answer.Spec
-	ListEntry    = answer.ListEntry
-
-	GateHistoryReport = answer.GateHistoryReport
-	ReleaseRead       = answer.ReleaseRead
-	GateTimeline      = answer.GateTimeline
-	GateAtRelease     = answer.GateAtRelease
-	GateChange        = answer.GateChange
-
-	NodeReport  = answer.NodeReport
-	NodeGate    = answer.NodeGate
-	NodeInputs  = answer.NodeInputs
-	NodeEvented = answer.NodeEvented
-
 	// NodeSource is a kubelet's source read once for the node verdict
 	// (LoadNodeSource); it decides for any number of nodes (Decide).
 	NodeSource = nodesource.NodeSource
 	// NodeCapture is what one node reports, parsed.
 	NodeCapture = nodesource.NodeCapture
-
-	PeriodsReport  = answer.PeriodsReport
-	Relist         = answer.Relist
-	RelistGate     = answer.RelistGate
-	UnresolvedGate = answer.UnresolvedGate
-	Mode           = answer.Mode
-	GateOnMode     = answer.GateOnMode
-	Value          = answer.Value
-	RetryCount     = answer.RetryCount
-
-	RPCReport  = answer.RPCReport
-	RPC        = answer.RPC
-	ProtoField = answer.ProtoField
-	EventType  = answer.EventType
-	GoClient   = answer.GoClient
-
-	RuntimeReport = answer.RuntimeReport
-	RuntimeServer = answer.RuntimeServer
-	RuntimeStep   = answer.RuntimeStep
-
-	// RuntimeHang is what a runtime that stops answering does to the node
-	// (Report.Health.RuntimeHang): the collectors /metrics waits on and
-	// the CRI calls they make, the CRI deadline, the Status loop, the
-	// runtime-down threshold, the node status update's runtime call.
-	RuntimeHang    = answer.RuntimeHang
-	HangStep       = answer.HangStep
-	HangValue      = answer.HangValue
-	HangCollector  = answer.HangCollector
-	Reach          = answer.Reach
-	Deadline       = answer.Deadline
-	NodeStatusCall = answer.NodeStatusCall
-	HangSummary    = answer.HangSummary
 )
 
 // Errors a library caller can test with errors.Is; the command line adds

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featurelist"
 )
 
@@ -130,7 +131,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for mode, rep := range map[string]*plegvet.GatesReport{"-k8s": release, "-C": checkout} {
+			for mode, rep := range map[string]*answer.GatesReport{"-k8s": release, "-C": checkout} {
 				var buf bytes.Buffer
 				if err := rep.WriteFeatureList(&buf, false); err != nil {
 					t.Fatal(err)
@@ -173,7 +174,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 			// the version component-base calls current, the v1.33-v1.36
 			// exemption that v1.37 dropped.
 			minor := strings.Join(strings.Split(strings.TrimPrefix(v, "v"), ".")[:2], ".")
-			for mode, rep := range map[string]*plegvet.GatesReport{"-k8s": release, "-C": checkout} {
+			for mode, rep := range map[string]*answer.GatesReport{"-k8s": release, "-C": checkout} {
 				lc := rep.Lifecycle
 				if minor < "1.33" {
 					if lc != nil {
@@ -190,7 +191,7 @@ func TestFeatureListByteIdentical(t *testing.T) {
 				}
 			}
 			// Module and file as in a checkout, in both modes.
-			for _, rep := range []*plegvet.GatesReport{release, checkout} {
+			for _, rep := range []*answer.GatesReport{release, checkout} {
 				if g := rep.Gate("ContextualLogging"); g == nil || g.Module != "k8s.io/component-base" ||
 					g.File != "staging/src/k8s.io/component-base/logs/api/v1/kube_features.go" || g.Listed != (g.Format == "versioned") {
 					t.Errorf("ContextualLogging = %+v, want component-base's logs/api/v1 gate", g)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/kubeversion"
 )
 
@@ -21,11 +22,11 @@ func minorOf(t *testing.T, v string) uint {
 }
 
 // gatesOf caches plegvet.Gates of a release, for checkRowsAgainstGates.
-var gatesOf = map[string]*plegvet.GatesReport{}
+var gatesOf = map[string]*answer.GatesReport{}
 
 // checkRowsAgainstGates checks each row of a gate's history with what
 // plegvet.Gates says of that release alone.
-func checkRowsAgainstGates(t *testing.T, h plegvet.GateTimeline) {
+func checkRowsAgainstGates(t *testing.T, h answer.GateTimeline) {
 	t.Helper()
 	for _, r := range h.Releases {
 		if r.Error != "" {
@@ -63,7 +64,7 @@ func checkRowsAgainstGates(t *testing.T, h plegvet.GateTimeline) {
 }
 
 // changeAt returns the changes of a gate at a release.
-func changeAt(h plegvet.GateTimeline, v string) []string {
+func changeAt(h answer.GateTimeline, v string) []string {
 	var out []string
 	for _, c := range h.Changes {
 		if c.KubernetesVersion == v {
@@ -94,7 +95,7 @@ func TestGateHistoryOnReleases(t *testing.T) {
 
 	// EventedPLEG: absent before 1.26, added at 1.26 as Alpha, off by default.
 	ev := rep.Gates[0]
-	var first *plegvet.GateAtRelease
+	var first *answer.GateAtRelease
 	for i, r := range ev.Releases {
 		if minorOf(t, r.KubernetesVersion) < 26 && r.Exists {
 			t.Errorf("EventedPLEG exists at %s, before 1.26", r.KubernetesVersion)

@@ -15,14 +15,9 @@ import (
 // requires are fetched with it; one the proxy does not serve is named in
 // Unfetched (a whole list is then not whole). Names, when given, keep only
 // those gates; a name the tree does not declare is an error.
-func Gates(ctx context.Context, opts Options, names ...string) (*GatesReport, error) {
+func Gates(ctx context.Context, opts Options, names ...string) (*answer.GatesReport, error) {
 	return assemble.Gates(ctx, opts.internal(), names...)
 }
-
-// RegistrationConflict is a gate that two feature map entries register
-// with specs component-base does not take for the same (GatesReport's and
-// Report's Conflicts).
-type RegistrationConflict = answer.RegistrationConflict
 
 // ReferenceLists returns where Kubernetes keeps its generated feature
 // list, relative to the tree's root: since v1.33, and in v1.32. The slice
@@ -37,7 +32,7 @@ func ReferenceLists() []string {
 // in the code, or removed-too-early where the tree's feature-list tool
 // refuses to drop a gate (stalelist.List). rewrite, when set, is the
 // command that rewrites the list; each message ends with it.
-func CheckFeatureList(r *GatesReport, file string, list []Gate, rewrite string) []Diagnostic {
+func CheckFeatureList(r *answer.GatesReport, file string, list []answer.Gate, rewrite string) []answer.Diagnostic {
 	return stalelist.List(r, file, list, rewrite)
 }
 
@@ -45,6 +40,6 @@ func CheckFeatureList(r *GatesReport, file string, list []Gate, rewrite string) 
 // the tree's generator writes, as hack/verify-featuregates.sh does, and
 // says where, each difference a stale-markdown diagnostic
 // (stalelist.Markdown). rewrite, when set, ends each message.
-func CheckMarkdownList(r *GatesReport, file string, data []byte, rewrite string) ([]Diagnostic, error) {
+func CheckMarkdownList(r *answer.GatesReport, file string, data []byte, rewrite string) ([]answer.Diagnostic, error) {
 	return stalelist.Markdown(r, file, data, rewrite)
 }

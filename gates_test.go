@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -69,12 +70,12 @@ var again = map[featuregate.Feature]featuregate.FeatureSpec{
 		t.Fatalf("diagnostics = %+v, want one conflicting-spec", rep.Diagnostics)
 	}
 	d := rep.Diagnostics[0]
-	if d.Category != "conflicting-spec" || d.Pos != (plegvet.Pos{File: "pkg/features/kube_features.go", Line: 13, Column: 2}) ||
+	if d.Category != "conflicting-spec" || d.Pos != (answer.Pos{File: "pkg/features/kube_features.go", Line: 13, Column: 2}) ||
 		len(d.Related) != 1 || d.Related[0].Pos.Line != 9 || !strings.Contains(d.Related[0].Message, "first declared in old") {
 		t.Errorf("diagnostic = %+v", d)
 	}
 	// The same conflict, as data.
-	want := []plegvet.RegistrationConflict{{Gate: "ServerRenamed", First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}}
+	want := []answer.RegistrationConflict{{Gate: "ServerRenamed", First: d.Related[0].Pos, Again: d.Pos, Message: d.Message}}
 	if !slices.Equal(rep.Conflicts, want) {
 		t.Errorf("Conflicts =\n%+v\nwant\n%+v", rep.Conflicts, want)
 	}
@@ -157,17 +158,17 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(file string, line, col int) plegvet.Pos { return plegvet.Pos{File: file, Line: line, Column: col} }
+	at := func(file string, line, col int) answer.Pos { return answer.Pos{File: file, Line: line, Column: col} }
 	for _, c := range []struct {
 		gate     string
-		kept     string        // the file of the gate's own fields
-		entries  []plegvet.Pos // its registrations, sorted
+		kept     string       // the file of the gate's own fields
+		entries  []answer.Pos // its registrations, sorted
 		packages []string
 	}{
-		{"Own", kube, []plegvet.Pos{at(kube, 13, 2)}, []string{"k8s.io/kubernetes/pkg/features"}},
-		{"Compression", staging, []plegvet.Pos{at(kube, 16, 2), at(staging, 14, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/apiserver/pkg/features"}},
-		{"Bookmarks", staging, []plegvet.Pos{at(kube, 19, 2), at(staging, 17, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/apiserver/pkg/features"}},
-		{"Structured", logs, []plegvet.Pos{at(kube, 22, 2), at(logs, 8, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/component-base/logs/api/v1"}},
+		{"Own", kube, []answer.Pos{at(kube, 13, 2)}, []string{"k8s.io/kubernetes/pkg/features"}},
+		{"Compression", staging, []answer.Pos{at(kube, 16, 2), at(staging, 14, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/apiserver/pkg/features"}},
+		{"Bookmarks", staging, []answer.Pos{at(kube, 19, 2), at(staging, 17, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/apiserver/pkg/features"}},
+		{"Structured", logs, []answer.Pos{at(kube, 22, 2), at(logs, 8, 2)}, []string{"k8s.io/kubernetes/pkg/features", "k8s.io/component-base/logs/api/v1"}},
 	} {
 		g := rep.Gate(c.gate)
 		if g == nil {
@@ -177,7 +178,7 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 		if g.File != c.kept {
 			t.Errorf("%s: kept the entry of %s, want %s's", c.gate, g.File, c.kept)
 		}
-		var entries []plegvet.Pos
+		var entries []answer.Pos
 		var pkgs []string
 		for _, r := range g.Registrations {
 			entries, pkgs = append(entries, r.Entry), append(pkgs, r.Package)
@@ -193,7 +194,7 @@ var kubeGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	// module, which component-base keeps at 0.0, not 1.19. Bookmarks is
 	// the same in both.
 	want := []struct {
-		at, other plegvet.Pos
+		at, other answer.Pos
 		message   string
 	}{
 		{at(kube, 16, 2), at(staging, 14, 2), `feature gate "Compression" with different spec already exists: [{true false BETA 1.16 <nil>}]: registered by k8s.io/apiserver/pkg/features, then by k8s.io/kubernetes/pkg/features with [{false false BETA 1.16 <nil>}]; component-base refuses the second`},
@@ -269,7 +270,7 @@ func TestRegistrationsOnReleases(t *testing.T) {
 				t.Fatal(err)
 			}
 			const pkgFeatures = "k8s.io/kubernetes/pkg/features"
-			registered := map[plegvet.Pos]string{} // pkg/features' registrations
+			registered := map[answer.Pos]string{} // pkg/features' registrations
 			total, relisted, again := 0, 0, 0
 			for _, g := range rep.Gates {
 				total += len(g.Registrations)
@@ -318,7 +319,7 @@ func TestRegistrationsOnReleases(t *testing.T) {
 // literals of a map type keyed by featuregate.Feature whose values are
 // FeatureSpec or VersionedSpecs, and of index assignments into a
 // variable holding one; each at its place, with the key's text.
-func featureMapEntries(t *testing.T, root, dir string) map[plegvet.Pos]string {
+func featureMapEntries(t *testing.T, root, dir string) map[answer.Pos]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.go"))
@@ -333,14 +334,14 @@ func featureMapEntries(t *testing.T, root, dir string) map[plegvet.Pos]string {
 		val := types.ExprString(m.Value)
 		return types.ExprString(m.Key) == "featuregate.Feature" && (val == "featuregate.FeatureSpec" || val == "featuregate.VersionedSpecs")
 	}
-	out := map[plegvet.Pos]string{}
+	out := map[answer.Pos]string{}
 	key := func(k ast.Expr) {
 		p := fset.Position(k.Pos())
 		rel, err := filepath.Rel(root, p.Filename)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[plegvet.Pos{File: filepath.ToSlash(rel), Line: p.Line, Column: p.Column}] = types.ExprString(k)
+		out[answer.Pos{File: filepath.ToSlash(rel), Line: p.Line, Column: p.Column}] = types.ExprString(k)
 	}
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {

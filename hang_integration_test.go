@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 // hangRelease is what a hung runtime does to a release's kubelet, read by
@@ -96,7 +97,7 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 				t.Errorf("unknown: %s", h.Unknown)
 			}
 			var collectors []string
-			var logCollector *plegvet.HangCollector
+			var logCollector *answer.HangCollector
 			for i, c := range h.Collectors {
 				collectors = append(collectors, fmt.Sprintf("%s@%s %s", c.Constructor, posText(&c.Registered), c.Register))
 				lineHas(t, dir, &c.Registered, c.Constructor+"(")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 // healthRelease is what a release's health rule is, read by hand from its
@@ -26,7 +27,7 @@ type healthRelease struct {
 	list, compare     string
 }
 
-func valueText(v *plegvet.Value) string {
+func valueText(v *answer.Value) string {
 	if v == nil {
 		return "null"
 	}

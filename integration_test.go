@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/release"
 )
@@ -77,7 +78,7 @@ func readFeatureList(t *testing.T, path string) map[string][]refSpec {
 	return out
 }
 
-func specsOf(g plegvet.Gate) []refSpec {
+func specsOf(g answer.Gate) []refSpec {
 	var out []refSpec
 	for _, s := range g.Specs {
 		out = append(out, refSpec{Default: s.Default, LockToDefault: s.LockToDefault, PreRelease: string(s.PreRelease), Version: s.Version, MinC: s.MinCompatibilityVersion})

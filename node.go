@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/nodeindex"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -55,7 +56,7 @@ type NodeOptions struct {
 // output, reads the gate's spec at the kubelet's version and the relist
 // periods from source, and decides which PLEG the node runs. An input
 // that cannot be read is an error naming the file and what was expected.
-func Node(ctx context.Context, opts NodeOptions) (*NodeReport, error) {
+func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 	return assemble.Node(ctx, assemble.NodeOptions{
 		Options: opts.internal(), Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl,
 		SkipRuntimeSource: opts.SkipRuntimeSource, KubeletVersion: opts.KubeletVersion, At: opts.At,

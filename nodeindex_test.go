@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/kubeversion"
 	"github.com/plegvet/plegvet/internal/nodeindex"
 	"github.com/plegvet/plegvet/internal/release"
@@ -82,7 +83,7 @@ func TestNodeSourceWithoutGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source.From != FromIndex || s.Source.KubernetesVersion != newest {
+	if s.Source.From != answer.FromIndex || s.Source.KubernetesVersion != newest {
 		t.Errorf("source %+v: want %s from the index", s.Source, newest)
 	}
 	_, err = LoadNodeSource(context.Background(), Options{}, "v1.24.17")
@@ -152,8 +153,8 @@ func TestNodeIndexRecomputes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fromSource.Source.From != FromSource || fromIndex.Source.From != FromIndex {
-				t.Errorf("from %q and %q, want %q and %q", fromSource.Source.From, fromIndex.Source.From, FromSource, FromIndex)
+			if fromSource.Source.From != answer.FromSource || fromIndex.Source.From != answer.FromIndex {
+				t.Errorf("from %q and %q, want %q and %q", fromSource.Source.From, fromIndex.Source.From, answer.FromSource, answer.FromIndex)
 			}
 			c := NodeCapture{Config: cfg, Metrics: met, KubeletVersion: r}
 			a, err := fromSource.Decide(c)

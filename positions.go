@@ -29,17 +29,15 @@ func ParsePositions(s string) (Positions, error) { return assemble.ParsePosition
 // FileLink is the address of a file of src at a line: at the release's
 // tag for a release, a file: URL (no line) for a checkout. A terminal
 // makes each printed position a link to it.
-func FileLink(src Source) func(file string, line int) string { return assemble.FileLink(src) }
-
-// Located is an answer that names files (answer.Located).
-type Located = answer.Located
+func FileLink(src answer.Source) func(file string, line int) string { return assemble.FileLink(src) }
 
 // RelocatePositions sets, in place, where each position an answer holds
 // can be opened (answer.Located): its URL for a release, and the file on
 // disk (Path) for PositionsModule. Each position's File keeps the
-// checkout's name in every form. answer is a *Report, *GatesReport,
-// *PeriodsReport, *RPCReport, *NodeReport, *RuntimeReport, *Alerts, or a
-// *GateAtRelease of a gate history.
-func RelocatePositions(answer Located, src Source, p Positions) error {
-	return assemble.RelocatePositions(answer, src, p)
+// checkout's name in every form. located is one of package answer's
+// reports: a *Report, *GatesReport, *PeriodsReport, *RPCReport,
+// *NodeReport, *RuntimeReport, *Alerts, or a *GateAtRelease of a gate
+// history.
+func RelocatePositions(located answer.Located, src answer.Source, p Positions) error {
+	return assemble.RelocatePositions(located, src, p)
 }

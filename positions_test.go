@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/answer"
 )
 
 // located lists each object of an answer's JSON that has a "file" key:
@@ -91,7 +93,7 @@ func TestRelocateRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := Source{Dir: "k8s.io/kubernetes@v1.36.1", KubernetesVersion: "v1.36.1"}
+	src := answer.Source{Dir: "k8s.io/kubernetes@v1.36.1", KubernetesVersion: "v1.36.1"}
 	for _, p := range []Positions{"", PositionsURL} {
 		if err := RelocatePositions(rep, src, p); err != nil {
 			t.Fatal(err)

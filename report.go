@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/answercache"
 	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/render"
@@ -13,13 +14,13 @@ import (
 // and pkg/kubelet once, runs every analyzer, reads the CRI api.proto, and
 // joins them. A part the tree lacks is reported in Missing, not as an
 // error.
-func Inspect(ctx context.Context, opts Options) (*Report, error) {
+func Inspect(ctx context.Context, opts Options) (*answer.Report, error) {
 	return assemble.Inspect(ctx, opts.internal())
 }
 
 // Periods follows the PLEG relist periods of a tree's kubelet, in both
 // states of the EventedPLEG gate, and checks the relist safety net.
-func Periods(ctx context.Context, opts Options) (*PeriodsReport, error) {
+func Periods(ctx context.Context, opts Options) (*answer.PeriodsReport, error) {
 	return assemble.Periods(ctx, opts.internal())
 }
 
@@ -50,7 +51,7 @@ type TimelineOptions struct {
 // range), fetching and analysing them in parallel. A release that cannot
 // be fetched or read is a row with its Error, not a failure of the whole
 // timeline.
-func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*Report {
+func Timeline(ctx context.Context, versions []string, opts TimelineOptions) []*answer.Report {
 	return assemble.Timeline(ctx, versions, opts.Workers, opts.Progress, Options{CacheDir: opts.CacheDir, Fetch: opts.Fetch}.internal())
 }
 
@@ -79,7 +80,7 @@ type HistoryOptions struct {
 // name no release read declares is an error naming it; a release that
 // cannot be fetched or read is a row with its error, in every gate, while
 // the others still answer. It is an error when no release could be read.
-func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*GateHistoryReport, error) {
+func GateHistory(ctx context.Context, opts HistoryOptions, names ...string) (*answer.GateHistoryReport, error) {
 	return assemble.GateHistory(ctx, opts.Workers, opts.Progress, Options{Kubernetes: opts.Kubernetes, CacheDir: opts.CacheDir, Fetch: opts.Fetch}.internal(), names...)
 }
 

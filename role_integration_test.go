@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 // TestEventedRoleOnReleases: each release's evented PLEG is described by
@@ -100,7 +101,7 @@ func TestEventedRoleOnReleases(t *testing.T) {
 // and a call of a method named Relist in it. Then the summary must state
 // that relist at its position, and never that the sync loop's ticks
 // converge.
-func forcedRelistOnReleases(t *testing.T, dir string, rep *plegvet.Report) {
+func forcedRelistOnReleases(t *testing.T, dir string, rep *answer.Report) {
 	t.Helper()
 	e := rep.EventedPLEG
 	stream, relist := streamErrorRelist(t, filepath.Join(dir, "pkg", "kubelet", "pleg", "evented.go"))
@@ -198,7 +199,7 @@ func moduleDir(t *testing.T, modAtVersion string) string {
 }
 
 // lineHas requires the line at p to hold want.
-func lineHas(t *testing.T, dir string, p *plegvet.Pos, want string) {
+func lineHas(t *testing.T, dir string, p *answer.Pos, want string) {
 	t.Helper()
 	if p == nil {
 		t.Errorf("no position; want a line holding %q", want)

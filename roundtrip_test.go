@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 // TestResultsRoundTrip: every result type is plain data. A result decoded
@@ -92,10 +93,10 @@ func roundTrip[T any](t *testing.T, v *T) *T {
 }
 
 // sameAnswers compares what the methods of a report's parts say.
-func sameAnswers(t *testing.T, a, b *plegvet.Report) {
+func sameAnswers(t *testing.T, a, b *answer.Report) {
 	t.Helper()
-	values := func(r *plegvet.Report) []*plegvet.Value {
-		var vs []*plegvet.Value
+	values := func(r *answer.Report) []*answer.Value {
+		var vs []*answer.Value
 		if rl := r.Relist; rl != nil {
 			vs = append(vs, rl.GateOff.Period, rl.GateOff.Threshold)
 			if rl.GateOn != nil {

@@ -3,6 +3,7 @@ package plegvet
 import (
 	"context"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/runtimeread"
@@ -19,7 +20,7 @@ const ProtoPath = "staging/src/" + tree.CRIAPIModule + "/" + criproto.RelativeTo
 // Kubernetes set, it reads the proto alone. A proto that is not a regular
 // file, is malformed, or lacks package runtime.v1 or service
 // RuntimeService is an error.
-func EventStream(ctx context.Context, opts Options) (*RPCReport, error) {
+func EventStream(ctx context.Context, opts Options) (*answer.RPCReport, error) {
 	return assemble.EventStream(ctx, opts.internal())
 }
 
@@ -60,7 +61,7 @@ const MaxRuntimeVersionLen = runtimestream.MaxVersionLen
 // MaxRuntimeVersionLen, whatever the runtime, quoted only by its
 // beginning; and so is a go command that cannot run, times out or is
 // stopped. fetch says how the go command runs.
-func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOptions) (*RuntimeReport, error) {
+func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOptions) (*answer.RuntimeReport, error) {
 	return runtimeread.Streams(ctx, name, version, fetch.Timeout)
 }
 
@@ -69,6 +70,6 @@ func RuntimeStreams(ctx context.Context, name, version string, fetch FetchOption
 // runtime by the module's path when plegvet knows it. Only a module with
 // no CRI server of its own makes it run the go command (for the
 // k8s.io/cri-api its go.mod requires), as fetch says.
-func RuntimeStreamsDir(ctx context.Context, name, dir string, fetch FetchOptions) (*RuntimeReport, error) {
+func RuntimeStreamsDir(ctx context.Context, name, dir string, fetch FetchOptions) (*answer.RuntimeReport, error) {
 	return runtimeread.StreamsDir(ctx, name, dir, fetch.Timeout)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plegvet/plegvet/answer"
 )
 
 const testTree = "testdata/src/k8s.io/kubernetes"
@@ -119,8 +121,8 @@ func TestReportRPCMissingReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Missing{Part: "rpc", Why: filepath.ToSlash(p) + ":2:1: package runtime.v1alpha2, want runtime.v1: the kubelet calls runtime.v1.RuntimeService"}
-	var got []Missing
+	want := answer.Missing{Part: "rpc", Why: filepath.ToSlash(p) + ":2:1: package runtime.v1alpha2, want runtime.v1: the kubelet calls runtime.v1.RuntimeService"}
+	var got []answer.Missing
 	for _, m := range rep.Missing {
 		if m.Part == "rpc" {
 			got = append(got, m)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 )
 
 // lookalike writes a look-alike runtime module of
@@ -46,7 +47,7 @@ func verdictText(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-func posText(p *plegvet.Pos) string {
+func posText(p *answer.Pos) string {
 	if p == nil {
 		return "null"
 	}
@@ -90,7 +91,7 @@ func TestRuntimeStreamsDir(t *testing.T) {
 		t.Errorf("pos %v", keys["pos"])
 	}
 	// Plain data: decoded from its JSON, it encodes to the same bytes.
-	var back plegvet.RuntimeReport
+	var back answer.RuntimeReport
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

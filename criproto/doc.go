@@ -21,5 +21,5 @@
 // The Go side (the calls of the CRI client's GetContainerEvents in the
 // evented PLEG) is found by the pleg analyzer; a go/analysis pass cannot
 // read a .proto file (Pass.ReadFile allows only the package's own files),
-// so the two are joined in the library (plegvet.RPC), not in an analyzer.
+// so the two are joined in the library (answer.RPC), not in an analyzer.
 package criproto

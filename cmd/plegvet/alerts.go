@@ -47,5 +47,5 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if out.positions == "" && rules.Source.Release() != "" {
 		out.positions = plegvet.PositionsURL
 	}
-	return answer("alerts", stdout, stderr, out, rules, func(w io.Writer) error { return render.AlertRules(w, rules, form) }, rules.Source)
+	return printAnswer("alerts", stdout, stderr, out, rules, func(w io.Writer) error { return render.AlertRules(w, rules, form) }, rules.Source)
 }

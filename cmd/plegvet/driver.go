@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/buildenv"
 	"github.com/plegvet/plegvet/internal/driver"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -176,7 +176,7 @@ func driverText() driver.Text {
 
 // writeFindings prints a subcommand's findings as the linter prints them:
 // FILE:LINE:COL: message [GROUP/CHECK].
-func writeFindings(w io.Writer, ds ...plegvet.Diagnostic) {
+func writeFindings(w io.Writer, ds ...answer.Diagnostic) {
 	for _, d := range ds {
 		name := d.Category
 		if g, _, ok := suite.Rule(d.Category); ok {

@@ -8,12 +8,13 @@ import (
 	"runtime"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 )
 
 // runGatesHistory answers plegvet gates -k8s with a range or a comma list
 // of releases: one row per gate and release, then a line per gate with the
-// releases where it changed; -json prints the plegvet.GateHistoryReport. A
+// releases where it changed; -json prints the answer.GateHistoryReport. A
 // release that cannot be read is a row with its error (under the table,
 // and on stderr), and the exit code is 1.
 func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdout, stderr io.Writer) int {
@@ -25,7 +26,7 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 	for _, g := range rep.Gates {
 		for i := range g.Releases {
 			r := &g.Releases[i]
-			if err := src.relocate(r, plegvet.Source{Dir: "k8s.io/kubernetes@" + r.KubernetesVersion, KubernetesVersion: r.KubernetesVersion}); err != nil {
+			if err := src.relocate(r, answer.Source{Dir: "k8s.io/kubernetes@" + r.KubernetesVersion, KubernetesVersion: r.KubernetesVersion}); err != nil {
 				return fail(stderr, "gates", err)
 			}
 		}
@@ -53,7 +54,7 @@ func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdou
 // read of a release that did not fetch one of the gate's own modules
 // (a line names it). A gate whose own modules were read is answered,
 // exit 0. A range and a list of the same releases exit alike.
-func historyProblems(stderr io.Writer, rep *plegvet.GateHistoryReport, named bool) int {
+func historyProblems(stderr io.Writer, rep *answer.GateHistoryReport, named bool) int {
 	code := exitOK
 	for _, r := range rep.Releases {
 		if r.Error != "" {

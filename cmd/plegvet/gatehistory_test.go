@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/gatehistory"
 	"github.com/plegvet/plegvet/internal/render"
 )
@@ -160,12 +160,12 @@ func TestGatesHistoryErrors(t *testing.T) {
 // was not fetched), not where every gate asked for was answered.
 func TestHistoryProblemsOnlyWhereTheyMatter(t *testing.T) {
 	missing := []string{"staging/src/k8s.io/sample-apiserver: staging module k8s.io/sample-apiserver@v0.30.0 not fetched, its feature gates are not read: network unreachable"}
-	rep := &plegvet.GateHistoryReport{
-		Gates: []plegvet.GateTimeline{{Name: "EventedPLEG", Modules: []string{"k8s.io/kubernetes"}, Releases: []plegvet.GateAtRelease{
+	rep := &answer.GateHistoryReport{
+		Gates: []answer.GateTimeline{{Name: "EventedPLEG", Modules: []string{"k8s.io/kubernetes"}, Releases: []answer.GateAtRelease{
 			{KubernetesVersion: "v1.30.0", Exists: true},
 			{KubernetesVersion: "v1.31.0", Exists: false},
 		}}},
-		Releases: []plegvet.ReleaseRead{
+		Releases: []answer.ReleaseRead{
 			{KubernetesVersion: "v1.30.0", Unfetched: missing},
 			{KubernetesVersion: "v1.31.0"},
 		},
@@ -187,7 +187,7 @@ func TestHistoryProblemsOnlyWhereTheyMatter(t *testing.T) {
 	}
 	// Absent where one of its own modules is missing: not known, exit 1.
 	rep.Gates[0].Modules = []string{"k8s.io/sample-apiserver"}
-	rep.Gates[0].Releases[0] = plegvet.GateAtRelease{KubernetesVersion: "v1.30.0", Unfetched: missing}
+	rep.Gates[0].Releases[0] = answer.GateAtRelease{KubernetesVersion: "v1.30.0", Unfetched: missing}
 	var stderr bytes.Buffer
 	code := historyProblems(&stderr, rep, true)
 	want := partial + "\n" +
@@ -211,18 +211,18 @@ func TestHistoryReadInPartAnswersTheGate(t *testing.T) {
 	}
 	mods := []string{"k8s.io/cluster-bootstrap", "k8s.io/controller-manager", "k8s.io/kube-controller-manager", "k8s.io/kube-proxy", "k8s.io/sample-apiserver"}
 	reads := func(home string) []gatehistory.Read {
-		old := &plegvet.GatesReport{Source: plegvet.Source{KubernetesVersion: "v1.25.16"}}
+		old := &answer.GatesReport{Source: answer.Source{KubernetesVersion: "v1.25.16"}}
 		for _, m := range mods {
 			old.Unfetched = append(old.Unfetched, notServed(m, "v0.25.16"))
 		}
-		gate := plegvet.Gate{Name: "EventedPLEG", Format: "unversioned", Module: home, Specs: []plegvet.Spec{{PreRelease: "Alpha", Pos: plegvet.Pos{File: "pkg/features/kube_features.go", Line: 994, Column: 2}}}}
+		gate := answer.Gate{Name: "EventedPLEG", Format: "unversioned", Module: home, Specs: []answer.Spec{{PreRelease: "Alpha", Pos: answer.Pos{File: "pkg/features/kube_features.go", Line: 994, Column: 2}}}}
 		rs := []gatehistory.Read{{Version: "v1.25.16", Gates: old}}
 		for _, v := range []string{"v1.26.15", "v1.37.2"} {
-			rs = append(rs, gatehistory.Read{Version: v, Gates: &plegvet.GatesReport{Source: plegvet.Source{KubernetesVersion: v}, Gates: []plegvet.Gate{gate}}})
+			rs = append(rs, gatehistory.Read{Version: v, Gates: &answer.GatesReport{Source: answer.Source{KubernetesVersion: v}, Gates: []answer.Gate{gate}}})
 		}
 		return rs
 	}
-	source := func(v string) plegvet.Source { return plegvet.Source{KubernetesVersion: v} }
+	source := func(v string) answer.Source { return answer.Source{KubernetesVersion: v} }
 
 	rep, err := gatehistory.Of(reads("k8s.io/kubernetes"), []string{"EventedPLEG"}, source)
 	if err != nil {

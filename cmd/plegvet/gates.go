@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/render"
@@ -44,7 +45,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return runGatesHistory(ctx, *src, names, stdout, stderr)
 	}
-	var list []plegvet.Gate
+	var list []answer.Gate
 	if *check != "" {
 		data, err := inputfile.Read(*check)
 		if err != nil {
@@ -98,7 +99,7 @@ func runGates(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // exit code when there are any and code is 0: every binary making both
 // registrations panics at init. A code that is not 0 (the tree was not
 // read in full) stands.
-func conflictsExit(stderr io.Writer, cmd string, conflicts []plegvet.RegistrationConflict, code int) int {
+func conflictsExit(stderr io.Writer, cmd string, conflicts []answer.RegistrationConflict, code int) int {
 	for _, c := range conflicts {
 		fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(fmt.Sprintf("%s and %s register feature gate %s with specs component-base does not take for the same; every binary making both registrations panics at init",
 			render.Place(&c.First), render.Place(&c.Again), c.Gate)))
@@ -113,7 +114,7 @@ func conflictsExit(stderr io.Writer, cmd string, conflicts []plegvet.Registratio
 // fetched, and reports whether there were any. The gates asked for by
 // name are answered without them (each was found); a whole list is not
 // whole.
-func unfetched(stderr io.Writer, rep *plegvet.GatesReport) bool {
+func unfetched(stderr io.Writer, rep *answer.GatesReport) bool {
 	for _, u := range rep.Unfetched {
 		fmt.Fprintf(stderr, "plegvet gates: %s\n", errorLine(u))
 	}
@@ -124,13 +125,13 @@ func unfetched(stderr io.Writer, rep *plegvet.GatesReport) bool {
 // list, one diagnostic a line (or as JSON), and says how to rewrite the
 // list. Exit 3 on differences; a tree not read in full is exit 1 whatever
 // the comparison says.
-func reportList(stdout, stderr io.Writer, rep *plegvet.GatesReport, file string, ds []plegvet.Diagnostic, rewrite string, asJSON bool) int {
+func reportList(stdout, stderr io.Writer, rep *answer.GatesReport, file string, ds []answer.Diagnostic, rewrite string, asJSON bool) int {
 	result := struct {
-		SchemaVersion int                  `json:"schemaVersion"`
-		Source        plegvet.Source       `json:"source"`
-		List          string               `json:"list"`
-		Diagnostics   []plegvet.Diagnostic `json:"diagnostics"`
-	}{plegvet.SchemaVersion, rep.Source, file, append([]plegvet.Diagnostic{}, ds...)}
+		SchemaVersion int                 `json:"schemaVersion"`
+		Source        answer.Source       `json:"source"`
+		List          string              `json:"list"`
+		Diagnostics   []answer.Diagnostic `json:"diagnostics"`
+	}{answer.SchemaVersion, rep.Source, file, append([]answer.Diagnostic{}, ds...)}
 	if err := (output{json: asJSON}).print(stdout, result, func(w io.Writer) error { writeFindings(w, ds...); return nil }, nil); err != nil {
 		return fail(stderr, "gates", err)
 	}
@@ -159,7 +160,7 @@ func shellQuote(s string) string {
 
 // problems reports the files that did not load in full, after the answer;
 // they make the exit code non-zero.
-func problems(stderr io.Writer, cmd string, src plegvet.Source) int {
+func problems(stderr io.Writer, cmd string, src answer.Source) int {
 	for _, p := range src.Load.Problems {
 		fmt.Fprintf(stderr, "plegvet %s: %s (the rest was analysed)\n", cmd, errorLine(p))
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featurelist"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -70,8 +71,8 @@ func runListFiles(ctx context.Context, src sourceFlags, names []string, verify, 
 		// The same gates, written otherwise: a header or layout by hand,
 		// which the tool's byte comparison refuses too.
 		files[0].differs = true
-		ds = append(ds, plegvet.Diagnostic{Category: string(suite.StaleList), Pos: plegvet.Pos{File: rel, Line: firstDifferentLine(data, want.Bytes()), Column: 1},
-			Related: []plegvet.Related{}, Message: "the list holds the code's gates but not in the bytes the feature-list tool writes (header or layout); rewrite the list with " + rewrite})
+		ds = append(ds, answer.Diagnostic{Category: string(suite.StaleList), Pos: answer.Pos{File: rel, Line: firstDifferentLine(data, want.Bytes()), Column: 1},
+			Related: []answer.Related{}, Message: "the list holds the code's gates but not in the bytes the feature-list tool writes (header or layout); rewrite the list with " + rewrite})
 	}
 	return reportList(stdout, stderr, rep, differing(files), ds, rewrite, src.json)
 }
@@ -101,7 +102,7 @@ type listFile struct {
 
 // markdownList is the checkout's feature_list.md as the generator writes
 // it, and the committed file's differences from it.
-func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFile, []plegvet.Diagnostic, error) {
+func markdownList(dir string, rep *answer.GatesReport, rewrite string) (listFile, []answer.Diagnostic, error) {
 	rel := rep.Markdown.File
 	var want bytes.Buffer
 	if err := rep.WriteMarkdownList(&want); err != nil {
@@ -111,7 +112,7 @@ func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFil
 	data, err := inputfile.Read(md.name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return md, []plegvet.Diagnostic{{Category: string(suite.StaleMarkdown), Pos: plegvet.Pos{File: rel, Line: 1, Column: 1}, Related: []plegvet.Related{},
+		return md, []answer.Diagnostic{{Category: string(suite.StaleMarkdown), Pos: answer.Pos{File: rel, Line: 1, Column: 1}, Related: []answer.Related{},
 			Message: rel + " does not exist; the tree's generator writes it; write it with " + rewrite}}, nil
 	case err != nil:
 		return listFile{}, nil, fmt.Errorf("%s: %w", rel, err)
@@ -122,7 +123,7 @@ func markdownList(dir string, rep *plegvet.GatesReport, rewrite string) (listFil
 
 // updateList writes the lists, unless a gate was removed too early (the
 // tool's update refuses that too) or the tree was not read in full.
-func updateList(stderr io.Writer, rep *plegvet.GatesReport, files []listFile, ds []plegvet.Diagnostic) int {
+func updateList(stderr io.Writer, rep *answer.GatesReport, files []listFile, ds []answer.Diagnostic) int {
 	rel := files[0].rel
 	if code := problems(stderr, "gates", rep.Source); code != exitOK {
 		fmt.Fprintf(stderr, "plegvet gates: %s not written: the tree was not read in full\n", rel)

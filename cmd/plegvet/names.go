@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -21,11 +21,11 @@ func withJSONNames(v any, write func() error) error {
 // form gives (a position's Path too), then gives the names back: what is
 // printed afterwards (stderr's problems) names the files as before.
 func withNames(v any, form func(name string, at *srcpos.Pos) string, write func() error) error {
-	var answers []plegvet.Located
+	var answers []answer.Located
 	switch v := v.(type) {
-	case plegvet.Located:
+	case answer.Located:
 		answers = append(answers, v)
-	case []*plegvet.Report: // a timeline's rows
+	case []*answer.Report: // a timeline's rows
 		for _, r := range v {
 			answers = append(answers, r)
 		}

@@ -74,7 +74,7 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := src.relocate(rep, rep.Source); err != nil {
 		return fail(stderr, "node", err)
 	}
-	code := answer("node", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Node(w, rep) }, rep.Source)
+	code := printAnswer("node", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Node(w, rep) }, rep.Source)
 	if code != exitOK {
 		return code
 	}

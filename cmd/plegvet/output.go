@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -41,7 +42,7 @@ func wantsHyperlinks(w io.Writer) bool {
 
 // print prints result, an answer about src (nil for answers about several
 // sources, such as a timeline's rows), as JSON or as text.
-func (o output) print(w io.Writer, result any, text func(io.Writer) error, src *plegvet.Source) error {
+func (o output) print(w io.Writer, result any, text func(io.Writer) error, src *answer.Source) error {
 	if o.json {
 		return writeJSON(w, result)
 	}
@@ -52,7 +53,7 @@ func (o output) print(w io.Writer, result any, text func(io.Writer) error, src *
 // -positions says, escaped (\xff) before the tables are laid out, and on
 // a terminal each position a link to the file. Answers about several
 // sources link nothing: a name stands for a file of each.
-func (o output) text(w io.Writer, v any, text func(io.Writer) error, src *plegvet.Source) error {
+func (o output) text(w io.Writer, v any, text func(io.Writer) error, src *answer.Source) error {
 	printed := map[string]string{} // a printed name -> the file's name
 	form := func(name string, at *srcpos.Pos) string {
 		shown := name

@@ -20,5 +20,5 @@ func runPeriods(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err := src.relocate(rep, rep.Source); err != nil {
 		return fail(stderr, "periods", err)
 	}
-	return answer("periods", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Periods(w, rep, writeFindings) }, rep.Source)
+	return printAnswer("periods", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Periods(w, rep, writeFindings) }, rep.Source)
 }

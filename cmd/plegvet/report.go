@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/sarif"
 	"github.com/plegvet/plegvet/internal/suite"
@@ -40,7 +41,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return fail(stderr, "report", err)
 		}
 	}
-	code := answer("report", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Report(w, rep, writeFindings) }, rep.Source)
+	code := printAnswer("report", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.Report(w, rep, writeFindings) }, rep.Source)
 	return conflictsExit(stderr, "report", rep.Conflicts, code)
 }
 
@@ -83,7 +84,7 @@ func isTerminal(w io.Writer) bool {
 // writeSARIFFile writes a subcommand's findings as SARIF: paths relative to
 // the checkout read, or to the release's tree at its tag; the
 // invocation successful when the tree was read whole.
-func writeSARIFFile(name string, opts plegvet.Options, src plegvet.Source, ds []plegvet.Diagnostic) error {
+func writeSARIFFile(name string, opts plegvet.Options, src answer.Source, ds []answer.Diagnostic) error {
 	run := sarif.Run{Version: version(), Category: "report", Rules: suite.Rules(), Results: ds, Successful: len(src.Load.Problems) == 0 && len(src.Load.Unfollowed) == 0}
 	run.Notifications = append(append(run.Notifications, src.Load.Problems...), src.Load.Unfollowed...)
 	switch {

@@ -26,5 +26,5 @@ func runRPC(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := src.relocate(rep, rep.Source); err != nil {
 		return fail(stderr, "rpc", err)
 	}
-	return answer("rpc", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.RPC(w, rep, writeFindings) }, rep.Source)
+	return printAnswer("rpc", stdout, stderr, src.output(stdout), rep, func(w io.Writer) error { return render.RPC(w, rep, writeFindings) }, rep.Source)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 )
 
@@ -20,7 +21,7 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return code
 	}
 	usageErr := func(msg string) int { return usageError(stderr, "runtime", "%s (see plegvet runtime -h)", msg) }
-	var rep *plegvet.RuntimeReport
+	var rep *answer.RuntimeReport
 	var err error
 	switch {
 	case flagSet(fs, "C"):
@@ -44,5 +45,5 @@ func runRuntime(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "runtime", err)
 	}
-	return answer("runtime", stdout, stderr, output{json: *asJSON}, rep, func(w io.Writer) error { return render.Runtime(w, rep) }, rep.Source)
+	return printAnswer("runtime", stdout, stderr, output{json: *asJSON}, rep, func(w io.Writer) error { return render.Runtime(w, rep) }, rep.Source)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/render"
 )
 
@@ -54,7 +55,7 @@ func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
 
 // relocate names the files of an answer's positions as -positions says,
 // for the source it was read from.
-func (s *sourceFlags) relocate(answer plegvet.Located, src plegvet.Source) error {
+func (s *sourceFlags) relocate(answer answer.Located, src answer.Source) error {
 	if err := plegvet.RelocatePositions(answer, src, s.positions); err != nil {
 		return fmt.Errorf("-%w", err)
 	}
@@ -138,7 +139,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // answer prints a subcommand's result as JSON or as text, then the files
 // that did not load in full; it returns the exit code.
-func answer(cmd string, stdout, stderr io.Writer, out output, result any, text func(io.Writer) error, src plegvet.Source) int {
+func printAnswer(cmd string, stdout, stderr io.Writer, out output, result any, text func(io.Writer) error, src answer.Source) int {
 	if err := out.print(stdout, result, text, &src); err != nil {
 		return fail(stderr, cmd, err)
 	}

@@ -4,7 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -173,6 +179,51 @@ func TestInternalDependsOnNoFrontEnd(t *testing.T) {
 			for _, fe := range frontEnds {
 				if d == fe || strings.HasPrefix(d, fe) || strings.HasPrefix(d, fe+"/") {
 					t.Errorf("%s depends on the front end %s", p.ImportPath, d)
+				}
+			}
+		}
+	}
+}
+
+// The root returns package answer's types and re-exports none of them:
+// a library user reads each type's fields where it is declared. What the
+// root still aliases are internal types (doc.go says why each stays).
+func TestRootAliasesNoAnswerType(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, filepath.Join("..", ".."), func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := pkgs["plegvet"]
+	if root == nil || len(root.Files) < 5 {
+		t.Fatalf("the root package was not read: %v", pkgs)
+	}
+	fromAnswer := func(e ast.Expr) bool {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		id, ok := sel.X.(*ast.Ident)
+		return ok && id.Name == "answer"
+	}
+	for name, f := range root.Files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range g.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Assign.IsValid() && fromAnswer(s.Type) {
+						t.Errorf("%s: type %s = %s: return package answer's type, do not alias it", filepath.Base(name), s.Name.Name, types.ExprString(s.Type))
+					}
+				case *ast.ValueSpec:
+					for i, v := range s.Values {
+						if fromAnswer(v) {
+							t.Errorf("%s: %s = %s: use package answer's name, do not alias it", filepath.Base(name), s.Names[i].Name, types.ExprString(v))
+						}
+					}
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/nodesource"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
@@ -34,7 +35,7 @@ func TestDecideAgainstAnotherRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decide := func(release, kubelet string) (*plegvet.NodeReport, error) {
+	decide := func(release, kubelet string) (*answer.NodeReport, error) {
 		src, err := plegvet.LoadNodeSource(context.Background(), plegvet.Options{}, release)
 		if err != nil {
 			t.Fatal(err)

@@ -41,7 +41,7 @@ var again = map[featuregate.Feature]featuregate.VersionedSpecs{
 }
 `
 
-func diagnostics(t *testing.T) (root string, ds []plegvet.Diagnostic) {
+func diagnostics(t *testing.T) (root string, ds []answer.Diagnostic) {
 	t.Helper()
 	root = t.TempDir()
 	for name, content := range map[string]string{"go.mod": "module k8s.io/kubernetes\n", "pkg/features/f.go": features} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
@@ -244,13 +245,13 @@ func checkVerdicts(t *testing.T, src *plegvet.NodeSource, caps []harness.Capture
 
 // decide gives plegvet's node report on a scrape; a scrape it cannot
 // read or decide fails the test, named what.
-func decide(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, what string) *plegvet.NodeReport {
+func decide(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, what string) *answer.NodeReport {
 	t.Helper()
 	return decideAt(t, src, rt, sc, time.Time{}, what)
 }
 
 // decideAt is decide with the capture's time (zero: none given).
-func decideAt(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, at time.Time, what string) *plegvet.NodeReport {
+func decideAt(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc harness.Scrape, at time.Time, what string) *answer.NodeReport {
 	t.Helper()
 	cfg, err := nodeverdict.ReadConfigz("configz", sc.Configz)
 	if err != nil {
@@ -287,7 +288,7 @@ func kubernetesBins(t *testing.T, p *harness.Parts, release string) (kubelet, ap
 	return kubelet, apiserver
 }
 
-func reasons(rep *plegvet.NodeReport) string {
+func reasons(rep *answer.NodeReport) string {
 	var b strings.Builder
 	for _, r := range rep.Reasons {
 		a := "note"

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
@@ -382,7 +383,7 @@ func tableRow(r *Result) row {
 		rw.streams = fmt.Sprintf("%s ok/%s err", count(s), count(e))
 	}
 	rw.source = rep.Source.Dir
-	if rep.Source.From == plegvet.FromIndex {
+	if rep.Source.From == answer.FromIndex {
 		rw.source += " (index)"
 	}
 	return rw
@@ -390,7 +391,7 @@ func tableRow(r *Result) row {
 
 // gateText is the gate as the node has it: configz's value, or the
 // source's default.
-func gateText(g plegvet.NodeGate) string {
+func gateText(g answer.NodeGate) string {
 	switch {
 	case g.Explicit:
 		return fmt.Sprint(g.Value)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -84,7 +85,7 @@ type NodeInfo struct {
 type Result struct {
 	Node     string   `json:"node"`
 	NodeInfo NodeInfo `json:"nodeInfo"`
-	*plegvet.NodeReport
+	*answer.NodeReport
 	// Condition is the node's Ready condition, beside the report's
 	// health; null when the node has none.
 	Condition *ReadyCondition `json:"condition,omitempty"`
@@ -324,7 +325,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		return fail(fmt.Errorf("cannot read the kubelet's source (%s): %v", sourceName(f.opts.Source, release), err))
 	}
 	capture := plegvet.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: kubelet, At: &at, AtFrom: scrapedBy}
-	inputs := plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
+	inputs := answer.NodeInputs{Configz: proxyPath(t.name, "configz"), Metrics: proxyPath(t.name, "metrics")}
 	if failure != nil {
 		// As plegvet node -metrics-error-file -node decides from the saved
 		// files: the time is the failed request's, the kubelet's version
@@ -336,7 +337,7 @@ func (f *fleet) decide(ctx context.Context, t target) *Result {
 		}
 		capture = plegvet.NodeCapture{Config: cfg, Runtime: rt, MetricsFailure: failure, Node: node}
 		at = *failure.At
-		inputs = plegvet.NodeInputs{Configz: proxyPath(t.name, "configz"), MetricsError: proxyPath(t.name, "metrics"), Node: nodePath(t.name)}
+		inputs = answer.NodeInputs{Configz: proxyPath(t.name, "configz"), MetricsError: proxyPath(t.name, "metrics"), Node: nodePath(t.name)}
 	}
 	rep, err := src.Decide(capture)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/tools/kubectl-pleg/internal/fakecluster"
 )
@@ -597,7 +598,7 @@ func TestWithoutGoCommand(t *testing.T) {
 	}
 	rows := byNode(t, stdout)
 	src, _ := rows["indexed-1"]["source"].(map[string]any)
-	if rows["indexed-1"]["verdict"] != "generic" || src["from"] != plegvet.FromIndex {
+	if rows["indexed-1"]["verdict"] != "generic" || src["from"] != answer.FromIndex {
 		t.Errorf("indexed-1: verdict %v, source %v; want generic, from the index", rows["indexed-1"]["verdict"], src)
 	}
 	why, _ := rows["older-1"]["error"].(string)
