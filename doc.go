@@ -21,8 +21,8 @@ package plegvet
 
 import (
 	"github.com/plegvet/plegvet/internal/assemble"
-	"github.com/plegvet/plegvet/internal/nodesource"
-	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/assemble/nodesource"
+	"github.com/plegvet/plegvet/internal/load/release"
 )
 
 // The remaining aliases name types and values that live in packages a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 )
 
 // minorOf is a release's minor.

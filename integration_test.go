@@ -13,7 +13,7 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/criproto"
-	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/load/release"
 )
 
 // refSpec is one spec of Kubernetes' own versioned_feature_list.yaml.

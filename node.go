@@ -8,7 +8,7 @@ import (
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
-	"github.com/plegvet/plegvet/internal/nodeindex"
+	"github.com/plegvet/plegvet/internal/assemble/nodeindex"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -88,10 +88,10 @@ func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
 // nodeIndexFile is plegvet's index of node-source answers: one line per
 // release, {"release":"v1.36.1","nodeSource":{...}}, in version order,
 // each LoadNodeSource's answer for that release read from its source.
-// go generate writes it (internal/nodeindex/gen); TestNodeIndex holds it to
+// go generate writes it (internal/assemble/nodeindex/gen); TestNodeIndex holds it to
 // what the source gives.
 //
-//go:generate go run ./internal/nodeindex/gen
+//go:generate go run ./internal/assemble/nodeindex/gen
 //go:embed nodeindex.jsonl
 var nodeIndexFile []byte
 

@@ -6,8 +6,8 @@ import (
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/assemble"
-	"github.com/plegvet/plegvet/internal/runtimeread"
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/load/runtimeread"
+	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/runtimestream"
 )
 

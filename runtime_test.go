@@ -22,10 +22,10 @@ import (
 )
 
 // lookalike writes a look-alike runtime module of
-// internal/runtimeread/testdata/shapes under a new directory.
+// internal/load/runtimeread/testdata/shapes under a new directory.
 func lookalike(t *testing.T, name string) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("internal", "runtimeread", "testdata", "shapes", name+".txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("internal", "load", "runtimeread", "testdata", "shapes", name+".txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,10 +400,10 @@ func TestRuntimeStreamsContainerd(t *testing.T) {
 }
 
 // RuntimeStreamsDir reads a runtime's checkout (here a CRI-O look-alike
-// of internal/runtimeread/testdata); RuntimeStreams(ctx, "containerd",
+// of internal/load/runtimeread/testdata); RuntimeStreams(ctx, "containerd",
 // "1.6.20~ds1") fetches the release a version names instead.
 func ExampleRuntimeStreamsDir() {
-	ar, err := txtar.ParseFile("internal/runtimeread/testdata/shapes/crio.txtar")
+	ar, err := txtar.ParseFile("internal/load/runtimeread/testdata/shapes/crio.txtar")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
-	"github.com/plegvet/plegvet/internal/release"
+	"github.com/plegvet/plegvet/internal/load/release"
 )
 
 // Options say which tree to analyse.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/workcount"
+	"github.com/plegvet/plegvet/internal/load/workcount"
 )
 
 // The report's lean load type-checks only the packages the answer needs:

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 )
 
 // MaxFileSize caps what is read of a proto file, so that a huge or endless

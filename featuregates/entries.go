@@ -10,7 +10,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // set reads one entry of map i (of variable v, if any): a literal's

@@ -10,7 +10,7 @@ import (
 	"go/types"
 	"sort"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // Extract finds every feature map in files and reads its gates: the

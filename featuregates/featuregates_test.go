@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/fixturetypes"
+	"github.com/plegvet/plegvet/internal/testkit/fixturetypes"
 )
 
 // extract type-checks one file of package p and extracts its gates. Type

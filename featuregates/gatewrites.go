@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

@@ -9,7 +9,7 @@ import (
 	"go/ast"
 	"go/types"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // define reads what a feature map variable is given: a literal is read

@@ -9,7 +9,7 @@ import (
 	"go/types"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // spec reads one FeatureSpec literal.

@@ -1,6 +1,6 @@
 package featuregates
 
-import "github.com/plegvet/plegvet/internal/kubeversion"
+import "github.com/plegvet/plegvet/internal/extract/kubeversion"
 
 // Version is a Kubernetes major.minor[.patch] version, as gate specs
 // write it.

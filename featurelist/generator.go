@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 )
 
 // The files that decide what Kubernetes' own verifier checks, relative

@@ -46,7 +46,7 @@
 //	          disable: []                   # "featuregate" and/or "pleg"
 //
 // Each setting is a field of its analyzer's Config and the flag of the
-// same analyzer under go vet (internal/suite lists them); docs/commands/golangci-lint.md's
+// same analyzer under go vet (internal/analysis/suite lists them); docs/commands/golangci-lint.md's
 // "golangci-lint" section has the table, and how findings print. The
 // settings are decoded strictly (DecodeSettings): a misspelt key, a value
 // of the wrong type (rules: 1.30 unquoted is the number 1.3 to YAML), an

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/golangcilintbuild"
+	"github.com/plegvet/plegvet/internal/testkit/golangcilintbuild"
 )
 
 // golangci-lint's exit codes (github.com/golangci/golangci-lint/v2/pkg/exitcodes).
@@ -34,7 +34,7 @@ const (
 // laid out like a Kubernetes checkout with a gate and a PLEG wiring that
 // break plegvet's rules. The first build compiles golangci-lint and its
 // linters: minutes on two cores, with a cold build cache. The binary is
-// shared with docs/ci's test through internal/golangcilintbuild: built by
+// shared with docs/ci's test through internal/testkit/golangcilintbuild: built by
 // whichever test asks first, a no-op for the other while it is up to date.
 func TestGolangciLint(t *testing.T) {
 	if testing.Short() {

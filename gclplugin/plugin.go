@@ -14,7 +14,7 @@ import (
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // Name is the plugin's name: the key under linters.settings.custom and

@@ -14,7 +14,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/gclplugin"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // yamlish turns JSON into what golangci-lint hands a plugin: the YAML

@@ -17,9 +17,9 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/engine"
-	"github.com/plegvet/plegvet/internal/lspprotocol"
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/load/engine"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
+	"github.com/plegvet/plegvet/internal/load/tree"
 )
 
 // analyser loads and checks the open files' packages, keeping between

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // logged waits for a line of the client's log holding want.

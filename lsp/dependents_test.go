@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/lspprotocol"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // stagingStandIns are the GOPATH-style stand-ins of the analyzers' tests

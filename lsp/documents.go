@@ -6,8 +6,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/plegvet/plegvet/internal/inputfile"
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // MaxMessage caps a message read whole: twice a file's cap, room for a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/debiantool"
+	"github.com/plegvet/plegvet/internal/testkit/debiantool"
 )
 
 // A second real editor, Emacs with eglot (Debian's emacs-nox and

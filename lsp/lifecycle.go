@@ -5,7 +5,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // lifecycle is where a session is in LSP 3.17's: initialize first, then

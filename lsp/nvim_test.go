@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/debiantool"
+	"github.com/plegvet/plegvet/internal/testkit/debiantool"
 )
 
 // plegvetBinary builds plegvet for an editor to start.

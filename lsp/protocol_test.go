@@ -11,7 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // rpcCode is the code of a request's error, 0 for none.

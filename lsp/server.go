@@ -6,7 +6,7 @@
 // related positions, and quick fixes from the checks' suggested fixes.
 //
 // Unsaved buffers are analysed as they are. Packages are loaded from the
-// tree's source as plegvet's lean driver loads them (internal/engine:
+// tree's source as plegvet's lean driver loads them (internal/load/engine:
 // no go command), and what was parsed and checked is kept between
 // changes: a change re-checks the changed package and, among the loaded
 // ones, those that import it, so an edit to a gate's spec in pkg/features
@@ -31,8 +31,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/engine"
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/load/engine"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // Options say what the server checks.

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/lspprotocol"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // An analysis that a change overtakes is not published, nor offers its

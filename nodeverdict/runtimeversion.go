@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 )
 
 // nodeInfoWant is what a node's runtime version should be, for errors.

@@ -3,7 +3,7 @@ package nodeverdict
 import (
 	"fmt"
 
-	"github.com/plegvet/plegvet/internal/kubeversion"
+	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 )
 
 // Release returns the Kubernetes release whose source a kubelet of this

@@ -11,7 +11,7 @@ import (
 	"go/types"
 	"path/filepath"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // durationFlow follows durations to the fields of a generic PLEG that

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // guards reads the tests of the event type on the path to call: earlier

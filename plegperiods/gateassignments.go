@@ -10,7 +10,7 @@ import (
 	"go/types"
 	"slices"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // assignments are every value a variable or field is given in the package;

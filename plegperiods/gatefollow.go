@@ -11,7 +11,7 @@ import (
 	"go/types"
 	"path/filepath"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // maxDepth bounds how many variables, fields and helper functions a test

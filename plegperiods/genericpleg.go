@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 )
 
 // readGeneric finds, in the generic PLEG's methods, the pod cache (the

@@ -11,7 +11,7 @@ import (
 	"go/types"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

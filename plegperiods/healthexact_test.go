@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/fixturetypes"
+	"github.com/plegvet/plegvet/internal/testkit/fixturetypes"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

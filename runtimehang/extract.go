@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/plegvet/plegvet/internal/astobj"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

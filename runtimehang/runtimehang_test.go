@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/fixturetypes"
+	"github.com/plegvet/plegvet/internal/testkit/fixturetypes"
 	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
 )

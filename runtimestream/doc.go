@@ -8,7 +8,7 @@
 // server's marks (a GetContainerEvents method with the server's
 // signature, a RegisterRuntimeServiceServer call of k8s.io/cri-api's v1
 // API, an embedded UnimplementedRuntimeServiceServer); the packages that
-// hold them are type-checked together with internal/srcload, every other
+// hold them are type-checked together with internal/load/srcload, every other
 // import stubbed. From each registration the value registered is followed
 // (through local variables, constructors' returns, struct fields and the
 // callers' arguments) to the concrete type that serves the rpc; a method
@@ -22,5 +22,5 @@
 // Which module holds a runtime's source, and which upstream release a
 // reported version (1.6.20~ds1, containerd://1.7.27) was built from, is
 // MapVersion's and Runtime.ModulePath's answer; fetching is the go
-// command's, through internal/release.
+// command's, through internal/load/release.
 package runtimestream

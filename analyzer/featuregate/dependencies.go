@@ -13,7 +13,7 @@ import (
 
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 // dependencies applies component-base's AddDependencies rules.

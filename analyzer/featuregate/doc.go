@@ -104,7 +104,7 @@
 // why.
 package featuregate
 
-import "github.com/plegvet/plegvet/internal/check"
+import "github.com/plegvet/plegvet/internal/analysis/check"
 
 // The checks, named as the bullets above name them (a test holds the two
 // lists together).

@@ -17,7 +17,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 // Analyzer is the featuregate analyzer with DefaultConfig, for go vet,

@@ -96,7 +96,7 @@
 // reported as unresolved and never checked against guesses.
 package pleg
 
-import "github.com/plegvet/plegvet/internal/check"
+import "github.com/plegvet/plegvet/internal/analysis/check"
 
 // The checks, named as the bullets above name them (a test holds the two
 // lists together).

@@ -16,7 +16,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 

@@ -10,10 +10,10 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
-	"github.com/plegvet/plegvet/internal/engine"
-	"github.com/plegvet/plegvet/internal/release"
-	"github.com/plegvet/plegvet/internal/suite"
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/load/engine"
+	"github.com/plegvet/plegvet/internal/load/release"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

@@ -37,7 +37,7 @@ func main() {
 				fmt.Fprintln(os.Stderr, "parsebound:", err)
 				os.Exit(1)
 			}
-			// The same mode as plegvet's source loader (internal/srcload).
+			// The same mode as plegvet's source loader (internal/load/srcload).
 			if _, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution); err != nil {
 				fmt.Fprintln(os.Stderr, "parsebound:", err)
 				os.Exit(1)

@@ -13,7 +13,7 @@ package rpcstream
 import (
 	_ "embed" // the package comment above, for Checks
 
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 //go:embed doc.go

@@ -24,7 +24,7 @@ package stalelist
 import (
 	_ "embed" // the package comment above, for Checks
 
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 //go:embed doc.go

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 // ListNames are the gates a feature list names, in its order.

@@ -18,7 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plegvet/plegvet"
-	"github.com/plegvet/plegvet/internal/debiantool"
+	"github.com/plegvet/plegvet/internal/testkit/debiantool"
 )
 
 // promtool is Debian's (package prometheus), installed when missing.

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/plegvet/plegvet/internal/render"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // command handles what the command line says before any analysis: a

@@ -1,7 +1,7 @@
 package main
 
 // The standalone go/analysis driver's command line: plegvet [flags]
-// PACKAGES (internal/driver runs it).
+// PACKAGES (internal/frontend/driver runs it).
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/buildenv"
-	"github.com/plegvet/plegvet/internal/driver"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/load/buildenv"
+	"github.com/plegvet/plegvet/internal/frontend/driver"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // exitFindings is the default exit status of a run with findings.

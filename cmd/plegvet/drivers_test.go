@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/driver"
+	"github.com/plegvet/plegvet/internal/frontend/driver"
 )
 
 // fixtureGroups are the analyzers' fixtures under testdata/src (GOPATH

@@ -10,8 +10,8 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/plegvet/plegvet/internal/driver"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/frontend/driver"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 func TestEscapeControls(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 )
 
 // fixToolChildEnv marks the run of plegvet that go fix asked for, started

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/gatehistory"
+	"github.com/plegvet/plegvet/internal/assemble/gatehistory"
 	"github.com/plegvet/plegvet/internal/render"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 	"github.com/plegvet/plegvet/internal/render"
 )
 

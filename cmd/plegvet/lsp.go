@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/lsp"
 )
 

@@ -60,7 +60,7 @@ import (
 	"golang.org/x/tools/go/analysis/multichecker"
 
 	"github.com/plegvet/plegvet/internal/render"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // Exit codes of the subcommands.
@@ -182,7 +182,7 @@ func loadsOneTree(args []string) bool {
 }
 
 // dispatch runs a subcommand, or the standalone go/analysis driver
-// (internal/driver, its flags read by driver.go), or hands over to
+// (internal/frontend/driver, its flags read by driver.go), or hands over to
 // multichecker for go vet's -vettool protocol, help, -flags and -V.
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if code, ok := command(args, stdout, stderr); ok {

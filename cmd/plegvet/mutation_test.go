@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plegvet/plegvet/internal/mutate"
+	"github.com/plegvet/plegvet/internal/testkit/mutate"
 )
 
 // mutantLine is a line of testdata/mutation/mutants.txt.

@@ -17,9 +17,9 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/plegvet/plegvet/gclplugin"
-	"github.com/plegvet/plegvet/internal/golangcilintbuild"
-	"github.com/plegvet/plegvet/internal/sarif"
-	"github.com/plegvet/plegvet/internal/suite"
+	"github.com/plegvet/plegvet/internal/testkit/golangcilintbuild"
+	"github.com/plegvet/plegvet/internal/render/sarif"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 // decodeStrictly decodes YAML into v, refusing keys v has no field for.
@@ -410,7 +410,7 @@ func TestGolangciSettings(t *testing.T) {
 
 // TestGolangciLint runs a golangci-lint built with the plugin (the
 // tools/golangci-lint module, built once for this test and gclplugin's by
-// internal/golangcilintbuild) with golangci.yml as a tree's .golangci.yml.
+// internal/testkit/golangcilintbuild) with golangci.yml as a tree's .golangci.yml.
 func TestGolangciLint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds golangci-lint (minutes on a cold cache); skipped with -short")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/alerts"
+	"github.com/plegvet/plegvet/internal/assemble/alerts"
 )
 
 // Alerts builds Prometheus alerting rules for a tree's kubelets (plegvet

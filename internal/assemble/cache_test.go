@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/answercache"
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/load/answercache"
+	"github.com/plegvet/plegvet/internal/load/tree"
 )
 
 func cacheEntries(t *testing.T, dir string) []string {

@@ -1,6 +1,6 @@
 // Package assemble puts each of the library's answers together: it opens
 // the tree (a checkout, or a release fetched with the go command, or the
-// answer cache), has internal/engine load it and run the suite, and reads
+// answer cache), has internal/load/engine load it and run the suite, and reads
 // the analyzers' results into the answer types. The root package is its
 // facade: one function per answer.
 package assemble
@@ -12,14 +12,14 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/answercache"
-	"github.com/plegvet/plegvet/internal/buildenv"
-	"github.com/plegvet/plegvet/internal/engine"
-	"github.com/plegvet/plegvet/internal/finding"
-	"github.com/plegvet/plegvet/internal/nodeindex"
-	"github.com/plegvet/plegvet/internal/release"
-	"github.com/plegvet/plegvet/internal/suite"
-	"github.com/plegvet/plegvet/internal/tree"
+	"github.com/plegvet/plegvet/internal/load/answercache"
+	"github.com/plegvet/plegvet/internal/load/buildenv"
+	"github.com/plegvet/plegvet/internal/load/engine"
+	"github.com/plegvet/plegvet/internal/assemble/finding"
+	"github.com/plegvet/plegvet/internal/assemble/nodeindex"
+	"github.com/plegvet/plegvet/internal/load/release"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/runtimehang"
 	"go/token"
 	"golang.org/x/tools/go/analysis"

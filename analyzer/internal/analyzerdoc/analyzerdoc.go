@@ -9,7 +9,7 @@ import (
 	"go/token"
 	"strings"
 
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 // Extract returns the section "# Analyzer name" of the package comment in

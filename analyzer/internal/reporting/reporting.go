@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/plegvet/plegvet/internal/check"
+	"github.com/plegvet/plegvet/internal/analysis/check"
 )
 
 // Related is a position that explains a finding (the constant a value

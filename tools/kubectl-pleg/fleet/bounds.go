@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 )
 
 // answerContext bounds one answer of the API server (a page of the node

@@ -26,7 +26,7 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/inputfile"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 

@@ -1,0 +1,63 @@
+package srcload
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plegvet/plegvet/internal/load/workcount"
+)
+
+// source is a file read and about to be parsed.
+type source struct {
+	filename string
+	name     string // the file's name in the file set
+	src      []byte
+}
+
+// parsed is a file's syntax, or as much as parsed, and its syntax error.
+type parsed struct {
+	file *ast.File
+	err  error
+}
+
+// parseAll parses a package's files on every CPU, with the positions a
+// parse in order would give: each file gets, in its own file set, the base
+// it would get in the loader's (the bases before it plus their sizes), and
+// the files then join the loader's set in order. Positions, and anything
+// sorted by them, are the same from run to run.
+func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
+	out := make([]parsed, len(sources))
+	sets := make([]*token.FileSet, len(sources))
+	bases := make([]int, len(sources))
+	base := l.fset.Base()
+	for i, s := range sources {
+		bases[i] = base
+		base += len(s.src) + 1
+	}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, s := range sources {
+		g.Go(func() error {
+			fset := token.NewFileSet()
+			if bases[i] > 1 {
+				// A file with no lines moves the set's next base to bases[i].
+				fset.AddFile("", -1, bases[i]-2)
+			}
+			f, err := parser.ParseFile(fset, s.name, s.src, mode)
+			workcount.FileParsed()
+			out[i], sets[i] = parsed{f, err}, fset
+			return nil
+		})
+	}
+	g.Wait()
+	for i := range sources {
+		if tf := sets[i].File(token.Pos(bases[i])); tf != nil && tf.Name() == sources[i].name {
+			l.fset.AddExistingFiles(tf)
+		}
+	}
+	return out
+}
