@@ -12,7 +12,7 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/load/protofile"
 	"github.com/plegvet/plegvet/internal/load/release"
 )
 
@@ -332,7 +332,7 @@ func TestEventStreamOnReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pf, err := criproto.ReadFile(filepath.Join(mods[0].Dir, "pkg", "apis", "runtime", "v1", "api.proto"))
+			pf, err := protofile.Read(filepath.Join(mods[0].Dir, "pkg", "apis", "runtime", "v1", "api.proto"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,8 @@
 //
 // It parses with github.com/emicklei/proto, and reads both the older
 // file that imports gogo.proto (the import is not resolved) and the newer
-// one without it. Only a regular file of at most MaxFileSize bytes is read
+// one without it; internal/load/protofile reads it from disk, only a
+// regular file of at most MaxFileSize bytes
 // (a named pipe is never opened). A malformed file is one error line,
 // file:line:column and what is wrong (invalid UTF-8 included); it never
 // panics.

@@ -3,17 +3,19 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/check/rpcstream"
 	"github.com/plegvet/plegvet/criproto"
-	"github.com/plegvet/plegvet/internal/extract/gosig"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/extract/gosig"
+	"github.com/plegvet/plegvet/internal/load/protofile"
 	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/plegperiods"
-	"os"
-	"path/filepath"
-	"sync"
 )
 
 // EventStream reads the tree's CRI api.proto (or opts.Proto), finds
@@ -72,7 +74,7 @@ func readStream(t *tree.Tree, src answer.Source, protoFile string) (*answer.RPCR
 	if filepath.IsAbs(filepath.FromSlash(display)) {
 		display = filepath.ToSlash(protoFile)
 	}
-	pf, err := criproto.ReadFileNamed(protoFile, display)
+	pf, err := protofile.ReadNamed(protoFile, display)
 	if err != nil {
 		if _, statErr := os.Lstat(protoFile); statErr == nil {
 			return nil, nil, &protoUnread{err}

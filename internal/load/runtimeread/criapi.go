@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/criproto"
+	"github.com/plegvet/plegvet/internal/load/protofile"
 )
 
 // CRIAPIModule is the module of the CRI API's Go code and api.proto.
@@ -47,7 +48,7 @@ func eventsInAPIDir(dir, version string) (APIEvents, error) {
 		out.Where = fmt.Sprintf("it has no CRI v1 API (no %s)", criproto.RelativeToRoot)
 		return out, nil
 	}
-	f, err := criproto.ReadFileNamed(path, criproto.RelativeToRoot)
+	f, err := protofile.ReadNamed(path, criproto.RelativeToRoot)
 	if err == nil {
 		err = f.CheckRuntimeService()
 	}

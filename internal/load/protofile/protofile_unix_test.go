@@ -1,6 +1,6 @@
 //go:build unix
 
-package criproto
+package protofile
 
 import (
 	"os"
@@ -9,9 +9,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plegvet/plegvet/criproto"
 )
 
-// TestReadFileRefuses: only a regular file of at most MaxFileSize bytes is
+// TestReadFileRefuses: only a regular file of at most criproto.MaxFileSize bytes is
 // read; a named pipe is never opened (opening one blocks until a writer
 // comes).
 func TestReadFileRefuses(t *testing.T) {
@@ -40,8 +42,8 @@ func TestReadFileRefuses(t *testing.T) {
 		}
 	}
 	sized("huge.proto", 64<<20)
-	sized("limit.proto", MaxFileSize+1)
-	sized("fits.proto", MaxFileSize) // read in full: NUL bytes after the spaces
+	sized("limit.proto", criproto.MaxFileSize+1)
+	sized("fits.proto", criproto.MaxFileSize) // read in full: NUL bytes after the spaces
 
 	tests := []struct{ path, name, want string }{
 		{at("fifo.proto"), "fifo.proto", "fifo.proto: is a named pipe (FIFO), want a regular file"},
@@ -56,7 +58,7 @@ func TestReadFileRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, err := ReadFileNamed(tc.path, tc.name)
+				_, err := ReadNamed(tc.path, tc.name)
 				done <- err
 			}()
 			select {
@@ -65,8 +67,16 @@ func TestReadFileRefuses(t *testing.T) {
 					t.Errorf("got  %v\nwant %s", err, tc.want)
 				}
 			case <-time.After(30 * time.Second): // a guard against a hang, not a timing test
-				t.Fatalf("ReadFileNamed(%s) did not return", tc.path)
+				t.Fatalf("ReadNamed(%s) did not return", tc.path)
 			}
 		})
+	}
+}
+
+// A file that is not there is named with what was wanted.
+func TestReadAbsent(t *testing.T) {
+	_, err := Read(filepath.Join(t.TempDir(), "absent.proto"))
+	if err == nil || !strings.HasSuffix(err.Error(), "absent.proto: no such file; want the CRI api.proto (k8s.io/cri-api/pkg/apis/runtime/v1/api.proto)") {
+		t.Errorf("err = %v", err)
 	}
 }
