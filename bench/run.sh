@@ -6,7 +6,7 @@
 #              ../shared/tools/k8s-checkout.sh v1.36.1 CHECKOUT
 # env:
 #   ROUNDS=3                 rounds per pair (each round runs A then B once)
-#   ITEMS="1 2 3 4 5 6 7"    which items to run (see bench/README.md)
+#   ITEMS="1 2 3 4 5 6 7 8"  which items to run (see bench/README.md)
 #   K8S_VERSION=v1.X.Y       the checkout's release (default: CHECKOUT/.make-checkout.stamp)
 #   VET_PATTERNS="./pkg/..." package patterns for item 3 (each pattern is its own pair)
 #   STANDALONE_PATTERNS="./pkg/..."  package patterns for items 4 and 6
@@ -39,7 +39,7 @@ fi
 CHECKOUT=$(cd "$1" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
-ITEMS=${ITEMS:-"1 2 3 4 5 6 7"}
+ITEMS=${ITEMS:-"1 2 3 4 5 6 7 8"}
 VET_PATTERNS=${VET_PATTERNS:-./pkg/...}
 STANDALONE_PATTERNS=${STANDALONE_PATTERNS:-./pkg/...}
 TIMELINE=${TIMELINE:-v1.26.15,v1.27.16,v1.28.15,v1.29.15,v1.30.14,v1.31.14,v1.32.13,v1.33.13,v1.34.12,v1.35.8,v1.36.5,v1.37.2}
@@ -276,6 +276,15 @@ for item in $ITEMS; do
     done
     row 5 "ratio <= 6 (12 releases / 1)" 5.timeline-list 5.report-k8s-single
     [[ -n $TIMELINE_RANGE ]] && row 5 "ratio <= 6 (range, proxy probing included)" 5.timeline-range 5.report-k8s-single
+    ;;
+  8) # the same release's report, computed from the fetched modules vs read from the checkout
+    log "item 8: plegvet report -k8s $K8S_VERSION (PLEGVET_CACHE=off, modules cached) vs report -C"
+    (cd "$EMPTY" && GOWORK=off PLEGVET_CACHE=off "$PLEGVET" report -k8s "$K8S_VERSION" >/dev/null) # warm-up: the download
+    for r in $(seq "$ROUNDS"); do
+      GOWORK=off PLEGVET_CACHE=off measure 8.report-k8s-computed "$r" "$EMPTY" "$PLEGVET" report -k8s "$K8S_VERSION"
+      PLEGVET_CACHE=off measure 8.report-C "$r" "$EMPTY" "$PLEGVET" report -C "$CHECKOUT"
+    done
+    row 8 "for reference (no target): -k8s computed / -C" 8.report-k8s-computed 8.report-C
     ;;
   *) echo "run.sh: unknown item $item" >&2; exit 2 ;;
   esac

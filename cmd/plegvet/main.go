@@ -144,9 +144,11 @@ func main() {
 // process of a fraction of a second whose heap is its one load of a tree,
 // and collecting it as it grows cost a fifth of report -C's time
 // (bench item 1) for nothing it could free. GOGC or GOMEMLIMIT set by the
-// user win; the analysis driver, whose loads are larger, and a timeline or
-// history (-k8s with a list or a range: a release per CPU loaded at once)
-// keep Go's defaults.
+// user win; a timeline or history (-k8s with a list or a range: a release
+// per CPU loaded at once) keeps Go's defaults. The analysis driver sets
+// the same for its lean load only (internal/driver's leanGC): its
+// go/packages loader, whose loads are ten times larger, keeps Go's
+// defaults.
 func tuneGC(args []string) {
 	if !loadsOneTree(args) {
 		return

@@ -17,8 +17,13 @@ import (
 func load(ctx context.Context, o *Options, stderr io.Writer) (r *run, code int) {
 	why := FullDriverEnv + "=1"
 	if os.Getenv(FullDriverEnv) != "1" {
+		restore := leanGC()
+		defer restore()
 		if r, why, code = loadLean(ctx, o, stderr); code >= 0 {
 			return nil, code
+		}
+		if r == nil {
+			restore() // the go/packages loader keeps Go's defaults
 		}
 	}
 	if r == nil {
