@@ -15,8 +15,8 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 	"github.com/plegvet/plegvet/internal/assemble/nodeindex"
+	"github.com/plegvet/plegvet/internal/extract/kubeversion"
 	"github.com/plegvet/plegvet/internal/load/release"
 	"github.com/plegvet/plegvet/nodeverdict"
 )

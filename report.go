@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/load/answercache"
 	"github.com/plegvet/plegvet/internal/assemble"
+	"github.com/plegvet/plegvet/internal/load/answercache"
 	"github.com/plegvet/plegvet/internal/render"
 )
 

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/internal/load/engine"
-	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 	"github.com/plegvet/plegvet/internal/load/tree"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // analyser loads and checks the open files' packages, keeping between

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // stagingStandIns are the GOPATH-style stand-ins of the analyzers' tests

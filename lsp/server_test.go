@@ -12,8 +12,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/tools/txtar"
 
-	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
 )
 
 // writeTree writes testdata/tree.txtar into a new directory.

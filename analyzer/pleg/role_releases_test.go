@@ -10,9 +10,9 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/analyzer/pleg"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/load/release"
-	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/srcpos"
 )

@@ -15,8 +15,8 @@ import (
 	"github.com/agnivade/levenshtein"
 	"golang.org/x/mod/modfile"
 
-	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // command handles what the command line says before any analysis: a

@@ -15,9 +15,9 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/plegvet/plegvet/answer"
-	"github.com/plegvet/plegvet/internal/load/buildenv"
-	"github.com/plegvet/plegvet/internal/frontend/driver"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/frontend/driver"
+	"github.com/plegvet/plegvet/internal/load/buildenv"
 )
 
 // exitFindings is the default exit status of a run with findings.

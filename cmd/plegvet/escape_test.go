@@ -10,8 +10,8 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/plegvet/plegvet/internal/frontend/driver"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/frontend/driver"
 )
 
 func TestEscapeControls(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featurelist"
-	"github.com/plegvet/plegvet/internal/load/inputfile"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/load/inputfile"
 )
 
 // runListFiles is gates -verify and -update on a checkout: the feature

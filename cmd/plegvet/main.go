@@ -59,8 +59,8 @@ import (
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
-	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render"
 )
 
 // Exit codes of the subcommands.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/internal/render/sarif"
-	"github.com/plegvet/plegvet/internal/analysis/suite"
 )
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {

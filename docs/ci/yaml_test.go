@@ -17,9 +17,9 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/plegvet/plegvet/gclplugin"
-	"github.com/plegvet/plegvet/internal/testkit/golangcilintbuild"
-	"github.com/plegvet/plegvet/internal/render/sarif"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render/sarif"
+	"github.com/plegvet/plegvet/internal/testkit/golangcilintbuild"
 )
 
 // decodeStrictly decodes YAML into v, refusing keys v has no field for.

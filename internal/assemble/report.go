@@ -9,11 +9,11 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/assemble/gatehistory"
 	"github.com/plegvet/plegvet/internal/load/release"
-	"github.com/plegvet/plegvet/internal/render"
-	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/load/tree"
+	"github.com/plegvet/plegvet/internal/render"
 	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/runtimehang"
 )

@@ -27,8 +27,8 @@ import (
 	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/internal/analysis/check"
-	"github.com/plegvet/plegvet/internal/render/sarif"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render/sarif"
 )
 
 const module = "github.com/plegvet/plegvet"

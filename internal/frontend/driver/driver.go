@@ -55,8 +55,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/load/engine"
 )
 
 // Exit statuses of a run.

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/plegvet/plegvet/featuregates"
-	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/load/tree"
 )
 

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/plegvet/plegvet/internal/load/engine"
-	"github.com/plegvet/plegvet/internal/assemble/finding"
-	"github.com/plegvet/plegvet/internal/render/sarif"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/assemble/finding"
+	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/load/tree"
+	"github.com/plegvet/plegvet/internal/render/sarif"
 )
 
 // writeSARIF writes the findings of the checker's root actions to file as

@@ -18,8 +18,8 @@ import (
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/analysis/check"
-	"github.com/plegvet/plegvet/internal/render/sarif"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render/sarif"
 )
 
 // features has two findings: an Alpha gate on by default (with a fix) and

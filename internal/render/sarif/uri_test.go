@@ -9,8 +9,8 @@ import (
 
 	sarifv210 "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
-	"github.com/plegvet/plegvet/internal/render/sarif"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
+	"github.com/plegvet/plegvet/internal/render/sarif"
 )
 
 // A relative path is written as a URI reference (RFC 3986), which

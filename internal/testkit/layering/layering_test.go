@@ -23,8 +23,8 @@ const module = "github.com/plegvet/plegvet"
 // from its callers as plain data (internal/render/sarif takes the suite's rules).
 var drivers = map[string]string{
 	module + "/internal/analysis/suite":         "the one list of analyzers: it builds each and reads its checks and flags",
-	module + "/internal/load/engine":        "the one place that loads a tree and runs the suite over it",
-	module + "/internal/assemble":      "reads the analyzers' results into the library's answers (the root is its facade)",
+	module + "/internal/load/engine":            "the one place that loads a tree and runs the suite over it",
+	module + "/internal/assemble":               "reads the analyzers' results into the library's answers (the root is its facade)",
 	module + "/internal/frontend/driver":        "the standalone go/analysis driver: it runs the suite's analyzers and prints their findings",
 	module + "/internal/assemble/nodeindex/gen": "go generate's command: the index holds the library's own answers (LoadNodeSource)",
 }
@@ -135,6 +135,7 @@ var loading = []string{
 	"golang.org/x/tools/go/packages",
 	"golang.org/x/tools/go/analysis/checker",
 }
+
 // data are the packages that must load nothing: the answer model, the
 // extractors and the renderer.
 var data = []string{
