@@ -148,13 +148,17 @@ func export(pass *analysis.Pass, res *featuregates.Result, writes []featuregates
 	pass.ExportPackageFact(all)
 }
 
-// gateWrites are the package's writes of gates in code, outside its
-// tests (a test sets gates for itself), without their token positions,
-// which mean nothing to an importer.
+// gateWrites are the package's writes of gates in its init functions,
+// outside its tests (a test sets gates for itself), without their token
+// positions, which mean nothing to an importer: what every binary
+// importing the package starts with. A function or method that forwards
+// a write (the releases' pkg/features/client_adapter.go hands client-go's
+// gates to the feature-gate API) writes what its caller passes, when its
+// caller calls it: configuration, not the package's own writes.
 func gateWrites(pass *analysis.Pass) []featuregates.GateWrite {
 	var out []featuregates.GateWrite
 	for _, w := range featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
-		if strings.HasSuffix(w.Pos.File, "_test.go") {
+		if strings.HasSuffix(w.Pos.File, "_test.go") || w.Func != "init" {
 			continue
 		}
 		w.At = token.NoPos
