@@ -35,6 +35,47 @@ func checkRules(t *testing.T, tool, file string) {
 	}
 }
 
+// lastSeenWriter is a copy of the look-alike checkout whose two health
+// checks write kubelet_pleg_last_seen_seconds as the releases' do (the
+// relist's time, then the evented PLEG's own time with the gate on), so
+// that the rules read the relist's progress where the gauge is
+// overwritten: the look-alike itself writes no gauge.
+func lastSeenWriter(t *testing.T) string {
+	t.Helper()
+	dir := copyLookAlike(t, filepath.Join("..", "..", "testdata", "src", "k8s.io", "kubernetes"))
+	edit := func(rel string, pairs ...string) {
+		file := filepath.Join(dir, filepath.FromSlash(rel))
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for i := 0; i < len(pairs); i += 2 {
+			if !strings.Contains(text, pairs[i]) {
+				t.Fatalf("%s: no %q to rewrite", rel, pairs[i])
+			}
+			text = strings.Replace(text, pairs[i], pairs[i+1], 1)
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metrics := filepath.Join(dir, "pkg", "kubelet", "metrics")
+	if err := os.MkdirAll(metrics, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(metrics, "metrics.go"), []byte("package metrics\n\ntype gauge struct{ v float64 }\n\nfunc (g *gauge) Set(v float64) { g.v = v }\n\n// PLEGLastSeen is kubelet_pleg_last_seen_seconds.\nvar PLEGLastSeen = &gauge{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit("pkg/kubelet/pleg/generic.go",
+		"import (\n", "import (\n\t\"k8s.io/kubernetes/pkg/kubelet/metrics\"\n",
+		"\telapsed := time.Since(g.lastRelist)\n", "\telapsed := time.Since(g.lastRelist)\n\tmetrics.PLEGLastSeen.Set(float64(g.lastRelist.Unix()))\n")
+	edit("pkg/kubelet/pleg/evented.go",
+		"package pleg\n", "package pleg\n\nimport (\n\t\"time\"\n\n\t\"k8s.io/kubernetes/pkg/kubelet/metrics\"\n)\n",
+		"func (e *EventedPLEG) Healthy() (bool, error)         { return true, nil }", "func (e *EventedPLEG) Healthy() (bool, error) {\n\tmetrics.PLEGLastSeen.Set(float64(time.Now().Unix()))\n\treturn true, nil\n}")
+	return dir
+}
+
 // The rules written for the look-alike checkout pass promtool check
 // rules, as a rules file and as the PrometheusRule's spec, and promtool
 // test rules on series built from real kubelets' scrapes: every alert
@@ -45,11 +86,12 @@ func TestAlertRulesPromtool(t *testing.T) {
 	}
 	tool := promtool(t)
 	dir := t.TempDir()
-	rules := writeRules(t, dir, plegvet.Options{Dir: filepath.Join("..", "..", "testdata", "src", "k8s.io", "kubernetes")})
+	tree := lastSeenWriter(t)
+	rules := writeRules(t, dir, plegvet.Options{Dir: tree})
 	checkRules(t, tool, rules)
 
 	var stdout, stderr strings.Builder
-	if code := dispatch([]string{"alerts", "-o", "prometheusrule", "-C", filepath.Join("..", "..", "testdata", "src", "k8s.io", "kubernetes")}, &stdout, &stderr); code != 0 {
+	if code := dispatch([]string{"alerts", "-o", "prometheusrule", "-C", tree}, &stdout, &stderr); code != 0 {
 		t.Fatalf("alerts -o prometheusrule: exit %d: %s", code, stderr.String())
 	}
 	var pr struct {
@@ -75,17 +117,21 @@ func TestAlertRulesPromtool(t *testing.T) {
 		stalledOn       = "PLEGRelistStalled/gate-on: PLEG relist stalled: no successful relist for 6m40s; the kubelet's threshold is 10m0s"
 		stalledFallback = "PLEGRelistStalled/fallback: PLEG relist stalled: no successful relist for 2m0s; the kubelet's threshold is 3m0s"
 		gaveUp          = "EventedPLEGGaveUp/gate-on: EventedPLEG gave up: its CRI event stream failed 5 times; the limit is 5 = eventedPlegMaxStreamRetries"
-		// The look-alike's check says "relist is late", and the tree has
-		// no runtimeErrors to word it with the check's name.
+		// The look-alike's check says "relist is late: ...", and the tree
+		// has no runtimeErrors to word it with the check's name.
 		lateLookAlike = `PLEG unhealthy: its "PLEG" health check fails: relist is late`
 	)
+	// late is the unhealthy summary at a time since the last relist.
+	late := func(ago, threshold string) string {
+		return lateLookAlike + ": last relist " + ago + " ago; threshold is " + threshold
+	}
 	gateOn := filepath.Join("..", "..", "nodeverdict", "testdata", "real", "v1.36.5", "gate-on-built", "000.txt")
 	scenarios := []scenario{
 		{name: "gate off, healthy", capture: gateOn, gate: &off, period: time.Second,
 			evals: []eval{{at: 19 * time.Minute}}},
 		{name: "gate off, relist hung at 5m", capture: gateOn, gate: &off, period: time.Second, stopAt: 5 * time.Minute,
 			evals: []eval{{at: 6 * time.Minute}, {at: 7*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 2m 31s; the kubelet's threshold is 3m0s"}},
-				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 31s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + lateLookAlike}}}},
+				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 31s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + late("3m 31s", "3m0s")}}}},
 		// A runtime hung for 4m, as in the field (the look-alike's code
 		// shows no /metrics waiting on the runtime: no runtime-hung rule;
 		// -k8s v1.37.2's below has it): the relists that waited
@@ -98,7 +144,7 @@ func TestAlertRulesPromtool(t *testing.T) {
 				// The last scrape that answered (4m45s) saw the last relist
 				// at 4m45s: the time since is counted from it.
 				{at: 7*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 2m 45s; the kubelet's threshold is 3m0s"}},
-				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 45s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + lateLookAlike}},
+				{at: 8*time.Minute + 30*time.Second, firing: []string{"PLEGRelistStalled/gate-off: PLEG relist stalled: no successful relist for 3m 45s; the kubelet's threshold is 3m0s", "PLEGUnhealthy/gate-off: " + late("3m 45s", "3m0s")}},
 				// Not even a pending relist-slow alert after.
 				{at: 9*time.Minute + 30*time.Second, quiet: []string{"PLEGRelistSlow"}}, {at: 11 * time.Minute, quiet: []string{"PLEGRelistSlow"}},
 				{at: 13 * time.Minute, quiet: []string{"PLEGRelistSlow"}}, {at: 19 * time.Minute, quiet: []string{"PLEGRelistSlow"}}}},
@@ -111,11 +157,11 @@ func TestAlertRulesPromtool(t *testing.T) {
 			evals: []eval{{at: 3 * time.Minute}, {at: 19 * time.Minute}}},
 		{name: "gate on, relist hung at 5m, last-seen overwritten", capture: gateOn, gate: &on, period: 5 * time.Minute, stopAt: 5*time.Minute + time.Second, lastSeenIsNow: true,
 			evals: []eval{{at: 11 * time.Minute}, {at: 12 * time.Minute, firing: []string{stalledOn}},
-				{at: 16 * time.Minute, firing: []string{stalledOn, "PLEGUnhealthy/gate-on: " + lateLookAlike}}}},
+				{at: 16 * time.Minute, firing: []string{stalledOn, "PLEGUnhealthy/gate-on: " + late("more than 10m0s", "10m0s")}}}},
 		{name: "fallen back, runtime refuses from 5m", capture: gateOn, gate: &on, connErrors: &five, period: time.Second, stopAt: 5 * time.Minute, failFast: true, lastSeenIsNow: true,
 			evals: []eval{{at: 4 * time.Minute, firing: []string{gaveUp}},
 				{at: 7*time.Minute + 30*time.Second, firing: []string{gaveUp, stalledFallback}},
-				{at: 8*time.Minute + 30*time.Second, firing: []string{gaveUp, stalledFallback, "PLEGUnhealthy/fallback: " + lateLookAlike}}}},
+				{at: 8*time.Minute + 30*time.Second, firing: []string{gaveUp, stalledFallback, "PLEGUnhealthy/fallback: " + late("more than 3m0s", "3m0s")}}}},
 	}
 	runPromtoolTests(t, tool, dir, rules, scenarios)
 }

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 // moduleRoot is the root of the module, from this package's directory.
-const moduleRoot = "../.."
+const moduleRoot = "../../.."
 
 // modulePackages loads, once, every package of the module (./..., which
 // leaves out testdata and the tools/ modules) without its tests, typed.
@@ -61,8 +62,9 @@ func checkModule(t *testing.T, check func(Package) []Finding) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) < 10 {
-		t.Fatalf("only %d packages loaded from %s: not the module", len(pkgs), moduleRoot)
+	root := slices.ContainsFunc(pkgs, func(p Package) bool { return p.Types != nil && p.Types.Path() == "github.com/plegvet/plegvet" })
+	if len(pkgs) < 10 || !root {
+		t.Fatalf("%d packages loaded from %s, the root package among them: %t; not the module", len(pkgs), moduleRoot, root)
 	}
 	for _, p := range pkgs {
 		for _, f := range check(p) {
