@@ -58,7 +58,7 @@ func TestFitsTheWidth(t *testing.T) {
 						t.Errorf("line %d is %d columns wide, over %d:\n%s", i+1, render.Columns(line), width, line)
 					}
 				}
-				checkFitGolden(t, fmt.Sprintf("%s.%d.txt", c.name, width), stdout.Bytes())
+				checkGoldenFile(t, filepath.Join(fitDir, fmt.Sprintf("%s.%d.txt", c.name, width)), stdout.Bytes())
 			})
 		}
 	}
@@ -96,29 +96,6 @@ func lookAlikeRuntimes(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-// checkFitGolden compares got with testdata/fit/name; UPDATE_GOLDEN=1
-// rewrites it.
-func checkFitGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(fitDir, name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s: output differs from the golden file (UPDATE_GOLDEN=1 rewrites it)\n got:\n%s\nwant:\n%s", path, got, want)
-	}
 }
 
 // fitDir is testdata/fit, absolute: the tests change directory.

@@ -20,7 +20,13 @@ import (
 // rewrites the file (review the diff before committing it).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "gatehistory", name)
+	checkGoldenFile(t, filepath.Join("testdata", "gatehistory", name), got)
+}
+
+// checkGoldenFile compares got with the file at path; UPDATE_GOLDEN=1
+// rewrites the file.
+func checkGoldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if os.Getenv("UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
