@@ -243,7 +243,7 @@ func isEnabledCall(e ast.Expr) bool {
 // dropCall removes the first statement of body (at any depth) that is a
 // call of a function or method named callee.
 func dropCall(body *ast.BlockStmt, callee string) bool {
-	return rewriteCallStmt(body, callee, func(_ *ast.CallExpr, es *ast.ExprStmt) []ast.Stmt { return nil })
+	return rewriteCallStmt(body, callee, func(*ast.CallExpr, *ast.ExprStmt) []ast.Stmt { return []ast.Stmt{} })
 }
 
 // callViaValue makes the first statement calling callee call it through a
@@ -261,6 +261,23 @@ func callViaValue(body *ast.BlockStmt, callee string) bool {
 // that is a call of a function or method named callee by what rewrite
 // returns for it.
 func rewriteCallStmt(body *ast.BlockStmt, callee string, rewrite func(*ast.CallExpr, *ast.ExprStmt) []ast.Stmt) bool {
+	return rewriteStmt(body, func(s ast.Stmt) []ast.Stmt {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return nil
+		}
+		call, ok := es.X.(*ast.CallExpr)
+		if !ok || calleeName(call) != callee {
+			return nil
+		}
+		return rewrite(call, es)
+	})
+}
+
+// rewriteStmt replaces the first statement of body (at any depth) for
+// which rewrite returns statements by those; rewrite returns nil for a
+// statement it leaves, and an empty, non-nil slice to drop one.
+func rewriteStmt(body *ast.BlockStmt, rewrite func(ast.Stmt) []ast.Stmt) bool {
 	done := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		b, ok := n.(*ast.BlockStmt)
@@ -268,17 +285,11 @@ func rewriteCallStmt(body *ast.BlockStmt, callee string, rewrite func(*ast.CallE
 			return !done
 		}
 		for i, s := range b.List {
-			es, ok := s.(*ast.ExprStmt)
-			if !ok {
-				continue
+			if with := rewrite(s); with != nil {
+				b.List = append(b.List[:i:i], append(with, b.List[i+1:]...)...)
+				done = true
+				return false
 			}
-			call, ok := es.X.(*ast.CallExpr)
-			if !ok || calleeName(call) != callee {
-				continue
-			}
-			b.List = append(b.List[:i:i], append(rewrite(call, es), b.List[i+1:]...)...)
-			done = true
-			return false
 		}
 		return true
 	})
@@ -305,28 +316,18 @@ func reassign(body *ast.BlockStmt, assign string) bool {
 	}
 	v, _, _ := strings.Cut(strings.TrimSpace(lhs), ".")
 	stmt := &ast.AssignStmt{Lhs: []ast.Expr{expr(strings.TrimSpace(lhs))}, Tok: token.ASSIGN, Rhs: []ast.Expr{expr(strings.TrimSpace(rhs))}}
-	done := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		b, ok := n.(*ast.BlockStmt)
-		if done || !ok {
-			return !done
+	return rewriteStmt(body, func(s ast.Stmt) []ast.Stmt {
+		as, ok := s.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE {
+			return nil
 		}
-		for i, s := range b.List {
-			as, ok := s.(*ast.AssignStmt)
-			if !ok || as.Tok != token.DEFINE {
-				continue
-			}
-			for _, l := range as.Lhs {
-				if id, ok := l.(*ast.Ident); ok && id.Name == v {
-					b.List = append(b.List[:i+1], append([]ast.Stmt{stmt}, b.List[i+1:]...)...)
-					done = true
-					return false
-				}
+		for _, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok && id.Name == v {
+				return []ast.Stmt{s, stmt}
 			}
 		}
-		return true
+		return nil
 	})
-	return done
 }
 
 // replaceIdent replaces, among n's direct expression children, the first
