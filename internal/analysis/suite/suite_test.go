@@ -294,7 +294,10 @@ func TestMatters(t *testing.T) {
 		{"k8s.io/kubernetes/pkg/kubelet/pleg", []string{"time"}, true},
 		{"pkg/kubelet/pleg", nil, true},
 		{"k8s.io/kubernetes/pkg/kubelet", []string{"k8s.io/kubernetes/pkg/kubelet/pleg"}, true},
-		{"k8s.io/kubernetes/pkg/proxy", []string{"k8s.io/kubernetes/pkg/features"}, true},
+		// A features package's importer reads its gate constants, which
+		// matter only where a PLEG is built or gates are declared.
+		{"k8s.io/kubernetes/pkg/proxy", []string{"k8s.io/apiserver/pkg/util/feature", "k8s.io/kubernetes/pkg/features"}, false},
+		{"k8s.io/kubernetes/pkg/kubelet/lifecycle", []string{"k8s.io/component-base/featuregate", "k8s.io/kubernetes/pkg/features"}, true},
 		{"k8s.io/apiserver/pkg/features", []string{"k8s.io/component-base/featuregate"}, true},
 		{"example.com/fork/x", []string{"example.com/fork/vendor/k8s.io/component-base/featuregate"}, true},
 		{"example.com/notfeatures", []string{"example.com/featuregate"}, false},
