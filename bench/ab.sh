@@ -13,7 +13,13 @@
 #
 # The commands are bench/run.sh's items 1, 2, 4 and 6 (json, sarif): report -C with a fresh
 # GOCACHE, report -k8s with the answer cached and with PLEGVET_CACHE=off, plegvet ./pkg/...,
-# and its -json and -sarif modes (-pleg.note, so that there is a finding to print).
+# and its -json and -sarif modes (-pleg.note, so that there is a finding to print). Each round
+# also times, once, the baselines issue 43 sets its goals against: the go command's listing of
+# ./pkg/... (go list -e -json=... -deps=true) and bench/parsebound (its files, then with
+# -answer those the report reads), and the script prints the ratios: plegvet ./pkg/... against
+# go list, report -C against each parse bound, report -k8s computed against report -C. Wall
+# time and CPU (user+sys of the command and its children, GNU time) are both given: on a
+# loaded machine CPU is the figure to compare.
 set -Eeuo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -41,18 +47,21 @@ trap 'git -C "$ROOT" worktree remove --force "$OLD_TREE" >/dev/null 2>&1 || true
 git -C "$ROOT" worktree add -q --detach "$OLD_TREE" "$OLD_REV"
 log "building old ($OLD_REV) and new (working tree)"
 (cd "$OLD_TREE" && go build -o "$RESULTS/bin/old" ./cmd/plegvet)
-(cd "$ROOT" && go build -o "$RESULTS/bin/new" ./cmd/plegvet)
+(cd "$ROOT" && go build -o "$RESULTS/bin/new" ./cmd/plegvet && go build -o "$RESULTS/bin/parsebound" ./bench/parsebound)
 
 RUNS=$RESULTS/runs.tsv
 : >"$RUNS"
-# measure KEY SIDE ROUND DIR CMD...: one line of runs.tsv (key, side, round, wall s, peak RSS KiB, rc)
+# measure KEY SIDE ROUND DIR CMD...: one line of runs.tsv (key, side, round, wall s, peak RSS
+# KiB, rc, cpu s, 1-minute load average before the run)
 measure() {
   local key=$1 side=$2 round=$3 dir=$4; shift 4
-  local tf=$RESULTS/$key.$side.$round.time rc=0 t0 t1
+  local tf=$RESULTS/$key.$side.$round.time rc=0 t0 t1 load
+  load=$(cut -d' ' -f1 /proc/loadavg)
   t0=$EPOCHREALTIME
-  (cd "$dir" && /usr/bin/time -f '%M' -o "$tf" "$@") >"$RESULTS/$key.$side.$round.out" 2>"$RESULTS/$key.$side.$round.err" || rc=$?
+  (cd "$dir" && /usr/bin/time -f '%M %U %S' -o "$tf" "$@") >"$RESULTS/$key.$side.$round.out" 2>"$RESULTS/$key.$side.$round.err" || rc=$?
   t1=$EPOCHREALTIME
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$side" "$round" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')" "$(tail -n 1 "$tf")" "$rc" >>"$RUNS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$side" "$round" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')" \
+    "$(tail -n 1 "$tf" | cut -d' ' -f1)" "$rc" "$(tail -n 1 "$tf" | awk '{printf "%.2f", $2+$3}')" "$load" >>"$RUNS"
 }
 median() { # KEY SIDE FIELD
   awk -F'\t' -v k="$1" -v s="$2" -v f="$3" '$1==k && $2==s {print $f}' "$RUNS" | sort -g |
@@ -70,6 +79,11 @@ done
 
 KEYS="report-C report-k8s report-k8s-uncached pkg json sarif"
 for r in $(seq "$ROUNDS"); do
+  GOFLAGS="$CHECKOUT_GOFLAGS" measure golist base "$r" "$CHECKOUT" go list -e -json=Name,ImportPath,Error,Dir,GoFiles,Imports -deps=true ./pkg/...
+  measure parsebound base "$r" "$EMPTY" "$RESULTS/bin/parsebound" "$CHECKOUT"
+  if "$RESULTS/bin/parsebound" -answer "$CHECKOUT" >/dev/null 2>&1; then
+    measure parsebound-answer base "$r" "$EMPTY" "$RESULTS/bin/parsebound" -answer "$CHECKOUT"
+  fi
   for side in old new; do
     bin=$RESULTS/bin/$side
     gc=$(mktemp -d); GOCACHE=$gc measure report-C "$side" "$r" "$EMPTY" "$bin" report -C "$CHECKOUT"; rm -rf "$gc"
@@ -83,12 +97,32 @@ for r in $(seq "$ROUNDS"); do
 done
 
 echo "machine: $(nproc) CPUs, $(go version), $(date -u); old $OLD_REV, new $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo '+dirty'); $K8S_VERSION; $ROUNDS rounds; $RESULTS"
-printf '%-22s %12s %12s %10s %10s  %s\n' command "old wall s" "new wall s" "old MiB" "new MiB" "exit codes old/new"
+echo "1-minute load average before the runs: $(awk -F'\t' '{print $8}' "$RUNS" | sort -g | sed -n '1p;$p' | paste -sd- -)"
+printf '%-22s %10s %10s %10s %10s %8s %8s  %s\n' command "old wall" "new wall" "old cpu" "new cpu" "old MiB" "new MiB" "exit codes old/new"
 for k in $KEYS; do
-  printf '%-22s %12s %12s %10s %10s  %s / %s\n' "$k" "$(median "$k" old 4)" "$(median "$k" new 4)" \
+  printf '%-22s %10s %10s %10s %10s %8s %8s  %s / %s\n' "$k" "$(median "$k" old 4)" "$(median "$k" new 4)" "$(median "$k" old 7)" "$(median "$k" new 7)" \
     "$(awk -v k="$(median "$k" old 5)" 'BEGIN{printf "%.0f", k/1024}')" "$(awk -v k="$(median "$k" new 5)" 'BEGIN{printf "%.0f", k/1024}')" \
     "$(rcs "$k" old)" "$(rcs "$k" new)"
 done
+for k in golist parsebound parsebound-answer; do
+  [[ $(median "$k" base 4) == - ]] && continue
+  printf '%-22s %10s %10s %10s %10s %8s %8s  %s\n' "$k" "$(median "$k" base 4)" "" "$(median "$k" base 7)" "" \
+    "$(awk -v k="$(median "$k" base 5)" 'BEGIN{printf "%.0f", k/1024}')" "" "$(rcs "$k" base)"
+done
+# ratio A SIDE_A B SIDE_B FIELD: the medians' quotient
+ratio() { awk -v a="$(median "$1" "$2" "$5")" -v b="$(median "$3" "$4" "$5")" 'BEGIN{if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a/b}'; }
+echo "ratios of medians, old / new (wall; cpu):"
+row() { # LABEL A B SIDE_B (same: B of A's side)
+  local bo=$4 bn=$4
+  [[ $4 == same ]] && bo=old bn=new
+  printf '  %-40s %s / %s; %s / %s\n' "$1" "$(ratio "$2" old "$3" "$bo" 4)" "$(ratio "$2" new "$3" "$bn" 4)" "$(ratio "$2" old "$3" "$bo" 7)" "$(ratio "$2" new "$3" "$bn" 7)"
+}
+row "plegvet ./pkg/... / go list (<= 1.5)" pkg golist base
+row "-json / plain (<= 1.5)" json pkg same
+row "-sarif / plain (<= 1.5)" sarif pkg same
+row "report -C / parsebound (<= 3)" report-C parsebound base
+[[ $(median parsebound-answer base 4) == - ]] || row "report -C / parsebound -answer (<= 3)" report-C parsebound-answer base
+row "report -k8s computed / report -C (<= 1.2)" report-k8s-uncached report-C same
 # Same answers: every old output equals the new one (the SARIF files too).
 differ=0
 for f in "$RESULTS"/*.old.*.out; do
