@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,16 +21,7 @@ import (
 func synthetic(t *testing.T, files, perFile int, extra map[string]string) (*engine.Loaded, int, workcount.Counts) {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name, src string) {
-		t.Helper()
-		name = filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(src), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, src string) { writeFile(t, dir, name, src) }
 	write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	for i := range files {
 		var b strings.Builder

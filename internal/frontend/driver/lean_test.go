@@ -43,16 +43,7 @@ func TestLeanChecksOnlyWhatAnalyzersRead(t *testing.T) {
 	var checked []int64
 	for _, users := range []int{2, 8} {
 		dir := t.TempDir()
-		write := func(name, src string) {
-			t.Helper()
-			name = filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(name, []byte(src), 0o666); err != nil {
-				t.Fatal(err)
-			}
-		}
+		write := func(name, src string) { writeFile(t, dir, name, src) }
 		// A look-alike of the feature-gate API, a features package, a
 		// pleg package and its importer, and users of the gates.
 		write("go.mod", "module example.com/m\n\ngo 1.26\n\nrequire k8s.io/component-base v0.0.0\n\nreplace k8s.io/component-base => ./cb\n")
@@ -82,5 +73,18 @@ func TestLeanChecksOnlyWhatAnalyzersRead(t *testing.T) {
 	// this test checked 5 and 11.
 	if checked[0] != 3 || checked[1] != 3 {
 		t.Errorf("packages type-checked: %d with 2 users of the gates, %d with 8; want 3 each (features, pleg, kubelet)", checked[0], checked[1])
+	}
+}
+
+// writeFile writes src to the slash-separated name below dir, making its
+// directories.
+func writeFile(t *testing.T, dir, name, src string) {
+	t.Helper()
+	name = filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(src), 0o666); err != nil {
+		t.Fatal(err)
 	}
 }
