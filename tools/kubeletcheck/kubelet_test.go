@@ -276,12 +276,7 @@ func decideAt(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, sc
 // kube-apiserver.
 func kubernetesBins(t *testing.T, p *harness.Parts, release string) (kubelet, apiserver string) {
 	t.Helper()
-	ctx := context.Background()
-	kubelet, err := p.Builder.Kubernetes(ctx, release, "kubelet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	apiserver, err = p.Builder.Kubernetes(ctx, release, "kube-apiserver")
+	kubelet, apiserver, err := p.NodeBins(context.Background(), release)
 	if err != nil {
 		t.Fatal(err)
 	}

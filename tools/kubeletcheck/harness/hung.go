@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -166,17 +165,7 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 		defer h.Proxy.Stop()
 	}
 	run := &HungRun{Release: h.Release}
-	if h.Rules != "" {
-		data, err := os.ReadFile(h.Rules)
-		if err != nil {
-			return nil, err
-		}
-		run.Rules = string(data)
-	}
-	if _, _, err := n.Runtime.RunningContainer(ctx, "sleeper", 2*time.Minute); err != nil {
-		return nil, err
-	}
-	if run.Crictl, err = n.Runtime.Version(ctx); err != nil {
+	if run.Rules, run.Crictl, err = ready(ctx, n, h.Rules); err != nil {
 		return nil, err
 	}
 	prom, err := StartKubePrometheus(ctx, filepath.Join(n.Dir, "prometheus"), h.Rules, h.Every)
@@ -185,76 +174,36 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 	}
 	defer prom.Stop()
 
-	var mu sync.Mutex
-	done := make(chan struct{})
-	var wg sync.WaitGroup
 	// The loops' requests end with the run, a patient one included.
 	ctx, cancelLoops := context.WithCancel(ctx)
 	defer cancelLoops()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(h.Every)
-		defer tick.Stop()
-		for {
-			r := h.round(ctx, n, prom)
-			mu.Lock()
-			r.Index = len(run.Rounds)
-			run.Rounds = append(run.Rounds, r)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	stopped := false
-	stopAll := func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			// A round in flight ends at its client timeouts; a patient
-			// request is cancelled.
-			go func() {
-				time.Sleep(2 * h.Every)
-				cancelLoops()
-			}()
-			wg.Wait()
-		}
+	watched := watch(n, h.Every, h.Logf, func(i int) HungRound {
+		r := h.round(ctx, n, prom)
+		r.Index = i
+		return r
+	})
+	// A round in flight ends at its client timeouts; a patient request
+	// is cancelled.
+	watched.onStop = func() {
+		go func() {
+			time.Sleep(2 * h.Every)
+			cancelLoops()
+		}()
 	}
-	defer stopAll()
-	until := func(within time.Duration, what string, cond func([]HungRound) bool) error {
-		deadline := time.Now().Add(within)
-		for time.Now().Before(deadline) {
-			if gone, why := n.Kubelet.Exited(); gone {
-				return fmt.Errorf("waiting for %s: %s", what, why)
-			}
-			mu.Lock()
-			ok := len(run.Rounds) > 0 && cond(run.Rounds)
-			mu.Unlock()
-			if ok {
-				return nil
-			}
-			time.Sleep(time.Second)
-		}
-		h.Logf("%s: not within %s", what, within)
-		return nil
-	}
+	defer watched.stop()
+	until := watched.until
 	if err := until(h.Before+time.Minute, "the node Ready", func(rs []HungRound) bool {
 		last := rs[len(rs)-1]
 		return last.Ready.Status == "True" && last.Start.Sub(rs[0].Start) >= h.Before
 	}); err != nil {
 		return nil, err
 	}
-	mu.Lock()
-	for i := len(run.Rounds) - 1; i >= 0; i-- {
-		if run.Rounds[i].Err == nil {
-			run.Configz = run.Rounds[i].Configz
+	for rs := watched.all(); len(rs) > 0; rs = rs[:len(rs)-1] {
+		if last := rs[len(rs)-1]; last.Err == nil {
+			run.Configz = last.Configz
 			break
 		}
 	}
-	mu.Unlock()
 	if h.Probe != nil {
 		if err := h.Probe(ctx, n, PhaseReady); err != nil {
 			return nil, err
@@ -265,21 +214,19 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		watched.goLoop(func(done <-chan struct{}) {
 			for {
 				pr := h.kubectlPleg(ctx, kubeconfig)
-				mu.Lock()
+				watched.Lock()
 				run.Pleg = append(run.Pleg, pr)
-				mu.Unlock()
+				watched.Unlock()
 				select {
 				case <-done:
 					return
 				case <-time.After(time.Until(pr.Start.Add(h.Every))):
 				}
 			}
-		}()
+		})
 	}
 
 	// The fault.
@@ -307,31 +254,26 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 	}
 	defer thaw()
 	// The patient scraper and the goroutine dumps, beside the rounds.
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
+	watched.goLoop(func(done <-chan struct{}) {
 		for {
 			a := n.Kubelet.Get(ctx, "/metrics", 5*time.Minute)
 			a.Body = nil
-			mu.Lock()
+			watched.Lock()
 			run.Patient = append(run.Patient, a)
-			mu.Unlock()
+			over := !run.Thawed.IsZero() && a.Start.After(run.Thawed)
+			watched.Unlock()
 			select {
 			case <-done:
 				return
 			default:
 			}
-			mu.Lock()
-			over := !run.Thawed.IsZero() && a.Start.After(run.Thawed)
-			mu.Unlock()
 			if over {
 				return
 			}
 			time.Sleep(h.Every)
 		}
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	watched.goLoop(func(done <-chan struct{}) {
 		for _, d := range h.Dumps {
 			select {
 			case <-done:
@@ -341,11 +283,11 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 			a := n.Kubelet.Get(ctx, "/debug/pprof/goroutine?debug=2", 30*time.Second)
 			dump := Dump{Answer: a, Text: string(a.Body)}
 			dump.Body = nil
-			mu.Lock()
+			watched.Lock()
 			run.Dumps = append(run.Dumps, dump)
-			mu.Unlock()
+			watched.Unlock()
 		}
-	}()
+	})
 	if err := until(h.MaxFreeze, "the freeze's end", func(rs []HungRound) bool {
 		if time.Since(run.Frozen) < h.Freeze {
 			return false
@@ -373,9 +315,9 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 	}); err != nil {
 		return nil, err
 	}
-	mu.Lock()
+	watched.Lock()
 	run.Thawed = time.Now()
-	mu.Unlock()
+	watched.Unlock()
 	h.Logf("%s: the fault ends after %s", h.Release, run.Thawed.Sub(run.Frozen).Round(time.Second))
 	if err := thaw(); err != nil {
 		return nil, err
@@ -394,7 +336,8 @@ func (h *Hung) Run(ctx context.Context) (*HungRun, error) {
 	}); err != nil {
 		return nil, err
 	}
-	stopAll()
+	watched.stop()
+	run.Rounds = watched.all()
 	if h.Proxy != nil {
 		run.Stall = h.Proxy.Account()
 	}

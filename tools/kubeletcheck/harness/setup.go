@@ -80,3 +80,48 @@ func (p *Parts) NewRuntimeNamed(ctx context.Context, name string) (rt *Runtime, 
 	}
 	return rt, dir, nil
 }
+
+// NodeBins builds (or finds built) the release's kubelet and
+// kube-apiserver: a node's two binaries.
+func (p *Parts) NodeBins(ctx context.Context, release string) (kubelet, apiserver string, err error) {
+	if kubelet, err = p.Builder.Kubernetes(ctx, release, "kubelet"); err != nil {
+		return "", "", err
+	}
+	if apiserver, err = p.Builder.Kubernetes(ctx, release, "kube-apiserver"); err != nil {
+		return "", "", err
+	}
+	return kubelet, apiserver, nil
+}
+
+// TableRun is what a table command needs before running its scenario on
+// a release: the parts, the node's binaries, and the rules the plegvet of
+// a repository writes for the release, in Dir, which Close removes.
+type TableRun struct {
+	Parts              *Parts
+	Kubelet, APIServer string
+	Rules, Dir         string
+}
+
+// NewTableRun prepares the parts and builds what a run of release needs;
+// name prefixes its temporary directory.
+func NewTableRun(ctx context.Context, name, release, repo string, logf func(string, ...any)) (*TableRun, error) {
+	parts, err := Prepare(ctx, logf)
+	if err != nil {
+		return nil, err
+	}
+	t := &TableRun{Parts: parts}
+	if t.Kubelet, t.APIServer, err = parts.NodeBins(ctx, release); err != nil {
+		return nil, err
+	}
+	if t.Dir, err = os.MkdirTemp("", name+"-"); err != nil {
+		return nil, err
+	}
+	if t.Rules, err = AlertRules(ctx, repo, release, t.Dir); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Close removes the run's directory.
+func (t *TableRun) Close() { os.RemoveAll(t.Dir) }

@@ -2,11 +2,8 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -106,17 +103,7 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 	}
 	defer n.Stop()
 	run := &UnhealthyRun{Release: u.Release}
-	if u.Rules != "" {
-		data, err := os.ReadFile(u.Rules)
-		if err != nil {
-			return nil, err
-		}
-		run.Rules = string(data)
-	}
-	if _, _, err := n.Runtime.RunningContainer(ctx, "sleeper", 2*time.Minute); err != nil {
-		return nil, err
-	}
-	if run.Crictl, err = n.Runtime.Version(ctx); err != nil {
+	if run.Rules, run.Crictl, err = ready(ctx, n, u.Rules); err != nil {
 		return nil, err
 	}
 	prom, err := StartPrometheus(ctx, filepath.Join(n.Dir, "prometheus"), u.Rules, u.Every)
@@ -125,63 +112,23 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 	}
 	defer prom.Stop()
 
-	var mu sync.Mutex
-	done := make(chan struct{})
-	observed := make(chan struct{})
-	go func() {
-		defer close(observed)
-		tick := time.NewTicker(u.Every)
-		defer tick.Stop()
-		for {
-			o := Observation{}
-			sc, err := n.Kubelet.Scrape(ctx)
-			o.Err = err
-			if sc != nil {
-				o.Scrape = *sc
-			} else {
-				o.Start, o.End = time.Now(), time.Now()
-			}
-			o.Ready, o.ReadyErr = n.Ready(ctx)
-			o.AlertsAt = time.Now()
-			o.Alerts, o.AlertsErr = prom.Alerts(ctx)
-			mu.Lock()
-			o.Index = len(run.Obs)
-			run.Obs = append(run.Obs, o)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
+	watched := watch(n, u.Every, u.Logf, func(i int) Observation {
+		o := Observation{}
+		sc, err := n.Kubelet.Scrape(ctx)
+		o.Err = err
+		if sc != nil {
+			o.Scrape = *sc
+		} else {
+			o.Start, o.End = time.Now(), time.Now()
 		}
-	}()
-	stopObserving := func() {
-		if done != nil {
-			close(done)
-			<-observed
-			done = nil
-		}
-	}
-	defer stopObserving()
-	// until polls the observations until cond holds of them or within
-	// passes; the kubelet exiting ends it with an error.
-	until := func(within time.Duration, what string, cond func([]Observation) bool) error {
-		deadline := time.Now().Add(within)
-		for time.Now().Before(deadline) {
-			if gone, why := n.Kubelet.Exited(); gone {
-				return fmt.Errorf("waiting for %s: %s", what, why)
-			}
-			mu.Lock()
-			ok := cond(run.Obs)
-			mu.Unlock()
-			if ok {
-				return nil
-			}
-			time.Sleep(time.Second)
-		}
-		u.Logf("%s: not within %s", what, within)
-		return nil
-	}
+		o.Ready, o.ReadyErr = n.Ready(ctx)
+		o.AlertsAt = time.Now()
+		o.Alerts, o.AlertsErr = prom.Alerts(ctx)
+		o.Index = i
+		return o
+	})
+	defer watched.stop()
+	until := watched.until
 	if err := until(u.Before+time.Minute, "the node Ready", func(obs []Observation) bool {
 		return len(obs) > 0 && obs[len(obs)-1].Ready.Status == "True" && obs[len(obs)-1].Start.Sub(obs[0].Start) >= u.Before
 	}); err != nil {
@@ -235,7 +182,8 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 	}); err != nil {
 		return nil, err
 	}
-	stopObserving()
+	watched.stop()
+	run.Obs = watched.all()
 	if run.Log, err = ReadLog(n.Kubelet.Log()); err != nil {
 		return nil, err
 	}

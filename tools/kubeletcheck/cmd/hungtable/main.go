@@ -63,29 +63,14 @@ func main() {
 
 func table(ctx context.Context, b *strings.Builder, release, fault, repo, captures, all string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-	parts, err := harness.Prepare(ctx, logf)
+	tr, err := harness.NewTableRun(ctx, "hungtable", release, repo, logf)
 	if err != nil {
 		return err
 	}
-	kubelet, err := parts.Builder.Kubernetes(ctx, release, "kubelet")
-	if err != nil {
-		return err
-	}
-	apiserver, err := parts.Builder.Kubernetes(ctx, release, "kube-apiserver")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "hungtable-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	rules, err := harness.AlertRules(ctx, repo, release, tmp)
-	if err != nil {
-		return err
-	}
-	h := parts.NewHung(release, kubelet, apiserver, rules, logf)
-	if h.KubectlPleg, err = harness.BuildKubectlPleg(ctx, filepath.Join(repo, "tools", "kubectl-pleg"), tmp); err != nil {
+	defer tr.Close()
+	rules := tr.Rules
+	h := tr.Parts.NewHung(release, tr.Kubelet, tr.APIServer, rules, logf)
+	if h.KubectlPleg, err = harness.BuildKubectlPleg(ctx, filepath.Join(repo, "tools", "kubectl-pleg"), tr.Dir); err != nil {
 		return err
 	}
 	h.Probe = func(ctx context.Context, n *harness.Node, phase string) error {

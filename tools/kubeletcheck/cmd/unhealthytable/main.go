@@ -55,28 +55,13 @@ func main() {
 
 func table(ctx context.Context, b *strings.Builder, release, repo, captures string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-	parts, err := harness.Prepare(ctx, logf)
+	tr, err := harness.NewTableRun(ctx, "unhealthytable", release, repo, logf)
 	if err != nil {
 		return err
 	}
-	kubelet, err := parts.Builder.Kubernetes(ctx, release, "kubelet")
-	if err != nil {
-		return err
-	}
-	apiserver, err := parts.Builder.Kubernetes(ctx, release, "kube-apiserver")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "unhealthytable-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	rules, err := harness.AlertRules(ctx, repo, release, tmp)
-	if err != nil {
-		return err
-	}
-	u := parts.NewUnhealthy(release, kubelet, apiserver, rules, logf)
+	defer tr.Close()
+	rules := tr.Rules
+	u := tr.Parts.NewUnhealthy(release, tr.Kubelet, tr.APIServer, rules, logf)
 	began := time.Now()
 	run, err := u.Run(ctx)
 	if err != nil {
