@@ -146,7 +146,7 @@ func (a *Alerts) Files(visit FileVisitor) {
 				v.pos(&h.Chain[i].Pos)
 				v.pos(h.Chain[i].Decl)
 			}
-			for _, hv := range []*HangValue{h.Deadline, h.RuntimeDown, h.StatusPeriod} {
+			for _, hv := range []*Value{h.Deadline, h.RuntimeDown, h.StatusPeriod} {
 				if hv != nil {
 					v.pos(hv.Decl)
 				}

@@ -30,8 +30,6 @@ type (
 	RuntimeHang = runtimehang.Hang
 	// HangStep is one call of a chain to the runtime.
 	HangStep = runtimehang.Step
-	// HangValue is a duration of the hang, with its constant.
-	HangValue = runtimehang.Value
 	// Reach is one CRI call a collector's scrape makes, and its chain.
 	Reach = runtimehang.Reach
 	// HangCollector is one collector registered, and what a scrape calls.

@@ -184,9 +184,9 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt) (*Va
 	}
 	e := call.Args[p.Index]
 	if p.Field == "" {
-		return r.value(e), nil
+		return r.Value(e), nil
 	}
-	lit, why := follow(e, call.Pos(), body, r.info)
+	lit, why := follow(e, call.Pos(), body, r.Info)
 	if lit == nil {
 		return &Value{Unresolved: why, Pos: e.Pos()}, nil
 	}
@@ -196,7 +196,7 @@ func (r *resolver) arg(call *ast.CallExpr, p ParamRef, body *ast.BlockStmt) (*Va
 	for _, el := range lit.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
 			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == p.Field {
-				return r.value(kv.Value), lit
+				return r.Value(kv.Value), lit
 			}
 		}
 	}
@@ -217,7 +217,7 @@ func (r *resolver) reassigned(e ast.Expr, lit *ast.CompositeLit, call *ast.CallE
 	if !ok || body == nil {
 		return nil
 	}
-	v, ok := r.info.Uses[id].(*types.Var)
+	v, ok := r.Info.Uses[id].(*types.Var)
 	if !ok {
 		return nil
 	}
@@ -245,10 +245,10 @@ func (r *resolver) reassigned(e ast.Expr, lit *ast.CompositeLit, call *ast.CallE
 			if !ok || sel.Sel.Name != field {
 				continue
 			}
-			if x, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || r.info.Uses[x] != v {
+			if x, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || r.Info.Uses[x] != v {
 				continue
 			}
-			at := r.fset.Position(as.Pos())
+			at := r.Fset.Position(as.Pos())
 			if b := blocks[len(blocks)-1]; call.Pos() < b.Pos() || call.End() > b.End() {
 				found = &Value{Unresolved: fmt.Sprintf("%s.%s is reassigned at %s:%d under a condition the call is not under: which value is in force depends on it", id.Name, field, filepath.Base(at.Filename), at.Line), Pos: as.Pos()}
 				continue
@@ -257,7 +257,7 @@ func (r *resolver) reassigned(e ast.Expr, lit *ast.CompositeLit, call *ast.CallE
 				found = &Value{Unresolved: fmt.Sprintf("%s.%s is changed at %s:%d (%s)", id.Name, field, filepath.Base(at.Filename), at.Line, as.Tok), Pos: as.Pos()}
 				continue
 			}
-			found = r.value(as.Rhs[i])
+			found = r.Value(as.Rhs[i])
 		}
 		return true
 	}

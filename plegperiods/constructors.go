@@ -362,7 +362,7 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 		}
 		if u.hasThreshold {
 			if u.thresholdConst != nil {
-				c.ThresholdConst = res.value(u.thresholdConst)
+				c.ThresholdConst = res.Value(u.thresholdConst)
 			} else {
 				c.Threshold = ref(fields, u.threshold)
 			}
@@ -371,9 +371,9 @@ func Constructors(fset *token.FileSet, files []*ast.File, info *types.Info) []*C
 			c.Retries = ref(fields, u.retries)
 		}
 		if a := u.fallbackArgs; a[0] != nil && c.Kind == Evented {
-			c.FallbackConst = res.value(a[0])
+			c.FallbackConst = res.Value(a[0])
 			if a[1] != nil {
-				c.FallbackThresholdConst = res.value(a[1])
+				c.FallbackThresholdConst = res.Value(a[1])
 			}
 		}
 		if u.hasFallback && c.Kind == Evented {

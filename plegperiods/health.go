@@ -265,7 +265,7 @@ func channelCapacity(files []*ast.File, res *resolver, con *Construction, p Para
 	}
 	e := ast.Unparen(call.Args[p.Index])
 	if id, ok := e.(*ast.Ident); ok {
-		v, isVar := res.info.Uses[id].(*types.Var)
+		v, isVar := res.Info.Uses[id].(*types.Var)
 		var body *ast.BlockStmt
 		for _, f := range files {
 			if f.Pos() <= call.Pos() && call.End() <= f.End() {
@@ -274,19 +274,19 @@ func channelCapacity(files []*ast.File, res *resolver, con *Construction, p Para
 			}
 		}
 		if isVar && body != nil {
-			if init := lastAssignment(body, v, call.Pos(), res.info); init != nil {
+			if init := lastAssignment(body, v, call.Pos(), res.Info); init != nil {
 				e = ast.Unparen(init)
 			}
 		}
 	}
 	mk, ok := e.(*ast.CallExpr)
-	if !ok || builtinName(res.info, mk.Fun) != "make" {
+	if !ok || builtinName(res.Info, mk.Fun) != "make" {
 		return &Value{Unresolved: fmt.Sprintf("%s is not a channel made before the call", types.ExprString(call.Args[p.Index]))}
 	}
 	if len(mk.Args) < 2 {
 		return &Value{Unresolved: fmt.Sprintf("%s makes an unbuffered channel", types.ExprString(mk))}
 	}
-	return res.value(mk.Args[1])
+	return res.Value(mk.Args[1])
 }
 
 // runtimeErrorsOf finds the method of register's receiver type that calls

@@ -85,7 +85,7 @@ func constructorArg(files []*ast.File, info *types.Info, res *resolver, tn *type
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if ok && v == nil && astobj.Func(info, call) == ctor && index < len(call.Args) {
-				v = res.value(call.Args[index])
+				v = res.Value(call.Args[index])
 			}
 			return v == nil
 		})

@@ -160,7 +160,7 @@ func (r *resolver) tickerPeriod(files []*ast.File, info *types.Info, fn *types.F
 				return true
 			}
 			if pkg, name := calleeName(info, init); pkg == "time" && name == "NewTicker" {
-				period, at = r.value(init.Args[0]), srcpos.At(r.fset, init.Pos())
+				period, at = r.Value(init.Args[0]), srcpos.At(r.Fset, init.Pos())
 			}
 			return false
 		})

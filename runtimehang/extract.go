@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/plegvet/plegvet/constvalue"
 	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -45,7 +46,7 @@ type Input struct {
 	Fset        *token.FileSet
 	Kubelet     Package
 	Others      []Package
-	RuntimeDown *Value
+	RuntimeDown *constvalue.Value
 }
 
 // prog indexes the packages read: each function's declaration and the
@@ -856,7 +857,7 @@ func (p *prog) deadline(k *Package) *Deadline {
 				for _, a := range call.Args {
 					if setting, ok := durationArg(k.Info, a); ok {
 						out = &Deadline{Call: types.ExprString(call.Fun), Pos: srcpos.Of(p.fset, a.Pos()), Expr: types.ExprString(a), Setting: setting}
-						out.Value = valueOf(p.fset, k.Files, k.Info, a)
+						out.Value = constvalue.ValueOf(p.fset, k.Files, k.Info, a)
 						if setting != "" {
 							out.Default = p.settingDefault(setting)
 						}
@@ -939,12 +940,12 @@ func lowerCamel(s string) string {
 // settingDefault reads the default of a configuration setting (its JSON
 // name) from the packages read: a struct field with that JSON tag, and an
 // assignment obj.Field = metav1.Duration{Duration: X} of it.
-func (p *prog) settingDefault(setting string) *Value {
+func (p *prog) settingDefault(setting string) *constvalue.Value {
 	for _, pkg := range p.pkgs {
 		if !pkg.Bodies {
 			continue
 		}
-		var out *Value
+		var out *constvalue.Value
 		for _, f := range pkg.Files {
 			ast.Inspect(f, func(n ast.Node) bool {
 				as, ok := n.(*ast.AssignStmt)
@@ -972,7 +973,7 @@ func (p *prog) settingDefault(setting string) *Value {
 				for _, e := range cl.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
 						if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Duration" {
-							out = valueOf(p.fset, pkg.Files, pkg.Info, kv.Value)
+							out = constvalue.ValueOf(p.fset, pkg.Files, pkg.Info, kv.Value)
 						}
 					}
 				}
@@ -983,7 +984,7 @@ func (p *prog) settingDefault(setting string) *Value {
 			return out
 		}
 	}
-	return &Value{Unresolved: fmt.Sprintf("no package read from source sets a default for %s (the kubelet configuration's defaults, pkg/kubelet/apis/config/v1beta1, were not read)", setting)}
+	return &constvalue.Value{Unresolved: fmt.Sprintf("no package read from source sets a default for %s (the kubelet configuration's defaults, pkg/kubelet/apis/config/v1beta1, were not read)", setting)}
 }
 
 // jsonName is a struct field's JSON name from its tag; "" without one.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plegvet/plegvet/constvalue"
 	"github.com/plegvet/plegvet/internal/testkit/fixturetypes"
 	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
@@ -40,7 +41,7 @@ func hangOf(t *testing.T, shape, src string, without ...string) *runtimehang.Han
 	t.Helper()
 	fset := token.NewFileSet()
 	im := fixturetypes.NewImporter(fset, filepath.Join("..", "testdata", "src"))
-	in := runtimehang.Input{Fset: fset, RuntimeDown: &runtimehang.Value{Value: "30s", Const: "maxWaitForContainerRuntime"}}
+	in := runtimehang.Input{Fset: fset, RuntimeDown: &constvalue.Value{Value: "30s", Const: "maxWaitForContainerRuntime"}}
 	var others []runtimehang.Package
 	for _, p := range commonPackages {
 		if slices.Contains(without, p) {
@@ -78,7 +79,7 @@ func at(p *srcpos.Pos) string {
 	return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line)
 }
 
-func value(v *runtimehang.Value) string {
+func value(v *constvalue.Value) string {
 	switch {
 	case v == nil:
 		return "-"

@@ -5,6 +5,7 @@ import (
 	"go/types"
 	"slices"
 
+	"github.com/plegvet/plegvet/constvalue"
 	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -79,9 +80,9 @@ func (p *prog) statusLoop(k *Package, h *Hang) *types.Func {
 
 // periodic finds a call passing fn as a method value beside a duration:
 // the call running it periodically, and its period.
-func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *Value) {
+func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *constvalue.Value) {
 	var pos *srcpos.Pos
-	var period *Value
+	var period *constvalue.Value
 	for _, f := range k.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -97,7 +98,7 @@ func (p *prog) periodic(k *Package, fn *types.Func) (*srcpos.Pos, *Value) {
 			}
 			for _, a := range call.Args {
 				if _, ok := durationArg(k.Info, a); ok {
-					pos, period = srcpos.At(p.fset, call.Pos()), valueOf(p.fset, k.Files, k.Info, a)
+					pos, period = srcpos.At(p.fset, call.Pos()), constvalue.ValueOf(p.fset, k.Files, k.Info, a)
 					return false
 				}
 			}

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/plegvet/plegvet/constvalue"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -42,7 +43,7 @@ type Hang struct {
 	StatusLoop *StatusLoop `json:"statusLoop"`
 	// RuntimeDown is the threshold past which the runtime is declared down
 	// ("container runtime is down"), as the health rule read it; null when not found.
-	RuntimeDown *Value `json:"runtimeDown"`
+	RuntimeDown *constvalue.Value `json:"runtimeDown"`
 	// NodeStatus is the runtime call the node status update waits on;
 	// null when none was found.
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
@@ -140,13 +141,13 @@ type Deadline struct {
 	Expr string `json:"expr"`
 	// Value is the timeout when it is a constant; else its Unresolved
 	// says why (a configuration field).
-	Value *Value `json:"value"`
+	Value *constvalue.Value `json:"value"`
 	// Setting is the configuration field the timeout comes from (its
 	// JSON name, runtimeRequestTimeout); "" when none.
 	Setting string `json:"setting,omitempty"`
 	// Default is the setting's default, read from the configuration
 	// defaults; its Unresolved says why when not read.
-	Default *Value `json:"default,omitempty"`
+	Default *constvalue.Value `json:"default,omitempty"`
 	// PerCall is, for each CRI method the collectors reach, where the CRI
 	// client's implementation bounds the call (context.WithTimeout), read
 	// when the client's package was read from source; PerCallUnknown says
@@ -176,8 +177,8 @@ type StatusLoop struct {
 	// Status is the runtime's Status call.
 	Status Step `json:"status"`
 	// Started is the call running Func periodically, Period its period.
-	Started *srcpos.Pos `json:"started"`
-	Period  *Value      `json:"period"`
+	Started *srcpos.Pos       `json:"started"`
+	Period  *constvalue.Value `json:"period"`
 }
 
 // NodeStatusCall is the runtime call a node status setter makes.
@@ -328,12 +329,12 @@ type Summary struct {
 	CRIMethods []string `json:"criMethods"`
 	// Deadline is each CRI call's deadline: the constant, else the
 	// setting's default (Setting names it); nil when neither was read.
-	Deadline *Value `json:"deadline"`
-	Setting  string `json:"setting,omitempty"`
+	Deadline *constvalue.Value `json:"deadline"`
+	Setting  string            `json:"setting,omitempty"`
 	// RuntimeDown is the "container runtime is down" threshold.
-	RuntimeDown *Value `json:"runtimeDown"`
+	RuntimeDown *constvalue.Value `json:"runtimeDown"`
 	// StatusPeriod is how often the runtime's Status is asked.
-	StatusPeriod *Value `json:"statusPeriod"`
+	StatusPeriod *constvalue.Value `json:"statusPeriod"`
 	// NodeStatus is the runtime call the node status update waits on.
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
 }

@@ -43,8 +43,8 @@ func addRuntimeHang(r *answer.Report, a *analysed) {
 	}
 	in := runtimehang.Input{Fset: a.res.Fset, Kubelet: runtimehang.Package{Path: kubelet.PkgPath, Files: kubelet.Syntax, Info: kubelet.TypesInfo, Bodies: true}, Others: others}
 	if d := r.Health.RuntimeDown; d != nil && d.Threshold != nil {
-		t := d.Threshold
-		in.RuntimeDown = &runtimehang.Value{Value: t.Value, Const: t.Const, Expr: t.Expr, Decl: t.Decl, Unresolved: t.Unresolved}
+		t := *d.Threshold
+		in.RuntimeDown = &t
 	}
 	r.Health.RuntimeHang = runtimehang.Extract(in)
 }

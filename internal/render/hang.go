@@ -9,7 +9,7 @@ import (
 )
 
 // hangValue words a duration of the hang as Value words a value Cited.
-func hangValue(v *answer.HangValue) string {
+func hangValue(v *answer.Value) string {
 	switch {
 	case v == nil:
 		return "-"

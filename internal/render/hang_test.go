@@ -12,9 +12,9 @@ import (
 func TestHangConsequence(t *testing.T) {
 	reach := []answer.Reach{{Method: "RuntimeService.ListPodSandbox"}}
 	hang := func(endpoint string, reaches []answer.Reach, deflt string) *answer.RuntimeHang {
-		h := &answer.RuntimeHang{RuntimeDown: &answer.HangValue{Value: "30s"}, NodeStatus: &answer.NodeStatusCall{Method: "Runtime.Version"}}
+		h := &answer.RuntimeHang{RuntimeDown: &answer.Value{Value: "30s"}, NodeStatus: &answer.NodeStatusCall{Method: "Runtime.Version"}}
 		h.Collectors = append(h.Collectors, answer.HangCollector{Endpoint: endpoint, Reaches: reaches})
-		h.Deadline = &answer.Deadline{Setting: "runtimeRequestTimeout", Value: &answer.HangValue{Unresolved: "a field"}, Default: &answer.HangValue{Value: deflt}}
+		h.Deadline = &answer.Deadline{Setting: "runtimeRequestTimeout", Value: &answer.Value{Unresolved: "a field"}, Default: &answer.Value{Value: deflt}}
 		return h
 	}
 	pleg := []answer.HealthRule{{Name: "PLEG", Threshold: threshold("3m0s", "", "")}}
