@@ -197,6 +197,31 @@ type Events = Box[int]
 import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 func get(b v1.Events) int { return b.Get() }
 `},
+		{"a method only an interface of the importer names", `package v1
+type Msg struct{ n int }
+func (m *Msg) Size() int { return m.n }
+func (m *Msg) Reset() {}
+func New() *Msg { return nil }
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+type sizer interface{ Size() int }
+var _ sizer = v1.New()
+`},
+		{"a method of a model's interface, and error's", `package v1
+import "k8s.io/component-base/featuregate"
+type Msg struct{}
+func (*Msg) Enabled(featuregate.Feature) bool { return false }
+func (*Msg) KnownFeatures() []string { return nil }
+func (*Msg) Error() string { return "" }
+func New() *Msg { return nil }
+`, `package pleg
+import (
+	"k8s.io/component-base/featuregate"
+	v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+var _ error = v1.New()
+var _ = func(m *v1.Msg) featuregate.FeatureGate { return m }
+`},
 		{"an iota group reached by its last name", `package v1
 type Kind int
 const (
@@ -306,8 +331,9 @@ func stopped(r *runtimeapi.Response) bool { return later.Deep(nil) == nil && r !
 }
 
 // The safety net behind parsing ahead: a loaded package that selects a
-// cut name (or dot-imports the cut package) makes the load say it cut too
-// much, and LoadImports then loads again uncut.
+// cut name (or dot-imports the cut package), or names a method cut from a
+// kept type, makes the load say it cut too much, and LoadImports then
+// loads again uncut.
 func TestCutTooMuch(t *testing.T) {
 	parse := func(src string) *ast.File {
 		f, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0)
@@ -325,11 +351,17 @@ func TestCutTooMuch(t *testing.T) {
 		{"package a\nimport v1 \"" + api + "\"\nvar _ = v1.Response{}\n", false},
 		{"package a\nimport . \"" + api + "\"\nvar _ = Response{}\n", true},
 		{"package a\nimport other \"" + api + "\"\nvar _ = v1.Unused{}\n", false},
+		// Reset, a method of a kept type, was cut.
+		{"package a\nimport v1 \"" + api + "\"\nfunc f(r *v1.Response) { r.Reset() }\n", true},
+		{"package a\ntype resetter interface{ Reset() }\n", true},
+		{"package a\nimport v1 \"" + api + "\"\nfunc f(r *v1.Response) { r.Get() }\n", false},
 	} {
 		l := &loader{
-			sels:     map[*ast.File]map[string]map[string]bool{},
-			ahead:    map[string]*aheadPkg{},
-			cutNames: map[string]map[string]bool{api: {"Unused": true}},
+			sels:         map[*ast.File]map[string]map[string]bool{},
+			ifaceMethods: map[*ast.File][]string{},
+			ahead:        map[string]*aheadPkg{},
+			cutNames:     map[string]map[string]bool{api: {"Unused": true}},
+			cutMethods:   map[string]map[string]bool{api: {"Reset": true}},
 			parsed: map[string]*parsedPkg{
 				api: {name: "v1"},
 				"a": {name: "a", files: []*ast.File{parse(tc.src)}},
