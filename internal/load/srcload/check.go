@@ -84,7 +84,11 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	pkg.TypesInfo = newInfo(files, ignoreBodies)
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
-	workcount.PackageChecked()
+	decls := 0
+	for _, f := range files {
+		decls += len(f.Decls)
+	}
+	workcount.PackageChecked(decls)
 	if abortErr != nil {
 		return nil, abortErr
 	}
