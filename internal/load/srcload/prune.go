@@ -229,14 +229,14 @@ func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
 }
 
 // selections are a file's x.Name selectors by the identifier x ("" when
-// x is not one); the walk also records the methods of the file's
-// interface types (ifaceMethods).
+// x is not one); the walk also adds to methodNames every name selected
+// and the methods of the file's interface types.
 func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 	if s, ok := l.sels[f]; ok {
 		return s
 	}
 	s := map[string]map[string]bool{}
-	var methods []string
+	methods := l.methodNamesSeen()
 	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
@@ -249,18 +249,16 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 				s[x] = map[string]bool{}
 			}
 			s[x][n.Sel.Name] = true
+			methods[n.Sel.Name] = true
 		case *ast.InterfaceType:
 			for _, m := range n.Methods.List {
 				for _, id := range m.Names {
-					methods = append(methods, id.Name)
+					methods[id.Name] = true
 				}
 			}
 		}
 	}
 	l.sels[f] = s
-	if l.ifaceMethods != nil {
-		l.ifaceMethods[f] = methods
-	}
 	return s
 }
 
@@ -286,23 +284,22 @@ func (l *loader) cut(ctx context.Context, importPath string, pp *parsedPkg) ([]*
 // select, those of the methods of the interface types they write, of the
 // built-in models' interfaces and error's.
 func (l *loader) methodsUsed() map[string]bool {
-	names := map[string]bool{"Error": true}
-	for n := range modelMethods() {
-		names[n] = true
-	}
 	for _, qp := range l.parsedAndAhead() {
 		for _, f := range qp.files {
-			for _, sel := range l.selections(f) {
-				for n := range sel {
-					names[n] = true
-				}
-			}
-			for _, n := range l.ifaceMethods[f] {
-				names[n] = true
-			}
+			l.selections(f) // walked once, adding to l.methodNames
 		}
 	}
-	return names
+	return l.methodNamesSeen()
+}
+
+// methodNamesSeen are the method names of the files walked so far
+// (selections) and those of the models and error.
+func (l *loader) methodNamesSeen() map[string]bool {
+	if l.methodNames == nil {
+		l.methodNames = map[string]bool{"Error": true}
+		maps.Copy(l.methodNames, modelMethods())
+	}
+	return l.methodNames
 }
 
 // aheadPkg is a package parsed ahead of its import (parseAhead): what

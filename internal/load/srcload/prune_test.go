@@ -358,11 +358,10 @@ func TestCutTooMuch(t *testing.T) {
 		{"package a\nimport v1 \"" + api + "\"\nfunc f(r *v1.Response) { r.Get() }\n", false},
 	} {
 		l := &loader{
-			sels:         map[*ast.File]map[string]map[string]bool{},
-			ifaceMethods: map[*ast.File][]string{},
-			ahead:        map[string]*aheadPkg{},
-			cutNames:     map[string]map[string]bool{api: {"Unused": true}},
-			cutMethods:   map[string]map[string]bool{api: {"Reset": true}},
+			sels:       map[*ast.File]map[string]map[string]bool{},
+			ahead:      map[string]*aheadPkg{},
+			cutNames:   map[string]map[string]bool{api: {"Unused": true}},
+			cutMethods: map[string]map[string]bool{api: {"Reset": true}},
 			parsed: map[string]*parsedPkg{
 				api: {name: "v1"},
 				"a": {name: "a", files: []*ast.File{parse(tc.src)}},
