@@ -228,9 +228,9 @@ func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
 	return names, true
 }
 
-// selections are a file's x.Name selectors by the identifier x ("" when
-// x is not one); the walk also adds to methodNames every name selected
-// and the methods of the file's interface types.
+// selections are a file's x.Name selectors by the identifier x; the walk
+// also adds to methodNames every name selected (whatever x is) and the
+// methods of the file's interface types.
 func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 	if s, ok := l.sels[f]; ok {
 		return s
@@ -240,16 +240,13 @@ func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
-			// Keyed by "" when x is not a name: a method selected all the same.
-			x := ""
+			methods[n.Sel.Name] = true // a method, whatever x is
 			if id, ok := n.X.(*ast.Ident); ok {
-				x = id.Name
+				if s[id.Name] == nil {
+					s[id.Name] = map[string]bool{}
+				}
+				s[id.Name][n.Sel.Name] = true
 			}
-			if s[x] == nil {
-				s[x] = map[string]bool{}
-			}
-			s[x][n.Sel.Name] = true
-			methods[n.Sel.Name] = true
 		case *ast.InterfaceType:
 			for _, m := range n.Methods.List {
 				for _, id := range m.Names {
