@@ -24,7 +24,8 @@ func TestInspectChecksOnlyWhatTheAnswerNeeds(t *testing.T) {
 		if _, err := Inspect(context.Background(), Options{Dir: dir}); err != nil {
 			t.Fatal(err)
 		}
-		return workcount.Read().Since(before)
+		w := workcount.Read().Since(before)
+		return workcount.Counts{FilesParsed: w.FilesParsed, PackagesChecked: w.PackagesChecked} // what this test is about
 	}
 	if got, want := work(lookAlike), (workcount.Counts{FilesParsed: 6, PackagesChecked: 3}); got != want {
 		t.Errorf("Inspect(%s): %+v, want %+v", lookAlike, got, want)

@@ -52,7 +52,6 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		CompiledGoFiles: pp.names,
 		Imports:         map[string]*packages.Package{},
 		TypesSizes:      types.SizesFor("gc", "amd64"),
-		TypesInfo:       newInfo(pp.files, ignoreBodies),
 	}
 	var abortErr error
 	var answers []importAnswer
@@ -83,8 +82,13 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 		}
 		pkg.Syntax = files
 	}
+	pkg.TypesInfo = newInfo(files, ignoreBodies)
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
-	workcount.PackageChecked()
+	decls := 0
+	for _, f := range files {
+		decls += len(f.Decls)
+	}
+	workcount.PackageChecked(decls)
 	if abortErr != nil {
 		return nil, abortErr
 	}
@@ -182,25 +186,39 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 	}
 }
 
-// newInfo makes a package's types.Info with its maps sized, from the
-// source's length, for about what go/types records in them: a map grown
-// one entry at a time from empty rehashes and re-initialises its tables
-// at each doubling, which cost the driver's load of ./pkg/... (10 MB of
-// function bodies, 300,000 expressions typed) more CPU than parsing it.
-// The sizes are per KB of source as measured on Kubernetes v1.37.2
-// (./pkg/...'s 180 packages and the report's 17), a little under the
-// averages: a map that needs more grows from there.
+// newInfo makes a package's types.Info with its maps sized for about
+// what go/types records in them, from the length of the source checked: a
+// map grown one entry at a time from empty rehashes and re-initialises its
+// tables at each doubling, which cost the driver's load of ./pkg/... (10
+// MB of function bodies, 300,000 expressions typed) more CPU than parsing
+// it. With its bodies, a package's source is its files; without them, its
+// declarations outside function bodies (a cut package's that are left):
+// the CRI API's api.pb.go, cut to a quarter and its bodies blanked, was
+// sized as if whole, and a map made too large costs a fresh process its
+// pages as surely as one grown. The sizes are per KB of that source as
+// measured on Kubernetes v1.37.2 (./pkg/...'s 180 packages and the
+// report's 17), a little under the averages: a map that needs more grows
+// from there.
 func newInfo(files []*ast.File, ignoreBodies bool) *types.Info {
 	size := 0
 	for _, f := range files {
-		size += int(f.FileEnd - f.FileStart)
+		if !ignoreBodies {
+			size += int(f.FileEnd - f.FileStart)
+			continue
+		}
+		for _, d := range f.Decls {
+			size += int(d.End() - d.Pos())
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				size -= int(fd.Body.End() - fd.Body.Pos())
+			}
+		}
 	}
 	kb := size / 1024
 	// Entries per KB of source: function bodies checked, then
 	// declarations only (most expressions and uses are in bodies).
 	types_, defs, uses, scopes := 36, 10, 36, 8
 	if ignoreBodies {
-		types_, defs, uses, scopes = 8, 5, 5, 2
+		types_, defs, uses, scopes = 17, 12, 11, 2
 	}
 	return &types.Info{
 		Types:      make(map[ast.Expr]types.TypeAndValue, kb*types_),

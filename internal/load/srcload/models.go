@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/token"
 	"go/types"
 	"path"
+	"sync"
 )
 
 //go:embed stubs/*.go.txt
@@ -69,3 +71,29 @@ func (l *loader) checkModel(p, file string) *types.Package {
 	}
 	return pkg
 }
+
+// modelMethods are the methods of the built-in models' interface types:
+// a type of a cut package may implement one (prune.go).
+var modelMethods = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, file := range models {
+		src, err := stubFS.ReadFile(file)
+		if err != nil {
+			panic(err) // the embedded models are part of this program
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
+		if err != nil {
+			panic(err)
+		}
+		for n := range ast.Preorder(f) {
+			if it, ok := n.(*ast.InterfaceType); ok {
+				for _, m := range it.Methods.List {
+					for _, id := range m.Names {
+						names[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return names
+})

@@ -49,6 +49,9 @@ func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 			}
 			f, err := parser.ParseFile(fset, s.name, s.src, mode)
 			workcount.FileParsed()
+			if f != nil {
+				workcount.BodiesParsed(bodies(f))
+			}
 			out[i], sets[i] = parsed{f, err}, fset
 			return nil
 		})
@@ -60,4 +63,16 @@ func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 		}
 	}
 	return out
+}
+
+// bodies counts a file's function declarations whose body holds
+// statements.
+func bodies(f *ast.File) int {
+	n := 0
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && len(fd.Body.List) > 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -57,6 +57,19 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		}
 		return buildenv.DeclaresFeatureMap(src)
 	}
+	// A declarations-only import's function bodies, which are not
+	// type-checked, are blanked before parsing (blankBodies), and its
+	// comments (the CRI API's generated field docs) parsed past: its
+	// importers read its declarations only.
+	declsOnly := !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath)
+	readable := func(filename string, src []byte) []byte {
+		src = WithoutLineDirectives(src)
+		if declsOnly {
+			_, shared := l.Overlay[filename] // the caller's: written to a copy
+			src = blankBodies(src, !shared)
+		}
+		return src
+	}
 	pp := &parsedPkg{dir: dir}
 	var files []*ast.File
 	var names []string
@@ -89,16 +102,13 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		case nul >= 0:
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 		case l.TreeRelativeNames:
-			sources = append(sources, source{filename, l.tree.Rel(filename), WithoutLineDirectives(src)})
+			sources = append(sources, source{filename, l.tree.Rel(filename), readable(filename, src)})
 		default:
-			sources = append(sources, source{filename, filename, WithoutLineDirectives(src)})
+			sources = append(sources, source{filename, filename, readable(filename, src)})
 		}
 	}
-	// Comments are kept for the packages whose syntax the analyzers read;
-	// a declarations-only import's (the CRI API's generated field docs)
-	// are parsed past.
 	mode := parser.ParseComments | parser.SkipObjectResolution
-	if !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath) {
+	if declsOnly {
 		mode = parser.SkipObjectResolution
 	}
 	for i, r := range l.parseCached(sources, mode) {

@@ -18,6 +18,13 @@ import (
 // package declares thousands of methods, descriptor tables and enum maps,
 // of which the kubelet's PLEG code reaches a part.
 //
+// A kept type's methods are kept when a load may call them or need them
+// to implement an interface: their name is selected (x.Name, whatever x)
+// in a parsed file, or is a method of an interface type written in one,
+// in a built-in model or error's. The CRI API's messages each have a
+// dozen methods (getters of every field, Reset, String, ProtoReflect...),
+// which the kubelet's code mostly does not call.
+//
 // Cutting is sound only if no loaded file selects a name that was cut. A
 // package type-checked after the cut (imported later in the load, such as
 // the CRI client runtimehang reads) might: so before the first cut, every
@@ -28,8 +35,10 @@ import (
 // one select a cut name.
 
 // cutUnreached returns files with only the declarations reachable from
-// wanted, and the top-level names it cut.
-func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[string]bool) {
+// wanted, and the top-level names it cut. Of a kept type's methods, it
+// keeps those methodsUsed names (all when methodsUsed is nil) and returns
+// the names of those it cut.
+func cutUnreached(files []*ast.File, wanted, methodsUsed map[string]bool) (kept []*ast.File, cut, methodsCut map[string]bool) {
 	declares := map[string][]ast.Decl{} // a top-level name -> the declarations of it
 	methods := map[string][]ast.Decl{}  // a type's name -> its method declarations
 	names := map[ast.Decl][]string{}
@@ -76,7 +85,8 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 			methods[t] = append(methods[t], methods[a]...)
 		}
 	}
-	kept := map[ast.Decl]bool{}
+	keep := map[ast.Decl]bool{}
+	methodsCut = map[string]bool{}
 	seen := map[string]bool{}
 	var queue []string
 	want := func(name string) {
@@ -92,20 +102,24 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 		name := queue[0]
 		queue = queue[1:]
 		for _, d := range slices.Concat(declares[name], methods[name]) {
-			if !kept[d] {
-				kept[d] = true
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && methodsUsed != nil && !methodsUsed[fd.Name.Name] {
+				methodsCut[fd.Name.Name] = true
+				continue
+			}
+			if !keep[d] {
+				keep[d] = true
 				mentions(d, want)
 			}
 		}
 	}
-	cut := map[string]bool{}
+	cut = map[string]bool{}
 	out := make([]*ast.File, len(files))
 	for i, f := range files {
 		nf := *f
 		nf.Decls = nil
 		for _, d := range f.Decls {
 			gd, isGen := d.(*ast.GenDecl)
-			if kept[d] || (isGen && gd.Tok == token.IMPORT) {
+			if keep[d] || (isGen && gd.Tok == token.IMPORT) {
 				nf.Decls = append(nf.Decls, d)
 				continue
 			}
@@ -117,11 +131,11 @@ func cutUnreached(files []*ast.File, wanted map[string]bool) ([]*ast.File, map[s
 	}
 	// A name declared twice, once kept, is not cut (a broken tree).
 	for n := range cut {
-		if slices.ContainsFunc(declares[n], func(d ast.Decl) bool { return kept[d] }) {
+		if slices.ContainsFunc(declares[n], func(d ast.Decl) bool { return keep[d] }) {
 			delete(cut, n)
 		}
 	}
-	return out, cut
+	return out, cut, methodsCut
 }
 
 // mentions calls want with every identifier of a declaration outside
@@ -214,19 +228,30 @@ func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
 	return names, true
 }
 
-// selections are a file's x.Name selectors by the identifier x.
+// selections are a file's x.Name selectors by the identifier x; the walk
+// also adds to methodNames every name selected (whatever x is) and the
+// methods of the file's interface types.
 func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 	if s, ok := l.sels[f]; ok {
 		return s
 	}
 	s := map[string]map[string]bool{}
+	methods := l.methodNamesSeen()
 	for n := range ast.Preorder(f) {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			if id, ok := sel.X.(*ast.Ident); ok {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			methods[n.Sel.Name] = true // a method, whatever x is
+			if id, ok := n.X.(*ast.Ident); ok {
 				if s[id.Name] == nil {
 					s[id.Name] = map[string]bool{}
 				}
-				s[id.Name][sel.Sel.Name] = true
+				s[id.Name][n.Sel.Name] = true
+			}
+		case *ast.InterfaceType:
+			for _, m := range n.Methods.List {
+				for _, id := range m.Names {
+					methods[id.Name] = true
+				}
 			}
 		}
 	}
@@ -245,9 +270,33 @@ func (l *loader) cut(ctx context.Context, importPath string, pp *parsedPkg) ([]*
 	if !ok {
 		return pp.files, nil
 	}
-	files, cut := cutUnreached(pp.files, wanted)
+	files, cut, methodsCut := cutUnreached(pp.files, wanted, l.methodsUsed())
 	l.cutNames[importPath] = cut
+	l.cutMethods[importPath] = methodsCut
 	return files, nil
+}
+
+// methodsUsed are the method names the packages parsed so far, and those
+// parsed ahead, may need of another package's types: the names they
+// select, those of the methods of the interface types they write, of the
+// built-in models' interfaces and error's.
+func (l *loader) methodsUsed() map[string]bool {
+	for _, qp := range l.parsedAndAhead() {
+		for _, f := range qp.files {
+			l.selections(f) // walked once, adding to l.methodNames
+		}
+	}
+	return l.methodNamesSeen()
+}
+
+// methodNamesSeen are the method names of the files walked so far
+// (selections) and those of the models and error.
+func (l *loader) methodNamesSeen() map[string]bool {
+	if l.methodNames == nil {
+		l.methodNames = map[string]bool{"Error": true}
+		maps.Copy(l.methodNames, modelMethods())
+	}
+	return l.methodNames
 }
 
 // aheadPkg is a package parsed ahead of its import (parseAhead): what
@@ -337,6 +386,17 @@ func (l *loader) parseAhead(ctx context.Context) error {
 // cutTooMuch reports whether a loaded package selects a name cut from
 // another (or dot-imports it): the load must then be run uncut.
 func (l *loader) cutTooMuch() bool {
+	var used map[string]bool
+	for _, cut := range l.cutMethods {
+		if len(cut) > 0 && used == nil {
+			used = l.methodsUsed()
+		}
+		for n := range cut {
+			if used[n] {
+				return true
+			}
+		}
+	}
 	for p, cut := range l.cutNames {
 		if len(cut) == 0 {
 			continue

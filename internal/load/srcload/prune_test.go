@@ -197,6 +197,31 @@ type Events = Box[int]
 import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 func get(b v1.Events) int { return b.Get() }
 `},
+		{"a method only an interface of the importer names", `package v1
+type Msg struct{ n int }
+func (m *Msg) Size() int { return m.n }
+func (m *Msg) Reset() {}
+func New() *Msg { return nil }
+`, `package pleg
+import v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+type sizer interface{ Size() int }
+var _ sizer = v1.New()
+`},
+		{"a method of a model's interface, and error's", `package v1
+import "k8s.io/component-base/featuregate"
+type Msg struct{}
+func (*Msg) Enabled(featuregate.Feature) bool { return false }
+func (*Msg) KnownFeatures() []string { return nil }
+func (*Msg) Error() string { return "" }
+func New() *Msg { return nil }
+`, `package pleg
+import (
+	"k8s.io/component-base/featuregate"
+	v1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+var _ error = v1.New()
+var _ = func(m *v1.Msg) featuregate.FeatureGate { return m }
+`},
 		{"an iota group reached by its last name", `package v1
 type Kind int
 const (
@@ -279,7 +304,8 @@ func stopped(r *runtimeapi.Response) bool { return later.Deep(nil) == nil && r !
 	}
 	// pleg, the API, later and deeper (imported by later, two imports
 	// after the cut): 4 packages, 5 files.
-	if got, want := workcount.Read().Since(before), (workcount.Counts{FilesParsed: 5, PackagesChecked: 4}); got != want {
+	w := workcount.Read().Since(before)
+	if got, want := (workcount.Counts{FilesParsed: w.FilesParsed, PackagesChecked: w.PackagesChecked}), (workcount.Counts{FilesParsed: 5, PackagesChecked: 4}); got != want {
 		t.Errorf("LoadImports: %+v, want %+v (each package once)", got, want)
 	}
 	var errs []string
@@ -306,8 +332,9 @@ func stopped(r *runtimeapi.Response) bool { return later.Deep(nil) == nil && r !
 }
 
 // The safety net behind parsing ahead: a loaded package that selects a
-// cut name (or dot-imports the cut package) makes the load say it cut too
-// much, and LoadImports then loads again uncut.
+// cut name (or dot-imports the cut package), or names a method cut from a
+// kept type, makes the load say it cut too much, and LoadImports then
+// loads again uncut.
 func TestCutTooMuch(t *testing.T) {
 	parse := func(src string) *ast.File {
 		f, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0)
@@ -325,11 +352,16 @@ func TestCutTooMuch(t *testing.T) {
 		{"package a\nimport v1 \"" + api + "\"\nvar _ = v1.Response{}\n", false},
 		{"package a\nimport . \"" + api + "\"\nvar _ = Response{}\n", true},
 		{"package a\nimport other \"" + api + "\"\nvar _ = v1.Unused{}\n", false},
+		// Reset, a method of a kept type, was cut.
+		{"package a\nimport v1 \"" + api + "\"\nfunc f(r *v1.Response) { r.Reset() }\n", true},
+		{"package a\ntype resetter interface{ Reset() }\n", true},
+		{"package a\nimport v1 \"" + api + "\"\nfunc f(r *v1.Response) { r.Get() }\n", false},
 	} {
 		l := &loader{
-			sels:     map[*ast.File]map[string]map[string]bool{},
-			ahead:    map[string]*aheadPkg{},
-			cutNames: map[string]map[string]bool{api: {"Unused": true}},
+			sels:       map[*ast.File]map[string]map[string]bool{},
+			ahead:      map[string]*aheadPkg{},
+			cutNames:   map[string]map[string]bool{api: {"Unused": true}},
+			cutMethods: map[string]map[string]bool{api: {"Reset": true}},
 			parsed: map[string]*parsedPkg{
 				api: {name: "v1"},
 				"a": {name: "a", files: []*ast.File{parse(tc.src)}},
@@ -338,5 +370,73 @@ func TestCutTooMuch(t *testing.T) {
 		if got := l.cutTooMuch(); got != tc.want {
 			t.Errorf("cutTooMuch with\n%s= %v, want %v", tc.src, got, tc.want)
 		}
+	}
+}
+
+// A declarations-only import is parsed without its function bodies and
+// type-checked with the declarations its importers reach, its types'
+// unused methods cut (issue 43: on v1.37.2 the CRI API's api.pb.go was
+// parsed with its 1,400 method bodies and checked with every method).
+// Work is counted, not timed; not parallel.
+func TestDeclarationsOnlyImportIsReadLean(t *testing.T) {
+	isAPI := func(p string) bool { return strings.HasPrefix(p, "k8s.io/cri-api/") }
+	tr := fixtureTree(t, map[string]string{
+		"staging/src/k8s.io/cri-api/go.mod": "module k8s.io/cri-api\n",
+		"staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.pb.go": `package v1
+
+type Sandbox struct {
+	Id    string
+	Ready bool
+}
+
+func (s *Sandbox) GetId() string {
+	if s == nil {
+		return ""
+	}
+	return s.Id
+}
+
+func (s *Sandbox) GetReady() bool {
+	if s == nil {
+		return false
+	}
+	return s.Ready
+}
+
+func (s *Sandbox) Reset() { *s = Sandbox{} }
+
+func (s *Sandbox) String() string { return "sandbox " + s.Id }
+
+func (*Sandbox) ProtoMessage() {}
+
+type Unreached struct{}
+
+func (*Unreached) Reset() {}
+`,
+		"pkg/features/features.go": "package features\n",
+		"pkg/kubelet/pleg/pleg.go": `package pleg
+
+import runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+func sandboxID(s *runtimeapi.Sandbox) string {
+	return s.GetId()
+}
+`,
+	})
+	before := workcount.Read()
+	res, err := LoadImports(context.Background(), tr, Imports{FromSource: isAPI, DeclarationsOnly: isAPI}, "k8s.io/kubernetes/pkg/kubelet/pleg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := workcount.Read().Since(before)
+	// Bodies: sandboxID's (pleg is requested, read whole); none of the
+	// API's. Declarations: pleg's import and sandboxID; the API's Sandbox
+	// and GetId, the one method selected. The code before counted 5
+	// bodies and 8 declarations (every method of Sandbox).
+	if got, want := w, (workcount.Counts{FilesParsed: 2, BodiesParsed: 1, PackagesChecked: 2, DeclsChecked: 4}); got != want {
+		t.Errorf("LoadImports: %+v, want %+v", got, want)
+	}
+	if errs := res.Packages[0].TypeErrors; len(errs) > 0 {
+		t.Errorf("type errors: %v", errs)
 	}
 }

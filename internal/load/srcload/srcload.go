@@ -66,10 +66,12 @@ type Result struct {
 }
 
 type loader struct {
-	cutting  bool                                     // declarations-only imports are cut to what is reached
-	cutNames map[string]map[string]bool               // per cut package, the names cut
-	sels     map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
-	ahead    map[string]*aheadPkg                     // packages parsed ahead of their import, for a cut
+	cutting     bool                                     // declarations-only imports are cut to what is reached
+	cutNames    map[string]map[string]bool               // per cut package, the names cut
+	cutMethods  map[string]map[string]bool               // per cut package, the methods of kept types cut
+	sels        map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
+	methodNames map[string]bool                          // the names selected and interface methods of the files walked (methodsUsed)
+	ahead       map[string]*aheadPkg                     // packages parsed ahead of their import, for a cut
 	Imports
 	requested map[string]bool
 	tree      *tree.Tree
@@ -155,21 +157,22 @@ func LoadImports(ctx context.Context, t *tree.Tree, imports Imports, importPaths
 
 func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, importPaths []string) (*Result, bool, error) {
 	l := &loader{
-		cutting:   cut,
-		cutNames:  map[string]map[string]bool{},
-		sels:      map[*ast.File]map[string]map[string]bool{},
-		ahead:     map[string]*aheadPkg{},
-		Imports:   imports,
-		requested: map[string]bool{},
-		tree:      t,
-		fset:      token.NewFileSet(),
-		want:      map[string]bool{},
-		parsed:    map[string]*parsedPkg{},
-		checked:   map[string]*packages.Package{},
-		pkgs:      map[string]*types.Package{},
-		modelled:  map[string]bool{},
-		stubbed:   map[string]bool{},
-		tried:     map[string]bool{},
+		cutting:    cut,
+		cutNames:   map[string]map[string]bool{},
+		cutMethods: map[string]map[string]bool{},
+		sels:       map[*ast.File]map[string]map[string]bool{},
+		ahead:      map[string]*aheadPkg{},
+		Imports:    imports,
+		requested:  map[string]bool{},
+		tree:       t,
+		fset:       token.NewFileSet(),
+		want:       map[string]bool{},
+		parsed:     map[string]*parsedPkg{},
+		checked:    map[string]*packages.Package{},
+		pkgs:       map[string]*types.Package{},
+		modelled:   map[string]bool{},
+		stubbed:    map[string]bool{},
+		tried:      map[string]bool{},
 	}
 	if l.Cache != nil {
 		l.fset, l.pkgs, l.Cache.used = l.Cache.fset, l.Cache.pkgs, map[fileKey]bool{}
