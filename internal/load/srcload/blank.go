@@ -1,50 +1,127 @@
 package srcload
 
-import "bytes"
+import (
+	"bytes"
+	"go/scanner"
+	"go/token"
+)
 
 // A declarations-only import's function bodies are never type-checked,
-// yet parsing them was most of parsing it: the CRI API's api.pb.go is
-// method bodies for the most part. blankBodies blanks them before the
-// parser sees them, in one pass over the bytes that knows just enough of
-// Go's lexical grammar (comments, string and rune literals) to match the
-// braces.
+// yet they were most of what parsing it built: the CRI API's api.pb.go
+// is method bodies for the most part, and their syntax trees a tenth of
+// report's heap, each page of it a page fault. blankBodies blanks them
+// before the parser sees them, finding them with go/scanner (comments,
+// literals and the semicolons Go inserts are its business).
 
 // blankBodies returns src with the body of each top-level function
 // declaration, init's aside (its statements may register gates), replaced
 // by spaces between its braces; src itself when mayWrite (the caller's
 // own copy), else a copy. Newlines stay, and so does every byte's offset,
-// so positions and lines are those of src. A declaration it is not sure
-// of is left as it is; src with a literal or comment left open, or braces
-// that do not match, is returned as it is (the parser then names what is
-// wrong with it). A syntax error inside a body blanked is not read, and
-// not reported: only what the importers read is.
+// so positions and lines are those of src. src that does not scan (a
+// literal or comment left open) or whose braces do not match is returned
+// as it is: the parser then names what is wrong with it. A syntax error
+// inside a body blanked is not read, and not reported: only what the
+// importers read is.
 func blankBodies(src []byte, mayWrite bool) []byte {
-	var bodies [][2]int // each body's braces
-	lex := lexer{src: src, stmtStart: true}
-	for {
-		tok, ok := lex.next()
-		if !ok {
-			return src
+	var bodies [][2]int // each body's braces, as offsets
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	bad := false
+	s.Init(file, src, func(token.Position, string) { bad = true }, 0)
+	depth := 0              // parentheses, brackets and braces open outside the declarations read
+	prev := token.SEMICOLON // the token before, for a declaration's start
+	for !bad {
+		_, tok, _ := s.Scan()
+		switch {
+		case tok == token.EOF:
+			if depth != 0 {
+				return src
+			}
+			return blank(src, bodies, mayWrite)
+		case tok == token.FUNC && depth == 0 && prev == token.SEMICOLON:
+			open, end, ok := funcBody(&s, file)
+			if !ok {
+				return src
+			}
+			if open >= 0 {
+				bodies = append(bodies, [2]int{open, end})
+			}
+			tok = token.SEMICOLON // the declaration ended
+		case tok == token.LPAREN || tok == token.LBRACK || tok == token.LBRACE:
+			depth++
+		case tok == token.RPAREN || tok == token.RBRACK || tok == token.RBRACE:
+			depth--
 		}
-		if tok == tokEOF {
-			break
-		}
-		if tok != tokFunc || !lex.declStart {
-			continue
-		}
-		open, ok := lex.bodyStart()
-		if !ok {
-			return src
-		}
-		if open < 0 {
-			continue // no body, or not sure which brace opens it
-		}
-		end, ok := lex.closeOf(open)
-		if !ok {
-			return src
-		}
-		bodies = append(bodies, [2]int{open, end})
+		prev = tok
 	}
+	return src
+}
+
+// funcBody reads a function declaration from just past its func keyword
+// to its end, and returns the offsets of its body's braces; open is -1
+// for a declaration without a body, and for init's. ok is false when the
+// source ends first.
+func funcBody(s *scanner.Scanner, file *token.File) (open, end int, ok bool) {
+	nested := 0 // parentheses and brackets open in the signature
+	prev := token.FUNC
+	method, name := false, ""
+	for {
+		pos, tok, lit := s.Scan()
+		switch {
+		case tok == token.EOF:
+			return 0, 0, false
+		case tok == token.LPAREN && prev == token.FUNC:
+			method = true // a receiver
+			nested++
+		case tok == token.IDENT && name == "" && nested == 0:
+			name = lit
+		case tok == token.LPAREN || tok == token.LBRACK:
+			nested++
+		case tok == token.RPAREN || tok == token.RBRACK:
+			nested--
+		case tok == token.SEMICOLON && nested == 0:
+			return -1, 0, true // no body
+		case tok == token.LBRACE && (prev == token.STRUCT || prev == token.INTERFACE):
+			// A struct or interface type in the signature: its braces.
+			if _, ok := closingBrace(s, file); !ok {
+				return 0, 0, false
+			}
+			tok = token.RBRACE
+		case tok == token.LBRACE && nested == 0:
+			end, ok := closingBrace(s, file)
+			if !ok {
+				return 0, 0, false
+			}
+			if name == "init" && !method {
+				return -1, 0, true
+			}
+			return file.Offset(pos), end, true
+		}
+		prev = tok
+	}
+}
+
+// closingBrace reads past the brace that closes the one just read, and
+// returns its offset; false when the source ends first.
+func closingBrace(s *scanner.Scanner, file *token.File) (int, bool) {
+	for open := 1; ; {
+		pos, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return 0, false
+		case token.LBRACE:
+			open++
+		case token.RBRACE:
+			if open--; open == 0 {
+				return file.Offset(pos), true
+			}
+		}
+	}
+}
+
+// blank writes spaces over the bodies, newlines aside.
+func blank(src []byte, bodies [][2]int, mayWrite bool) []byte {
 	if len(bodies) == 0 {
 		return src
 	}
@@ -61,207 +138,3 @@ func blankBodies(src []byte, mayWrite bool) []byte {
 	}
 	return out
 }
-
-type token_ int
-
-const (
-	tokEOF   token_ = iota
-	tokFunc         // the keyword func
-	tokIdent        // another identifier or keyword
-	tokEnds         // a literal, ')', ']', '}', "++" or "--": a newline after it ends a statement
-	tokOther        // any other operator or punctuation
-	tokNewline
-)
-
-// lexer reads src's tokens as far as brace matching needs.
-type lexer struct {
-	src []byte
-	pos int
-	// declStart says whether the token just read may start a top-level
-	// declaration: no brace, parenthesis or bracket is open, and the
-	// token before it ended a statement (or there is none).
-	declStart bool
-	depth     int    // braces, parentheses and brackets open
-	ended     bool   // the last token ends a statement if a newline follows it
-	stmtStart bool   // a statement may start here: after a semicolon, inserted or not
-	ident     []byte // the identifier just read
-	tokStart  int
-}
-
-// next reads a token; false when a literal or comment is left open.
-func (l *lexer) next() (token_, bool) {
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		l.tokStart = l.pos
-		switch {
-		case c == '\n':
-			// A newline after a token that ends a statement ends it (a
-			// semicolon is inserted).
-			l.pos++
-			l.stmtStart = l.stmtStart || l.ended
-			return tokNewline, true
-		case c == ' ' || c == '\t' || c == '\r':
-			l.pos++
-			continue
-		case c == '/' && l.pos+1 < len(l.src) && l.src[l.pos+1] == '/':
-			for l.pos < len(l.src) && l.src[l.pos] != '\n' {
-				l.pos++
-			}
-			continue
-		case c == '/' && l.pos+1 < len(l.src) && l.src[l.pos+1] == '*':
-			end := indexFrom(l.src, l.pos+2, "*/")
-			if end < 0 {
-				return 0, false
-			}
-			l.pos = end + 2
-			continue
-		case c == '"' || c == '\'':
-			if !l.skipQuoted(c) {
-				return 0, false
-			}
-			l.declStart, l.ended, l.stmtStart = false, true, false
-			return tokEnds, true
-		case c == '`':
-			end := indexFrom(l.src, l.pos+1, "`")
-			if end < 0 {
-				return 0, false
-			}
-			l.pos = end + 1
-			l.declStart, l.ended, l.stmtStart = false, true, false
-			return tokEnds, true
-		case isLetter(c):
-			start := l.pos
-			for l.pos < len(l.src) && (isLetter(l.src[l.pos]) || isDigit(l.src[l.pos])) {
-				l.pos++
-			}
-			l.ident = l.src[start:l.pos]
-			l.declStart = l.depth == 0 && l.stmtStart
-			l.ended, l.stmtStart = true, false
-			if string(l.ident) == "func" {
-				l.ended = false
-				return tokFunc, true
-			}
-			return tokIdent, true
-		case isDigit(c) || c == '.' && l.pos+1 < len(l.src) && isDigit(l.src[l.pos+1]):
-			// A number, as far as letters, digits, dots and exponent signs go.
-			for l.pos < len(l.src) {
-				d := l.src[l.pos]
-				if isLetter(d) || isDigit(d) || d == '.' || (d == '+' || d == '-') && (l.src[l.pos-1]|0x20 == 'e' || l.src[l.pos-1]|0x20 == 'p') {
-					l.pos++
-					continue
-				}
-				break
-			}
-			l.declStart, l.ended, l.stmtStart = false, true, false
-			return tokEnds, true
-		}
-		l.pos++
-		l.declStart, l.ended, l.stmtStart = false, false, false
-		switch c {
-		case '{', '(', '[':
-			l.depth++
-		case '}', ')', ']':
-			l.depth--
-			l.ended = true
-			return tokEnds, true
-		case ';':
-			l.stmtStart = true
-		case '+', '-':
-			if l.pos < len(l.src) && l.src[l.pos] == c {
-				l.pos++
-				l.ended = true
-				return tokEnds, true
-			}
-		}
-		return tokOther, true
-	}
-	return tokEOF, true
-}
-
-// bodyStart reads a function declaration's signature, after func, up to
-// its body's opening brace and returns that brace's offset: -1 for init,
-// a declaration without a body (its line ends first) or one whose
-// signature holds a brace other than a struct's or an interface's.
-func (l *lexer) bodyStart() (int, bool) {
-	base := l.depth
-	first := true
-	typeBrace := false // the last token was struct or interface
-	for {
-		tok, ok := l.next()
-		if !ok {
-			return 0, false
-		}
-		switch {
-		case tok == tokEOF:
-			return -1, true
-		case first && tok == tokIdent && string(l.ident) == "init":
-			return -1, true
-		case tok == tokNewline && l.depth == base:
-			return -1, true
-		case tok == tokOther && l.src[l.tokStart] == '{':
-			if typeBrace {
-				// A struct or interface type in the signature: read past it.
-				if _, ok := l.closeOf(l.tokStart); !ok {
-					return 0, false
-				}
-				l.declStart, l.ended, l.stmtStart = false, true, false
-				typeBrace = false
-				continue
-			}
-			if l.depth != base+1 {
-				return -1, true // a brace inside parentheses: not sure what it is
-			}
-			return l.tokStart, true
-		}
-		first = false
-		typeBrace = tok == tokIdent && (string(l.ident) == "struct" || string(l.ident) == "interface")
-	}
-}
-
-// closeOf is the offset of the brace closing the one at open, where the
-// lexer stands just past it; the lexer is left past the closing brace.
-func (l *lexer) closeOf(open int) (int, bool) {
-	depth := l.depth
-	for {
-		tok, ok := l.next()
-		if !ok || tok == tokEOF {
-			return 0, false
-		}
-		if tok == tokEnds && l.src[l.tokStart] == '}' && l.depth == depth-1 {
-			return l.tokStart, true
-		}
-		if l.depth < depth-1 {
-			return 0, false
-		}
-	}
-}
-
-// skipQuoted reads an interpreted string or a rune literal; false when
-// its line ends first.
-func (l *lexer) skipQuoted(q byte) bool {
-	for i := l.pos + 1; i < len(l.src); i++ {
-		switch l.src[i] {
-		case '\\':
-			i++
-		case '\n':
-			return false
-		case q:
-			l.pos = i + 1
-			return true
-		}
-	}
-	return false
-}
-
-func indexFrom(src []byte, from int, s string) int {
-	if i := bytes.Index(src[from:], []byte(s)); i >= 0 {
-		return from + i
-	}
-	return -1
-}
-
-func isLetter(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
