@@ -7,15 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -156,31 +152,9 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() (bool,
 // readmeRBAC reads the ClusterRole and ClusterRoleBinding from
 // kubectl-pleg's README, the ones a cluster admin copies.
 func readmeRBAC(t *testing.T) (role, binding map[string]any) {
-	data, err := os.ReadFile(filepath.Join("..", "kubectl-pleg", "README.md"))
+	role, binding, err := harness.ReadmeRBAC(filepath.Join("..", "kubectl-pleg", "README.md"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
-	for _, b := range blocks {
-		if !strings.Contains(b[1], "kind: ClusterRole\n") {
-			continue
-		}
-		dec := yaml.NewDecoder(strings.NewReader(b[1]))
-		for {
-			var doc map[string]any
-			if err := dec.Decode(&doc); err != nil {
-				break
-			}
-			switch doc["kind"] {
-			case "ClusterRole":
-				role = doc
-			case "ClusterRoleBinding":
-				binding = doc
-			}
-		}
-	}
-	if role == nil || binding == nil {
-		t.Fatal("kubectl-pleg's README has no yaml block with a ClusterRole and a ClusterRoleBinding")
 	}
 	return role, binding
 }

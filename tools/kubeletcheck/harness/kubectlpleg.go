@@ -25,14 +25,13 @@ func BuildKubectlPleg(ctx context.Context, dir, out string) (string, error) {
 	return bin, nil
 }
 
-// ApplyReadmeRBAC creates the ClusterRole and ClusterRoleBinding the
-// README at readme gives (kubectl-pleg's), as the admin.
-func ApplyReadmeRBAC(ctx context.Context, cp *ControlPlane, readme string) error {
+// ReadmeRBAC reads the ClusterRole and ClusterRoleBinding the README at
+// readme gives (kubectl-pleg's): the ones a cluster admin copies.
+func ReadmeRBAC(readme string) (role, binding map[string]any, err error) {
 	data, err := os.ReadFile(readme)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var role, binding map[string]any
 	for _, b := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
 		if !strings.Contains(b[1], "kind: ClusterRole\n") {
 			continue
@@ -52,7 +51,17 @@ func ApplyReadmeRBAC(ctx context.Context, cp *ControlPlane, readme string) error
 		}
 	}
 	if role == nil || binding == nil {
-		return fmt.Errorf("%s has no yaml block with a ClusterRole and a ClusterRoleBinding", readme)
+		return nil, nil, fmt.Errorf("%s has no yaml block with a ClusterRole and a ClusterRoleBinding", readme)
+	}
+	return role, binding, nil
+}
+
+// ApplyReadmeRBAC creates the ClusterRole and ClusterRoleBinding the
+// README at readme gives (kubectl-pleg's), as the admin.
+func ApplyReadmeRBAC(ctx context.Context, cp *ControlPlane, readme string) error {
+	role, binding, err := ReadmeRBAC(readme)
+	if err != nil {
+		return err
 	}
 	for path, obj := range map[string]any{"/apis/rbac.authorization.k8s.io/v1/clusterroles": role, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings": binding} {
 		body, _ := json.Marshal(obj)

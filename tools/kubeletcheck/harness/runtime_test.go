@@ -61,3 +61,18 @@ func TestKillShims(t *testing.T) {
 		t.Errorf("a process serving another socket was killed: %v", err)
 	}
 }
+
+// The RBAC a cluster admin copies from kubectl-pleg's README is what the
+// real-cluster tests grant: one ClusterRole and its binding.
+func TestReadmeRBAC(t *testing.T) {
+	role, binding, err := ReadmeRBAC(filepath.Join("..", "..", "kubectl-pleg", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role["kind"] != "ClusterRole" || binding["kind"] != "ClusterRoleBinding" {
+		t.Errorf("kinds %v and %v, want ClusterRole and ClusterRoleBinding", role["kind"], binding["kind"])
+	}
+	if _, _, err := ReadmeRBAC(filepath.Join("..", "harness", "runtime_test.go")); err == nil {
+		t.Error("a file with no RBAC block: no error")
+	}
+}
