@@ -120,3 +120,47 @@ func TestBlankBodiesParsesAlike(t *testing.T) {
 		t.Errorf("%d files compared, want this module's (100 or more)", files)
 	}
 }
+
+// FuzzBlankBodies: whatever the bytes, blankBodies neither panics nor
+// hangs, keeps every offset and newline, changes nothing but bytes inside
+// braces into spaces, writes to src only when allowed, and a file that
+// parses still parses blanked, with as many declarations.
+func FuzzBlankBodies(f *testing.F) {
+	for _, s := range []string{
+		"package p\n\nfunc F(a int) int {\n\treturn a + 1\n}\n",
+		"package p\n\nfunc init() { register(1) }\n\nfunc (T) init() { x() }\n",
+		"package p\n\nfunc F() {\n\ts := \"}\" + `{\n}` + string('}') // }\n\t/* { */\n}\n",
+		"package p\n\nfunc F[T any](x T) struct{ A int } { return struct{ A int }{1} }\n",
+		"package p\n\nvar m = map[string]func(string) bool{\n\t\"a\": nil,\n}\n\nfunc Asm(x int) int\n",
+		"package p\n\nfunc G() { if x {\n",
+		"package p\n\nfunc F() { g() }\n\nvar s = \"open\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		orig := bytes.Clone(src)
+		out := blankBodies(src, false)
+		if !bytes.Equal(src, orig) {
+			t.Fatal("blankBodies wrote to src it was not given to write")
+		}
+		if len(out) != len(src) {
+			t.Fatalf("length %d, want %d", len(out), len(src))
+		}
+		for i := range out {
+			if out[i] != src[i] && (out[i] != ' ' || src[i] == '\n') {
+				t.Fatalf("byte %d: %q became %q", i, src[i], out[i])
+			}
+		}
+		want, err := parser.ParseFile(token.NewFileSet(), "f.go", src, parser.SkipObjectResolution)
+		if err != nil {
+			return
+		}
+		got, err := parser.ParseFile(token.NewFileSet(), "f.go", out, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("parses whole, not blanked: %v\n%q", err, out)
+		}
+		if len(got.Decls) != len(want.Decls) {
+			t.Fatalf("%d declarations blanked, %d whole", len(got.Decls), len(want.Decls))
+		}
+	})
+}
