@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,59 +102,64 @@ func TestDriverSignalReachesChildren(t *testing.T) {
 		// a shell's background job does).
 		{syscall.SIGTERM, 143, "spawns", childGrace + 2*time.Second, []string{"-fix"}},
 	} {
-		cmd := exec.Command(plegvet, append(tc.args, "./pkg/...")...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, tc.bin)+":/usr/bin:/bin", "PWD="+dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var kids []int
-		for deadline := time.Now().Add(30 * time.Second); len(kids) == 0; time.Sleep(50 * time.Millisecond) {
-			if time.Now().After(deadline) {
+		// In parallel: two of the cases wait out childGrace.
+		t.Run(fmt.Sprintf("%v/%s", tc.sig, tc.bin), func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(plegvet, append(tc.args, "./pkg/...")...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, tc.bin)+":/usr/bin:/bin", "PWD="+dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var kids []int
+			for deadline := time.Now().Add(30 * time.Second); len(kids) == 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("plegvet started no child in 30 s; stderr: %s", stderr.String())
+				}
+				kids = descendants(cmd.Process.Pid)
+				if !slices.ContainsFunc(kids, func(pid int) bool { return processName(pid) == "sleep" }) {
+					kids = nil // the stand-in go has not started its sleep yet
+				}
+			}
+			// An ordinary kill: the signal reaches plegvet alone, not its
+			// children (go list runs in a process group of its own).
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(tc.within):
 				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("plegvet started no child in 30 s; stderr: %s", stderr.String())
+				<-done
+				t.Errorf("%v, %s: plegvet still running %s after the signal", tc.sig, tc.bin, tc.within)
 			}
-			kids = descendants(cmd.Process.Pid)
-			if !slices.ContainsFunc(kids, func(pid int) bool { return processName(pid) == "sleep" }) {
-				kids = nil // the stand-in go has not started its sleep yet
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
+				t.Errorf("%v: %v, want exit %d", tc.sig, err, tc.code)
 			}
-		}
-		// An ordinary kill: the signal reaches plegvet alone, not its
-		// children (go list runs in a process group of its own).
-		if err := cmd.Process.Signal(tc.sig); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(tc.within):
-			cmd.Process.Kill()
-			<-done
-			t.Errorf("%v, %s: plegvet still running %s after the signal", tc.sig, tc.bin, tc.within)
-		}
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
-			t.Errorf("%v: %v, want exit %d", tc.sig, err, tc.code)
-		}
-		if got, want := stderr.String(), "plegvet: interrupted\n"; got != want {
-			t.Errorf("%v: stderr %q, want %q", tc.sig, got, want)
-		}
-		for _, pid := range kids {
-			// A grandchild (the tool's background job) is not plegvet's
-			// to reap: the kill sent to its group ends it, but the kernel
-			// may take a moment on a loaded machine.
-			for end := time.Now().Add(2 * time.Second); alive(pid) && time.Now().Before(end); {
-				time.Sleep(20 * time.Millisecond)
+			if got, want := stderr.String(), "plegvet: interrupted\n"; got != want {
+				t.Errorf("%v: stderr %q, want %q", tc.sig, got, want)
 			}
-			if alive(pid) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				t.Errorf("%v, %s: child %d outlived plegvet", tc.sig, tc.bin, pid)
+			for _, pid := range kids {
+				// A grandchild (the tool's background job) is not plegvet's
+				// to reap: the kill sent to its group ends it, but the kernel
+				// may take a moment on a loaded machine.
+				for end := time.Now().Add(2 * time.Second); alive(pid) && time.Now().Before(end); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("%v, %s: child %d outlived plegvet", tc.sig, tc.bin, pid)
+				}
 			}
-		}
+		})
 	}
 }
 
