@@ -102,15 +102,15 @@ func (c *Cache) drop(k fileKey, f *cachedFile) {
 
 // parseCached is parseAll, answering from the cache the files whose
 // content it has seen.
-func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
+func (l *loader) parseCached(sources []source) []parsed {
 	if l.Cache == nil {
-		return l.parseAll(sources, mode)
+		return l.parseAll(sources)
 	}
 	out := make([]parsed, len(sources))
 	var fresh []source
 	var at []int
 	for i, s := range sources {
-		k := fileKey{s.filename, s.name, mode}
+		k := fileKey{s.filename, s.name, s.mode}
 		l.Cache.used[k] = true
 		if f, ok := l.Cache.files[k]; ok && bytes.Equal(f.src, s.src) {
 			out[i] = f.parsed
@@ -118,9 +118,9 @@ func (l *loader) parseCached(sources []source, mode parser.Mode) []parsed {
 		}
 		fresh, at = append(fresh, s), append(at, i)
 	}
-	for j, p := range l.parseAll(fresh, mode) {
+	for j, p := range l.parseAll(fresh) {
 		s := fresh[j]
-		k := fileKey{s.filename, s.name, mode}
+		k := fileKey{s.filename, s.name, s.mode}
 		if old, ok := l.Cache.files[k]; ok {
 			l.Cache.drop(k, old)
 		}

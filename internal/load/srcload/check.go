@@ -35,19 +35,48 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	stack = append(stack, importPath)
 	pp := l.parsed[importPath]
-	ignoreBodies := !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath)
+	ignoreBodies := l.ignoreBodies(importPath)
 	if pkg, err := l.reuse(ctx, importPath, pp, ignoreBodies, stack); pkg != nil || err != nil {
 		if err == nil {
 			l.checked[importPath] = pkg
 		}
 		return pkg, err
 	}
+	files := pp.files
+	if ignoreBodies && l.cutting {
+		if pl := l.planned[importPath]; pl != nil {
+			files = pl.files
+		} else {
+			var err error
+			if files, err = l.cut(ctx, importPath, pp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pkg, answers, err := l.typeCheck(importPath, pp, files, ignoreBodies, func(p string, pkg *packages.Package) (*types.Package, error) {
+		return l.importFor(ctx, p, stack, pkg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.checked[importPath] = pkg
+	if l.Cache != nil {
+		l.Cache.checked[importPath] = &checkedPkg{pkg: pkg, files: pp.files, ignoreBodies: ignoreBodies, imports: answers}
+	}
+	return pkg, nil
+}
+
+// typeCheck type-checks a package's files (a cut package's, those left),
+// asking imp for its imports; it touches nothing of the loader's but the
+// file set, so packages whose imports are checked may be checked at once
+// (checkPlanned). The error is imp's, which stops the check.
+func (l *loader) typeCheck(importPath string, pp *parsedPkg, files []*ast.File, ignoreBodies bool, imp func(p string, pkg *packages.Package) (*types.Package, error)) (*packages.Package, []importAnswer, error) {
 	pkg := &packages.Package{
 		ID:              importPath,
 		Name:            pp.name,
 		PkgPath:         importPath,
 		Fset:            l.fset,
-		Syntax:          pp.files,
+		Syntax:          files,
 		GoFiles:         pp.names,
 		CompiledGoFiles: pp.names,
 		Imports:         map[string]*packages.Package{},
@@ -65,7 +94,7 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 			}
 		},
 		Importer: importerFunc(func(p string) (*types.Package, error) {
-			dep, err := l.importFor(ctx, p, stack, pkg)
+			dep, err := imp(p, pkg)
 			if err != nil {
 				abortErr = err
 				return nil, err
@@ -73,14 +102,6 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 			answers = append(answers, importAnswer{p, dep})
 			return dep, nil
 		}),
-	}
-	files := pp.files
-	if conf.IgnoreFuncBodies && l.cutting {
-		var err error
-		if files, err = l.cut(ctx, importPath, pp); err != nil {
-			return nil, err
-		}
-		pkg.Syntax = files
 	}
 	pkg.TypesInfo = newInfo(files, ignoreBodies)
 	pkg.Types, _ = conf.Check(importPath, l.fset, files, pkg.TypesInfo)
@@ -90,21 +111,35 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 	}
 	workcount.PackageChecked(decls)
 	if abortErr != nil {
-		return nil, abortErr
+		return nil, nil, abortErr
 	}
 	typeOrphanValues(l.fset, pkg.Types, files, pkg.TypesInfo)
 	pkg.IllTyped = len(pkg.TypeErrors) > 0
-	l.checked[importPath] = pkg
-	if l.Cache != nil {
-		l.Cache.checked[importPath] = &checkedPkg{pkg: pkg, files: pp.files, ignoreBodies: ignoreBodies, imports: answers}
-	}
-	return pkg, nil
+	return pkg, answers, nil
 }
 
 // importFor answers an import of pkg, being checked: from the tree's
 // source when it is requested or picked by also, else a model or a stub.
 // stack is the chain of packages being checked, pkg's last.
 func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *packages.Package) (*types.Package, error) {
+	if err := l.takeImport(ctx, p); err != nil {
+		return nil, err
+	}
+	if l.want[p] {
+		dep, err := l.check(ctx, p, stack)
+		if err != nil {
+			return nil, err
+		}
+		pkg.Imports[p] = dep
+		return dep.Types, nil
+	}
+	return l.importOther(p), nil
+}
+
+// takeImport takes an import from source when FromSource picks it and the
+// tree holds it, the first time it is asked for: its files join the load
+// (l.want) and its problems are recorded.
+func (l *loader) takeImport(ctx context.Context, p string) error {
 	if !l.want[p] && !l.tried[p] && l.FromSource != nil && l.FromSource(p) && !isStd(p) {
 		l.tried[p] = true
 		if dir := l.tree.PackageDir(p); dir != "" {
@@ -116,7 +151,7 @@ func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *p
 				pp, err = l.parse(ctx, p, dir)
 			}
 			if err != nil && ctx.Err() != nil {
-				return nil, err
+				return err
 			}
 			if err == nil {
 				// Its files are named even when none is usable and the
@@ -129,15 +164,7 @@ func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *p
 			}
 		}
 	}
-	if l.want[p] {
-		dep, err := l.check(ctx, p, stack)
-		if err != nil {
-			return nil, err
-		}
-		pkg.Imports[p] = dep
-		return dep.Types, nil
-	}
-	return l.importOther(p), nil
+	return nil
 }
 
 // isStd reports whether an import path belongs to the standard library:

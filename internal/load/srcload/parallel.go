@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"runtime"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -16,6 +17,7 @@ type source struct {
 	filename string
 	name     string // the file's name in the file set
 	src      []byte
+	mode     parser.Mode // with comments, or without (a declarations-only import's)
 }
 
 // parsed is a file's syntax, or as much as parsed, and its syntax error.
@@ -24,12 +26,13 @@ type parsed struct {
 	err  error
 }
 
-// parseAll parses a package's files on every CPU, with the positions a
-// parse in order would give: each file gets, in its own file set, the base
-// it would get in the loader's (the bases before it plus their sizes), and
-// the files then join the loader's set in order. Positions, and anything
-// sorted by them, are the same from run to run.
-func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
+// parseAll parses files on every CPU, with the positions a parse in order
+// would give: each file gets, in its own file set, the base it would get
+// in the loader's (the bases before it plus their sizes), and the files
+// then join the loader's set in order. Positions, and anything sorted by
+// them, are the same from run to run. The largest files start first, so
+// that one large file (the CRI API's) does not finish alone.
+func (l *loader) parseAll(sources []source) []parsed {
 	out := make([]parsed, len(sources))
 	sets := make([]*token.FileSet, len(sources))
 	bases := make([]int, len(sources))
@@ -38,16 +41,22 @@ func (l *loader) parseAll(sources []source, mode parser.Mode) []parsed {
 		bases[i] = base
 		base += len(s.src) + 1
 	}
+	order := make([]int, len(sources))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(sources[b].src) - len(sources[a].src) })
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, s := range sources {
+	for _, i := range order {
+		s := sources[i]
 		g.Go(func() error {
 			fset := token.NewFileSet()
 			if bases[i] > 1 {
 				// A file with no lines moves the set's next base to bases[i].
 				fset.AddFile("", -1, bases[i]-2)
 			}
-			f, err := parser.ParseFile(fset, s.name, s.src, mode)
+			f, err := parser.ParseFile(fset, s.name, s.src, s.mode)
 			workcount.FileParsed()
 			if f != nil {
 				workcount.BodiesParsed(bodies(f))

@@ -8,12 +8,13 @@ import (
 
 // Parsing on every CPU gives the positions a parse in order gives.
 func TestParseAllPositionsAsInOrder(t *testing.T) {
+	const mode = parser.ParseComments | parser.SkipObjectResolution
 	sources := []source{
-		{"a.go", "a.go", []byte("package p\n\nvar A = 1\n")},
-		{"empty.go", "empty.go", nil},
-		{"b.go", "b.go", []byte("package p\n\nfunc B() {\n\treturn\n}\n")},
-		{"broken.go", "broken.go", []byte("package p\n\nvar = \n")},
-		{"c.go", "c.go", []byte("package p\n\ntype C struct{ X int }\n")},
+		{"a.go", "a.go", []byte("package p\n\nvar A = 1\n"), mode},
+		{"empty.go", "empty.go", nil, mode},
+		{"b.go", "b.go", []byte("package p\n\nfunc B() {\n\treturn\n}\n"), mode},
+		{"broken.go", "broken.go", []byte("package p\n\nvar = \n"), mode},
+		{"c.go", "c.go", []byte("package p\n\ntype C struct{ X int }\n"), mode},
 	}
 	for _, before := range []int{0, 1, 4096} {
 		inOrder := token.NewFileSet()
@@ -22,9 +23,9 @@ func TestParseAllPositionsAsInOrder(t *testing.T) {
 			inOrder.AddFile("earlier.go", -1, before)
 			l.fset.AddFile("earlier.go", -1, before)
 		}
-		got := l.parseAll(sources, parser.ParseComments|parser.SkipObjectResolution)
+		got := l.parseAll(sources)
 		for i, s := range sources {
-			want, wantErr := parser.ParseFile(inOrder, s.filename, s.src, parser.ParseComments|parser.SkipObjectResolution)
+			want, wantErr := parser.ParseFile(inOrder, s.filename, s.src, mode)
 			if (wantErr == nil) != (got[i].err == nil) {
 				t.Fatalf("%s: error %v, in order %v", s.filename, got[i].err, wantErr)
 			}

@@ -21,9 +21,32 @@ import (
 )
 
 // parse reads the non-test Go files of dir that build on the platform
-// buildenv.Context names (linux/amd64, where kubelets run, by default), in name order, and keeps those whose package
-// clause names the package; every other file it was given is a problem.
+// buildenv.Context names (linux/amd64, where kubelets run, by default), in
+// name order, and keeps those whose package clause names the package;
+// every other file it was given is a problem. The load parses most
+// packages ahead, all at once (prefetch); parse is one package alone.
 func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg, error) {
+	rp, err := l.read(ctx, importPath, dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.take(rp, l.parseCached(rp.sources)), nil
+}
+
+// readPkg is a package's directory read: the files to parse, made
+// readable, and the problems of the others. Reading touches nothing of
+// the loader's but the counters, so packages are read at once.
+type readPkg struct {
+	importPath string
+	dir        string
+	sources    []source
+	problems   []Problem
+}
+
+// read reads a package's directory for parse: which files build, their
+// content made readable (line directives dropped, a declarations-only
+// import's function bodies blanked).
+func (l *loader) read(ctx context.Context, importPath, dir string) (*readPkg, error) {
 	rel := l.tree.Rel(dir)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: load stopped: %w", inputfile.QuoteName(rel), err)
@@ -62,18 +85,19 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	// comments (the CRI API's generated field docs) parsed past: its
 	// importers read its declarations only.
 	declsOnly := !l.requested[importPath] && l.DeclarationsOnly != nil && l.DeclarationsOnly(importPath)
-	readable := func(filename string, src []byte) []byte {
+	mode := parser.ParseComments | parser.SkipObjectResolution
+	if declsOnly {
+		mode = parser.SkipObjectResolution
+	}
+	readable := func(filename, name string, src []byte) source {
 		src = WithoutLineDirectives(src)
 		if declsOnly {
 			_, shared := l.Overlay[filename] // the caller's: written to a copy
 			src = blankBodies(src, !shared)
 		}
-		return src
+		return source{filename: filename, name: name, src: src, mode: mode}
 	}
-	pp := &parsedPkg{dir: dir}
-	var files []*ast.File
-	var names []string
-	var sources []source
+	rp := &readPkg{importPath: importPath, dir: dir}
 	for _, name := range entries {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
@@ -83,7 +107,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		}
 		filename := filepath.Join(dir, name)
 		fileProblem := func(msg string) {
-			pp.problems = append(pp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: inputfile.OneLine(msg)})
+			rp.problems = append(rp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: inputfile.OneLine(msg)})
 		}
 		src, readErr = nil, nil
 		ok, err := ctxt.MatchFile(dir, name)
@@ -96,23 +120,29 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		case err == nil && !ok && leftOutDeclares(filename):
 			// Not part of the package on this platform, as for go build,
 			// but its gates would be: named, not dropped.
-			pp.problems = append(pp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: strings.TrimPrefix(buildenv.LeftOut(""), ": ")})
+			rp.problems = append(rp.problems, Problem{Pos: token.Position{Filename: l.tree.Rel(filename)}, Msg: strings.TrimPrefix(buildenv.LeftOut(""), ": ")})
 		case err == nil && !ok:
 			// not part of the package on this platform, as for go build
 		case nul >= 0:
 			fileProblem(fmt.Sprintf("holds a NUL byte at offset %d; not Go source", nul))
 		case l.TreeRelativeNames:
-			sources = append(sources, source{filename, l.tree.Rel(filename), readable(filename, src)})
+			rp.sources = append(rp.sources, readable(filename, l.tree.Rel(filename), src))
 		default:
-			sources = append(sources, source{filename, filename, readable(filename, src)})
+			rp.sources = append(rp.sources, readable(filename, filename, src))
 		}
 	}
-	mode := parser.ParseComments | parser.SkipObjectResolution
-	if declsOnly {
-		mode = parser.SkipObjectResolution
-	}
-	for i, r := range l.parseCached(sources, mode) {
-		filename, f, err := sources[i].filename, r.file, r.err
+	return rp, nil
+}
+
+// take makes a read package's parsed files a package: those whose
+// package clause names the package the majority of them name; the others,
+// and syntax errors, are its problems.
+func (l *loader) take(rp *readPkg, parsed []parsed) *parsedPkg {
+	pp := &parsedPkg{dir: rp.dir, problems: rp.problems}
+	var files []*ast.File
+	var names []string
+	for i, r := range parsed {
+		filename, f, err := rp.sources[i].filename, r.file, r.err
 		if err != nil {
 			pp.problems = append(pp.problems, l.syntaxProblem(filename, err))
 		}
@@ -128,7 +158,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	}
 	// Files that disagree on the name cannot be checked together (go build
 	// refuses the directory): the majority's are kept, the others named.
-	pp.name = majorityName(files, guessName(importPath))
+	pp.name = majorityName(files, guessName(rp.importPath))
 	for i, f := range files {
 		if f.Name.Name != pp.name {
 			pp.problems = append(pp.problems, Problem{Pos: l.position(f.Name.Pos()), Msg: fmt.Sprintf("package %s, want %s (the package's other files)", f.Name.Name, pp.name)})
@@ -138,7 +168,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 		pp.names = append(pp.names, names[i])
 	}
 	sort.SliceStable(pp.problems, func(i, j int) bool { return pp.problems[i].Pos.Filename < pp.problems[j].Pos.Filename })
-	return pp, nil
+	return pp
 }
 
 // usable says why a parsed package cannot be checked: it has no file.

@@ -72,6 +72,7 @@ type loader struct {
 	sels        map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
 	methodNames map[string]bool                          // the names selected and interface methods of the files walked (methodsUsed)
 	ahead       map[string]*aheadPkg                     // packages parsed ahead of their import, for a cut
+	planned     map[string]*plannedPkg                   // packages planned to be checked at once (plan.go)
 	Imports
 	requested map[string]bool
 	tree      *tree.Tree
@@ -162,6 +163,7 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		cutMethods: map[string]map[string]bool{},
 		sels:       map[*ast.File]map[string]map[string]bool{},
 		ahead:      map[string]*aheadPkg{},
+		planned:    map[string]*plannedPkg{},
 		Imports:    imports,
 		requested:  map[string]bool{},
 		tree:       t,
@@ -183,8 +185,9 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 	}
 	res := &Result{Fset: l.fset}
 	var loadable []string
+	pre := l.prefetch(ctx, importPaths)
 	for _, p := range importPaths {
-		err := l.parseRequested(ctx, p)
+		err := l.parseRequested(ctx, p, pre[p])
 		if err != nil && imports.LeaveOut && ctx.Err() == nil {
 			res.LeftOut = append(res.LeftOut, err)
 			delete(l.want, p)
@@ -194,6 +197,24 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 			return nil, false, err
 		}
 		loadable = append(loadable, p)
+	}
+	if l.Cache == nil && !checkOneAtATime {
+		// On every CPU (plan.go). Whatever stops it (an import cycle, a
+		// cancelled ctx), check finishes the load one package at a time
+		// and says so as it always has.
+		var order []string
+		var err error
+		for _, p := range loadable {
+			if order, err = l.plan(ctx, p, nil, order); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			if onPlanned != nil {
+				onPlanned(order, l.planned)
+			}
+			_ = l.checkPlanned(ctx, order)
+		}
 	}
 	for _, p := range loadable {
 		pkg, err := l.check(ctx, p, nil)
@@ -211,15 +232,22 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 	return res, l.cutTooMuch(), nil
 }
 
-// parseRequested parses a requested package: an error when the tree
-// does not hold it or none of its files can be loaded.
-func (l *loader) parseRequested(ctx context.Context, p string) error {
+// parseRequested takes a requested package, parsed by prefetch (pre) or
+// else here: an error when the tree does not hold it or none of its files
+// can be loaded.
+func (l *loader) parseRequested(ctx context.Context, p string, pre *aheadPkg) error {
 	t := l.tree
 	dir := t.PackageDir(p)
 	if dir == "" {
 		return fmt.Errorf("%s: the tree has no package %s (looked for %s)", inputfile.QuoteName(t.Dir), inputfile.QuoteName(p), inputfile.QuoteName(t.Rel(filepath.Join(t.Dir, strings.TrimPrefix(p, t.Module+"/")))))
 	}
-	pp, err := l.parse(ctx, p, dir)
+	var pp *parsedPkg
+	var err error
+	if pre != nil {
+		pp, err = pre.pp, pre.err
+	} else {
+		pp, err = l.parse(ctx, p, dir)
+	}
 	if err != nil {
 		return err
 	}
