@@ -31,6 +31,7 @@ import (
 
 // open resolves the options to a tree and the Source that describes it.
 func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, answer.Source, error) {
+	buildenv.Start() // needed next (cached, the loader)
 	if opts.Kubernetes != "" {
 		t, err := opts.Fetch.Fetch(ctx, opts.Kubernetes, withCRI)
 		if err != nil {

@@ -72,6 +72,12 @@ var settings = sync.OnceValue(func() map[string]string {
 	return set
 })
 
+// Start reads the settings in the background, for a caller with other
+// work to do before it needs them (a tree to open): go env takes tens of
+// milliseconds, in which a checkout's go.mod files are read. The go
+// command runs with the environment as it is then (SetTags first).
+func Start() { go settings() }
+
 // Flags are the fields of GOFLAGS, as the go command has it.
 func Flags() []string { return strings.Fields(settings()["GOFLAGS"]) }
 

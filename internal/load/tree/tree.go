@@ -11,10 +11,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/internal/load/inputfile"
 )
@@ -90,6 +92,28 @@ type modPaths map[string]modPathAnswer
 type modPathAnswer struct {
 	mod string
 	err error
+}
+
+// readAll reads the go.mod files not read yet, on every CPU.
+func (m modPaths) readAll(gomods []string) {
+	answers := make([]modPathAnswer, len(gomods))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, gomod := range gomods {
+		if _, ok := m[gomod]; ok {
+			continue
+		}
+		g.Go(func() error {
+			answers[i].mod, answers[i].err = modulePath(gomod)
+			return nil
+		})
+	}
+	g.Wait()
+	for i, gomod := range gomods {
+		if _, ok := m[gomod]; !ok {
+			m[gomod] = answers[i]
+		}
+	}
 }
 
 // of is modulePath(gomod), read once.
@@ -286,6 +310,8 @@ func (t *Tree) stagingModules(read modPaths) (mods map[string]string, bad []erro
 	if err != nil {
 		return mods, nil // no staging directory: a release, or an old tree
 	}
+	type candidate struct{ want, dir string }
+	var found []candidate
 	for _, h := range hosts {
 		if !h.IsDir() {
 			continue
@@ -300,21 +326,27 @@ func (t *Tree) stagingModules(read modPaths) (mods map[string]string, bad []erro
 				continue
 			}
 			want := h.Name() + "/" + n.Name()
-			if _, ok := mods[want]; ok {
-				continue
+			if _, ok := mods[want]; !ok {
+				found = append(found, candidate{want, filepath.Join(root, h.Name(), n.Name())})
 			}
-			dir := filepath.Join(root, h.Name(), n.Name())
-			mod, err := read.of(filepath.Join(dir, "go.mod"))
-			switch {
-			case err == errNoGoMod:
-				continue // a directory that holds no module, such as a README's
-			case err != nil:
-				bad = append(bad, fmt.Errorf("staging/src/%s: %w", want, err))
-			case mod != want:
-				bad = append(bad, fmt.Errorf("staging/src/%s: go.mod declares module %s", want, inputfile.QuoteName(mod)))
-			default:
-				mods[mod] = dir
-			}
+		}
+	}
+	gomods := make([]string, len(found))
+	for i, c := range found {
+		gomods[i] = filepath.Join(c.dir, "go.mod")
+	}
+	read.readAll(gomods) // a checkout has some thirty
+	for i, c := range found {
+		mod, err := read.of(gomods[i])
+		switch {
+		case err == errNoGoMod:
+			continue // a directory that holds no module, such as a README's
+		case err != nil:
+			bad = append(bad, fmt.Errorf("staging/src/%s: %w", c.want, err))
+		case mod != c.want:
+			bad = append(bad, fmt.Errorf("staging/src/%s: go.mod declares module %s", c.want, inputfile.QuoteName(mod)))
+		default:
+			mods[mod] = c.dir
 		}
 	}
 	return mods, bad
