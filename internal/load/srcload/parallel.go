@@ -46,6 +46,10 @@ func (l *loader) parseAll(sources []source) []parsed {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(sources[b].src) - len(sources[a].src) })
+	// A load that cuts walks every file for its selections (prune.go):
+	// on the CPU that parsed it.
+	walk := l.cutting && l.DeclarationsOnly != nil
+	walked := make([]fileSelections, len(sources))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, i := range order {
@@ -60,12 +64,22 @@ func (l *loader) parseAll(sources []source) []parsed {
 			workcount.FileParsed()
 			if f != nil {
 				workcount.BodiesParsed(bodies(f))
+				if walk {
+					walked[i] = walkSelections(f)
+				}
 			}
 			out[i], sets[i] = parsed{f, err}, fset
 			return nil
 		})
 	}
 	g.Wait()
+	if walk {
+		for i, p := range out {
+			if p.file != nil {
+				l.walked[p.file] = walked[i]
+			}
+		}
+	}
 	for i := range sources {
 		if tf := sets[i].File(token.Pos(bases[i])); tf != nil && tf.Name() == sources[i].name {
 			l.fset.AddExistingFiles(tf)

@@ -230,33 +230,51 @@ func (l *loader) selected(importPath, pkgName string) (map[string]bool, bool) {
 
 // selections are a file's x.Name selectors by the identifier x; the walk
 // also adds to methodNames every name selected (whatever x is) and the
-// methods of the file's interface types.
+// methods of the file's interface types. The walk was done as the file was
+// parsed, when the load cuts (parseAll), or is done here.
 func (l *loader) selections(f *ast.File) map[string]map[string]bool {
 	if s, ok := l.sels[f]; ok {
 		return s
 	}
-	s := map[string]map[string]bool{}
-	methods := l.methodNamesSeen()
+	w, ok := l.walked[f]
+	if !ok {
+		w = walkSelections(f)
+	}
+	delete(l.walked, f)
+	maps.Copy(l.methodNamesSeen(), w.methods)
+	l.sels[f] = w.byIdent
+	return w.byIdent
+}
+
+// fileSelections are what selections reads of a file.
+type fileSelections struct {
+	byIdent map[string]map[string]bool // x.Name selectors by x
+	methods map[string]bool            // names selected, whatever x is, and interface methods
+}
+
+// walkSelections walks a file for selections; it touches nothing else,
+// so that files are walked at once.
+func walkSelections(f *ast.File) fileSelections {
+	w := fileSelections{byIdent: map[string]map[string]bool{}, methods: map[string]bool{}}
 	for n := range ast.Preorder(f) {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
-			methods[n.Sel.Name] = true // a method, whatever x is
+			w.methods[n.Sel.Name] = true // a method, whatever x is
 			if id, ok := n.X.(*ast.Ident); ok {
-				if s[id.Name] == nil {
-					s[id.Name] = map[string]bool{}
+				if w.byIdent[id.Name] == nil {
+					w.byIdent[id.Name] = map[string]bool{}
 				}
-				s[id.Name][n.Sel.Name] = true
+				w.byIdent[id.Name][n.Sel.Name] = true
 			}
 		case *ast.InterfaceType:
 			for _, m := range n.Methods.List {
 				for _, id := range m.Names {
-					methods[id.Name] = true
+					w.methods[id.Name] = true
 				}
 			}
 		}
 	}
-	l.sels[f] = s
-	return s
+	return w
 }
 
 // cut cuts a declarations-only package down to what the packages parsed so

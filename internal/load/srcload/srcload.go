@@ -70,6 +70,7 @@ type loader struct {
 	cutNames    map[string]map[string]bool               // per cut package, the names cut
 	cutMethods  map[string]map[string]bool               // per cut package, the methods of kept types cut
 	sels        map[*ast.File]map[string]map[string]bool // selectedFrom's walks, once a file
+	walked      map[*ast.File]fileSelections             // files walked as they were parsed, for sels
 	methodNames map[string]bool                          // the names selected and interface methods of the files walked (methodsUsed)
 	ahead       map[string]*aheadPkg                     // packages parsed ahead of their import, for a cut
 	planned     map[string]*plannedPkg                   // packages planned to be checked at once (plan.go)
@@ -162,6 +163,7 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		cutNames:   map[string]map[string]bool{},
 		cutMethods: map[string]map[string]bool{},
 		sels:       map[*ast.File]map[string]map[string]bool{},
+		walked:     map[*ast.File]fileSelections{},
 		ahead:      map[string]*aheadPkg{},
 		planned:    map[string]*plannedPkg{},
 		Imports:    imports,
