@@ -9,6 +9,7 @@ import (
 	"github.com/plegvet/plegvet/analyzer/featuregate"
 	"github.com/plegvet/plegvet/analyzer/pleg"
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/criproto"
 	"github.com/plegvet/plegvet/internal/analysis/suite"
 	"github.com/plegvet/plegvet/internal/assemble/gatehistory"
 	"github.com/plegvet/plegvet/internal/load/release"
@@ -43,6 +44,13 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 		// runtimeRequestTimeout's default, which pkg/kubelet does not import everywhere.
 		requested = append(slices.Clip(rel), runtimehang.ConfigDefaultsPackage)
 	}
+	// The proto is read beside the load, which it does not depend on.
+	streamc := make(chan streamRead, 1)
+	go func() {
+		var s streamRead
+		s.stream, s.pf, s.err = readStream(t, src, proto)
+		streamc <- s
+	}()
 	a, err := analyse(ctx, t, src, also, requested...)
 	if err != nil {
 		return nil, err
@@ -56,7 +64,7 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 	rep.Conflicts = gates.Conflicts
 	addRelist(rep, a, len(rel) == 3)
 	addFeatureGate(rep, gates, src.KubernetesVersion)
-	if err := addStream(rep, t, a, proto, len(rel) >= 2); err != nil {
+	if err := addStream(rep, a, <-streamc, len(rel) >= 2); err != nil {
 		return nil, err
 	}
 	addRuntimeHang(rep, a)
@@ -165,11 +173,18 @@ func gateDependency(gates *answer.GatesReport, dep, version string) answer.GateD
 	return gd
 }
 
+// streamRead is what readStream returned.
+type streamRead struct {
+	stream *answer.RPCReport
+	pf     *criproto.File
+	err    error
+}
+
 // addStream fills the CRI event stream rpc from the tree's api.proto (or
 // proto), with its Go calls when the pleg or the kubelet package was
 // loaded (linked); a proto that cannot be read is a load problem too.
-func addStream(r *answer.Report, t *tree.Tree, a *analysed, proto string, linked bool) error {
-	stream, pf, err := readStream(t, a.src, proto)
+func addStream(r *answer.Report, a *analysed, read streamRead, linked bool) error {
+	stream, pf, err := read.stream, read.pf, read.err
 	if err != nil {
 		missing(r, "rpc", "%v", err)
 		var unread *protoUnread
