@@ -6,6 +6,12 @@
 // stubbed as an empty package. The result is partially typed: the
 // tree's own declarations are fully typed, expressions that reach into a
 // stubbed package are not, and the result says which imports were stubbed.
+//
+// A load finds and parses its packages first, all at once (prefetch.go),
+// and without a cache type-checks on every CPU the packages that import
+// none of each other's (plan.go); what it records, positions and problems
+// included, is what checking one package at a time records, in the same
+// order, run after run.
 package srcload
 
 import (
