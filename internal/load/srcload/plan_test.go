@@ -147,8 +147,12 @@ func TestPlannedAsOneAtATime(t *testing.T) {
 	load := planTree(t)
 	var order []string
 	var cut []string
+	deps := map[string]string{}
 	onPlanned = func(o []string, planned map[string]*plannedPkg) {
 		order = o
+		for p, pl := range planned {
+			deps[strings.TrimPrefix(p, "k8s.io/kubernetes/pkg/")] = strings.Join(pl.deps, " ")
+		}
 		for _, f := range planned["k8s.io/cri-api/pkg/apis/runtime/v1"].files {
 			for _, d := range f.Decls {
 				cut = append(cut, fmt.Sprint(d.Pos()))
@@ -160,6 +164,16 @@ func TestPlannedAsOneAtATime(t *testing.T) {
 	want := []string{"k8s.io/kubernetes/pkg/base", "k8s.io/kubernetes/pkg/left", "k8s.io/cri-api/pkg/apis/runtime/v1", "k8s.io/kubernetes/pkg/right", "k8s.io/kubernetes/pkg/top"}
 	if !slices.Equal(order, want) {
 		t.Errorf("plan %v, want %v", order, want)
+	}
+	// Each waits for what it imports and nothing else: left and right,
+	// and the API, are checked at once.
+	wantDeps := map[string]string{
+		"base": "", "left": "k8s.io/kubernetes/pkg/base", "right": "k8s.io/kubernetes/pkg/base",
+		"k8s.io/cri-api/pkg/apis/runtime/v1": "k8s.io/kubernetes/pkg/base",
+		"top":                                "k8s.io/kubernetes/pkg/left k8s.io/cri-api/pkg/apis/runtime/v1 k8s.io/kubernetes/pkg/right",
+	}
+	if !maps.Equal(deps, wantDeps) {
+		t.Errorf("planned imports %v, want %v", deps, wantDeps)
 	}
 	if len(cut) != 3 { // the import, Sandbox and GetId; not Unreached, not Base
 		t.Errorf("the API planned with %d declarations, want 3 (cut to what top selects)", len(cut))
