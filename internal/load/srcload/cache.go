@@ -1,7 +1,6 @@
 package srcload
 
 import (
-	"bytes"
 	"context"
 	"go/ast"
 	"go/parser"
@@ -98,36 +97,6 @@ func (c *Cache) drop(k fileKey, f *cachedFile) {
 		}
 	}
 	delete(c.files, k)
-}
-
-// parseCached is parseAll, answering from the cache the files whose
-// content it has seen.
-func (l *loader) parseCached(sources []source) []parsed {
-	if l.Cache == nil {
-		return l.parseAll(sources)
-	}
-	out := make([]parsed, len(sources))
-	var fresh []source
-	var at []int
-	for i, s := range sources {
-		k := fileKey{s.filename, s.name, s.mode}
-		l.Cache.used[k] = true
-		if f, ok := l.Cache.files[k]; ok && bytes.Equal(f.src, s.src) {
-			out[i] = f.parsed
-			continue
-		}
-		fresh, at = append(fresh, s), append(at, i)
-	}
-	for j, p := range l.parseAll(fresh) {
-		s := fresh[j]
-		k := fileKey{s.filename, s.name, s.mode}
-		if old, ok := l.Cache.files[k]; ok {
-			l.Cache.drop(k, old)
-		}
-		l.Cache.files[k] = &cachedFile{src: s.src, parsed: p}
-		out[at[j]] = p
-	}
-	return out
 }
 
 // reuse returns the cached check of a package when it still holds: the

@@ -30,7 +30,7 @@ func (l *loader) parse(ctx context.Context, importPath, dir string) (*parsedPkg,
 	if err != nil {
 		return nil, err
 	}
-	return l.take(rp, l.parseCached(rp.sources)), nil
+	return l.take(rp, l.parseAll(rp.sources)), nil
 }
 
 // readPkg is a package's directory read: the files to parse, made

@@ -16,13 +16,14 @@ import (
 // the imports FromSource picks that the tree holds, of these,
 // transitively (as parseAhead finds them; go/types asks its importer for
 // every import of a file). A load is mostly small packages, and parsed
-// one at a time as go/types asks for them, their few files kept one CPU
+// one at a time as go/types asked for them, their few files kept one CPU
 // busy while type-checking waited: here directories are read on every
 // CPU as their importers are found (the CRI API's bodies are blanked
-// meanwhile), and then all their files are parsed at once (parseAll).
-// The packages join the file set in a fixed order, the requested in
-// order and then the others by import path, so positions are the same
-// from run to run.
+// meanwhile), and their files parsed on every CPU too (parses): the
+// requested packages' as soon as they and those requested before them
+// are read, the others' once all are found. The packages join the file
+// set in that fixed order, the requested in order and then the others by
+// import path, so positions are the same from run to run.
 //
 // It returns the requested packages; the others are left parsed ahead
 // (l.ahead) for importFor to take, with their problems, as it would
@@ -30,16 +31,33 @@ import (
 // (its importer was cut) costs its parse and nothing else.
 func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*aheadPkg {
 	type found struct {
-		rp  *readPkg
-		err error
+		rp    *readPkg
+		err   error
+		batch *parseBatch
 	}
 	var (
 		mu    sync.Mutex
 		seen  = map[string]bool{}
-		reads = map[string]found{}
+		reads = map[string]*found{}
 		wg    sync.WaitGroup
 		cpus  = make(chan struct{}, runtime.GOMAXPROCS(0))
+		ps    = l.newParses(cpus)
+		dirs  [][2]string
+		ready int // the requested packages (dirs) whose parse has started
 	)
+	// startReady starts parsing the requested packages read, in order, up
+	// to the first one not read yet.
+	startReady := func() {
+		for ; ready < len(dirs); ready++ {
+			f := reads[dirs[ready][0]]
+			if f == nil {
+				return
+			}
+			if f.err == nil {
+				f.batch = ps.add(f.rp.sources)
+			}
+		}
+	}
 	var visit func(p, dir string)
 	visit = func(p, dir string) {
 		wg.Go(func() {
@@ -51,7 +69,10 @@ func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*a
 			}
 			<-cpus
 			mu.Lock()
-			reads[p] = found{rp, err}
+			reads[p] = &found{rp: rp, err: err}
+			if l.requested[p] {
+				startReady()
+			}
 			var next [][2]string
 			for _, q := range imports {
 				if seen[q] || l.want[q] || l.FromSource == nil || isStd(q) || !l.FromSource(q) {
@@ -68,10 +89,9 @@ func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*a
 			}
 		})
 	}
-	var dirs [][2]string
 	for _, p := range requested {
 		seen[p] = true
-		if dir := l.tree.PackageDir(p); dir != "" {
+		if dir := l.tree.PackageDir(p); dir != "" && !slices.ContainsFunc(dirs, func(d [2]string) bool { return d[0] == p }) {
 			dirs = append(dirs, [2]string{p, dir})
 		}
 	}
@@ -79,28 +99,25 @@ func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*a
 		visit(d[0], d[1])
 	}
 	wg.Wait()
-
-	order := slices.DeleteFunc(slices.Clone(requested), func(p string) bool { _, ok := reads[p]; return !ok })
-	n := len(order)
+	var others []string
 	for _, p := range slices.Sorted(maps.Keys(reads)) {
-		if !slices.Contains(order[:n], p) {
-			order = append(order, p)
+		if f := reads[p]; !l.requested[p] {
+			others = append(others, p)
+			if f.err == nil {
+				f.batch = ps.add(f.rp.sources)
+			}
 		}
 	}
-	var all []source
-	for _, p := range order {
-		if f := reads[p]; f.err == nil {
-			all = append(all, f.rp.sources...)
-		}
-	}
-	parsed := l.parseCached(all)
+	ps.wait()
 	out := map[string]*aheadPkg{}
-	for _, p := range order {
+	for _, p := range append(slices.Clone(requested), others...) {
 		f := reads[p]
+		if _, done := out[p]; done || f == nil {
+			continue // requested twice; or not in the tree: parseRequested says so
+		}
 		a := &aheadPkg{err: f.err}
 		if f.err == nil {
-			k := len(f.rp.sources)
-			a.pp, parsed = l.take(f.rp, parsed[:k]), parsed[k:]
+			a.pp = l.take(f.rp, f.batch.out)
 		}
 		if l.requested[p] {
 			out[p] = a
