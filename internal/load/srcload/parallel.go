@@ -1,14 +1,13 @@
 package srcload
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"bytes"
 	"runtime"
-	"sync"
 	"slices"
-
+	"sync"
 
 	"github.com/plegvet/plegvet/internal/load/workcount"
 )
