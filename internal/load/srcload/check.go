@@ -213,6 +213,26 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 	}
 }
 
+// checkSize is the length of the source a check reads: with its bodies,
+// a package's files; without them, its declarations outside function
+// bodies.
+func checkSize(files []*ast.File, ignoreBodies bool) int {
+	size := 0
+	for _, f := range files {
+		if !ignoreBodies {
+			size += int(f.FileEnd - f.FileStart)
+			continue
+		}
+		for _, d := range f.Decls {
+			size += int(d.End() - d.Pos())
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				size -= int(fd.Body.End() - fd.Body.Pos())
+			}
+		}
+	}
+	return size
+}
+
 // newInfo makes a package's types.Info with its maps sized for about
 // what go/types records in them, from the length of the source checked: a
 // map grown one entry at a time from empty rehashes and re-initialises its
@@ -227,20 +247,7 @@ func typeOrphanValues(fset *token.FileSet, pkg *types.Package, files []*ast.File
 // report's 17), a little under the averages: a map that needs more grows
 // from there.
 func newInfo(files []*ast.File, ignoreBodies bool) *types.Info {
-	size := 0
-	for _, f := range files {
-		if !ignoreBodies {
-			size += int(f.FileEnd - f.FileStart)
-			continue
-		}
-		for _, d := range f.Decls {
-			size += int(d.End() - d.Pos())
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				size -= int(fd.Body.End() - fd.Body.Pos())
-			}
-		}
-	}
-	kb := size / 1024
+	kb := checkSize(files, ignoreBodies) / 1024
 	// Entries per KB of source: function bodies checked, then
 	// declarations only (most expressions and uses are in bodies).
 	types_, defs, uses, scopes := 36, 10, 36, 8

@@ -28,10 +28,11 @@ import (
 // reused, which check decides as it goes.
 
 // Tests' hooks: checkOneAtATime turns plan off; onPlanned is told the
-// plan.
+// plan, and onCheck each package as its check starts.
 var (
 	checkOneAtATime bool
 	onPlanned       func(order []string, planned map[string]*plannedPkg)
+	onCheck         func(importPath string)
 )
 
 // plannedPkg is a package as plan found it: the files to check (a cut
@@ -118,65 +119,102 @@ func askedImport(spec *ast.ImportSpec) (string, bool) {
 }
 
 // checkPlanned type-checks the planned packages, each once those it
-// imports are checked, as many at once as there are CPUs. Its importer
-// answers from what is checked, the models and the stubs, which plan has
-// all made. The first error stops it.
+// imports are checked, as many at once as there are CPUs. Of the packages
+// ready, the one with the most source still to check after it, along its
+// importers, goes first: the load ends with pkg/kubelet, which imports
+// all the others, and whatever it waits for is checked first. Its
+// importer answers from what is checked, the models and the stubs, which
+// plan has all made. The first error stops it.
 func (l *loader) checkPlanned(ctx context.Context, order []string) error {
+	waiting := map[string]int{}        // imports not checked yet
+	importers := map[string][]string{} // in plan order
+	rank := map[string]int{}           // its size and the largest rank of its importers
+	for _, p := range order {
+		waiting[p] = len(l.planned[p].deps)
+		for _, d := range l.planned[p].deps {
+			importers[d] = append(importers[d], p)
+		}
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		p := order[i]
+		most := 0
+		for _, q := range importers[p] {
+			most = max(most, rank[q])
+		}
+		rank[p] = checkSize(l.planned[p].files, l.ignoreBodies(p)) + most
+	}
 	var (
 		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		ready    []string
+		left     = len(order)
 		firstErr error
 		wg       sync.WaitGroup
-		cpus     = make(chan struct{}, runtime.GOMAXPROCS(0))
-		done     = map[string]chan struct{}{}
 	)
 	for _, p := range order {
-		done[p] = make(chan struct{})
+		if waiting[p] == 0 {
+			ready = append(ready, p)
+		}
 	}
-	failed := func() bool {
+	// next takes the ready package of the highest rank (the first in plan
+	// order on a tie), or "" when nothing is left to do.
+	next := func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		return firstErr != nil
+		for len(ready) == 0 && left > 0 && firstErr == nil {
+			cond.Wait()
+		}
+		if len(ready) == 0 || firstErr != nil {
+			return ""
+		}
+		best := 0
+		for i, p := range ready {
+			if rank[p] > rank[ready[best]] {
+				best = i
+			}
+		}
+		p := ready[best]
+		ready = slices.Delete(ready, best, best+1)
+		if onCheck != nil {
+			onCheck(p)
+		}
+		return p
 	}
-	for _, p := range order {
-		pl := l.planned[p]
-		pp := l.parsed[p]
-		ignore := l.ignoreBodies(p)
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
 		wg.Go(func() {
-			defer close(done[p])
-			for _, d := range pl.deps {
-				<-done[d]
-			}
-			if failed() {
-				return
-			}
-			if err := ctx.Err(); err != nil {
+			for p := next(); p != ""; p = next() {
+				err := ctx.Err()
+				var pkg *packages.Package
+				if err == nil {
+					pkg, _, err = l.typeCheck(p, l.parsed[p], l.planned[p].files, l.ignoreBodies(p), func(q string, pkg *packages.Package) (*types.Package, error) {
+						mu.Lock()
+						defer mu.Unlock()
+						if !l.want[q] {
+							return l.importOther(q), nil
+						}
+						dep, ok := l.checked[q]
+						if !ok {
+							return nil, errUnplanned // plan makes every import's check come first
+						}
+						pkg.Imports[q] = dep
+						return dep.Types, nil
+					})
+				}
 				mu.Lock()
-				firstErr = firstOf(firstErr, err)
+				left--
+				if err != nil {
+					firstErr = firstOf(firstErr, err)
+				} else {
+					l.checked[p] = pkg
+					for _, q := range importers[p] {
+						if waiting[q]--; waiting[q] == 0 {
+							ready = append(ready, q)
+						}
+					}
+				}
+				cond.Broadcast()
 				mu.Unlock()
-				return
 			}
-			cpus <- struct{}{}
-			pkg, _, err := l.typeCheck(p, pp, pl.files, ignore, func(q string, pkg *packages.Package) (*types.Package, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				if !l.want[q] {
-					return l.importOther(q), nil
-				}
-				dep, ok := l.checked[q]
-				if !ok {
-					return nil, errUnplanned // plan makes every import's check come first
-				}
-				pkg.Imports[q] = dep
-				return dep.Types, nil
-			})
-			<-cpus
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				firstErr = firstOf(firstErr, err)
-				return
-			}
-			l.checked[p] = pkg
 		})
 	}
 	wg.Wait()

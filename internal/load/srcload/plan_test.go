@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/types"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -188,5 +189,27 @@ func TestPlannedAsOneAtATime(t *testing.T) {
 	_, oneAtATime := load()
 	if !slices.Equal(atOnce, oneAtATime) {
 		t.Errorf("checked at once:\n%s\none at a time:\n%s", strings.Join(atOnce, "\n"), strings.Join(oneAtATime, "\n"))
+	}
+}
+
+// Of the packages ready, the one with the most source to check after it
+// goes first: right, ten times left's size, before left, though planned
+// after it.
+func TestCheckedLongestFirst(t *testing.T) {
+	tr := fixtureTree(t, map[string]string{
+		"pkg/features/f.go":  "package features\n",
+		"pkg/top/top.go":     "package top\n\nimport (\n\t\"k8s.io/kubernetes/pkg/left\"\n\t\"k8s.io/kubernetes/pkg/right\"\n)\n\nconst T = left.L + right.R\n",
+		"pkg/left/left.go":   "package left\n\nconst L = 1\n",
+		"pkg/right/right.go": "package right\n\nconst R = 2\n\nfunc f() int {\n" + strings.Repeat("\tprintln(R)\n", 200) + "\treturn R\n}\n",
+	})
+	var checked []string
+	onCheck = func(p string) { checked = append(checked, strings.TrimPrefix(p, "k8s.io/kubernetes/pkg/")) }
+	defer func(n int) { onCheck = nil; runtime.GOMAXPROCS(n) }(runtime.GOMAXPROCS(1)) // one at a time: the order is the ranks'
+	fromSource := func(p string) bool { return strings.HasPrefix(p, "k8s.io/") }
+	if _, err := LoadImports(context.Background(), tr, Imports{FromSource: fromSource}, "k8s.io/kubernetes/pkg/top"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(checked, " "), "right left top"; got != want {
+		t.Errorf("checked %s, want %s", got, want)
 	}
 }
