@@ -40,7 +40,7 @@ func TestBufferCap(t *testing.T) {
 	c := start(t, dir)
 
 	text := "package x\n//" + strings.Repeat("a", inputfile.MaxSize) + "\n"
-	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(big), LanguageID: "go", Version: 1, Text: text}})
+	c.notifyText("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(big), LanguageID: "go", Version: 1, Text: textMarker}}, text)
 	want := big + ": the buffer is " + strconv.Itoa(len(text)) + " bytes, over the 16 MiB limit for one file (as for a file on disk); it is not analysed"
 	if line := c.logged(big + ": the buffer is"); line != "plegvet lsp: "+want {
 		t.Errorf("log %q, want %q", line, "plegvet lsp: "+want)
@@ -59,7 +59,7 @@ func TestBufferCap(t *testing.T) {
 	})
 	// A change that makes it too large is refused the same way.
 	text = "package x\n//" + strings.Repeat("b", inputfile.MaxSize) + "\n"
-	c.notify("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(big), Version: 3}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: text}}})
+	c.notifyText("textDocument/didChange", lspprotocol.DidChangeTextDocumentParams{TextDocument: lspprotocol.VersionedTextDocumentIdentifier{URI: fileURI(big), Version: 3}, ContentChanges: []lspprotocol.TextDocumentContentChangeEvent{{Text: textMarker}}}, text)
 	c.logged(big + ": the buffer is")
 	c.next(fileURI(big), func(ds []lspprotocol.Diagnostic) bool {
 		return len(ds) == 1 && strings.Contains(ds[0].Message, "over the 16 MiB limit for one file")
@@ -68,7 +68,7 @@ func TestBufferCap(t *testing.T) {
 	c.mustKeepNoText(size)
 
 	text = "package x\n//" + strings.Repeat("a", MaxMessage) + "\n"
-	c.notify("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(huge), LanguageID: "go", Version: 1, Text: text}})
+	c.notifyText("textDocument/didOpen", lspprotocol.DidOpenTextDocumentParams{TextDocument: lspprotocol.TextDocumentItem{URI: fileURI(huge), LanguageID: "go", Version: 1, Text: textMarker}}, text)
 	line := c.logged(huge + ": the ")
 	if !strings.Contains(line, "the textDocument/didOpen message is ") || !strings.Contains(line, "over the 32 MiB limit for one message (a buffer's limit is 16 MiB, as for a file on disk); it is not analysed") {
 		t.Errorf("log %q: want the message's size and both limits", line)

@@ -1,11 +1,15 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,13 +41,14 @@ func writeTree(t *testing.T) string {
 // client is a test's end of the protocol: it sends as an editor does and
 // keeps what the server publishes.
 type client struct {
-	t     *testing.T
-	conn  *jsonrpc2.Conn
-	diags chan lspprotocol.PublishDiagnosticsParams
-	logs  chan string
-	regs  chan lspprotocol.RegistrationParams
-	done  chan struct{}
-	err   error // Serve's, once done is closed
+	t      *testing.T
+	conn   *jsonrpc2.Conn
+	stream *rawStream // conn's, which notifyText writes to as well
+	diags  chan lspprotocol.PublishDiagnosticsParams
+	logs   chan string
+	regs   chan lspprotocol.RegistrationParams
+	done   chan struct{}
+	err    error // Serve's, once done is closed
 }
 
 func rule(category string) (string, string, string, bool) {
@@ -93,8 +98,8 @@ func connect(t *testing.T, opts Options) *client {
 		c.err = Serve(context.Background(), serverIn, serverOut, opts)
 		serverOut.Close()
 	}()
-	stream := jsonrpc2.NewBufferedStream(readWriteCloser{clientIn, clientOut}, jsonrpc2.VSCodeObjectCodec{})
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	c.stream = &rawStream{ObjectStream: jsonrpc2.NewBufferedStream(readWriteCloser{clientIn, clientOut}, jsonrpc2.VSCodeObjectCodec{}), w: clientOut}
+	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 		switch req.Method {
 		case "textDocument/publishDiagnostics":
 			var p lspprotocol.PublishDiagnosticsParams
@@ -146,6 +151,72 @@ func (c *client) notify(method string, params any) {
 	if err := c.conn.Notify(context.Background(), method, params); err != nil {
 		c.t.Fatalf("%s: %v", method, err)
 	}
+}
+
+// textMarker stands in a notification's params for the text notifyText
+// puts there.
+const textMarker = "\x00text\x00"
+
+// notifyText sends a notification as notify does, with text in place of
+// the one textMarker in params. The message is framed here, in one
+// buffer, as jsonrpc2's codec frames it: jsonrpc2 would marshal the
+// params, then compact and copy them again into the message, which for a
+// text of 16 MiB or more is seconds of the test's CPU spent on the
+// client's side. The server reads the same bytes either way.
+func (c *client) notifyText(method string, params any, text string) {
+	c.t.Helper()
+	p, err := json.Marshal(params)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	marker, _ := json.Marshal(textMarker)
+	before, after, ok := bytes.Cut(p, marker)
+	if !ok || bytes.Contains(after, marker) {
+		c.t.Fatalf("%s: want the params to hold the text marker once: %s", method, p)
+	}
+	quoted, err := json.Marshal(text)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	head, _ := json.Marshal(method)
+	var body bytes.Buffer
+	body.Grow(len(p) + len(quoted) + 64)
+	body.WriteString(`{"jsonrpc":"2.0","method":`)
+	body.Write(head)
+	body.WriteString(`,"params":`)
+	body.Write(before)
+	body.Write(quoted)
+	body.Write(after)
+	body.WriteString("}")
+	if err := c.stream.writeRaw(body.Bytes()); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// rawStream is the client's ObjectStream, which also writes a message
+// framed by the caller; one lock orders both kinds of write.
+type rawStream struct {
+	jsonrpc2.ObjectStream
+	mu sync.Mutex
+	w  io.Writer // under the ObjectStream, which flushes after each object
+}
+
+func (s *rawStream) WriteObject(obj any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ObjectStream.WriteObject(obj)
+}
+
+// writeRaw writes body as one message, with the Content-Length header
+// jsonrpc2.VSCodeObjectCodec writes.
+func (s *rawStream) writeRaw(body []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
+		return err
+	}
+	_, err := s.w.Write(body)
+	return err
 }
 
 // next waits for the diagnostics published for uri that satisfy ok.

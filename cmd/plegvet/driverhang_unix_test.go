@@ -71,6 +71,9 @@ func TestDriverRefusesSpecialGoFiles(t *testing.T) {
 // 143 (130); a child that ignores the interrupt is killed 5 s later. A go
 // on PATH that never answers stands in for go list blocked on a FIFO.
 func TestDriverSignalReachesChildren(t *testing.T) {
+	// In parallel with TestScripts: two of the cases below wait out
+	// childGrace, seconds in which the scripts run.
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"go.mod":     "module example.com/m\n\ngo 1.22\n",

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	// In parallel with the other parallel tests: TestDriverSignalReachesChildren
+	// mostly waits (childGrace), which the scripts' work fills.
+	t.Parallel()
 	p := testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		// UPDATE_GOLDEN=1 rewrites the want/ files of cmp commands; review

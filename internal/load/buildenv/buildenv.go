@@ -11,14 +11,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"go/ast"
 	"go/build"
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,29 +36,44 @@ import (
 // about.
 func Context(src []byte) build.Context {
 	ctxt := build.Default
-	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
-	set := settings()
-	if v := set["GOOS"]; v != "" {
-		ctxt.GOOS = v
-	}
-	if v := set["GOARCH"]; v != "" {
-		ctxt.GOARCH = v
-	}
-	if v := set["CGO_ENABLED"]; v != "" {
-		ctxt.CgoEnabled = v == "1"
-	}
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = platform(settings())
 	ctxt.BuildTags = Tags()
 	ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
 	return ctxt
 }
 
+// platform is the GOOS, GOARCH and cgo of the context for settings:
+// linux/amd64 with cgo where they set none.
+func platform(set map[string]string) (goos, goarch string, cgo bool) {
+	goos, goarch, cgo = "linux", "amd64", true
+	if v := set["GOOS"]; v != "" {
+		goos = v
+	}
+	if v := set["GOARCH"]; v != "" {
+		goarch = v
+	}
+	if v := set["CGO_ENABLED"]; v != "" {
+		cgo = v == "1"
+	}
+	return goos, goarch, cgo
+}
+
+// settingNames are the settings read, in go env's names.
+var settingNames = []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS"}
+
 // settings are the go command's GOOS, GOARCH, CGO_ENABLED and GOFLAGS
 // where they differ from its defaults (go env -changed: the environment
 // and go env -w both count), read once; without a go command, the
-// environment's.
+// environment's. Where the environment gives them no value but the one
+// platform takes anyway, and no go env file sets them (defaultsOnly),
+// whatever go env -changed said would make the same context and flags:
+// no go command is started to say it.
 var settings = sync.OnceValue(func() map[string]string {
 	set := map[string]string{}
-	names := []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS"}
+	names := settingNames
+	if defaultsOnly(names) {
+		return set
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", append([]string{"env", "-changed", "-json"}, names...)...)
@@ -77,6 +95,70 @@ var settings = sync.OnceValue(func() map[string]string {
 // milliseconds, in which a checkout's go.mod files are read. The go
 // command runs with the environment as it is then (SetTags first).
 func Start() { go settings() }
+
+// defaultsOnly says whether the settings named come to what platform
+// and Flags take when none is set, wherever the go command reads a
+// setting (cmd/go's cfg.Getenv): the environment gives each no value
+// (empty counts as none, as there) or the one platform takes anyway
+// (GOOS linux, GOARCH amd64, CGO_ENABLED 1), and neither the go env -w
+// file ($GOENV, else go/env under the user's configuration directory)
+// nor $GOROOT/go.env has a line for one of them. Asking go env -changed
+// costs a go command, about 25 ms of CPU, in every plegvet process that
+// reads a tree. It says false whenever it cannot tell: a file it cannot
+// read, a GOROOT it cannot find (the go command's own: $GOROOT, else
+// the directory above the go command's, holding a go.env, as every
+// toolchain since go1.21 does), or a go env -w file that sets GOROOT.
+func defaultsOnly(names []string) bool {
+	goos, goarch, _ := platform(nil)
+	same := map[string]string{"GOOS": goos, "GOARCH": goarch, "CGO_ENABLED": "1"}
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" && v != same[n] {
+			return false
+		}
+	}
+	envFile := os.Getenv("GOENV")
+	if envFile == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return false
+		}
+		envFile = filepath.Join(dir, "go", "env")
+	}
+	if envFile != "off" {
+		if sets, err := fileSets(envFile, append([]string{"GOROOT"}, names...)); sets || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	goroot := os.Getenv("GOROOT")
+	if goroot == "" {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			return false
+		}
+		if goCmd, err = filepath.EvalSymlinks(goCmd); err != nil {
+			return false
+		}
+		goroot = filepath.Dir(filepath.Dir(goCmd))
+	}
+	sets, err := fileSets(filepath.Join(goroot, "go.env"), names)
+	return !sets && err == nil
+}
+
+// fileSets says whether a go env file (KEY=VALUE lines, # comments) has a
+// line for one of names.
+func fileSets(file string, names []string) (bool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false, err
+	}
+	for line := range strings.Lines(string(data)) {
+		key, _, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if ok && slices.Contains(names, strings.TrimSpace(key)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
 
 // Flags are the fields of GOFLAGS, as the go command has it.
 func Flags() []string { return strings.Fields(settings()["GOFLAGS"]) }

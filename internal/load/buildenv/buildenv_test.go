@@ -1,6 +1,10 @@
 package buildenv
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -43,5 +47,82 @@ func TestSetTagsReplacesGOFLAGSTags(t *testing.T) {
 	}
 	if got := Tags(); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("Tags() = %q, want [a b]", got)
+	}
+}
+
+// defaultsOnly lets settings skip go env -changed: it must say true only
+// where what go env -changed says makes the same platform and GOFLAGS as
+// nothing set, and say it where nothing sets them or the environment sets
+// the platform's own values (as testscript's go setup does), else the go
+// command is started in every process for nothing; each place the go
+// command reads a setting from is tried.
+func TestDefaultsOnlyAgreesWithGoEnv(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	goEnvChanged := func(t *testing.T) map[string]string {
+		t.Helper()
+		cmd := exec.Command("go", append([]string{"env", "-changed", "-json"}, settingNames...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go env -changed: %v", err)
+		}
+		set := map[string]string{}
+		if err := json.Unmarshal(out, &set); err != nil {
+			t.Fatalf("go env -changed: %v\n%s", err, out)
+		}
+		return set
+	}
+	for _, c := range []struct {
+		name    string
+		env     map[string]string // besides the settings, unset
+		envFile string            // the go env -w file's text; "" for none
+		want    bool
+	}{
+		{"nothing set", nil, "", true},
+		{"no go env -w file", map[string]string{"GOENV": "off"}, "", true},
+		{"a go env -w file of other settings", nil, "GOPROXY=off\n# GOOS=windows\n", true},
+		{"the platform's own values in the environment", map[string]string{"GOOS": "linux", "GOARCH": "amd64", "CGO_ENABLED": "1"}, "", true},
+		{"GOOS in the environment", map[string]string{"GOOS": "windows"}, "", false},
+		{"GOARCH in the environment", map[string]string{"GOARCH": "arm64"}, "", false},
+		{"cgo off in the environment", map[string]string{"CGO_ENABLED": "0"}, "", false},
+		{"GOFLAGS in the environment", map[string]string{"GOFLAGS": "-tags=x"}, "", false},
+		{"GOARCH from go env -w", map[string]string{"GOOS": "linux"}, "GOARCH=arm64\n", false},
+		{"GOFLAGS from go env -w", nil, "GOPROXY=off\nGOFLAGS=-tags=x\n", false},
+		{"GOOS from go env -w, set empty in the environment", map[string]string{"GOOS": ""}, "GOOS=windows\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, n := range settingNames {
+				t.Setenv(n, "")
+			}
+			envFile := filepath.Join(dir, "absent")
+			if c.envFile != "" {
+				envFile = filepath.Join(dir, "env")
+				if err := os.WriteFile(envFile, []byte(c.envFile), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("GOENV", envFile)
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			changed := goEnvChanged(t)
+			goos, goarch, cgo := platform(changed)
+			wantGOOS, wantGOARCH, wantCgo := platform(nil)
+			asNothing := goos == wantGOOS && goarch == wantGOARCH && cgo == wantCgo && changed["GOFLAGS"] == ""
+			got := defaultsOnly(settingNames)
+			if got && !asNothing {
+				t.Errorf("defaultsOnly = true, but go env -changed says %v: %s/%s, cgo %v, GOFLAGS %q", changed, goos, goarch, cgo, changed["GOFLAGS"])
+			}
+			if c.want && !asNothing {
+				t.Skipf("this go command's go.env sets %v", changed)
+			}
+			if got != c.want {
+				t.Errorf("defaultsOnly = %v, want %v (go env -changed: %v)", got, c.want, changed)
+			}
+		})
 	}
 }
