@@ -144,13 +144,13 @@ func main() {
 // process of a fraction of a second whose heap is its one load of a tree,
 // and collecting it as it grows cost a fifth of report -C's time
 // (bench item 1) for nothing it could free. Since the load checks two
-// packages at once, 800 rather than 400 takes report -C from 0.320 to
-// 0.287 s (medians of 12 in turn) and leaves gates -C as it was
+// packages at once, 800 rather than 400 takes report -C from 0.346 to
+// 0.304 s (medians of 12 in turn) and leaves gates -C as it was
 // (bench/README.md, round 4). GOGC or GOMEMLIMIT set by the
 // user win; a timeline or history (-k8s with a list or a range: a release
 // per CPU loaded at once) keeps Go's defaults. The analysis driver sets
-// the same for its lean load only (internal/driver's leanGC): its
-// go/packages loader, whose loads are ten times larger, keeps Go's
+// its own for its lean load only (internal/frontend/driver's leanGC, 400):
+// its go/packages loader, whose loads are ten times larger, keeps Go's
 // defaults.
 func tuneGC(args []string) {
 	if !loadsOneTree(args) {
