@@ -64,16 +64,14 @@ var settingNames = []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS"}
 // settings are the go command's GOOS, GOARCH, CGO_ENABLED and GOFLAGS
 // where they differ from its defaults (go env -changed: the environment
 // and go env -w both count), read once; without a go command, the
-// environment's. Where the environment gives them no value but the one
-// platform takes anyway, and no go env file sets them (defaultsOnly),
-// whatever go env -changed said would make the same context and flags:
+// environment's. Where withoutGo can read them as the go command does,
 // no go command is started to say it.
 var settings = sync.OnceValue(func() map[string]string {
-	set := map[string]string{}
 	names := settingNames
-	if defaultsOnly(names) {
+	if set, ok := withoutGo(); ok {
 		return set
 	}
+	set := map[string]string{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", append([]string{"env", "-changed", "-json"}, names...)...)
@@ -96,68 +94,101 @@ var settings = sync.OnceValue(func() map[string]string {
 // command runs with the environment as it is then (SetTags first).
 func Start() { go settings() }
 
-// defaultsOnly says whether the settings named come to what platform
-// and Flags take when none is set, wherever the go command reads a
-// setting (cmd/go's cfg.Getenv): the environment gives each no value
-// (empty counts as none, as there) or the one platform takes anyway
-// (GOOS linux, GOARCH amd64, CGO_ENABLED 1), and neither the go env -w
-// file ($GOENV, else go/env under the user's configuration directory)
-// nor $GOROOT/go.env has a line for one of them. Asking go env -changed
-// costs a go command, about 25 ms of CPU, in every plegvet process that
-// reads a tree. It says false whenever it cannot tell: a file it cannot
-// read, a GOROOT it cannot find (the go command's own: $GOROOT, else
-// the directory above the go command's, holding a go.env, as every
-// toolchain since go1.21 does), or a go env -w file that sets GOROOT.
-func defaultsOnly(names []string) bool {
+// withoutGo reads the settings as go env -changed would give them, where
+// it can without starting a go command (about 25 ms of CPU, in every
+// plegvet process that reads a tree): where GOOS, GOARCH and CGO_ENABLED
+// are nowhere set but in the environment, to the values platform takes
+// anyway (GOOS linux, GOARCH amd64, CGO_ENABLED 1; empty counts as none,
+// as for the go command). GOFLAGS, whose every value but "" go env
+// -changed reports, is read where cmd/go's cfg.Getenv reads it: the
+// environment, else the go env -w file ($GOENV, else go/env under the
+// user's configuration directory), else $GOROOT/go.env, each file read
+// as the go command reads it (envFile). It says false whenever it cannot
+// tell: a file it cannot read, a GOROOT it cannot find (the go command's
+// own: $GOROOT, else the directory above the go command's, holding a
+// go.env, as every toolchain since go1.21 does), a go env -w file that
+// sets GOROOT, or a platform setting in either file (whether go env
+// -changed reports CGO_ENABLED=0 depends on the C compiler it finds).
+func withoutGo() (map[string]string, bool) {
 	goos, goarch, _ := platform(nil)
 	same := map[string]string{"GOOS": goos, "GOARCH": goarch, "CGO_ENABLED": "1"}
-	for _, n := range names {
+	for _, n := range []string{"GOOS", "GOARCH", "CGO_ENABLED"} {
 		if v := os.Getenv(n); v != "" && v != same[n] {
-			return false
+			return nil, false
 		}
 	}
+	platformOrRoot := func(file map[string]string, names ...string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { _, ok := file[n]; return ok })
+	}
+	user := map[string]string{}
 	envFile := os.Getenv("GOENV")
 	if envFile == "" {
 		dir, err := os.UserConfigDir()
 		if err != nil {
-			return false
+			return nil, false
 		}
 		envFile = filepath.Join(dir, "go", "env")
 	}
 	if envFile != "off" {
-		if sets, err := fileSets(envFile, append([]string{"GOROOT"}, names...)); sets || err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false
+		var err error
+		if user, err = readEnvFile(envFile); err != nil && !errors.Is(err, fs.ErrNotExist) || platformOrRoot(user, "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED") {
+			return nil, false
 		}
 	}
 	goroot := os.Getenv("GOROOT")
 	if goroot == "" {
 		goCmd, err := exec.LookPath("go")
 		if err != nil {
-			return false
+			return nil, false
 		}
 		if goCmd, err = filepath.EvalSymlinks(goCmd); err != nil {
-			return false
+			return nil, false
 		}
 		goroot = filepath.Dir(filepath.Dir(goCmd))
 	}
-	sets, err := fileSets(filepath.Join(goroot, "go.env"), names)
-	return !sets && err == nil
+	dist, err := readEnvFile(filepath.Join(goroot, "go.env"))
+	if err != nil || platformOrRoot(dist, "GOOS", "GOARCH", "CGO_ENABLED") {
+		return nil, false
+	}
+	flags := os.Getenv("GOFLAGS")
+	if flags == "" {
+		v, ok := user["GOFLAGS"]
+		if !ok {
+			v = dist["GOFLAGS"]
+		}
+		flags = v
+	}
+	set := map[string]string{}
+	if flags != "" {
+		set["GOFLAGS"] = flags
+	}
+	return set, true
 }
 
-// fileSets says whether a go env file (KEY=VALUE lines, # comments) has a
-// line for one of names.
-func fileSets(file string, names []string) (bool, error) {
+// readEnvFile reads a go env file as cmd/go's cfg package does: a line
+// is KEY=VALUE, its key starting with an upper-case letter at the start
+// of the line, its value everything after the first '=' (nothing
+// trimmed); other lines (comments) are skipped, and a later line wins.
+func readEnvFile(file string) (map[string]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	for line := range strings.Lines(string(data)) {
-		key, _, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if ok && slices.Contains(names, strings.TrimSpace(key)) {
-			return true, nil
+	m := map[string]string{}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
 		}
+		i := bytes.IndexByte(line, '=')
+		if i < 0 || line[0] < 'A' || 'Z' < line[0] {
+			continue
+		}
+		m[string(line[:i])] = string(line[i+1:])
 	}
-	return false, nil
+	return m, nil
 }
 
 // Flags are the fields of GOFLAGS, as the go command has it.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -50,13 +51,15 @@ func TestSetTagsReplacesGOFLAGSTags(t *testing.T) {
 	}
 }
 
-// defaultsOnly lets settings skip go env -changed: it must say true only
-// where what go env -changed says makes the same platform and GOFLAGS as
-// nothing set, and say it where nothing sets them or the environment sets
-// the platform's own values (as testscript's go setup does), else the go
-// command is started in every process for nothing; each place the go
-// command reads a setting from is tried.
-func TestDefaultsOnlyAgreesWithGoEnv(t *testing.T) {
+// withoutGo lets settings skip go env -changed: where it says it can
+// tell, its settings must make the same platform and GOFLAGS as go env
+// -changed's, and it must say it can where only the environment and the
+// files set GOFLAGS (this machine's go env -w file sets -buildvcs=false)
+// or the environment sets the platform's own values (as testscript's go
+// setup does), else the go command is started in every process for
+// nothing. Each place the go command reads a setting from is tried, and
+// go env files' lines as the go command reads them.
+func TestWithoutGoAgreesWithGoEnv(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
@@ -80,7 +83,7 @@ func TestDefaultsOnlyAgreesWithGoEnv(t *testing.T) {
 		name    string
 		env     map[string]string // besides the settings, unset
 		envFile string            // the go env -w file's text; "" for none
-		want    bool
+		wantOK  bool
 	}{
 		{"nothing set", nil, "", true},
 		{"no go env -w file", map[string]string{"GOENV": "off"}, "", true},
@@ -89,9 +92,16 @@ func TestDefaultsOnlyAgreesWithGoEnv(t *testing.T) {
 		{"GOOS in the environment", map[string]string{"GOOS": "windows"}, "", false},
 		{"GOARCH in the environment", map[string]string{"GOARCH": "arm64"}, "", false},
 		{"cgo off in the environment", map[string]string{"CGO_ENABLED": "0"}, "", false},
-		{"GOFLAGS in the environment", map[string]string{"GOFLAGS": "-tags=x"}, "", false},
+		{"GOFLAGS in the environment", map[string]string{"GOFLAGS": "-tags=x"}, "", true},
 		{"GOARCH from go env -w", map[string]string{"GOOS": "linux"}, "GOARCH=arm64\n", false},
-		{"GOFLAGS from go env -w", nil, "GOPROXY=off\nGOFLAGS=-tags=x\n", false},
+		{"cgo from go env -w", nil, "CGO_ENABLED=0\n", false},
+		{"GOROOT from go env -w", nil, "GOROOT=" + runtime.GOROOT() + "\n", false},
+		{"GOFLAGS from go env -w", nil, "GOPROXY=off\nGOFLAGS=-tags=x -mod=mod\n", true},
+		{"GOFLAGS from go env -w, the environment's wins", map[string]string{"GOFLAGS": "-tags=y"}, "GOFLAGS=-tags=x\n", true},
+		{"-buildvcs=false from go env -w (as on this machine)", nil, "GOFLAGS=-buildvcs=false\n", true},
+		{"GOFLAGS from go env -w, the last line wins", nil, "GOFLAGS=-tags=x\nGOFLAGS=-tags=z\n", true},
+		{"GOFLAGS from go env -w, no newline at the end", nil, "GOFLAGS=-tags=x", true},
+		{"lines the go command skips", nil, " GOFLAGS=-tags=x\n#GOFLAGS=-tags=y\ngoflags=-tags=w\n\n=\n", true},
 		{"GOOS from go env -w, set empty in the environment", map[string]string{"GOOS": ""}, "GOOS=windows\n", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,18 +120,16 @@ func TestDefaultsOnlyAgreesWithGoEnv(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			changed := goEnvChanged(t)
-			goos, goarch, cgo := platform(changed)
-			wantGOOS, wantGOARCH, wantCgo := platform(nil)
-			asNothing := goos == wantGOOS && goarch == wantGOARCH && cgo == wantCgo && changed["GOFLAGS"] == ""
-			got := defaultsOnly(settingNames)
-			if got && !asNothing {
-				t.Errorf("defaultsOnly = true, but go env -changed says %v: %s/%s, cgo %v, GOFLAGS %q", changed, goos, goarch, cgo, changed["GOFLAGS"])
+			set, ok := withoutGo()
+			if ok {
+				goos, goarch, cgo := platform(set)
+				wantGOOS, wantGOARCH, wantCgo := platform(changed)
+				if goos != wantGOOS || goarch != wantGOARCH || cgo != wantCgo || set["GOFLAGS"] != changed["GOFLAGS"] {
+					t.Errorf("withoutGo = %q (%s/%s, cgo %v), but go env -changed says %q (%s/%s, cgo %v)", set, goos, goarch, cgo, changed, wantGOOS, wantGOARCH, wantCgo)
+				}
 			}
-			if c.want && !asNothing {
-				t.Skipf("this go command's go.env sets %v", changed)
-			}
-			if got != c.want {
-				t.Errorf("defaultsOnly = %v, want %v (go env -changed: %v)", got, c.want, changed)
+			if ok != c.wantOK {
+				t.Errorf("withoutGo can tell: %v, want %v (go env -changed: %q)", ok, c.wantOK, changed)
 			}
 		})
 	}
