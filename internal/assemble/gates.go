@@ -154,7 +154,7 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no package of pkg/ or of a staging module imports %s: no feature maps", src.Dir, featuregates.APIPath)
 	}
-	res, err := load(ctx, t, &src, suite.FromSource, problems, []*analysis.Analyzer{featuregate.Analyzer}, paths...)
+	res, err := load(ctx, t, &src, suite.FromSource, problems, []*analysis.Analyzer{featuregate.Analyzer}, nil, paths...)
 	if err != nil {
 		return nil, err
 	}

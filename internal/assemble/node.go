@@ -245,7 +245,7 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, source, suite.FromSource, answer.FeaturesPackage, answer.PlegPackage, answer.KubeletPackage)
+	a, err := analyse(ctx, t, source, suite.FromSource, nil, answer.FeaturesPackage, answer.PlegPackage, answer.KubeletPackage)
 	if err != nil {
 		return nil, err
 	}

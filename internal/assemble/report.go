@@ -51,7 +51,10 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 		s.stream, s.pf, s.err = readStream(t, src, proto)
 		streamc <- s
 	}()
-	a, err := analyse(ctx, t, src, also, requested...)
+	// What a hung runtime does is read beside the analyzers, from the
+	// packages alone.
+	hang := &hangRead{module: t.Module}
+	a, err := analyse(ctx, t, src, also, hang.extract, requested...)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +70,7 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 	if err := addStream(rep, a, <-streamc, len(rel) >= 2); err != nil {
 		return nil, err
 	}
-	addRuntimeHang(rep, a)
+	addRuntimeHang(rep, hang)
 	answer.SortDiagnostics(rep.Diagnostics)
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	rep.DefaultPLEG = defaultPLEG(rep)
@@ -272,7 +275,7 @@ func Periods(ctx context.Context, opts Options) (*answer.PeriodsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyse(ctx, t, src, suite.FromSource, answer.FeaturesPackage, answer.PlegPackage, answer.KubeletPackage)
+	a, err := analyse(ctx, t, src, suite.FromSource, nil, answer.FeaturesPackage, answer.PlegPackage, answer.KubeletPackage)
 	if err != nil {
 		return nil, err
 	}

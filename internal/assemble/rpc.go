@@ -42,7 +42,7 @@ func EventStream(ctx context.Context, opts Options) (*answer.RPCReport, error) {
 	if t.PackageDir(t.Module+"/"+answer.PlegPackage) == "" {
 		return rep, nil // no evented PLEG to link
 	}
-	a, err := analyse(ctx, t, src, isCRIAPIPackage, answer.PlegPackage)
+	a, err := analyse(ctx, t, src, isCRIAPIPackage, nil, answer.PlegPackage)
 	if err != nil {
 		return nil, err
 	}

@@ -66,13 +66,14 @@ func releaseSource(version string) answer.Source {
 
 // load type-checks the packages (import paths) from source, with the
 // imports also picks when the tree holds them, runs the analyzers over
-// them (nil: the suite's) and records how in src.Load, after the problems
-// found before it.
-func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(string) bool, problems []string, analyzers []*analysis.Analyzer, paths ...string) (*engine.Run, error) {
+// them (nil: the suite's), runs beside (when not nil) on the packages
+// meanwhile, and records how in src.Load, after the problems found
+// before it.
+func load(ctx context.Context, t *tree.Tree, src *answer.Source, also func(string) bool, problems []string, analyzers []*analysis.Analyzer, beside func(*engine.Loaded), paths ...string) (*engine.Run, error) {
 	if analyzers == nil {
 		analyzers = suite.Defaults()
 	}
-	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Reads: reads, Analyzers: analyzers})
+	run, err := engine.Analyse(ctx, engine.Request{Tree: t, Paths: paths, FromSource: also, Answer: true, Reads: reads, Analyzers: analyzers, Beside: beside})
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +101,14 @@ type analysed struct {
 }
 
 // analyse loads the packages (relative to the tree's module) and runs
-// the suite's analyzers, as configured by default, over them.
-func analyse(ctx context.Context, t *tree.Tree, src answer.Source, also func(string) bool, rel ...string) (*analysed, error) {
+// the suite's analyzers, as configured by default, over them, and beside
+// (when not nil) on the packages meanwhile.
+func analyse(ctx context.Context, t *tree.Tree, src answer.Source, also func(string) bool, beside func(*engine.Loaded), rel ...string) (*analysed, error) {
 	paths := make([]string, len(rel))
 	for i, r := range rel {
 		paths[i] = t.Module + "/" + r
 	}
-	run, err := load(ctx, t, &src, also, nil, nil, paths...)
+	run, err := load(ctx, t, &src, also, nil, nil, beside, paths...)
 	if err != nil {
 		return nil, err
 	}

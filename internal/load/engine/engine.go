@@ -74,6 +74,11 @@ type Request struct {
 	LeaveOut bool
 	// Analyzers are those Analyse runs.
 	Analyzers []*analysis.Analyzer
+	// Beside, when set, is work Analyse runs on what Load loaded while
+	// the analyzers run (an answer's own extraction from the packages,
+	// which needs no analyzer): it must only read the packages. Analyse
+	// returns once it is done.
+	Beside func(*Loaded)
 }
 
 // Load loads the requested packages from the tree's source. A cancelled
@@ -132,7 +137,21 @@ func Analyse(ctx context.Context, r Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A panic in Beside is raised again here, on the caller's goroutine,
+	// as if Beside had run there (the language server recovers its own).
+	beside := make(chan any, 1)
+	if r.Beside != nil {
+		go func() {
+			defer func() { beside <- recover() }()
+			r.Beside(res)
+		}()
+	} else {
+		beside <- nil
+	}
 	graph, err := Analyze(r.Analyzers, res.Packages, nil)
+	if p := <-beside; p != nil {
+		panic(p)
+	}
 	if err != nil {
 		return nil, err
 	}
