@@ -25,13 +25,16 @@ import (
 // one package at a time records. Then checkPlanned checks each package
 // once the packages it imports are checked. A load with a cache (a
 // language server's) checks one package at a time: its checks are
-// reused, which check decides as it goes.
+// reused, which check decides as it goes. Plan walks on one CPU while the
+// others check the packages it has planned (planAndCheck).
 
 // Tests' hooks: checkOneAtATime turns plan off; onPlanned is told the
-// plan, and onCheck each package as its check starts.
+// plan, onAdded each package as plan adds it, and onCheck each package
+// as its check starts.
 var (
 	checkOneAtATime bool
 	onPlanned       func(order []string, planned map[string]*plannedPkg)
+	onAdded         func(importPath string)
 	onCheck         func(importPath string)
 )
 
@@ -46,29 +49,35 @@ type plannedPkg struct {
 // finish: it names what is wrong (an import cycle) as a plan does not.
 var errUnplanned = errors.New("not planned")
 
-// plan walks, from a requested package, what check would: it returns the
-// packages to check, each after the ones it imports. It fails with
+// plan walks, from a requested package, what check would, and adds to r
+// the packages to check, each after the ones it imports. It fails with
 // errUnplanned where check would fail, and with ctx's error.
-func (l *loader) plan(ctx context.Context, importPath string, stack []string, order []string) ([]string, error) {
-	if _, ok := l.checked[importPath]; ok {
-		return order, nil
-	}
-	if _, ok := l.planned[importPath]; ok {
-		return order, nil
+//
+// It shares the loader with the checks of r, which it adds each package to
+// as it is planned: it holds r.mu where it reads or writes what a check
+// reads or writes (the checked packages, the imports taken, the models
+// and stubs). A cut reads and writes only what plan alone does.
+func (l *loader) plan(ctx context.Context, r *checkRun, importPath string, stack []string) error {
+	r.mu.Lock()
+	_, checked := l.checked[importPath]
+	_, planned := l.planned[importPath]
+	pp := l.parsed[importPath]
+	r.mu.Unlock()
+	if checked || planned {
+		return nil
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if slices.Contains(stack, importPath) {
-		return nil, errUnplanned
+		return errUnplanned
 	}
 	stack = append(stack, importPath)
-	pp := l.parsed[importPath]
 	files := pp.files
 	if l.ignoreBodies(importPath) && l.cutting {
 		var err error
 		if files, err = l.cut(ctx, importPath, pp); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	pl := &plannedPkg{files: files}
@@ -80,22 +89,30 @@ func (l *loader) plan(ctx context.Context, importPath string, stack []string, or
 				continue
 			}
 			asked[p] = true
-			if err := l.takeImport(ctx, p); err != nil {
-				return nil, err
-			}
-			if !l.want[p] {
+			r.mu.Lock()
+			err := l.takeImport(ctx, p)
+			want := err == nil && l.want[p]
+			if err == nil && !want {
 				l.importOther(p)
+			}
+			r.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			if !want {
 				continue
 			}
-			var err error
-			if order, err = l.plan(ctx, p, stack, order); err != nil {
-				return nil, err
+			if err := l.plan(ctx, r, p, stack); err != nil {
+				return err
 			}
 			pl.deps = append(pl.deps, p)
 		}
 	}
-	l.planned[importPath] = pl
-	return append(order, importPath), nil
+	r.add(importPath, pl)
+	if onAdded != nil {
+		onAdded(importPath)
+	}
+	return nil
 }
 
 // askedImport is the path go/types asks its importer for, for an import
@@ -118,107 +135,172 @@ func askedImport(spec *ast.ImportSpec) (string, bool) {
 	return p, true
 }
 
-// checkPlanned type-checks the planned packages, each once those it
-// imports are checked, as many at once as there are CPUs. Of the packages
-// ready, the one with the most source still to check after it, along its
-// importers, goes first: the load ends with pkg/kubelet, which imports
-// all the others, and whatever it waits for is checked first. Its
-// importer answers from what is checked, the models and the stubs, which
-// plan has all made. The first error stops it.
-func (l *loader) checkPlanned(ctx context.Context, order []string) error {
-	waiting := map[string]int{}        // imports not checked yet
-	importers := map[string][]string{} // in plan order
-	rank := map[string]int{}           // its size and the largest rank of its importers
-	for _, p := range order {
-		waiting[p] = len(l.planned[p].deps)
-		for _, d := range l.planned[p].deps {
-			importers[d] = append(importers[d], p)
+// checkRun is the checks of one planned load: plan adds each package to
+// it as it is planned, and its workers check each package once those it
+// imports are checked, as many at once as there are CPUs, less the one
+// plan walks on while it does. While plan walks, they take the packages
+// in the order planned; then, of the packages ready, the one with the most
+// source still to check after it, along its importers, goes first: the
+// load ends with pkg/kubelet, which imports all the others, and whatever
+// it waits for is checked first. A package's importer answers from what
+// is checked, the models and the stubs, which plan has all made. The
+// first error stops it.
+type checkRun struct {
+	l         *loader
+	mu        sync.Mutex
+	cond      *sync.Cond
+	order     []string            // as planned
+	waiting   map[string]int      // imports not checked yet
+	importers map[string][]string // in plan order
+	ready     []string
+	rank      map[string]int // once planned: its size and the largest rank of its importers
+	left      int            // planned and not checked
+	checking  int            // checks under way
+	planning  bool           // plan walks on a CPU of its own
+	stopped   bool           // plan failed: no check is started
+	firstErr  error
+}
+
+// planAndCheck plans the requested packages (loadable) and checks them,
+// each on its own CPU as soon as plan has planned it and its imports are
+// checked. It returns plan's error or the first check's; the packages
+// checked then are kept for check, which finishes the load.
+func (l *loader) planAndCheck(ctx context.Context, loadable []string) error {
+	r := &checkRun{l: l, waiting: map[string]int{}, importers: map[string][]string{}, planning: true}
+	r.cond = sync.NewCond(&r.mu)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() { r.work(ctx) })
+	}
+	var err error
+	for _, p := range loadable {
+		if err = l.plan(ctx, r, p, nil); err != nil {
+			break
 		}
 	}
-	for i := len(order) - 1; i >= 0; i-- {
-		p := order[i]
+	if err == nil && onPlanned != nil {
+		onPlanned(slices.Clone(r.order), l.planned)
+	}
+	r.mu.Lock()
+	if err == nil {
+		r.rankAll()
+	} else {
+		r.stopped = true
+	}
+	r.planning = false
+	r.cond.Broadcast()
+	r.mu.Unlock()
+	wg.Wait()
+	return firstOf(err, r.firstErr)
+}
+
+// add is plan's: the package is planned, and ready once the imports it
+// checks are checked.
+func (r *checkRun) add(p string, pl *plannedPkg) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.l.planned[p] = pl
+	r.order = append(r.order, p)
+	r.left++
+	for _, d := range pl.deps {
+		r.importers[d] = append(r.importers[d], p)
+		if _, ok := r.l.checked[d]; !ok {
+			r.waiting[p]++
+		}
+	}
+	if r.waiting[p] == 0 {
+		r.ready = append(r.ready, p)
+		r.cond.Broadcast()
+	}
+}
+
+// rankAll ranks every package planned, once plan is done.
+func (r *checkRun) rankAll() {
+	r.rank = map[string]int{}
+	for i := len(r.order) - 1; i >= 0; i-- {
+		p := r.order[i]
 		most := 0
-		for _, q := range importers[p] {
-			most = max(most, rank[q])
+		for _, q := range r.importers[p] {
+			most = max(most, r.rank[q])
 		}
-		rank[p] = checkSize(l.planned[p].files, l.ignoreBodies(p)) + most
+		r.rank[p] = checkSize(r.l.planned[p].files, r.l.ignoreBodies(p)) + most
 	}
-	var (
-		mu       sync.Mutex
-		cond     = sync.NewCond(&mu)
-		ready    []string
-		left     = len(order)
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for _, p := range order {
-		if waiting[p] == 0 {
-			ready = append(ready, p)
-		}
-	}
-	// next takes the ready package of the highest rank (the first in plan
-	// order on a tie), or "" when nothing is left to do.
-	next := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		for len(ready) == 0 && left > 0 && firstErr == nil {
-			cond.Wait()
-		}
-		if len(ready) == 0 || firstErr != nil {
+}
+
+// next takes a ready package: the first planned while plan walks, else
+// the one of the highest rank (the first planned on a tie); "" when
+// nothing is left to do.
+func (r *checkRun) next() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.firstErr != nil || r.stopped || !r.planning && r.left == 0 {
 			return ""
 		}
-		best := 0
-		for i, p := range ready {
-			if rank[p] > rank[ready[best]] {
-				best = i
+		cpus := runtime.GOMAXPROCS(0)
+		if r.planning {
+			cpus-- // plan's
+		}
+		if len(r.ready) > 0 && r.checking < cpus {
+			break
+		}
+		r.cond.Wait()
+	}
+	best := 0
+	for i, p := range r.ready {
+		if r.rank[p] > r.rank[r.ready[best]] {
+			best = i
+		}
+	}
+	p := r.ready[best]
+	r.ready = slices.Delete(r.ready, best, best+1)
+	r.checking++
+	if onCheck != nil {
+		onCheck(p)
+	}
+	return p
+}
+
+// work checks packages until none is left.
+func (r *checkRun) work(ctx context.Context) {
+	l := r.l
+	for p := r.next(); p != ""; p = r.next() {
+		err := ctx.Err()
+		var pkg *packages.Package
+		if err == nil {
+			r.mu.Lock()
+			pp, files := l.parsed[p], l.planned[p].files
+			r.mu.Unlock()
+			pkg, _, err = l.typeCheck(p, pp, files, l.ignoreBodies(p), func(q string, pkg *packages.Package) (*types.Package, error) {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				if !l.want[q] {
+					return l.importOther(q), nil
+				}
+				dep, ok := l.checked[q]
+				if !ok {
+					return nil, errUnplanned // plan makes every import's check come first
+				}
+				pkg.Imports[q] = dep
+				return dep.Types, nil
+			})
+		}
+		r.mu.Lock()
+		r.left--
+		r.checking--
+		if err != nil {
+			r.firstErr = firstOf(r.firstErr, err)
+		} else {
+			l.checked[p] = pkg
+			for _, q := range r.importers[p] {
+				if r.waiting[q]--; r.waiting[q] == 0 {
+					r.ready = append(r.ready, q)
+				}
 			}
 		}
-		p := ready[best]
-		ready = slices.Delete(ready, best, best+1)
-		if onCheck != nil {
-			onCheck(p)
-		}
-		return p
+		r.cond.Broadcast()
+		r.mu.Unlock()
 	}
-	for range min(runtime.GOMAXPROCS(0), len(order)) {
-		wg.Go(func() {
-			for p := next(); p != ""; p = next() {
-				err := ctx.Err()
-				var pkg *packages.Package
-				if err == nil {
-					pkg, _, err = l.typeCheck(p, l.parsed[p], l.planned[p].files, l.ignoreBodies(p), func(q string, pkg *packages.Package) (*types.Package, error) {
-						mu.Lock()
-						defer mu.Unlock()
-						if !l.want[q] {
-							return l.importOther(q), nil
-						}
-						dep, ok := l.checked[q]
-						if !ok {
-							return nil, errUnplanned // plan makes every import's check come first
-						}
-						pkg.Imports[q] = dep
-						return dep.Types, nil
-					})
-				}
-				mu.Lock()
-				left--
-				if err != nil {
-					firstErr = firstOf(firstErr, err)
-				} else {
-					l.checked[p] = pkg
-					for _, q := range importers[p] {
-						if waiting[q]--; waiting[q] == 0 {
-							ready = append(ready, q)
-						}
-					}
-				}
-				cond.Broadcast()
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
 }
 
 // firstOf keeps the first error.

@@ -8,7 +8,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -211,5 +213,48 @@ func TestCheckedLongestFirst(t *testing.T) {
 	}
 	if got, want := strings.Join(checked, " "), "right left top"; got != want {
 		t.Errorf("checked %s, want %s", got, want)
+	}
+}
+
+// With two CPUs, a package plan has planned is checked while plan walks
+// on: plan waits, after planning left, for left's check to start, which
+// a check that waited for the whole plan never does.
+func TestCheckedWhilePlanning(t *testing.T) {
+	tr := fixtureTree(t, map[string]string{
+		"pkg/features/f.go":  "package features\n",
+		"pkg/top/top.go":     "package top\n\nimport (\n\t\"k8s.io/kubernetes/pkg/left\"\n\t\"k8s.io/kubernetes/pkg/right\"\n)\n\nconst T = left.L + right.R\n",
+		"pkg/left/left.go":   "package left\n\nconst L = 1\n",
+		"pkg/right/right.go": "package right\n\nconst R = 2\n",
+	})
+	const left = "k8s.io/kubernetes/pkg/left"
+	started := make(chan struct{})
+	var once sync.Once
+	overlapped := false
+	onCheck = func(p string) {
+		if p == left {
+			once.Do(func() { close(started) })
+		}
+	}
+	onAdded = func(p string) {
+		if p != left {
+			return
+		}
+		select {
+		case <-started:
+			overlapped = true
+		case <-time.After(30 * time.Second):
+		}
+	}
+	defer func(n int) { onCheck, onAdded = nil, nil; runtime.GOMAXPROCS(n) }(runtime.GOMAXPROCS(2))
+	fromSource := func(p string) bool { return strings.HasPrefix(p, "k8s.io/") }
+	res, err := LoadImports(context.Background(), tr, Imports{FromSource: fromSource}, "k8s.io/kubernetes/pkg/top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !overlapped {
+		t.Errorf("%s was not checked while plan walked on (within 30 s)", left)
+	}
+	if got := res.Packages[0].Types.Scope().Lookup("T"); got == nil || got.(*types.Const).Val().String() != "3" {
+		t.Errorf("top.T = %v, want the constant 3", got)
 	}
 }

@@ -210,19 +210,7 @@ func loadImports(ctx context.Context, t *tree.Tree, imports Imports, cut bool, i
 		// On every CPU (plan.go). Whatever stops it (an import cycle, a
 		// cancelled ctx), check finishes the load one package at a time
 		// and says so as it always has.
-		var order []string
-		var err error
-		for _, p := range loadable {
-			if order, err = l.plan(ctx, p, nil, order); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			if onPlanned != nil {
-				onPlanned(order, l.planned)
-			}
-			_ = l.checkPlanned(ctx, order)
-		}
+		_ = l.planAndCheck(ctx, loadable)
 	}
 	for _, p := range loadable {
 		pkg, err := l.check(ctx, p, nil)
