@@ -27,7 +27,7 @@ type Copy struct{ Dir, Why string }
 // follow (a replacement by a module version, a go.work that does not
 // parse) is returned in redirects, one line each.
 func (t *Tree) findCopies(read modPaths) (copies map[string]Copy, redirects []string) {
-	staging, _ := t.stagingModules(read) // a bad staging module is named where it is read
+	staging, _ := t.stagingModules(read, nil) // a bad staging module is named where it is read
 	if len(staging) == 0 {
 		return nil, nil
 	}
@@ -40,14 +40,20 @@ func (t *Tree) findCopies(read modPaths) (copies map[string]Copy, redirects []st
 // Redirects name what makes the go command build a staging module from a
 // copy plegvet does not read; each ends the run with exit 1, as the
 // answer would describe a copy the kubelet is not built from.
-func (t *Tree) Redirects() []string { return t.redirects }
+func (t *Tree) Redirects() []string {
+	if t.copies == nil {
+		return nil
+	}
+	return t.copies().redirects
+}
 
 // CopiesRead say, one line each, which staging modules were read from
 // another copy than staging/src, and why.
 func (t *Tree) CopiesRead() []string {
 	var out []string
-	for _, mod := range slices.Sorted(maps.Keys(t.Copies)) {
-		c := t.Copies[mod]
+	copies := t.Copies()
+	for _, mod := range slices.Sorted(maps.Keys(copies)) {
+		c := copies[mod]
 		out = append(out, fmt.Sprintf("%s: %s, %s", mod, t.Rel(c.Dir), c.Why))
 	}
 	return out

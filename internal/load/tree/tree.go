@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/mod/modfile"
@@ -40,13 +41,27 @@ type Tree struct {
 	// path -> h1:...), the main module's included: what its content is.
 	// Nil for a checkout, whose files may change.
 	Sums map[string]string
-	// Copies are, in a checkout, the staging modules the go command
-	// builds from another copy than staging/src/MODULE (a go.work's, a
-	// vendored one): read instead, as the kubelet is built from them.
-	Copies map[string]Copy
-	// redirects: what would change the copy the go command builds and
-	// could not be followed (Redirects).
+	// copies are what findCopies found (Copies, Redirects), in a
+	// checkout: Open starts it, and what needs it waits.
+	copies func() foundCopies
+}
+
+// foundCopies are the staging modules the go command builds from another
+// copy, and what would change the copy it builds and could not be
+// followed (findCopies).
+type foundCopies struct {
+	copies    map[string]Copy
 	redirects []string
+}
+
+// Copies are, in a checkout, the staging modules the go command builds
+// from another copy than staging/src/MODULE (a go.work's, a vendored
+// one): read instead, as the kubelet is built from them.
+func (t *Tree) Copies() map[string]Copy {
+	if t.copies == nil {
+		return nil
+	}
+	return t.copies().copies
 }
 
 // Open describes the checkout rooted at dir. It fails with one line naming
@@ -80,7 +95,20 @@ func Open(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no pkg/features directory (module %s); want the root of a checkout", name, mod)
 	}
 	t := &Tree{Dir: abs, Module: mod}
-	t.Copies, t.redirects = t.findCopies(read)
+	// The staging modules' go.mod files and the go.work are read in the
+	// background: a load starts with the tree's own packages, which do not
+	// depend on them, and the first staging package it asks for waits.
+	t.copies = sync.OnceValue(func() foundCopies {
+		if findingCopies != nil {
+			findingCopies()
+		}
+		c, r := t.findCopies(read)
+		return foundCopies{c, r}
+	})
+	go func() {
+		defer func() { _ = recover() }() // raised again where Copies is asked for
+		t.copies()
+	}()
 	return t, nil
 }
 
@@ -125,6 +153,10 @@ func (m modPaths) of(gomod string) (string, error) {
 	}
 	return a.mod, a.err
 }
+
+// findingCopies, a test's hook, is called as Open's search for copies
+// starts.
+var findingCopies func()
 
 // goModsRead counts modulePath's calls, for a test to see that Open reads
 // each go.mod once.
@@ -171,7 +203,7 @@ func (t *Tree) PackageDir(importPath string) string {
 	if rest, ok := strings.CutPrefix(importPath, t.Module+"/"); ok {
 		return existingDir(filepath.Join(t.Dir, filepath.FromSlash(rest)))
 	}
-	for mod, dir := range moduleDirs(t.Modules, t.Copies) {
+	for mod, dir := range moduleDirs(t.Modules, t.Copies()) {
 		if importPath == mod {
 			return existingDir(dir)
 		}
@@ -299,12 +331,14 @@ func OpenModule(dir string) (*Tree, error) {
 // staging directory whose go.mod cannot be read or declares another
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
-	return t.stagingModules(modPaths{})
+	return t.stagingModules(modPaths{}, t.Copies())
 }
 
-func (t *Tree) stagingModules(read modPaths) (mods map[string]string, bad []error) {
+// stagingModules is StagingModules with the copies known (none when
+// findCopies asks).
+func (t *Tree) stagingModules(read modPaths, copies map[string]Copy) (mods map[string]string, bad []error) {
 	mods = map[string]string{}
-	maps.Copy(mods, moduleDirs(t.Modules, t.Copies))
+	maps.Copy(mods, moduleDirs(t.Modules, copies))
 	root := filepath.Join(t.Dir, "staging", "src")
 	hosts, err := os.ReadDir(root)
 	if err != nil {
@@ -358,8 +392,9 @@ func (t *Tree) stagingModules(read modPaths) (mods map[string]string, bad []erro
 // module.
 func (t *Tree) ModuleOf(rel string, staging map[string]string) string {
 	best := ""
+	copies := t.Copies()
 	for m := range staging {
-		c, copied := t.Copies[m]
+		c, copied := copies[m]
 		if (strings.HasPrefix(rel, "staging/src/"+m+"/") || copied && strings.HasPrefix(rel, t.Rel(c.Dir)+"/")) && len(m) > len(best) {
 			best = m
 		}

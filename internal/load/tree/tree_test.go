@@ -269,11 +269,62 @@ func TestOpenReadsEachGoModOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, ok := tr.Copies["k8s.io/a"]; !ok || c.Dir != filepath.Join(root, "copy-of-a") {
-		t.Fatalf("Copies = %v, want k8s.io/a read from copy-of-a (the go.work was not followed)", tr.Copies)
+	if c, ok := tr.Copies()["k8s.io/a"]; !ok || c.Dir != filepath.Join(root, "copy-of-a") {
+		t.Fatalf("Copies = %v, want k8s.io/a read from copy-of-a (the go.work was not followed)", tr.Copies())
 	}
 	// k/go.mod, a's, b's, and the copy's.
 	if got := goModsRead.Load() - before; got != 4 {
 		t.Errorf("Open read %d go.mod files, want 4 (each once)", got)
+	}
+}
+
+// Open returns before it has read the staging modules (their go.mod
+// files, the go.work): the tree's own packages are found meanwhile, and a
+// staging package waits for them. Not parallel (the hook is the
+// process's).
+func TestOpenFindsCopiesInTheBackground(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"k/go.mod":                        "module k8s.io/kubernetes\n",
+		"k/pkg/features/f.go":             "package features\n",
+		"k/staging/src/k8s.io/a/go.mod":   "module k8s.io/a\n",
+		"k/staging/src/k8s.io/a/pkg/a.go": "package pkg\n",
+		"k/go.work":                       "go 1.26\n\nuse (\n\t.\n\t../copy-of-a\n)\n",
+		"copy-of-a/go.mod":                "module k8s.io/a\n",
+		"copy-of-a/pkg/a.go":              "package pkg\n",
+	})
+	t.Setenv("GOWORK", filepath.Join(root, "k", "go.work"))
+	release, found := make(chan struct{}), make(chan struct{})
+	findingCopies = func() {
+		defer close(found)
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	defer func() { findingCopies = nil }()
+	tr, err := Open(filepath.Join(root, "k"))
+	if err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	select {
+	case <-found:
+		t.Fatal("Open returned once the copies were found, not before")
+	default:
+	}
+	if got, want := tr.PackageDir("k8s.io/kubernetes/pkg/features"), filepath.Join(root, "k", "pkg", "features"); got != want {
+		t.Errorf("PackageDir(pkg/features) = %q, want %q", got, want)
+	}
+	staging := make(chan string, 1)
+	go func() { staging <- tr.PackageDir("k8s.io/a/pkg") }()
+	select {
+	case got := <-staging:
+		t.Errorf("PackageDir(k8s.io/a/pkg) = %q before the copies were found", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if got, want := <-staging, filepath.Join(root, "copy-of-a", "pkg"); got != want {
+		t.Errorf("PackageDir(k8s.io/a/pkg) = %q, want the go.work's copy %q", got, want)
 	}
 }
