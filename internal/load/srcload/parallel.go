@@ -18,6 +18,10 @@ type source struct {
 	name     string // the file's name in the file set
 	src      []byte
 	mode     parser.Mode // with comments, or without (a declarations-only import's)
+	// blank: its function bodies are blanked before it is parsed
+	// (blankBodies), in src itself when blankInPlace (no one else reads
+	// it: not the caller's overlay, no cache keeps it).
+	blank, blankInPlace bool
 }
 
 // parsed is a file's syntax, or as much as parsed, and its syntax error.
@@ -45,9 +49,9 @@ func (l *loader) parseAll(sources []source) []parsed {
 // has seen is answered from it, and the others are kept in it.
 type parses struct {
 	l       *loader
-	cpus    chan struct{} // shared with whoever else works on every CPU
-	base    int           // the next fresh file's
-	walk    bool          // files are walked for their selections (prune.go) as parsed
+	cpus    *cpuSlots // shared with whoever else works on every CPU
+	base    int       // the next fresh file's
+	walk    bool      // files are walked for their selections (prune.go) as parsed
 	wg      sync.WaitGroup
 	batches []*parseBatch
 }
@@ -63,10 +67,10 @@ type parseBatch struct {
 }
 
 // newParses starts parsing at the loader's file set's next base; cpus
-// (nil: a new one) bounds the files parsed at once.
-func (l *loader) newParses(cpus chan struct{}) *parses {
+// (nil: new ones) bound the files parsed at once.
+func (l *loader) newParses(cpus *cpuSlots) *parses {
 	if cpus == nil {
-		cpus = make(chan struct{}, runtime.GOMAXPROCS(0))
+		cpus = newCPUSlots()
 	}
 	// A load that cuts walks every file for its selections: on the CPU
 	// that parsed it.
@@ -96,14 +100,18 @@ func (ps *parses) add(sources []source) *parseBatch {
 	for _, i := range order {
 		s := sources[i]
 		ps.wg.Go(func() {
-			ps.cpus <- struct{}{}
-			defer func() { <-ps.cpus }()
+			ps.cpus.take(false)
+			defer ps.cpus.give()
 			fset := token.NewFileSet()
 			if b.bases[i] > 1 {
 				// A file with no lines moves the set's next base to bases[i].
 				fset.AddFile("", -1, b.bases[i]-2)
 			}
-			f, err := parser.ParseFile(fset, s.name, s.src, s.mode)
+			src := s.src
+			if s.blank {
+				src = blankBodies(src, s.blankInPlace)
+			}
+			f, err := parser.ParseFile(fset, s.name, src, s.mode)
 			workcount.FileParsed()
 			if f != nil {
 				workcount.BodiesParsed(bodies(f))
@@ -156,4 +164,58 @@ func bodies(f *ast.File) int {
 		}
 	}
 	return n
+}
+
+// cpuSlots bound the work done at once to the CPUs there are, and let
+// the urgent work (prefetch's reads, which find what to read next) go
+// before the rest (the parses of what was read before): a crawl kept
+// waiting behind the parse of pkg/kubelet finds the packages it leads to
+// last, and their parses start late.
+type cpuSlots struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	free    int
+	urgent  int // urgent work expected and not started
+	waiters int // takers waiting, for a test to see
+}
+
+func newCPUSlots() *cpuSlots {
+	s := &cpuSlots{free: runtime.GOMAXPROCS(0)}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// expect tells of urgent work to come, whose taker has not started yet:
+// the others wait for it from now, not from when its goroutine first runs
+// (Go runs the goroutines a parse batch starts before older ones).
+func (s *cpuSlots) expect() {
+	s.mu.Lock()
+	s.urgent++
+	s.mu.Unlock()
+}
+
+// take waits for a slot: urgent work (expected) for a free one, other
+// work also for no urgent work to be waiting.
+func (s *cpuSlots) take(urgent bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.free == 0 || !urgent && s.urgent > 0 {
+		s.waiters++
+		s.cond.Wait()
+		s.waiters--
+	}
+	s.free--
+	if urgent {
+		if s.urgent--; s.urgent == 0 && s.free > 0 {
+			s.cond.Broadcast() // the others may take what is left
+		}
+	}
+}
+
+// give gives a slot back.
+func (s *cpuSlots) give() {
+	s.mu.Lock()
+	s.free++
+	s.cond.Broadcast()
+	s.mu.Unlock()
 }

@@ -91,11 +91,14 @@ func (l *loader) read(ctx context.Context, importPath, dir string) (*readPkg, er
 	}
 	readable := func(filename, name string, src []byte) source {
 		src = WithoutLineDirectives(src)
+		s := source{filename: filename, name: name, src: src, mode: mode}
 		if declsOnly {
+			// Blanked as it is parsed (parses), not here: the CRI API's
+			// 600 KB would keep prefetch from the imports it leads to.
 			_, shared := l.Overlay[filename] // the caller's: written to a copy
-			src = blankBodies(src, !shared)
+			s.blank, s.blankInPlace = true, !shared && l.Cache == nil
 		}
-		return source{filename: filename, name: name, src: src, mode: mode}
+		return s
 	}
 	rp := &readPkg{importPath: importPath, dir: dir}
 	for _, name := range entries {

@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -40,7 +39,7 @@ func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*a
 		seen  = map[string]bool{}
 		reads = map[string]*found{}
 		wg    sync.WaitGroup
-		cpus  = make(chan struct{}, runtime.GOMAXPROCS(0))
+		cpus  = newCPUSlots()
 		ps    = l.newParses(cpus)
 		dirs  [][2]string
 		ready int // the requested packages (dirs) whose parse has started
@@ -60,14 +59,15 @@ func (l *loader) prefetch(ctx context.Context, requested []string) map[string]*a
 	}
 	var visit func(p, dir string)
 	visit = func(p, dir string) {
+		cpus.expect()
 		wg.Go(func() {
-			cpus <- struct{}{}
+			cpus.take(true)
 			rp, err := l.read(ctx, p, dir)
 			var imports []string
 			if err == nil {
 				imports = importsOf(rp.sources)
 			}
-			<-cpus
+			cpus.give()
 			mu.Lock()
 			reads[p] = &found{rp: rp, err: err}
 			if l.requested[p] {
