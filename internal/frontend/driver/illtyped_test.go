@@ -14,8 +14,10 @@ import (
 )
 
 // synthetic writes a module example.com/m whose package p has files
-// files, each selecting perFile names from a package the tree does not
-// hold (stubbed: every selection a type error at the selected name), and
+// files, each selecting perFile names that the model of time (srcload's,
+// a part of its API) does not declare: every selection a type error at
+// the selected name, which illTyped must not take for p's (a stub, which
+// go/types checks against a fake package, makes none), and
 // loads p as the lean loader does. It returns the load, the syntax nodes
 // of p's files, and the work the load did.
 func synthetic(t *testing.T, files, perFile int, extra map[string]string) (*engine.Loaded, int, workcount.Counts) {
@@ -25,9 +27,9 @@ func synthetic(t *testing.T, files, perFile int, extra map[string]string) (*engi
 	write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	for i := range files {
 		var b strings.Builder
-		fmt.Fprintf(&b, "package p\n\nimport \"example.com/stub\"\n\nfunc f%d() {\n", i)
+		fmt.Fprintf(&b, "package p\n\nimport \"time\"\n\nfunc f%d() {\n", i)
 		for j := range perFile {
-			fmt.Fprintf(&b, "\t_ = stub.Name%d_%d(%d, \"x\", []int{1, 2, 3})\n", i, j, j)
+			fmt.Fprintf(&b, "\t_ = time.Name%d_%d(%d, \"x\", []int{1, 2, 3})\n", i, j, j)
 		}
 		b.WriteString("}\n")
 		write(fmt.Sprintf("p/f%03d.go", i), b.String())
@@ -58,9 +60,10 @@ func synthetic(t *testing.T, files, perFile int, extra map[string]string) (*engi
 // The look-up of the type errors' positions in the syntax (illTyped) is
 // one walk of the files, whatever the number of type errors: the nodes it
 // visits grow with the package, not with the package times its errors.
-// A lean load of pkg/ has thousands of type errors from stubbed packages;
-// one walk of a file per error made plegvet ./pkg/... 5x the go command's
-// listing (issue 43). Work is counted, not timed.
+// A lean load of pkg/ had thousands of type errors from stubbed packages
+// (and has some from the models); one walk of a file per error made
+// plegvet ./pkg/... 5x the go command's listing (issue 43). Work is
+// counted, not timed.
 func TestIllTypedWalksOnce(t *testing.T) {
 	type size struct{ files, perFile int }
 	var walked []int64
@@ -68,7 +71,7 @@ func TestIllTypedWalksOnce(t *testing.T) {
 		res, nodes, load := synthetic(t, sz.files, sz.perFile, nil)
 		p := res.Packages[0]
 		if got, want := len(p.TypeErrors), sz.files*sz.perFile; got != want {
-			t.Fatalf("%d files x %d selections of a stub: %d type errors, want %d", sz.files, sz.perFile, got, want)
+			t.Fatalf("%d files x %d selections time's model lacks: %d type errors, want %d", sz.files, sz.perFile, got, want)
 		}
 		// The load parsed each file once and checked one package.
 		if load.FilesParsed != int64(sz.files) || load.PackagesChecked != 1 {
@@ -76,7 +79,7 @@ func TestIllTypedWalksOnce(t *testing.T) {
 		}
 		before := workcount.Read()
 		if why := illTyped(res); why != "" {
-			t.Fatalf("illTyped = %q, want \"\" (every error is a stub's)", why)
+			t.Fatalf("illTyped = %q, want \"\" (every error is the model's)", why)
 		}
 		w := workcount.Read().Since(before)
 		if w.FilesParsed != 0 || w.PackagesChecked != 0 {

@@ -2,6 +2,7 @@ package srcload
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -114,7 +115,7 @@ func (l *loader) reuse(ctx context.Context, importPath string, pp *parsedPkg, ig
 	scratch := &packages.Package{Imports: map[string]*packages.Package{}}
 	for _, a := range cp.imports {
 		dep, err := l.importFor(ctx, a.path, stack, scratch)
-		if err != nil {
+		if err != nil && !errors.Is(err, errStubbed) {
 			return nil, err
 		}
 		if dep != a.pkg {

@@ -95,6 +95,10 @@ func (l *loader) typeCheck(importPath string, pp *parsedPkg, files []*ast.File, 
 		},
 		Importer: importerFunc(func(p string) (*types.Package, error) {
 			dep, err := imp(p, pkg)
+			if errors.Is(err, errStubbed) {
+				answers = append(answers, importAnswer{p, dep})
+				return nil, err // go/types' fake package
+			}
 			if err != nil {
 				abortErr = err
 				return nil, err
@@ -133,7 +137,7 @@ func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *p
 		pkg.Imports[p] = dep
 		return dep.Types, nil
 	}
-	return l.importOther(p), nil
+	return l.answerOther(p)
 }
 
 // takeImport takes an import from source when FromSource picks it and the

@@ -5,6 +5,7 @@ package srcload
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -30,6 +31,25 @@ var models = map[string]string{
 func Modelled(importPath string) bool {
 	_, ok := models[importPath]
 	return ok
+}
+
+// errStubbed is how a package's check is told an import is stubbed
+// (answerOther): go/types then checks the package against a package of
+// its own that it calls fake, with one "could not import" error at the
+// import and none at each name selected from it; an empty stand-in cost
+// an "undefined: x.Y" error, formatted, at each of those (pkg/kubelet
+// selects some 2,200).
+var errStubbed = errors.New("stubbed: plegvet does not read it from source")
+
+// answerOther answers a package's check importing p, not loaded from the
+// tree: with a model of its API; or, for a stub, with errStubbed and the
+// stand-in (importOther), which a cached check's answers keep.
+func (l *loader) answerOther(p string) (*types.Package, error) {
+	pkg := l.importOther(p)
+	if _, isModel := models[p]; !isModel {
+		return pkg, errStubbed
+	}
+	return pkg, nil
 }
 
 // importOther answers an import that is not loaded from the tree: a model

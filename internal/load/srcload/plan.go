@@ -275,7 +275,7 @@ func (r *checkRun) work(ctx context.Context) {
 				r.mu.Lock()
 				defer r.mu.Unlock()
 				if !l.want[q] {
-					return l.importOther(q), nil
+					return l.answerOther(q)
 				}
 				dep, ok := l.checked[q]
 				if !ok {

@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,6 +126,41 @@ func TestGuessName(t *testing.T) {
 	} {
 		if got := guessName(in); got != want {
 			t.Errorf("guessName(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// A stubbed import costs one type error, at the import, however many
+// names are selected from it: go/types checks the importer against a
+// package of its own it calls fake, as it does where an import fails,
+// and formats no "undefined: x.Y" for each of pkg/kubelet's 2,200. A
+// package read from source that declares nothing is no stub: a name it
+// lacks is an error.
+func TestStubSelectionsCostNoErrors(t *testing.T) {
+	tr := fixtureTree(t, map[string]string{
+		"pkg/features/f.go": "package features\n",
+		"pkg/empty/doc.go":  "// Package empty declares nothing.\npackage empty\n",
+		"pkg/p/p.go": "package p\n\nimport (\n\t\"example.com/stub\"\n\n\t\"k8s.io/kubernetes/pkg/empty\"\n)\n\n" +
+			"var A = stub.A\nvar B stub.B\n\nfunc f() { stub.C(stub.D{}); _ = stub.E.F }\n\nvar G = empty.G\n",
+	})
+	fromSource := func(p string) bool { return strings.HasPrefix(p, "k8s.io/") }
+	for _, oneAtATime := range []bool{false, true} {
+		checkOneAtATime = oneAtATime
+		res, err := LoadImports(context.Background(), tr, Imports{FromSource: fromSource}, "k8s.io/kubernetes/pkg/p")
+		checkOneAtATime = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, te := range res.Packages[0].TypeErrors {
+			msgs = append(msgs, te.Msg)
+		}
+		want := []string{"could not import example.com/stub (stubbed: plegvet does not read it from source)", "undefined: empty.G"}
+		if !slices.Equal(msgs, want) {
+			t.Errorf("one at a time %v: type errors %q, want %q", oneAtATime, msgs, want)
+		}
+		if !slices.Equal(res.Stubbed, []string{"example.com/stub"}) {
+			t.Errorf("one at a time %v: stubbed %q, want [example.com/stub]", oneAtATime, res.Stubbed)
 		}
 	}
 }
