@@ -112,7 +112,7 @@ func (l *loader) reuse(ctx context.Context, importPath string, pp *parsedPkg, ig
 	if !ok || cp.ignoreBodies != ignoreBodies || !slices.Equal(cp.files, pp.files) {
 		return nil, nil
 	}
-	scratch := &packages.Package{Imports: map[string]*packages.Package{}}
+	scratch := &packages.Package{PkgPath: importPath, Imports: map[string]*packages.Package{}}
 	for _, a := range cp.imports {
 		dep, err := l.importFor(ctx, a.path, stack, scratch)
 		if err != nil && !errors.Is(err, errStubbed) {

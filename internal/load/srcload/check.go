@@ -97,7 +97,7 @@ func (l *loader) typeCheck(importPath string, pp *parsedPkg, files []*ast.File, 
 			dep, err := imp(p, pkg)
 			if errors.Is(err, errStubbed) {
 				answers = append(answers, importAnswer{p, dep})
-				return nil, err // go/types' fake package
+				return dep, err // which go/types marks fake
 			}
 			if err != nil {
 				abortErr = err
@@ -137,7 +137,7 @@ func (l *loader) importFor(ctx context.Context, p string, stack []string, pkg *p
 		pkg.Imports[p] = dep
 		return dep.Types, nil
 	}
-	return l.answerOther(p)
+	return l.answerOther(pkg.PkgPath, p)
 }
 
 // takeImport takes an import from source when FromSource picks it and the

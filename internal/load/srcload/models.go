@@ -34,22 +34,32 @@ func Modelled(importPath string) bool {
 }
 
 // errStubbed is how a package's check is told an import is stubbed
-// (answerOther): go/types then checks the package against a package of
-// its own that it calls fake, with one "could not import" error at the
-// import and none at each name selected from it; an empty stand-in cost
-// an "undefined: x.Y" error, formatted, at each of those (pkg/kubelet
-// selects some 2,200).
+// (answerOther): go/types then marks the stand-in it is given fake, and
+// reports one "could not import" error at the import and none at each
+// name selected from it; an empty stand-in cost an "undefined: x.Y"
+// error, formatted, at each of those (pkg/kubelet selects some 2,200).
 var errStubbed = errors.New("stubbed: plegvet does not read it from source")
 
-// answerOther answers a package's check importing p, not loaded from the
-// tree: with a model of its API; or, for a stub, with errStubbed and the
-// stand-in (importOther), which a cached check's answers keep.
-func (l *loader) answerOther(p string) (*types.Package, error) {
-	pkg := l.importOther(p)
-	if _, isModel := models[p]; !isModel {
-		return pkg, errStubbed
+// answerOther answers the import of p, not loaded from the tree, by a
+// package being checked (importer): with a model of its API; or, for a
+// stub, with errStubbed and a stand-in of the importer's own, since
+// go/types writes to the one it is given, and packages are checked at
+// once. The stand-in is the same at each load (a cached check's answers
+// keep it), and named as guessName names it: go/types' own fallback
+// would name k8s.io/klog/v2 "v2", and every klog.X would be an error.
+func (l *loader) answerOther(importer, p string) (*types.Package, error) {
+	if _, isModel := models[p]; isModel {
+		return l.importOther(p), nil
 	}
-	return pkg, nil
+	l.stubbed[p] = true
+	key := importer + "\x00" + p
+	pkg, ok := l.pkgs[key]
+	if !ok {
+		pkg = types.NewPackage(p, guessName(p))
+		pkg.MarkComplete()
+		l.pkgs[key] = pkg
+	}
+	return pkg, errStubbed
 }
 
 // importOther answers an import that is not loaded from the tree: a model

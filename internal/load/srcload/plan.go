@@ -275,7 +275,7 @@ func (r *checkRun) work(ctx context.Context) {
 				r.mu.Lock()
 				defer r.mu.Unlock()
 				if !l.want[q] {
-					return l.answerOther(q)
+					return l.answerOther(pkg.PkgPath, q)
 				}
 				dep, ok := l.checked[q]
 				if !ok {

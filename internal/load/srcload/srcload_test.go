@@ -140,8 +140,8 @@ func TestStubSelectionsCostNoErrors(t *testing.T) {
 	tr := fixtureTree(t, map[string]string{
 		"pkg/features/f.go": "package features\n",
 		"pkg/empty/doc.go":  "// Package empty declares nothing.\npackage empty\n",
-		"pkg/p/p.go": "package p\n\nimport (\n\t\"example.com/stub\"\n\n\t\"k8s.io/kubernetes/pkg/empty\"\n)\n\n" +
-			"var A = stub.A\nvar B stub.B\n\nfunc f() { stub.C(stub.D{}); _ = stub.E.F }\n\nvar G = empty.G\n",
+		"pkg/p/p.go": "package p\n\nimport (\n\t\"example.com/klog/v2\"\n\t\"example.com/stub\"\n\n\t\"k8s.io/kubernetes/pkg/empty\"\n)\n\n" +
+			"var A = stub.A\nvar B stub.B\n\nfunc f() { stub.C(stub.D{}); _ = stub.E.F; klog.InfoS(\"x\") }\n\nvar G = empty.G\n",
 	})
 	fromSource := func(p string) bool { return strings.HasPrefix(p, "k8s.io/") }
 	for _, oneAtATime := range []bool{false, true} {
@@ -155,12 +155,26 @@ func TestStubSelectionsCostNoErrors(t *testing.T) {
 		for _, te := range res.Packages[0].TypeErrors {
 			msgs = append(msgs, te.Msg)
 		}
-		want := []string{"could not import example.com/stub (stubbed: plegvet does not read it from source)", "undefined: empty.G"}
+		want := []string{
+			"could not import example.com/klog/v2 (stubbed: plegvet does not read it from source)",
+			"could not import example.com/stub (stubbed: plegvet does not read it from source)",
+			"undefined: empty.G",
+		}
 		if !slices.Equal(msgs, want) {
 			t.Errorf("one at a time %v: type errors %q, want %q", oneAtATime, msgs, want)
 		}
-		if !slices.Equal(res.Stubbed, []string{"example.com/stub"}) {
-			t.Errorf("one at a time %v: stubbed %q, want [example.com/stub]", oneAtATime, res.Stubbed)
+		if want := []string{"example.com/klog/v2", "example.com/stub"}; !slices.Equal(res.Stubbed, want) {
+			t.Errorf("one at a time %v: stubbed %q, want %q", oneAtATime, res.Stubbed, want)
+		}
+		// The stand-in is named as the import's path says (klog, not v2).
+		names := map[string]string{}
+		for id, obj := range res.Packages[0].TypesInfo.Uses {
+			if pn, ok := obj.(*types.PkgName); ok {
+				names[id.Name] = pn.Imported().Path()
+			}
+		}
+		if names["klog"] != "example.com/klog/v2" || names["stub"] != "example.com/stub" {
+			t.Errorf("one at a time %v: package names used %v, want klog and stub", oneAtATime, names)
 		}
 	}
 }
