@@ -27,7 +27,7 @@ type Copy struct{ Dir, Why string }
 // follow (a replacement by a module version, a go.work that does not
 // parse) is returned in redirects, one line each.
 func (t *Tree) findCopies(read modPaths) (copies map[string]Copy, redirects []string) {
-	staging, _ := t.stagingModules(read, nil) // a bad staging module is named where it is read
+	staging, _ := t.stagingModules(read, moduleLine, nil) // a bad staging module is named where it is read
 	if len(staging) == 0 {
 		return nil, nil
 	}
@@ -98,7 +98,7 @@ func (t *Tree) workspaceCopies(work string, staging map[string]string, read modP
 	var redirects []string
 	for _, u := range wf.Use {
 		dir := local(u.Path)
-		mod, err := read.of(filepath.Join(dir, "go.mod"))
+		mod, err := read.of(filepath.Join(dir, "go.mod"), moduleLine)
 		if err != nil {
 			continue // the go command refuses the workspace, and says why
 		}

@@ -81,7 +81,7 @@ func Open(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: not a directory; want the root of a Kubernetes checkout (-C DIR)", name)
 	}
 	read := modPaths{} // go.mod files are read once: Open's, its staging modules', its go.work's uses
-	mod, err := read.of(filepath.Join(abs, "go.mod"))
+	mod, err := read.of(filepath.Join(abs, "go.mod"), modulePath)
 	if err == errNoGoMod {
 		return nil, fmt.Errorf("%s: not a Kubernetes tree: no go.mod; want the root of a checkout, where go.mod declares module %s", name, KubernetesModule)
 	}
@@ -112,9 +112,10 @@ func Open(dir string) (*Tree, error) {
 	return t, nil
 }
 
-// modPaths are the answers of modulePath by go.mod file name, for one
-// Open: its tree's go.mod, each staging module's and each module a go.work
-// uses (the tree and its staging modules again) are parsed once.
+// modPaths are the answers of modulePath (or moduleLine) by go.mod file
+// name, for one Open: its tree's go.mod, each staging module's and each
+// module a go.work uses (the tree and its staging modules again) are read
+// once.
 type modPaths map[string]modPathAnswer
 
 type modPathAnswer struct {
@@ -122,8 +123,8 @@ type modPathAnswer struct {
 	err error
 }
 
-// readAll reads the go.mod files not read yet, on every CPU.
-func (m modPaths) readAll(gomods []string) {
+// readAll reads the go.mod files not read yet with read, on every CPU.
+func (m modPaths) readAll(gomods []string, read func(gomod string) (string, error)) {
 	answers := make([]modPathAnswer, len(gomods))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -132,7 +133,7 @@ func (m modPaths) readAll(gomods []string) {
 			continue
 		}
 		g.Go(func() error {
-			answers[i].mod, answers[i].err = modulePath(gomod)
+			answers[i].mod, answers[i].err = read(gomod)
 			return nil
 		})
 	}
@@ -144,11 +145,11 @@ func (m modPaths) readAll(gomods []string) {
 	}
 }
 
-// of is modulePath(gomod), read once.
-func (m modPaths) of(gomod string) (string, error) {
+// of is read(gomod), read once.
+func (m modPaths) of(gomod string, read func(gomod string) (string, error)) (string, error) {
 	a, ok := m[gomod]
 	if !ok {
-		a.mod, a.err = modulePath(gomod)
+		a.mod, a.err = read(gomod)
 		m[gomod] = a
 	}
 	return a.mod, a.err
@@ -158,9 +159,12 @@ func (m modPaths) of(gomod string) (string, error) {
 // starts.
 var findingCopies func()
 
-// goModsRead counts modulePath's calls, for a test to see that Open reads
-// each go.mod once.
+// goModsRead counts the go.mod files modulePath and moduleLine read, for
+// a test to see that Open reads each go.mod once.
 var goModsRead atomic.Int64
+
+// goModsParsed counts the go.mod files parsed whole (parsedModulePath).
+var goModsParsed atomic.Int64
 
 // errNoGoMod is modulePath's answer for a directory without go.mod.
 var errNoGoMod = errors.New("no go.mod")
@@ -170,14 +174,47 @@ var errNoGoMod = errors.New("no go.mod")
 // unknown directives pass), since a tree whose go.mod the go command
 // rejects is not one plegvet can describe.
 func modulePath(gomod string) (string, error) {
+	data, err := readGoMod(gomod)
+	if err != nil {
+		return "", err
+	}
+	return parsedModulePath(data)
+}
+
+// moduleLine reads the module path a go.mod file declares from its module
+// line alone (modfile.ModulePath), as modulePath does where there is none.
+// Open's search for copies reads thirty staging modules' files to map
+// their module paths, and a parse of each cost report -C 5 ms of CPU: a
+// file that does not parse is the go command's to refuse, and gates names
+// it (StagingModules parses every one).
+func moduleLine(gomod string) (string, error) {
+	data, err := readGoMod(gomod)
+	if err != nil {
+		return "", err
+	}
+	if p := modfile.ModulePath(data); p != "" {
+		return p, nil
+	}
+	return parsedModulePath(data)
+}
+
+// readGoMod reads a go.mod file: errNoGoMod where there is none.
+func readGoMod(gomod string) ([]byte, error) {
 	goModsRead.Add(1)
 	if _, err := os.Lstat(gomod); errors.Is(err, fs.ErrNotExist) {
-		return "", errNoGoMod
+		return nil, errNoGoMod
 	}
 	data, err := inputfile.Read(gomod)
 	if err != nil {
-		return "", fmt.Errorf("go.mod %w", err)
+		return nil, fmt.Errorf("go.mod %w", err)
 	}
+	return data, nil
+}
+
+// parsedModulePath is the module path of a go.mod file's content, which
+// must parse (modulePath).
+func parsedModulePath(data []byte) (string, error) {
+	goModsParsed.Add(1)
 	keep := func(_, v string) (string, error) { return v, nil } // versions are not plegvet's concern
 	f, err := modfile.ParseLax("go.mod", data, keep)
 	if err != nil {
@@ -331,12 +368,12 @@ func OpenModule(dir string) (*Tree, error) {
 // staging directory whose go.mod cannot be read or declares another
 // module is returned in bad, with why, rather than skipped.
 func (t *Tree) StagingModules() (mods map[string]string, bad []error) {
-	return t.stagingModules(modPaths{}, t.Copies())
+	return t.stagingModules(modPaths{}, modulePath, t.Copies())
 }
 
 // stagingModules is StagingModules with the copies known (none when
-// findCopies asks).
-func (t *Tree) stagingModules(read modPaths, copies map[string]Copy) (mods map[string]string, bad []error) {
+// findCopies asks), each go.mod read by readMod.
+func (t *Tree) stagingModules(read modPaths, readMod func(gomod string) (string, error), copies map[string]Copy) (mods map[string]string, bad []error) {
 	mods = map[string]string{}
 	maps.Copy(mods, moduleDirs(t.Modules, copies))
 	root := filepath.Join(t.Dir, "staging", "src")
@@ -369,9 +406,9 @@ func (t *Tree) stagingModules(read modPaths, copies map[string]Copy) (mods map[s
 	for i, c := range found {
 		gomods[i] = filepath.Join(c.dir, "go.mod")
 	}
-	read.readAll(gomods) // a checkout has some thirty
+	read.readAll(gomods, readMod) // a checkout has some thirty
 	for i, c := range found {
-		mod, err := read.of(gomods[i])
+		mod, err := read.of(gomods[i], readMod)
 		switch {
 		case err == errNoGoMod:
 			continue // a directory that holds no module, such as a README's

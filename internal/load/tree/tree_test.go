@@ -1,8 +1,11 @@
 package tree
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -264,7 +267,7 @@ func TestOpenReadsEachGoModOnce(t *testing.T) {
 		"copy-of-a/go.mod":              "module k8s.io/a\n",
 	})
 	t.Setenv("GOWORK", filepath.Join(root, "k", "go.work"))
-	before := goModsRead.Load()
+	before, parsedBefore := goModsRead.Load(), goModsParsed.Load()
 	tr, err := Open(filepath.Join(root, "k"))
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +278,52 @@ func TestOpenReadsEachGoModOnce(t *testing.T) {
 	// k/go.mod, a's, b's, and the copy's.
 	if got := goModsRead.Load() - before; got != 4 {
 		t.Errorf("Open read %d go.mod files, want 4 (each once)", got)
+	}
+	// The tree's parsed whole; the others' module lines read.
+	if got := goModsParsed.Load() - parsedBefore; got != 1 {
+		t.Errorf("Open parsed %d go.mod files whole, want 1 (the tree's)", got)
+	}
+}
+
+// A staging module whose go.mod the go command refuses, but whose module
+// line says which module it is, is mapped by Open's search for copies
+// (which reads module lines) and named by StagingModules (which parses
+// each file): gates says what is wrong with it.
+func TestStagingModuleThatDoesNotParse(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"go.mod":                      "module k8s.io/kubernetes\n",
+		"pkg/features/f.go":           "package features\n",
+		"staging/src/k8s.io/a/go.mod": "module k8s.io/a\n\nrequire (\n",
+		"staging/src/k8s.io/b/go.mod": "module k8s.io/b\n",
+		"staging/src/k8s.io/c/README": "no module here\n",
+		"staging/src/k8s.io/d/go.mod": "go 1.26\n",
+	})
+	t.Setenv("GOWORK", "off")
+	tr, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, bad := tr.StagingModules()
+	if _, ok := mods["k8s.io/b"]; !ok || len(mods) != 1 {
+		t.Errorf("StagingModules = %v, want k8s.io/b alone", mods)
+	}
+	var msgs []string
+	for _, e := range bad {
+		msgs = append(msgs, e.Error())
+	}
+	want := []string{"staging/src/k8s.io/a: go.mod:4: syntax error (unterminated block started at go.mod:3:1)", "staging/src/k8s.io/d: go.mod has no module line"}
+	if !slices.Equal(msgs, want) {
+		t.Errorf("StagingModules' problems %q, want %q", msgs, want)
+	}
+	for _, c := range []struct{ gomod, mod, err string }{
+		{"staging/src/k8s.io/a/go.mod", "k8s.io/a", ""},
+		{"staging/src/k8s.io/d/go.mod", "", "go.mod has no module line"},
+	} {
+		mod, err := moduleLine(filepath.Join(root, c.gomod))
+		if mod != c.mod || fmt.Sprint(err) != cmp.Or(c.err, "<nil>") {
+			t.Errorf("moduleLine(%s) = %q, %v; want %q, %s", c.gomod, mod, err, c.mod, cmp.Or(c.err, "no error"))
+		}
 	}
 }
 
