@@ -39,6 +39,11 @@ type Result struct {
 	// read when it declares gates.
 	Writes []featuregates.GateWrite
 	Used   map[*types.Const]*GateFact
+	// codeWrites are every write of a gate in the package's code, as
+	// featuregates.GateWrites finds them, when read (codeWritesRead: the
+	// package imports the feature-gate API): CodeWrites.
+	codeWrites     []featuregates.GateWrite
+	codeWritesRead bool
 	// imported are the PackageGates facts of the direct imports, in
 	// import order.
 	imported []importedGates
@@ -100,7 +105,8 @@ func run(pass *analysis.Pass) (any, error) {
 	res := &Result{Declared: &featuregates.Result{}, Used: map[*types.Const]*GateFact{}}
 	if importsAPI(pass.Pkg) {
 		res.Declared = featuregates.Extract(pass.Files, pass.TypesInfo)
-		res.Writes = gateWrites(pass)
+		res.codeWrites, res.codeWritesRead = featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo), true
+		res.Writes = gateWrites(res.codeWrites)
 		export(pass, res.Declared, res.Writes)
 	}
 	for _, imp := range pass.Pkg.Imports() {
@@ -148,16 +154,16 @@ func export(pass *analysis.Pass, res *featuregates.Result, writes []featuregates
 	pass.ExportPackageFact(all)
 }
 
-// gateWrites are the package's writes of gates in its init functions,
-// outside its tests (a test sets gates for itself), without their token
-// positions, which mean nothing to an importer: what every binary
+// gateWrites are, of all the package's writes of gates, those in its init
+// functions, outside its tests (a test sets gates for itself), without
+// their token positions, which mean nothing to an importer: what every binary
 // importing the package starts with. A function or method that forwards
 // a write (the releases' pkg/features/client_adapter.go hands client-go's
 // gates to the feature-gate API) writes what its caller passes, when its
 // caller calls it: configuration, not the package's own writes.
-func gateWrites(pass *analysis.Pass) []featuregates.GateWrite {
+func gateWrites(all []featuregates.GateWrite) []featuregates.GateWrite {
 	var out []featuregates.GateWrite
-	for _, w := range featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+	for _, w := range all {
 		if strings.HasSuffix(w.Pos.File, "_test.go") || w.Func != "init" {
 			continue
 		}
@@ -165,6 +171,18 @@ func gateWrites(pass *analysis.Pass) []featuregates.GateWrite {
 		out = append(out, w)
 	}
 	return out
+}
+
+// CodeWrites are every write of a gate in the package's code, as
+// featuregates.GateWrites finds them in pass's files: read here where
+// this analyzer read them, for an analyzer that requires it (pleg reads
+// pkg/kubelet's, which imports the feature-gate API) and need not walk
+// the package again.
+func (r *Result) CodeWrites(pass *analysis.Pass) []featuregates.GateWrite {
+	if r.codeWritesRead {
+		return r.codeWrites
+	}
+	return featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo)
 }
 
 // importsAPI reports whether pkg may declare feature maps: it imports

@@ -15,7 +15,6 @@ import (
 	"github.com/plegvet/plegvet/analyzer/gatefacts"
 	"github.com/plegvet/plegvet/analyzer/internal/analyzerdoc"
 	"github.com/plegvet/plegvet/analyzer/internal/reporting"
-	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/analysis/check"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -190,7 +189,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			}
 		}
 	}
-	gateWrites(pass, res.Relist)
+	gateWrites(pass, gates, res.Relist)
 	healthUnknown(pass, res)
 	checkSafetyNet(pass, res, cfg)
 	return res, nil
@@ -240,8 +239,8 @@ func healthUnknown(pass *analysis.Pass, res *Result) {
 
 // gateWrites records the package's writes of the deciding gate made in
 // code, and reports those it could not read, which may be that gate.
-func gateWrites(pass *analysis.Pass, r *plegperiods.Relist) {
-	for _, w := range featuregates.GateWrites(pass.Fset, pass.Files, pass.TypesInfo) {
+func gateWrites(pass *analysis.Pass, gates *gatefacts.Result, r *plegperiods.Relist) {
+	for _, w := range gates.CodeWrites(pass) {
 		if strings.HasSuffix(pass.Fset.Position(w.At).Filename, "_test.go") {
 			continue // a test sets gates for itself, not for a node
 		}
