@@ -249,14 +249,16 @@ func checkSize(files []*ast.File, ignoreBodies bool) int {
 // pages as surely as one grown. The sizes are per KB of that source as
 // measured on Kubernetes v1.37.2 (./pkg/...'s 180 packages and the
 // report's 17), a little under the averages: a map that needs more grows
-// from there.
+// from there. Scopes are not recorded: no analyzer plegvet runs over
+// these loads reads them (their packages' and x/tools' passes do not),
+// and pkg/kubelet's cost the report's last check a map of 3,800.
 func newInfo(files []*ast.File, ignoreBodies bool) *types.Info {
 	kb := checkSize(files, ignoreBodies) / 1024
 	// Entries per KB of source: function bodies checked, then
 	// declarations only (most expressions and uses are in bodies).
-	types_, defs, uses, scopes := 36, 10, 36, 8
+	types_, defs, uses := 36, 10, 36
 	if ignoreBodies {
-		types_, defs, uses, scopes = 17, 12, 11, 2
+		types_, defs, uses = 17, 12, 11
 	}
 	return &types.Info{
 		Types:      make(map[ast.Expr]types.TypeAndValue, kb*types_),
@@ -264,7 +266,6 @@ func newInfo(files []*ast.File, ignoreBodies bool) *types.Info {
 		Uses:       make(map[*ast.Ident]types.Object, kb*uses),
 		Implicits:  map[ast.Node]types.Object{},
 		Selections: make(map[*ast.SelectorExpr]*types.Selection, kb*2),
-		Scopes:     make(map[ast.Node]*types.Scope, kb*scopes),
 		Instances:  map[*ast.Ident]types.Instance{},
 	}
 }
