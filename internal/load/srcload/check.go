@@ -69,7 +69,8 @@ func (l *loader) check(ctx context.Context, importPath string, stack []string) (
 // typeCheck type-checks a package's files (a cut package's, those left),
 // asking imp for its imports; it touches nothing of the loader's but the
 // file set, so packages whose imports are checked may be checked at once
-// (checkPlanned). The error is imp's, which stops the check.
+// (checkRun). An error of imp's stops the check, but errStubbed, whose
+// stand-in go/types takes and marks fake (answerOther).
 func (l *loader) typeCheck(importPath string, pp *parsedPkg, files []*ast.File, ignoreBodies bool, imp func(p string, pkg *packages.Package) (*types.Package, error)) (*packages.Package, []importAnswer, error) {
 	pkg := &packages.Package{
 		ID:              importPath,

@@ -22,7 +22,7 @@ import (
 // takes each import there, cuts each declarations-only package and
 // answers each model and stub in that same order; so what the load
 // records in order (its problems, the models' positions) is what a load
-// one package at a time records. Then checkPlanned checks each package
+// one package at a time records. Then a checkRun checks each package
 // once the packages it imports are checked. A load with a cache (a
 // language server's) checks one package at a time: its checks are
 // reused, which check decides as it goes. Plan walks on one CPU while the
