@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"reflect"
 	"slices"
+	"sync"
 	"sort"
 
 	"golang.org/x/tools/go/analysis"
@@ -69,8 +70,9 @@ type Conflict struct {
 //go:embed doc.go
 var docGo string
 
-// doc is the "# Analyzer featuregate" section of doc.go.
-func doc() string { return analyzerdoc.Extract(docGo, "featuregate") }
+// doc is the "# Analyzer featuregate" section of doc.go, parsed once
+// for New and Checks alike.
+var doc = sync.OnceValue(func() string { return analyzerdoc.Extract(docGo, "featuregate") })
 
 // Kubernetes minors from which component-base enforces each group of rules.
 var (
