@@ -64,6 +64,9 @@ type prog struct {
 	// fieldTypes are the struct fields' type expressions, with the info
 	// of their package: what names an untyped field's package.
 	fieldTypes map[*types.Var]fieldType
+	// impls are implementations' answers, by interface method: the walk
+	// asks again for each call through the same method.
+	impls map[*types.Func][]*types.Func
 }
 
 type fieldType struct {
@@ -72,7 +75,7 @@ type fieldType struct {
 }
 
 func newProg(in Input) *prog {
-	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}, fieldTypes: map[*types.Var]fieldType{}}
+	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}, fieldTypes: map[*types.Var]fieldType{}, impls: map[*types.Func][]*types.Func{}}
 	all := append([]Package{in.Kubelet}, in.Others...)
 	for i := range all {
 		pkg := &all[i]
@@ -205,8 +208,22 @@ func isCRI(fn *types.Func) bool {
 // unexported interface's implementations are its own package's types:
 // the values it holds are built there (the stats provider's
 // containerStatsProvider is criStatsProvider or cadvisorStatsProvider,
-// not the kubelet, whose ListPodStats has the same signature).
+// not the kubelet, whose ListPodStats has the same signature). The
+// callers share the slice and only read it.
 func (p *prog) implementations(fn *types.Func) []*types.Func {
+	if out, ok := p.impls[fn]; ok {
+		return out
+	}
+	out := p.findImplementations(fn)
+	p.impls[fn] = out
+	return out
+}
+
+// findImplementations is implementations, computed.
+func (p *prog) findImplementations(fn *types.Func) []*types.Func {
+	if onFindImplementations != nil {
+		onFindImplementations(fn)
+	}
 	it, name := ifaceOf(fn)
 	if it == nil {
 		return nil
@@ -230,6 +247,10 @@ func (p *prog) implementations(fn *types.Func) []*types.Func {
 	slices.SortFunc(out, func(a, b *types.Func) int { return cmp.Compare(a.Pos(), b.Pos()) })
 	return out
 }
+
+// onFindImplementations, when set (by tests), is told of each search
+// for an interface method's implementations.
+var onFindImplementations func(fn *types.Func)
 
 // chain is a path to a CRI call: its steps, the last the CRI call.
 type chain struct {

@@ -257,3 +257,25 @@ func TestSummary(t *testing.T) {
 		t.Errorf("Chain = %+v", chain)
 	}
 }
+
+// TestImplementationsSearchedOnce counts work: the walk reaches the same
+// interface methods through several collectors, and each method's
+// implementations are searched for once (a search checks every named
+// type of the packages read against the interface).
+func TestImplementationsSearchedOnce(t *testing.T) {
+	searched := map[string]int{}
+	runtimehang.SetOnFindImplementations(func(fn *types.Func) { searched[fn.FullName()]++ })
+	defer runtimehang.SetOnFindImplementations(nil)
+	h := hangOf(t, "v137", "")
+	if len(h.Collectors) < 2 {
+		t.Fatalf("%d collectors, want the shape's two, which reach the same methods", len(h.Collectors))
+	}
+	if len(searched) == 0 {
+		t.Fatal("no interface method's implementations were searched for")
+	}
+	for fn, n := range searched {
+		if n != 1 {
+			t.Errorf("%s: implementations searched for %d times, want once", fn, n)
+		}
+	}
+}
