@@ -9,8 +9,8 @@ import (
 	"go/token"
 	"reflect"
 	"slices"
-	"sync"
 	"sort"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 
