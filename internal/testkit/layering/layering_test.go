@@ -147,6 +147,7 @@ var data = []string{
 	module + "/runtimestream",
 	module + "/runtimehang",
 	module + "/nodeverdict",
+	module + "/ladder",
 	module + "/internal/render",
 }
 
