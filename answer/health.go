@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/plegperiods"
 	"github.com/plegvet/plegvet/runtimehang"
 )
@@ -45,6 +46,15 @@ type (
 	PerCall = runtimehang.PerCall
 	// NodeStatusCall is the runtime call a node status setter makes.
 	NodeStatusCall = runtimehang.NodeStatusCall
+	// RelistCalls is what one relist asks the runtime.
+	RelistCalls = runtimehang.Relist
+	// Ladder is the latency ladder: the per-call latency at which each
+	// of the kubelet's signals breaks (health.ladder).
+	Ladder = ladder.Ladder
+	// LadderRung is one rung of it.
+	LadderRung = ladder.Rung
+	// LadderInputs are the values it is computed from, each cited.
+	LadderInputs = ladder.Inputs
 )
 
 func (v files) healthMessage(m *HealthMessage) {

@@ -14,7 +14,7 @@ func TestImportsOnlyTheExtractors(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{}
-	for _, p := range []string{"srcpos", "featuregates", "featurelist", "plegperiods", "criproto", "nodeverdict", "runtimestream", "runtimehang"} {
+	for _, p := range []string{"srcpos", "featuregates", "featurelist", "plegperiods", "criproto", "nodeverdict", "runtimestream", "runtimehang", "ladder"} {
 		allowed["github.com/plegvet/plegvet/"+p] = true
 	}
 	for _, imp := range strings.Fields(string(out)) {

@@ -271,3 +271,11 @@ func (in *Inputs) UnmarshalJSON(b []byte) error {
 	*in = out
 	return nil
 }
+
+// HangNotReady is HangNotReady of l's inputs.
+func (l *Ladder) HangNotReady() (lo, hi time.Duration, ok bool) {
+	if l == nil {
+		return 0, 0, false
+	}
+	return HangNotReady(l.Inputs)
+}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/tools/go/ast/astutil"
 
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/runtimehang"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -40,6 +41,12 @@ type Health struct {
 	// update's runtime call. The report fills it in from the packages read
 	// beside pkg/kubelet; null (absent) in an answer that does not read them.
 	RuntimeHang *runtimehang.Hang `json:"runtimeHang,omitempty"`
+	// Ladder is the latency ladder computed from RuntimeHang and the
+	// relist's period and threshold (gate off): the per-call latency at
+	// which /metrics goes dark, Ready flaps for the runtime, the PLEG
+	// passes its threshold and calls reach their deadline. The report
+	// fills it in; null (absent) where RuntimeHang is.
+	Ladder *ladder.Ladder `json:"ladder,omitempty"`
 	// Unknown says why the health rule matches no known shape; "" when it does.
 	Unknown string `json:"unknown,omitempty"`
 	// Consequence is what the rule means for a node, in one sentence,

@@ -137,7 +137,11 @@ func Extract(in Input) *Hang {
 	if runtimeIface != nil {
 		h.NodeStatus = p.nodeStatus(k, runtimeIface)
 	}
+	if h.NodeStatus != nil {
+		h.NodeStatus.Frequency = p.settingDefault(NodeStatusFrequencySetting)
+	}
 	h.RuntimeDown = in.RuntimeDown
+	h.Relist = p.relist()
 	var why []string
 	if len(h.Collectors) == 0 {
 		why = append(why, "pkg/kubelet registers no collector: no call passes the result of a constructor whose type has a Collect or CollectWithStability method read from source")
@@ -1015,6 +1019,10 @@ func (p *prog) jsonName(fv *types.Var) string {
 	return name
 }
 
+// NodeStatusFrequencySetting is the configuration setting the node status
+// update's period comes from.
+const NodeStatusFrequencySetting = "nodeStatusUpdateFrequency"
+
 // ConfigDefaultsPackage is the kubelet configuration's defaults (relative
 // to the tree's module): not imported by pkg/kubelet in every release, so
 // a caller requests it beside pkg/kubelet to read runtimeRequestTimeout's default.
@@ -1025,7 +1033,7 @@ const ConfigDefaultsPackage = "pkg/kubelet/apis/config/v1beta1"
 // registration, the stats providers, the node status setters, the
 // configuration defaults, the CRI client (pkg/kubelet/cri/remote, later
 // the staging module k8s.io/cri-client, read when the tree holds it).
-var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage, "/pkg/kubelet/cri/remote", "k8s.io/cri-client/pkg"}
+var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage, "/pkg/kubelet/cri/remote", "k8s.io/cri-client/pkg", "/pkg/kubelet/pleg", "/pkg/kubelet/kuberuntime"}
 
 // Reads reports whether the answer follows calls through an import's
 // function bodies: a loader checks them whole.
@@ -1067,8 +1075,10 @@ func (p *prog) perCall(h *Hang) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		impls := p.implementations(methods[name])
-		for _, m := range impls {
+		for _, m := range p.implementations(methods[name]) {
+			if !isCRIClient(p.pkgOf[m].Path) {
+				continue // a wrapper of the kubelet's (kuberuntime's instrumented service) passes the call on
+			}
 			pc := PerCall{Method: name, Impl: funcName(m), Decl: p.declPos(m)}
 			info := p.pkgOf[m].Info
 			ast.Inspect(p.decls[m].Body, func(n ast.Node) bool {
@@ -1090,6 +1100,12 @@ func (p *prog) perCall(h *Hang) {
 	if len(d.PerCall) == 0 && len(names) > 0 {
 		d.PerCallUnknown = "no implementation of the CRI methods reached was read: the CRI client's package (pkg/kubelet/cri/remote, or k8s.io/cri-client/pkg outside the tree) was not read from source"
 	}
+}
+
+// isCRIClient reports whether a package is the CRI client's, whose
+// methods put the deadline on each call.
+func isCRIClient(path string) bool {
+	return strings.HasSuffix(path, "/pkg/kubelet/cri/remote") || strings.HasPrefix(path, "k8s.io/cri-client/pkg")
 }
 
 // lookupType is the type pkg declares by name; nil when none.

@@ -47,6 +47,9 @@ type Hang struct {
 	// NodeStatus is the runtime call the node status update waits on;
 	// null when none was found.
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
+	// Relist is what one relist of the generic PLEG asks the runtime;
+	// null when the PLEG's package was not read or no relist was found.
+	Relist *Relist `json:"relist"`
 	// Unknown says why the tree matches no known shape; "" when it does.
 	Unknown string `json:"unknown,omitempty"`
 	// Consequence is what the hang means for a node, in one sentence,
@@ -194,6 +197,10 @@ type NodeStatusCall struct {
 	Call       *srcpos.Pos `json:"call"`
 	// Func is the function listing the setters (Kubelet.defaultNodeStatusFuncs).
 	Func string `json:"func"`
+	// Frequency is how often the node status is updated: the default of
+	// the configuration setting nodeStatusUpdateFrequency (a node's
+	// configz overrides it); its Unresolved says why when not read.
+	Frequency *constvalue.Value `json:"frequency,omitempty"`
 }
 
 // CRIMethods are the CRI methods any collector reaches, sorted, each once.
@@ -310,7 +317,24 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 		l.Period.Files(visit)
 	}
 	h.RuntimeDown.Files(visit)
+	if r := h.Relist; r != nil {
+		step(&r.List)
+		for i := range r.Inspect {
+			step(&r.Inspect[i])
+		}
+		for _, rs := range [][]Reach{r.ListCalls, r.InspectCalls} {
+			for j := range rs {
+				for k := range rs[j].Steps {
+					step(&rs[j].Steps[k])
+				}
+			}
+		}
+		for j := range r.Unresolved {
+			step(&r.Unresolved[j].Step)
+		}
+	}
 	if n := h.NodeStatus; n != nil {
+		n.Frequency.Files(visit)
 		pos(&n.Pos)
 		pos(n.SetterDecl)
 		pos(n.Call)

@@ -113,6 +113,9 @@ func hangRows(row rowFunc, h *answer.RuntimeHang) {
 		}
 		lines = append(lines, s)
 	}
+	if l := relistLine(h); l != "" {
+		lines = append(lines, l)
+	}
 	row(label, lines...)
 	if h.Consequence != "" {
 		row("On hang", h.Consequence)
@@ -183,7 +186,17 @@ func HangConsequence(r *answer.Report) string {
 		parts = append(parts, "plegvet found no collector of /metrics that calls the runtime")
 	}
 	deadline, ok := g.DeadlineDuration()
+	lo, hi, read := h.Ladder.HangNotReady()
 	switch {
+	case read && ok && g.NodeStatus != nil && g.RuntimeDown.Resolved():
+		// When Ready turns False follows from what the Ready setter
+		// reads (the runtime-down threshold) and from when it reads it
+		// (after the node status update's wait on the runtime).
+		why := fmt.Sprintf("the node status update waits %s (the CRI deadline, %s) on %s before its Ready condition reads the runtime's errors", deadline, deadlineName(g), g.NodeStatus.Method)
+		if deadline < lo {
+			why = fmt.Sprintf("the runtime is declared down %s (the runtime-down threshold) after its status was last refreshed, and the node status update, which waits up to %s (%s) on %s, reads it", g.RuntimeDown.Value, deadline, deadlineName(g), g.NodeStatus.Method)
+		}
+		parts = append(parts, fmt.Sprintf("the node turns NotReady %s to %s after the hang began: %s", lo, hi, why))
 	case ok && g.NodeStatus != nil:
 		s := fmt.Sprintf("the node turns NotReady after about %s (the CRI deadline, %s), the time the node status update waits on %s", deadline, deadlineName(g), g.NodeStatus.Method)
 		if g.RuntimeDown.Resolved() {

@@ -52,6 +52,7 @@ func healthRows(row rowFunc, h *answer.Health) {
 		row("Consequence", h.Consequence)
 	}
 	hangRows(row, h.RuntimeHang)
+	ladderRows(row, h.Ladder)
 }
 
 // checkLines says one registered check: where, under which gate, what it

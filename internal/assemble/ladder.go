@@ -1,0 +1,128 @@
+package assemble
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/constvalue"
+	"github.com/plegvet/plegvet/ladder"
+	"github.com/plegvet/plegvet/runtimehang"
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// ladderInputs are the latency ladder's inputs read from r: the CRI calls
+// each kubelet loop makes (runtimehang), the gate-off relist's period and
+// threshold, the status loop's, the runtime-down threshold, the node
+// status update's frequency and the CRI deadline (their defaults), and
+// the scrape timeout given. Each value says where it was read.
+func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
+	in := ladder.Inputs{ScrapeTimeout: scrapeTimeout, From: map[string]string{"scrapeTimeout": "the scrape timeout given (Prometheus' default " + ladder.DefaultScrapeTimeout.String() + ")"}}
+	h := r.Health.RuntimeHang
+	cite := func(key string, v *constvalue.Value, into *time.Duration) {
+		if d, ok := v.Duration(); ok && v.Resolved() {
+			*into = d
+			in.From[key] = citeValue(v)
+		}
+	}
+	for _, c := range h.Collectors {
+		if c.Endpoint != "/metrics" {
+			continue
+		}
+		// The registry gathers its collectors concurrently: a scrape
+		// waits on the collector making the most calls.
+		var ms []string
+		for _, rc := range c.Reaches {
+			if !contains(ms, rc.Method) {
+				ms = append(ms, rc.Method)
+			}
+		}
+		if len(ms) > in.ScrapeCalls && c.Collect != nil {
+			in.ScrapeCalls = len(ms)
+			in.From["scrapeCalls"] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
+		}
+	}
+	if rl := h.Relist; rl != nil {
+		in.RelistListCalls = len(rl.ListMethods())
+		in.From["relistListCalls"] = fmt.Sprintf("%s at %s calls %v", rl.List.Func, at(&rl.List.Pos), rl.ListMethods())
+		for _, s := range rl.Inspect {
+			ms := inspectMethods(rl, s)
+			if len(ms) > in.PodCalls {
+				in.PodCalls = len(ms)
+				in.From["podCalls"] = fmt.Sprintf("%s at %s calls %v", s.Func, at(&s.Pos), ms)
+			}
+		}
+	}
+	if l := h.StatusLoop; l != nil {
+		in.StatusCalls = 1
+		in.From["statusCalls"] = fmt.Sprintf("%s calls %s at %s", l.Func, l.Status.Func, at(&l.Status.Pos))
+		cite("statusPeriod", l.Period, &in.StatusPeriod)
+	}
+	if n := h.NodeStatus; n != nil {
+		in.NodeStatusCalls = 1
+		in.From["nodeStatusCalls"] = fmt.Sprintf("%s hands %s to %s at %s", n.Func, n.Method, n.Setter, at(&n.Pos))
+		cite("nodeStatusFrequency", n.Frequency, &in.NodeStatusFrequency)
+		if _, ok := in.From["nodeStatusFrequency"]; ok {
+			in.From["nodeStatusFrequency"] = runtimehang.NodeStatusFrequencySetting + "'s default " + in.From["nodeStatusFrequency"]
+		}
+	}
+	cite("runtimeDown", h.RuntimeDown, &in.RuntimeDown)
+	if s := h.Summary(); s.Deadline != nil {
+		cite("deadline", s.Deadline, &in.Deadline)
+		if s.Setting != "" {
+			in.From["deadline"] = s.Setting + "'s default " + in.From["deadline"]
+		}
+	}
+	if rel := r.Relist; rel != nil && rel.GateOff != nil {
+		cite("relistPeriod", rel.GateOff.Period, &in.RelistPeriod)
+		cite("relistThreshold", rel.GateOff.Threshold, &in.RelistThreshold)
+	}
+	return in
+}
+
+// inspectMethods are the CRI methods reached through the inspection s.
+func inspectMethods(rl *runtimehang.Relist, s runtimehang.Step) []string {
+	var out []string
+	for _, rc := range rl.InspectCalls {
+		if len(rc.Steps) > 0 && rc.Steps[0].Pos == s.Pos && !contains(out, rc.Method) {
+			out = append(out, rc.Method)
+		}
+	}
+	return out
+}
+
+// addLadder computes the report's latency ladder (Health.Ladder), for no
+// pod changing and Prometheus' default scrape timeout.
+func addLadder(r *answer.Report) {
+	if r.Health == nil || r.Health.RuntimeHang == nil {
+		return
+	}
+	r.Health.Ladder = ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout), 0)
+}
+
+func citeValue(v *constvalue.Value) string {
+	s := v.Value
+	if v.Const != "" {
+		s += " = " + v.Const
+	}
+	if v.Decl != nil {
+		s += " (" + at(v.Decl) + ")"
+	}
+	return s
+}
+
+func at(p *srcpos.Pos) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
