@@ -32,6 +32,8 @@ var commonPackages = []string{
 	"hangshapes/common/pkg/kubelet/nodestatus",
 	"hangshapes/common/pkg/kubelet/apis/config/v1beta1",
 	"hangshapes/common/pkg/kubelet/cri/remote",
+	"hangshapes/common/pkg/kubelet/kuberuntime",
+	"hangshapes/common/pkg/kubelet/pleg",
 }
 
 // hangOf reads a shape under testdata/src/hangshapes: its kubelet

@@ -12,6 +12,8 @@ type RuntimeService interface {
 	ListContainers(ctx context.Context, filter string) ([]string, error)
 	ListContainerStats(ctx context.Context, filter string) ([]string, error)
 	ListPodSandboxStats(ctx context.Context, filter string) ([]string, error)
+	PodSandboxStatus(ctx context.Context, id string) (string, error)
+	ContainerStatus(ctx context.Context, id string) (string, error)
 }
 
 // ImageManagerService stands for the image half.

@@ -9,7 +9,13 @@ type Runtime interface {
 	Version(ctx context.Context) (string, error)
 	Status(ctx context.Context) (*RuntimeStatus, error)
 	GetPods(ctx context.Context, all bool) ([]string, error)
+	// GetPodStatus inspects one pod; GetPod lists one, on demand.
+	GetPodStatus(ctx context.Context, pod string) (*PodStatus, error)
+	GetPod(ctx context.Context, uid string) (string, error)
 }
+
+// PodStatus is what GetPodStatus answers.
+type PodStatus struct{ Sandboxes, Containers []string }
 
 // RuntimeStatus is what Status answers.
 type RuntimeStatus struct{ Ready bool }

@@ -43,3 +43,11 @@ func (r *remoteRuntimeService) ListContainerStats(ctx context.Context, filter st
 func (r *remoteRuntimeService) ListPodSandboxStats(ctx context.Context, filter string) ([]string, error) {
 	return nil, ctx.Err()
 }
+
+func (r *remoteRuntimeService) PodSandboxStatus(ctx context.Context, id string) (string, error) {
+	return "", nil
+}
+
+func (r *remoteRuntimeService) ContainerStatus(ctx context.Context, id string) (string, error) {
+	return "", nil
+}
