@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -130,10 +131,7 @@ func Compute(in Inputs, podsChanging int) *Ladder {
 		}
 		return 0
 	})
-	if len(unknown) > 0 {
-		l.Unknown = fmt.Sprint(unknown)
-		l.Unknown = l.Unknown[1 : len(l.Unknown)-1]
-	}
+	l.Unknown = strings.Join(unknown, "; ")
 	return l
 }
 

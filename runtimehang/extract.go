@@ -137,9 +137,7 @@ func Extract(in Input) *Hang {
 	if runtimeIface != nil {
 		h.NodeStatus = p.nodeStatus(k, runtimeIface)
 	}
-	if h.NodeStatus != nil {
-		h.NodeStatus.Frequency = p.settingDefault(NodeStatusFrequencySetting)
-	}
+	h.NodeStatusFrequency = p.settingDefault(NodeStatusFrequencySetting)
 	h.RuntimeDown = in.RuntimeDown
 	h.Relist = p.relist()
 	var why []string
@@ -479,7 +477,13 @@ func dedupe(cs []chain) []chain {
 func (p *prog) collectors(k *Package) []Collector {
 	out := []Collector{}
 	for _, f := range k.Files {
+		var stack []ast.Node
 		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			stack = append(stack, n)
 			reg, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
@@ -490,6 +494,7 @@ func (p *prog) collectors(k *Package) []Collector {
 					continue
 				}
 				if c, ok := p.collector(k, reg, ctor); ok {
+					p.registeredWhen(k, stack, &c)
 					out = append(out, c)
 				}
 			}
@@ -970,12 +975,12 @@ func (p *prog) settingDefault(setting string) *constvalue.Value {
 		if !pkg.Bodies {
 			continue
 		}
-		var out *constvalue.Value
+		var found []assignedDefault
 		for _, f := range pkg.Files {
 			ast.Inspect(f, func(n ast.Node) bool {
 				as, ok := n.(*ast.AssignStmt)
-				if !ok || out != nil || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-					return out == nil
+				if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+					return true
 				}
 				sel, ok := ast.Unparen(as.Lhs[0]).(*ast.SelectorExpr)
 				if !ok {
@@ -998,14 +1003,16 @@ func (p *prog) settingDefault(setting string) *constvalue.Value {
 				for _, e := range cl.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
 						if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Duration" {
-							out = constvalue.ValueOf(p.fset, pkg.Files, pkg.Info, kv.Value)
+							found = append(found, assignedDefault{constvalue.ValueOf(p.fset, pkg.Files, pkg.Info, kv.Value), srcpos.At(p.fset, as.Pos())})
 						}
 					}
 				}
-				return out == nil
+				return true
 			})
 		}
-		if out != nil {
+		// Every assignment counts: a fork may assign the default again
+		// after the one that sets it when unset.
+		if out := oneDefault(setting, found); out != nil {
 			return out
 		}
 	}

@@ -47,6 +47,10 @@ type Hang struct {
 	// NodeStatus is the runtime call the node status update waits on;
 	// null when none was found.
 	NodeStatus *NodeStatusCall `json:"nodeStatus"`
+	// NodeStatusFrequency is how often the node status is updated: the
+	// default of the configuration setting nodeStatusUpdateFrequency (a
+	// node's configz overrides it); its Unresolved says why when not read.
+	NodeStatusFrequency *constvalue.Value `json:"nodeStatusFrequency,omitempty"`
 	// Relist is what one relist of the generic PLEG asks the runtime;
 	// null when the PLEG's package was not read or no relist was found.
 	Relist *Relist `json:"relist"`
@@ -86,6 +90,13 @@ type Collector struct {
 	// EndpointUnknown saying why when not read.
 	Endpoint        string `json:"endpoint"`
 	EndpointUnknown string `json:"endpointUnknown,omitempty"`
+	// When is the condition the registration runs under, as written
+	// ("!X" for an else branch), WhenPos where; "" when unconditional.
+	// Never: the condition is a constant false, so the collector is never
+	// registered (and /metrics never waits on it).
+	When    string      `json:"when,omitempty"`
+	WhenPos *srcpos.Pos `json:"whenPos,omitempty"`
+	Never   bool        `json:"never,omitempty"`
 	// Collect is the method each scrape calls.
 	Collect *Step `json:"collect"`
 	// Reaches are the runtime calls a scrape makes, sorted by provider
@@ -197,10 +208,6 @@ type NodeStatusCall struct {
 	Call       *srcpos.Pos `json:"call"`
 	// Func is the function listing the setters (Kubelet.defaultNodeStatusFuncs).
 	Func string `json:"func"`
-	// Frequency is how often the node status is updated: the default of
-	// the configuration setting nodeStatusUpdateFrequency (a node's
-	// configz overrides it); its Unresolved says why when not read.
-	Frequency *constvalue.Value `json:"frequency,omitempty"`
 }
 
 // CRIMethods are the CRI methods any collector reaches, sorted, each once.
@@ -246,11 +253,30 @@ func (h *Hang) DarkOnHang() bool {
 		return false
 	}
 	for _, c := range h.Collectors {
-		if c.Endpoint == "/metrics" && len(c.Reaches) > 0 {
+		if c.Endpoint == "/metrics" && len(c.Reaches) > 0 && !c.Never {
 			return true
 		}
 	}
 	return false
+}
+
+// DarkWhen are the conditions under which /metrics waits on a hung
+// runtime: none (nil) when a collector reaching the runtime is
+// registered unconditionally, else each reaching collector's condition.
+func (h *Hang) DarkWhen() []string {
+	var out []string
+	for _, c := range h.Collectors {
+		if c.Endpoint != "/metrics" || len(c.Reaches) == 0 || c.Never {
+			continue
+		}
+		if c.When == "" {
+			return nil
+		}
+		if !slices.Contains(out, c.When) {
+			out = append(out, c.When)
+		}
+	}
+	return out
 }
 
 // DeadlineDuration is the CRI call's deadline: the constant, else the
@@ -282,6 +308,7 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 		c := &h.Collectors[i]
 		pos(c.Decl)
 		pos(&c.Registered)
+		pos(c.WhenPos)
 		if c.Collect != nil {
 			step(c.Collect)
 		}
@@ -333,8 +360,8 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 			step(&r.Unresolved[j].Step)
 		}
 	}
+	h.NodeStatusFrequency.Files(visit)
 	if n := h.NodeStatus; n != nil {
-		n.Frequency.Files(visit)
 		pos(&n.Pos)
 		pos(n.SetterDecl)
 		pos(n.Call)

@@ -61,10 +61,10 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 	if n := h.NodeStatus; n != nil {
 		in.NodeStatusCalls = 1
 		in.From["nodeStatusCalls"] = fmt.Sprintf("%s hands %s to %s at %s", n.Func, n.Method, n.Setter, at(&n.Pos))
-		cite("nodeStatusFrequency", n.Frequency, &in.NodeStatusFrequency)
-		if _, ok := in.From["nodeStatusFrequency"]; ok {
-			in.From["nodeStatusFrequency"] = runtimehang.NodeStatusFrequencySetting + "'s default " + in.From["nodeStatusFrequency"]
-		}
+	}
+	cite("nodeStatusFrequency", h.NodeStatusFrequency, &in.NodeStatusFrequency)
+	if _, ok := in.From["nodeStatusFrequency"]; ok {
+		in.From["nodeStatusFrequency"] = runtimehang.NodeStatusFrequencySetting + "'s default " + in.From["nodeStatusFrequency"]
 	}
 	cite("runtimeDown", h.RuntimeDown, &in.RuntimeDown)
 	if s := h.Summary(); s.Deadline != nil {
@@ -98,6 +98,30 @@ func addLadder(r *answer.Report) {
 		return
 	}
 	r.Health.Ladder = ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout), 0)
+}
+
+// noteLadderUnknown adds a Load.Unfollowed line (the command exits 1) for
+// a tree whose hang or ladder plegvet recognises in part: some of the
+// loops were found, and what the others need was not. A tree in which
+// none of them is found (a look-alike, or no kubelet) says unknown, why,
+// in the answer alone.
+func noteLadderUnknown(r *answer.Report) {
+	if r.Health == nil || r.Health.RuntimeHang == nil || r.Health.Ladder == nil {
+		return
+	}
+	h := r.Health.RuntimeHang
+	if len(h.Collectors) == 0 && h.StatusLoop == nil && h.Deadline == nil && h.Relist == nil {
+		return
+	}
+	for _, why := range []string{h.Unknown, r.Health.Ladder.Unknown} {
+		if why == "" {
+			continue
+		}
+		line := answer.KubeletPackage + ": the runtime's latency ladder is not whole: " + why
+		if !contains(r.Source.Load.Unfollowed, line) {
+			r.Source.Load.Unfollowed = append(r.Source.Load.Unfollowed, line)
+		}
+	}
 }
 
 func citeValue(v *constvalue.Value) string {

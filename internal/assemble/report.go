@@ -74,6 +74,7 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 	addLadder(rep)
 	answer.SortDiagnostics(rep.Diagnostics)
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
+	noteLadderUnknown(rep)
 	rep.DefaultPLEG = defaultPLEG(rep)
 	rep.Summary = render.Summary(rep)
 	if rep.Health != nil {

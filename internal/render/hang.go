@@ -161,9 +161,28 @@ func HangConsequence(r *answer.Report) string {
 	for _, c := range g.Collectors {
 		unfollowed += len(c.Unresolved)
 	}
+	parts = append(parts, darkWords(g, unfollowed))
+	parts = append(parts, notReadyWords(h)...)
+	if c := h.RelistCheck(); c != nil && c.Threshold != nil && c.Threshold.GateOff.Resolved() {
+		parts = append(parts, fmt.Sprintf("the PLEG is unhealthy at %s", c.Threshold.GateOff.Value))
+	}
+	return "A runtime that stops answering: " + strings.Join(parts, "; ") + "."
+}
+
+// darkWords say whether and when /metrics waits on a hung runtime.
+func darkWords(g *answer.RuntimeHang, unfollowed int) string {
+	never := 0
+	for _, c := range g.Collectors {
+		if c.Never && len(c.Reaches) > 0 {
+			never++
+		}
+	}
 	switch {
 	case g.DarkOnHang():
 		s := "/metrics goes dark from the first scrape, its collectors waiting on the runtime"
+		if when := g.DarkWhen(); len(when) > 0 {
+			s = fmt.Sprintf("/metrics goes dark from the first scrape when %s holds (the only registrations of collectors that call the runtime run under it)", strings.Join(when, " or "))
+		}
 		var unbounded []string
 		if d := g.Deadline; d != nil {
 			for _, c := range d.PerCall {
@@ -175,41 +194,59 @@ func HangConsequence(r *answer.Report) string {
 		if len(unbounded) > 0 {
 			s += fmt.Sprintf(" (the CRI client puts no timeout on %s: a scrape reaching it waits as long as the runtime hangs)", strings.Join(unbounded, ", "))
 		}
-		parts = append(parts, s)
+		return s
+	case never > 0:
+		return fmt.Sprintf("/metrics does not wait on the runtime: the %d collector(s) that call it are registered under a condition that is always false", never)
 	case unfollowed > 0:
 		calls := fmt.Sprintf("%d calls were", unfollowed)
 		if unfollowed == 1 {
 			calls = "1 call was"
 		}
-		parts = append(parts, fmt.Sprintf("plegvet could not tell whether /metrics waits on the runtime: no collector's calls reached a CRI call, and %s not followed", calls))
-	default:
-		parts = append(parts, "plegvet found no collector of /metrics that calls the runtime")
+		return fmt.Sprintf("plegvet could not tell whether /metrics waits on the runtime: no collector's calls reached a CRI call, and %s not followed", calls)
 	}
+	return "plegvet found no collector of /metrics that calls the runtime"
+}
+
+// notReadyWords say when a hung runtime turns the node NotReady: from the
+// ladder's window (what the Ready setter reads, and when the node status
+// update lets it read), or why that is not known.
+func notReadyWords(h *answer.Health) []string {
+	g := h.RuntimeHang
 	deadline, ok := g.DeadlineDuration()
 	lo, hi, read := h.Ladder.HangNotReady()
 	switch {
-	case read && ok && g.NodeStatus != nil && g.RuntimeDown.Resolved():
-		// When Ready turns False follows from what the Ready setter
-		// reads (the runtime-down threshold) and from when it reads it
-		// (after the node status update's wait on the runtime).
-		why := fmt.Sprintf("the node status update waits %s (the CRI deadline, %s) on %s before its Ready condition reads the runtime's errors", deadline, deadlineName(g), g.NodeStatus.Method)
-		if deadline < lo {
-			why = fmt.Sprintf("the runtime is declared down %s (the runtime-down threshold) after its status was last refreshed, and the node status update, which waits up to %s (%s) on %s, reads it", g.RuntimeDown.Value, deadline, deadlineName(g), g.NodeStatus.Method)
-		}
-		parts = append(parts, fmt.Sprintf("the node turns NotReady %s to %s after the hang began: %s", lo, hi, why))
-	case ok && g.NodeStatus != nil:
-		s := fmt.Sprintf("the node turns NotReady after about %s (the CRI deadline, %s), the time the node status update waits on %s", deadline, deadlineName(g), g.NodeStatus.Method)
-		if g.RuntimeDown.Resolved() {
-			s += fmt.Sprintf(", not %s (the runtime-down threshold)", g.RuntimeDown.Value)
-		}
-		parts = append(parts, s)
-	case g.RuntimeDown.Resolved():
-		parts = append(parts, fmt.Sprintf("the runtime is declared down after %s", g.RuntimeDown.Value))
+	case !g.RuntimeDown.Resolved():
+		return []string{"plegvet read no runtime-down threshold the Ready condition holds the runtime's status to: when the runtime's errors turn the node NotReady is not known, only the PLEG's threshold below"}
+	case !read || !ok:
+		return []string{fmt.Sprintf("the runtime is declared down after %s; when the node status update reads it is not known (%s)", g.RuntimeDown.Value, ladderWhy(h))}
+	case g.NodeStatus == nil:
+		return []string{fmt.Sprintf("the node turns NotReady %s to %s after the hang began: the runtime is declared down %s (the runtime-down threshold) after its status was last refreshed, and the node status update, which waits on no runtime call plegvet found, reads it every %s", lo, hi, g.RuntimeDown.Value, h.Ladder.Inputs.NodeStatusFrequency)}
+	case deadline < lo:
+		return []string{fmt.Sprintf("the node turns NotReady %s to %s after the hang began: the runtime is declared down %s (the runtime-down threshold) after its status was last refreshed, and the node status update, which waits up to %s (%s) on %s, reads it", lo, hi, g.RuntimeDown.Value, deadline, deadlineName(g), g.NodeStatus.Method)}
 	}
-	if c := h.RelistCheck(); c != nil && c.Threshold != nil && c.Threshold.GateOff.Resolved() {
-		parts = append(parts, fmt.Sprintf("the PLEG is unhealthy at %s", c.Threshold.GateOff.Value))
+	return []string{fmt.Sprintf("the node turns NotReady %s to %s after the hang began: the node status update waits %s (the CRI deadline, %s) on %s before its Ready condition reads the runtime's errors, declared after %s", lo, hi, deadline, deadlineName(g), g.NodeStatus.Method, g.RuntimeDown.Value)}
+}
+
+// ladderWhy says which of the hang window's values were not read.
+func ladderWhy(h *answer.Health) string {
+	if h.Ladder == nil {
+		return "no ladder was computed"
 	}
-	return "A runtime that stops answering: " + strings.Join(parts, "; ") + "."
+	in := h.Ladder.Inputs
+	var missing []string
+	if in.Deadline <= 0 {
+		missing = append(missing, "the CRI deadline")
+	}
+	if in.NodeStatusFrequency <= 0 {
+		missing = append(missing, "the node status frequency")
+	}
+	if in.StatusPeriod <= 0 {
+		missing = append(missing, "the status loop's period")
+	}
+	if len(missing) == 0 {
+		return "its inputs were not read"
+	}
+	return strings.Join(missing, ", ") + " not read"
 }
 
 func deadlineName(g *answer.RuntimeHang) string {

@@ -1,0 +1,61 @@
+// Conditions a fork may put around what the hang reads: a collector
+// registered under a test (a feature gate, a constant false), a
+// configuration default assigned more than once.
+
+package runtimehang
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"strings"
+
+	"github.com/plegvet/plegvet/constvalue"
+	"github.com/plegvet/plegvet/srcpos"
+)
+
+// registeredWhen reads the condition c's registration runs under (the
+// innermost if around it): a constant false means it never runs.
+func (p *prog) registeredWhen(k *Package, stack []ast.Node, c *Collector) {
+	var cond ast.Expr
+	c.When, c.WhenPos, cond = condition(p.fset, stack)
+	if cond == nil {
+		return
+	}
+	if tv, ok := k.Info.Types[cond]; ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
+		never := !constant.BoolVal(tv.Value)
+		if strings.HasPrefix(c.When, "!(") {
+			// The else branch: the constant's negation.
+			never = !never
+		}
+		c.Never = never
+	}
+}
+
+// assignedDefault is one assignment of a setting's default.
+type assignedDefault struct {
+	value *constvalue.Value
+	pos   *srcpos.Pos
+}
+
+// oneDefault is the default of a setting assigned in each of as: the
+// value when every assignment gives the same, else Unresolved naming
+// each, since which one holds depends on the order they run in.
+func oneDefault(setting string, as []assignedDefault) *constvalue.Value {
+	if len(as) == 0 {
+		return nil
+	}
+	first := as[0].value
+	var seen []string
+	differ := false
+	for _, a := range as {
+		seen = append(seen, fmt.Sprintf("%s at %s", a.value.Expr, srcpos.Line(a.pos)))
+		if a.value.Value != first.Value || a.value.Unresolved != first.Unresolved {
+			differ = true
+		}
+	}
+	if !differ {
+		return first
+	}
+	return &constvalue.Value{Unresolved: fmt.Sprintf("the default of %s is assigned %d times with different values (%s): which one holds depends on the order they run in, which plegvet does not follow", setting, len(as), strings.Join(seen, "; "))}
+}

@@ -1,0 +1,112 @@
+package runtimehang_test
+
+import (
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plegvet/plegvet/constvalue"
+	"github.com/plegvet/plegvet/internal/testkit/fixturetypes"
+	"github.com/plegvet/plegvet/runtimehang"
+)
+
+// edited reads the v1.37-shaped fixture with edits (by package path) to
+// single-file packages, as forks edit them; each edit must change
+// something.
+func edited(t *testing.T, edits map[string]func(string) string) *runtimehang.Hang {
+	t.Helper()
+	fset := token.NewFileSet()
+	src := filepath.Join("..", "testdata", "src")
+	im := fixturetypes.NewImporter(fset, src)
+	load := func(path string) runtimehang.Package {
+		edit, ok := edits[path]
+		if !ok {
+			files, info, _, err := im.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return runtimehang.Package{Path: path, Files: files, Info: info, Bodies: true}
+		}
+		names, _ := filepath.Glob(filepath.Join(src, filepath.FromSlash(path), "*.go"))
+		if len(names) != 1 {
+			t.Fatalf("%s: %d files, want one", path, len(names))
+		}
+		b, err := os.ReadFile(names[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := edit(string(b))
+		if s == string(b) {
+			t.Fatalf("the edit of %s changed nothing", path)
+		}
+		f, info, _, err := im.Check(path, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runtimehang.Package{Path: path, Files: []*ast.File{f}, Info: info, Bodies: true}
+	}
+	in := runtimehang.Input{Fset: fset, RuntimeDown: &constvalue.Value{Value: "30s", Const: "maxWaitForContainerRuntime"}}
+	for _, p := range commonPackages {
+		in.Others = append(in.Others, load(p))
+	}
+	in.Kubelet = load("hangshapes/v137/pkg/kubelet")
+	return runtimehang.Extract(in)
+}
+
+const kubeletPkg = "hangshapes/v137/pkg/kubelet"
+
+var registration = "metrics.RegisterCollectors(\n\t\tcollectors.NewVolumeStatsCollector(kl),\n\t\tcollectors.NewLogMetricsCollector(kl.StatsProvider.ListPodStats),\n\t)"
+
+// A fork that registers the collectors only under a test: /metrics waits
+// on the runtime only when it holds, and never under a constant false.
+func TestConditionalRegistration(t *testing.T) {
+	h := edited(t, map[string]func(string) string{kubeletPkg: func(s string) string {
+		return strings.Replace(s, registration, "if kl.metricsOn {\n\t\t"+registration+"\n\t}", 1)
+	}})
+	if !h.DarkOnHang() || !slices.Equal(h.DarkWhen(), []string{"kl.metricsOn"}) {
+		t.Errorf("under a field: dark %t when %v", h.DarkOnHang(), h.DarkWhen())
+	}
+	h = edited(t, map[string]func(string) string{kubeletPkg: func(s string) string {
+		return strings.Replace(s, registration, "if false {\n\t\t"+registration+"\n\t}", 1)
+	}})
+	if h.DarkOnHang() {
+		t.Errorf("registered under if false, yet dark: %+v", h.Collectors)
+	}
+	for _, c := range h.Collectors {
+		if !c.Never || c.When != "false" || c.WhenPos == nil {
+			t.Errorf("collector %s: never %t when %q", c.Constructor, c.Never, c.When)
+		}
+	}
+	h = edited(t, map[string]func(string) string{kubeletPkg: func(s string) string {
+		return strings.Replace(s, registration, "if true {\n\t} else {\n\t\t"+registration+"\n\t}", 1)
+	}})
+	if h.DarkOnHang() {
+		t.Errorf("registered in the else of if true, yet dark: %+v", h.Collectors)
+	}
+}
+
+// A fork that assigns a setting's default again after the if that sets
+// it when unset: the default is named unresolved, not the first read.
+func TestDefaultAssignedTwice(t *testing.T) {
+	const defaults = "hangshapes/common/pkg/kubelet/apis/config/v1beta1"
+	h := edited(t, map[string]func(string) string{defaults: func(s string) string {
+		return strings.Replace(s, "\t\tobj.RuntimeRequestTimeout = Duration{Duration: 2 * time.Minute}\n\t}", "\t\tobj.RuntimeRequestTimeout = Duration{Duration: 2 * time.Minute}\n\t}\n\tobj.RuntimeRequestTimeout = Duration{Duration: 10 * time.Second}", 1)
+	}})
+	if _, ok := h.DeadlineDuration(); ok {
+		t.Errorf("a default assigned twice gives a deadline: %+v", h.Deadline.Default)
+	}
+	if d := h.Deadline.Default; d == nil || !strings.Contains(d.Unresolved, "assigned 2 times") {
+		t.Errorf("default = %+v", d)
+	}
+	// The same value assigned twice is that value.
+	h = edited(t, map[string]func(string) string{defaults: func(s string) string {
+		return strings.Replace(s, "\t\tobj.RuntimeRequestTimeout = Duration{Duration: 2 * time.Minute}\n\t}", "\t\tobj.RuntimeRequestTimeout = Duration{Duration: 2 * time.Minute}\n\t}\n\tobj.RuntimeRequestTimeout = Duration{Duration: 120 * time.Second}", 1)
+	}})
+	if d, ok := h.DeadlineDuration(); !ok || d.Minutes() != 2 {
+		t.Errorf("the same default twice: %v %t", d, ok)
+	}
+}
