@@ -161,16 +161,7 @@ type AlertRule struct {
 	Dark string `json:"dark,omitempty"`
 	// Rungs are the latency ladder's rungs the rule compares with or names
 	// (health.ladder; metrics-dark, runtime-hung, runtime-slow).
-	Rungs []AlertRung `json:"rungs,omitempty"`
-}
-
-// AlertRung is one rung of the latency ladder as a rule cites it: the
-// per-call latency at which that part of the kubelet breaks.
-type AlertRung struct {
-	Name    string  `json:"name"`
-	Latency string  `json:"latency"`
-	Seconds float64 `json:"seconds"`
-	What    string  `json:"what"`
+	Rungs []LadderRung `json:"rungs,omitempty"`
 }
 
 // Files visits the answer's file names (Located).

@@ -26,7 +26,8 @@ import (
 // promtool test rules holds every rule set to the invariants, generated
 // over all modes:
 //   - no alert first fires after the fault ended;
-//   - no PLEG alert fires while /metrics is dark and the node Ready;
+//   - no PLEG alert, and nothing critical, fires while /metrics is dark
+//     and the node Ready; no dark-while-Ready warning once it is NotReady;
 //   - some alert fires before the node's Ready turns False, where it does;
 //   - over the whole run, exactly the alerts the mode must fire fire
 //     (with their pleg_mode), and no other.
@@ -38,6 +39,9 @@ const (
 	faultHeld
 	faultSlow
 	faultStream
+	// faultStatusSlow: the runtime's Status alone is slow (its own checks
+	// wait), every other call answers: /metrics answers.
+	faultStatusSlow
 )
 
 type faultMode struct {
@@ -51,6 +55,10 @@ type faultMode struct {
 	// runtime, after the fault starts (0: never for the runtime); the PLEG
 	// turns it NotReady at its threshold, simulated.
 	readyFalse time.Duration
+	// flapsFirst: the node's Ready flaps at once, before any series can
+	// show the fault (a Status call past the ladder's runtime-down rung):
+	// no alert can come first.
+	flapsFirst bool
 }
 
 // kubeletShape is one release's kubelet in one mode: the relist period and
@@ -90,6 +98,7 @@ func faultModes() []faultMode {
 		{name: "slow at 6s", kind: faultSlow, latency: 6 * time.Second, last: 6 * time.Minute, lastGateOn: 6 * time.Minute},
 		{name: "slow at 40s", kind: faultSlow, latency: 40 * time.Second, last: 8 * time.Minute, lastGateOn: 8 * time.Minute, readyFalse: 5*time.Minute + 40*time.Second},
 		{name: "stream broken", kind: faultStream},
+		{name: "Status slow at 40s", kind: faultStatusSlow, latency: 40 * time.Second, last: 10 * time.Minute, lastGateOn: 10 * time.Minute, readyFalse: 30 * time.Second, flapsFirst: true},
 	}
 }
 
@@ -97,13 +106,14 @@ func faultModes() []faultMode {
 type kubeletState struct {
 	relists, lpsTotal, lpsErrors, statusTotal, statusErrors float64
 	lastSuccess                                             time.Duration
-	// durations are the relists' durations, observed when each ends.
-	durations  []time.Duration
-	connErrors float64
-	fellBack   bool
-	ready      bool
-	dark       bool
-	plegDown   bool
+	// durations are the relists' durations, observed when each ends;
+	// lpsTook and statusTook the ListPodSandbox and Status calls'.
+	durations, lpsTook, statusTook []time.Duration
+	connErrors                     float64
+	fellBack                       bool
+	ready                          bool
+	dark                           bool
+	plegDown                       bool
 }
 
 // simulate runs the kubelet of shape through mode, returning its state at
@@ -121,6 +131,8 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 			return s, true
 		}
 		switch mode.kind {
+		case faultStatusSlow:
+			return s, true
 		case faultKilled:
 			return s, false
 		case faultHung:
@@ -144,7 +156,7 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 		relistStart, relistEnd, lpsEnd time.Duration
 		relistOK, lpsOK, lpsPending    bool
 		nextRelist                     time.Duration
-		statusEnd                      time.Duration
+		statusStart, statusEnd         time.Duration
 		statusOK                       = true
 		nextStatus                     time.Duration
 		inRelist, inStatus             bool
@@ -162,6 +174,7 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 		}
 		if lpsPending && s >= lpsEnd {
 			st.lpsTotal++
+			st.lpsTook = append(st.lpsTook, lpsEnd-relistStart)
 			if !lpsOK {
 				st.lpsErrors++
 			}
@@ -177,12 +190,16 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 			nextRelist = s + period
 		}
 		if !inStatus && s >= nextStatus {
-			inStatus = true
+			inStatus, statusStart = true, s
 			statusEnd, statusOK = call(s, false)
+			if mode.kind == faultStatusSlow && faulty(s) {
+				statusEnd = s + mode.latency
+			}
 		}
 		if inStatus && s >= statusEnd {
 			inStatus = false
 			st.statusTotal++
+			st.statusTook = append(st.statusTook, statusEnd-statusStart)
 			if !statusOK {
 				st.statusErrors++
 			}
@@ -205,7 +222,7 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 		// among them), one after another: dark past its 10s timeout.
 		st.dark = faulty(s) && (mode.kind == faultHung || mode.kind == faultHeld || mode.kind == faultSlow && 2*mode.latency > 10*time.Second)
 		out[i] = st
-		out[i].durations = slices.Clip(st.durations)
+		out[i].durations, out[i].lpsTook, out[i].statusTook = slices.Clip(st.durations), slices.Clip(st.lpsTook), slices.Clip(st.statusTook)
 	}
 	return out
 }
@@ -311,6 +328,30 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 			return e, e > 0
 		})
 	}
+	// The calls' durations, in the kubelet's own buckets (0.005 times
+	// powers of 2.5, as the real scrapes have them).
+	for op, took := range map[string]func(st kubeletState) []time.Duration{
+		"list_podsandbox": func(st kubeletState) []time.Duration { return st.lpsTook },
+		"status":          func(st kubeletState) []time.Duration { return st.statusTook },
+	} {
+		le := 0.005
+		for range 14 {
+			bound := le
+			add("kubelet_runtime_operations_duration_seconds_bucket", map[string]string{"operation_type": op, "le": num(bound)}, func(_ int, st kubeletState) (float64, bool) {
+				n := 0
+				for _, d := range took(st) {
+					if d.Seconds() <= bound {
+						n++
+					}
+				}
+				return float64(n), true
+			})
+			le *= 2.5
+		}
+		add("kubelet_runtime_operations_duration_seconds_bucket", map[string]string{"operation_type": op, "le": "+Inf"}, func(_ int, st kubeletState) (float64, bool) {
+			return float64(len(took(st))), true
+		})
+	}
 	up := func(path string, v func(st kubeletState) string) namedSeries {
 		vs := make([]string, steps+1)
 		for i := range vs {
@@ -375,6 +416,8 @@ func mustFire(shape kubeletShape, mode faultMode) []string {
 		if shape.gate == 1 {
 			return []string{"EventedPLEGGaveUp/gate-on"}
 		}
+	case faultStatusSlow:
+		return []string{"KubeletRuntimeSlow/always"}
 	}
 	return nil
 }
@@ -461,9 +504,14 @@ func runModeTests(t *testing.T, tool, dir, rules string, shapes []kubeletShape) 
 				at := time.Duration(i) * modeStep
 				seen := at - kubeStateLag
 				st := states[int(at/time.Second)]
-				// No PLEG alert while /metrics is dark and the node Ready.
-				if st.dark && states[int(seen/time.Second)].ready {
-					g.ExprTests = append(g.ExprTests, exprTest{Expr: `max by (alertname) (ALERTS{alertstate="firing", alertname=~"PLEG.*|EventedPLEG.*"})`, EvalTime: d(at).String(), ExpSamples: []expSample{}})
+				// No PLEG alert, and nothing critical, while /metrics is
+				// dark and the node Ready; once it is NotReady, the dark
+				// /metrics is no longer the warning.
+				switch ready := states[int(seen/time.Second)].ready; {
+				case st.dark && ready:
+					g.ExprTests = append(g.ExprTests, exprTest{Expr: `max by (alertname) (ALERTS{alertstate="firing", alertname=~"PLEG.*|EventedPLEG.*"} or ALERTS{alertstate="firing", severity="critical"})`, EvalTime: d(at).String(), ExpSamples: []expSample{}})
+				case st.dark:
+					g.ExprTests = append(g.ExprTests, exprTest{Expr: `max by (alertname) (ALERTS{alertstate="firing", alertname="KubeletMetricsDark"})`, EvalTime: d(at).String(), ExpSamples: []expSample{}})
 				}
 				if readyFalseAt < 0 && at >= faultAt && !states[int(seen/time.Second)].ready {
 					readyFalseAt = at
@@ -478,7 +526,7 @@ func runModeTests(t *testing.T, tool, dir, rules string, shapes []kubeletShape) 
 				}
 			}
 			// Some alert fires before the node's Ready turns False.
-			if readyFalseAt > 0 {
+			if readyFalseAt > 0 && !mode.flapsFirst {
 				before := readyFalseAt - modeStep
 				g.ExprTests = append(g.ExprTests, exprTest{Expr: fmt.Sprintf("max(max_over_time(%s[%s]))", firing, d(before-faultAt)), EvalTime: d(before).String(), ExpSamples: []expSample{{Labels: "{}", Value: 1}}})
 			}

@@ -172,8 +172,8 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		summary = fmt.Sprintf("Container runtime down: none of the kubelet's runtime Status calls succeeded over the last %s", r.At)
 		description = fmt.Sprintf("%s answers on /metrics, and every Status call its runtime status loop made over the last %s failed (kubelet_runtime_operations_errors_total against kubelet_runtime_operations_total, operation_type=\"status\"): the runtime refuses its calls (it died, or its socket is gone). %s", node, r.At, downWords(r.Hang, in))
 	case answer.AlertRuntimeSlow:
-		summary = fmt.Sprintf("Container runtime slow: %s calls take %s (0.9 quantile over 5m), past the latency at which the kubelet declares the runtime down (%s)", tplOp, tplDuration, r.At)
-		description = fmt.Sprintf("%s answers on /metrics, and the 0.9 quantile of its %s calls to the runtime (kubelet_runtime_operations_duration_seconds) over 5m has stayed above %s for %s. %s A runtime slow in every call darkens /metrics first (KubeletMetricsDark); this rule sees the calls a scrape does not make. It holds off while any scrape of /metrics failed over its window, so that calls that waited through a dark period never fire it after.",
+		summary = fmt.Sprintf("Container runtime slow: %s calls take %s (0.9 quantile over 2m), past the latency at which the kubelet declares the runtime down (%s)", tplOp, tplDuration, r.At)
+		description = fmt.Sprintf("%s answers on /metrics, and the 0.9 quantile of its %s calls to the runtime (kubelet_runtime_operations_duration_seconds) over 2m has stayed above %s for %s: at that latency the node's Ready starts to flap to False (\"container runtime is down\"). %s A runtime slow in every call darkens /metrics first (KubeletMetricsDark); this rule sees the calls a scrape does not make. It holds off while any scrape of /metrics failed over its window, so that calls that waited through a dark period never fire it after.",
 			node, tplOp, r.At, r.For, rungWords(r.Rungs))
 	}
 	return summary, description
@@ -235,7 +235,7 @@ func downWords(h *answer.HangSummary, in string) string {
 
 // rungWords say what the latency ladder, read from the tree's code, says
 // of each rung a rule names; "" without a ladder.
-func rungWords(rungs []answer.AlertRung) string {
+func rungWords(rungs []answer.LadderRung) string {
 	if len(rungs) == 0 {
 		return "The latency ladder (health.ladder) was not read: at which per-call latency each part of the kubelet breaks is not known."
 	}

@@ -60,7 +60,7 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 	return build(rep, layout, ladderOf(rep))
 }
 
-func build(rep *answer.Report, layout answer.ScrapeLayout, lad *rungs) *answer.Alerts {
+func build(rep *answer.Report, layout answer.ScrapeLayout, lad *answer.Ladder) *answer.Alerts {
 	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Health: rep.Health, Scrape: layout, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
 	w := lastSampleWindow(rep)
 	a.Window = window(w)

@@ -87,11 +87,11 @@ func TestWithoutKubeStateMetrics(t *testing.T) {
 func TestDarkSeverityFollowsReady(t *testing.T) {
 	rep := shapes()["v1.37.2"]
 	rep.Health = health()
-	lad := &rungs{
-		rungMetricsDark: {Name: rungMetricsDark, Latency: "2.5s", Seconds: 2.5},
-		rungRuntimeDown: {Name: rungRuntimeDown, Latency: "25s", Seconds: 25},
-		rungDeadline:    {Name: rungDeadline, Latency: "2m0s", Seconds: 120},
-	}
+	lad := &answer.Ladder{Rungs: []answer.LadderRung{
+		{Name: rungMetricsDark, Latency: "2.5s", Seconds: 2.5},
+		{Name: rungRuntimeDown, Latency: "25s", Seconds: 25},
+		{Name: rungDeadline, Latency: "2m0s", Seconds: 120},
+	}}
 	a := build(rep, answer.DefaultScrapeLayout(), lad)
 	dark, hung := ruleOf(a, answer.AlertMetricsDark, ""), ruleOf(a, answer.AlertRuntimeHung, "")
 	if dark == nil || hung == nil {
@@ -108,7 +108,7 @@ func TestDarkSeverityFollowsReady(t *testing.T) {
 		t.Errorf("metrics-dark rungs: %+v", dark.Rungs)
 	}
 	slowRule := ruleOf(a, answer.AlertRuntimeSlow, "")
-	if slowRule == nil || !strings.Contains(slowRule.Expr, ") > 25) unless on(instance, job) min_over_time(up{job=\"kubelet\", metrics_path=\"/metrics\"}[10m]) == 0") || slowRule.Severity != "warning" {
+	if slowRule == nil || !strings.Contains(slowRule.Expr, ") > 25) unless on(instance, job) min_over_time(up{job=\"kubelet\", metrics_path=\"/metrics\"}[3m]) == 0") || slowRule.Severity != "warning" {
 		t.Errorf("runtime-slow: %+v", slowRule)
 	}
 	// A node label of another name renames kube-state-metrics' node.
@@ -117,11 +117,23 @@ func TestDarkSeverityFollowsReady(t *testing.T) {
 	if r := ruleOf(build(rep, l, lad), answer.AlertRuntimeHung, ""); r == nil || !strings.Contains(r.Expr, `and on(nodename) (label_replace(kube_node_status_condition{job="kube-state-metrics", condition="Ready", status="false"}, "nodename", "$1", "node", "(.*)") == 1)`) {
 		t.Errorf("runtime-hung with -node-label nodename: %+v", r)
 	}
-	// Without a ladder's runtime-down rung, no latency rule, and why.
-	delete(*lad, rungRuntimeDown)
+	// A rung past the deadline cannot be reached by a call: no rule.
+	lad.Rungs[1].PastDeadline = true
 	a = build(rep, answer.DefaultScrapeLayout(), lad)
-	if ruleOf(a, answer.AlertRuntimeSlow, "") != nil || !strings.Contains(unwrittenPart(a, answer.AlertRuntimeSlow), "no runtime-down rung") {
+	if ruleOf(a, answer.AlertRuntimeSlow, "") != nil || !strings.Contains(unwrittenPart(a, answer.AlertRuntimeSlow), "past the calls' deadline") {
+		t.Errorf("runtime-slow past the deadline: %+v", a.Unwritten)
+	}
+	// Without a ladder's runtime-down rung, no latency rule, and why.
+	lad.Rungs = slices.Delete(lad.Rungs, 1, 2)
+	lad.Unknown = "runtime-down: the status loop's calls are not known"
+	a = build(rep, answer.DefaultScrapeLayout(), lad)
+	if ruleOf(a, answer.AlertRuntimeSlow, "") != nil || !strings.Contains(unwrittenPart(a, answer.AlertRuntimeSlow), "no runtime-down rung: runtime-down: the status loop's calls are not known") {
 		t.Errorf("runtime-slow without its rung: %+v", a.Unwritten)
+	}
+	// Without a ladder, none.
+	a = build(rep, answer.DefaultScrapeLayout(), nil)
+	if ruleOf(a, answer.AlertRuntimeSlow, "") != nil || !strings.Contains(unwrittenPart(a, answer.AlertRuntimeSlow), "carries no latency ladder") {
+		t.Errorf("runtime-slow without a ladder: %+v", a.Unwritten)
 	}
 }
 

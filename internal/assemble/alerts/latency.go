@@ -5,45 +5,44 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/ladder"
 )
 
-// The ladder's rungs the rules name (ladder.RungMetricsDark and so on).
+// The ladder's rungs the rules name.
 const (
-	rungMetricsDark = "metrics-dark"
-	rungRuntimeDown = "runtime-down"
-	rungPLEG        = "pleg-unhealthy"
-	rungDeadline    = "deadline"
+	rungMetricsDark = ladder.RungMetricsDark
+	rungRuntimeDown = ladder.RungRuntimeDown
+	rungPLEG        = ladder.RungPLEG
+	rungDeadline    = ladder.RungDeadline
 )
 
 // The latency rule reads the latencyQuantile of the calls every kubelet
 // loop makes (the status loop's Status, the node status' Version, the
 // relist's lists: quick calls, never slow by nature, unlike a pull or a
-// stop) over latencyWindow.
+// stop) over latencyWindow, and fires when it stays past the rung for
+// latencyFor: short, since at the rung the node's Ready starts to flap.
 const (
 	latencyQuantile = "0.9"
-	latencyWindow   = 5 * time.Minute
+	latencyWindow   = 2 * time.Minute
+	latencyFor      = time.Minute
 	latencyOps      = "status|version|list_podsandbox|list_containers"
 )
 
-// rungs is the latency ladder the report carries (health.ladder), by
-// rung name; nil when it carries none.
-type rungs map[string]answer.AlertRung
-
-// ladderOf is the report's ladder.
-func ladderOf(rep *answer.Report) *rungs {
-	_ = rep // health.ladder: switched on when the ladder package lands
-	return nil
-}
-
-// cite is the rungs named, those the ladder has, in order.
-func (l *rungs) cite(names ...string) []answer.AlertRung {
-	if l == nil {
+// ladderOf is the latency ladder the report carries (health.ladder);
+// nil when it carries none.
+func ladderOf(rep *answer.Report) *answer.Ladder {
+	if rep.Health == nil {
 		return nil
 	}
-	var out []answer.AlertRung
+	return rep.Health.Ladder
+}
+
+// cite is the rungs of l named, those it has, in order.
+func cite(l *answer.Ladder, names ...string) []answer.LadderRung {
+	var out []answer.LadderRung
 	for _, n := range names {
-		if r, ok := (*l)[n]; ok {
-			out = append(out, r)
+		if r := l.Rung(n); r != nil {
+			out = append(out, *r)
 		}
 	}
 	return out
@@ -58,14 +57,21 @@ func (l *rungs) cite(names ...string) []answer.AlertRung {
 // The calls that waited through a dark period are observed when they
 // end: the rule holds off while any scrape failed over its window and
 // its for, so that it never fires first after the fault ended.
-func runtimeSlow(a *answer.Alerts, s series, scope string, lad *rungs) {
-	down := lad.cite(rungRuntimeDown)
+func runtimeSlow(a *answer.Alerts, s series, scope string, lad *answer.Ladder) {
+	down := cite(lad, rungRuntimeDown)
 	switch {
 	case lad == nil:
 		unwritten(a, answer.AlertRuntimeSlow, "the report carries no latency ladder (health.ladder): the latency at which this release's kubelet declares a slow runtime down is not known")
 		return
 	case len(down) == 0 || down[0].Seconds <= 0:
-		unwritten(a, answer.AlertRuntimeSlow, "the latency ladder has no runtime-down rung: no latency turns this release's node NotReady for the runtime")
+		why := "no latency turns this release's node NotReady for the runtime"
+		if lad.Unknown != "" {
+			why = lad.Unknown
+		}
+		unwritten(a, answer.AlertRuntimeSlow, "the latency ladder has no runtime-down rung: %s", why)
+		return
+	case down[0].PastDeadline:
+		unwritten(a, answer.AlertRuntimeSlow, "the latency ladder's runtime-down rung (%s) lies at or past the calls' deadline: a call fails before it is that slow, and the runtime is taken for hung (KubeletMetricsDark, KubeletRuntimeHung)", down[0].Latency)
 		return
 	case s.l.Job == "":
 		unwritten(a, answer.AlertRuntimeSlow, "no scrape job is named")
@@ -75,7 +81,7 @@ func runtimeSlow(a *answer.Alerts, s series, scope string, lad *rungs) {
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameLatency, Kind: answer.AlertRuntimeSlow, Mode: answer.ModeAlways, Signal: answer.SignalRuntimeLatency, Severity: "warning",
 		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{operation_type=~%q}[%s]))) > %s) unless %s min_over_time(%s[%s]) == 0%s",
-			latencyQuantile, latencyOps, window(latencyWindow), fmt.Sprint(r.Seconds), join, s.up(s.l.MetricsPath), window(latencyWindow+slowFor), scope),
-		For: window(slowFor), At: r.Latency, Needs: []string{answer.NeedsKubelet, answer.NeedsUp}, Rungs: lad.cite(rungRuntimeDown, rungMetricsDark, rungDeadline),
+			latencyQuantile, latencyOps, window(latencyWindow), fmt.Sprint(r.Seconds), join, s.up(s.l.MetricsPath), window(latencyWindow+latencyFor), scope),
+		For: window(latencyFor), At: r.Latency, Needs: []string{answer.NeedsKubelet, answer.NeedsUp}, Rungs: cite(lad, rungRuntimeDown, rungMetricsDark, rungDeadline),
 	})
 }

@@ -123,7 +123,7 @@ func (s series) corroborated(last string, at time.Duration) string {
 // KubeletRuntimeHung (critical) once it is NotReady. A kubelet that is
 // gone (refused) or a node that is down answers neither, and is not
 // theirs.
-func darkRules(a *answer.Alerts, s series, scope string, hang *answer.RuntimeHang, lad *rungs) {
+func darkRules(a *answer.Alerts, s series, scope string, hang *answer.RuntimeHang, lad *answer.Ladder) {
 	why := ""
 	switch {
 	case hang == nil:
@@ -144,7 +144,7 @@ func darkRules(a *answer.Alerts, s series, scope string, hang *answer.RuntimeHan
 	dark := answer.AlertRule{
 		Alert: nameDark, Kind: answer.AlertMetricsDark, Mode: answer.ModeAlways, Signal: answer.SignalScrape, Severity: "warning",
 		Expr: s.darkOver(darkFor) + scope, At: darkFor.String(), Hang: &sum, Needs: []string{answer.NeedsUp, answer.NeedsAlive},
-		Rungs: lad.cite(rungMetricsDark, rungRuntimeDown, rungPLEG, rungDeadline),
+		Rungs: cite(lad, rungMetricsDark, rungRuntimeDown, rungPLEG, rungDeadline),
 	}
 	if !s.readsReady() {
 		unwritten(a, answer.AlertRuntimeHung, "the scrape layout names no kube-state-metrics job or node label (-ksm-job, -node-label): a dark /metrics on a NotReady node cannot be told from one on a Ready node, and KubeletMetricsDark holds for both")
@@ -157,7 +157,7 @@ func darkRules(a *answer.Alerts, s series, scope string, hang *answer.RuntimeHan
 		Alert: nameHung, Kind: answer.AlertRuntimeHung, Mode: answer.ModeAlways, Signal: answer.SignalScrape, Severity: "critical",
 		Expr: fmt.Sprintf("%s and %s %s%s", s.darkOver(darkFor), s.nodeOn(), s.notReady(), scope),
 		At:   darkFor.String(), Hang: &sum, Needs: []string{answer.NeedsUp, answer.NeedsAlive, answer.NeedsReady},
-		Rungs: lad.cite(rungRuntimeDown, rungDeadline),
+		Rungs: cite(lad, rungRuntimeDown, rungDeadline),
 	})
 }
 
