@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,6 +101,42 @@ func faultModes() []faultMode {
 		{name: "stream broken", kind: faultStream},
 		{name: "Status slow at 40s", kind: faultStatusSlow, latency: 40 * time.Second, last: 10 * time.Minute, lastGateOn: 10 * time.Minute, readyFalse: 30 * time.Second, flapsFirst: true},
 	}
+}
+
+// measuredHang is the hung mode with the times a real v1.37.2 kubelet
+// showed (nodeverdict/testdata/real/v1.37.2/runtime-hung/moments.json,
+// containerd frozen with SIGSTOP): when its Ready turned False and when the
+// fault ended, after it began.
+func measuredHang(t *testing.T) faultMode {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-hung", "moments.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Moments []struct {
+			AfterFault string `json:"afterFault"`
+			What       string `json:"what"`
+		} `json:"moments"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	after := func(what string) time.Duration {
+		for _, x := range m.Moments {
+			if x.What == what {
+				d, err := time.ParseDuration(x.AfterFault)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+		}
+		t.Fatalf("moments.json: no %q", what)
+		return 0
+	}
+	ready, end := after("Ready turns False"), after("the fault ends")
+	return faultMode{name: "hung as measured", kind: faultHung, readyFalse: ready.Truncate(time.Second), last: end.Truncate(time.Second), lastGateOn: 13 * time.Minute}
 }
 
 // kubeletState is the kubelet's simulated state, second by second.
@@ -484,7 +521,7 @@ func runModeTests(t *testing.T, tool, dir, rules string, shapes []kubeletShape) 
 	bare := withoutAnnotations(t, dir, rules)
 	firing := `ALERTS{alertstate="firing"}`
 	for _, shape := range shapes {
-		for _, mode := range faultModes() {
+		for _, mode := range append(faultModes(), measuredHang(t)) {
 			states := simulate(shape, mode)
 			name := shape.version + " " + shape.name + ", " + mode.name
 			g := group{Name: name, Interval: d(modeStep).String()}
