@@ -44,8 +44,20 @@ const (
 	AlertRelistSlow = "relist-slow"
 	// AlertRuntimeHung: the kubelet is alive (an endpoint of it that
 	// calls no runtime answers) while its /metrics, whose collectors call
-	// the runtime, does not: the runtime does not answer its calls.
+	// the runtime, does not, and its node is NotReady by the kubelet's
+	// own word: the runtime is down, hung, or so slow the kubelet
+	// declares it down.
 	AlertRuntimeHung = "runtime-hung"
+	// AlertMetricsDark: the kubelet is alive and its node Ready while its
+	// /metrics does not answer: the runtime is slow or hung; the PLEG
+	// cannot be seen.
+	AlertMetricsDark = "metrics-dark"
+	// AlertRuntimeDown: /metrics answers and no runtime Status call
+	// succeeded over a window: the kubelet declares the runtime down.
+	AlertRuntimeDown = "runtime-down"
+	// AlertRuntimeSlow: a quantile of the runtime calls' latency is past
+	// the ladder's runtime-down rung.
+	AlertRuntimeSlow = "runtime-slow"
 )
 
 // The modes a rule is for (AlertRule.Mode): which threshold is in force.
@@ -76,6 +88,26 @@ const (
 	SignalRelistDuration = "relist-duration"
 	// SignalScrape: Prometheus's own up series of the kubelet's targets.
 	SignalScrape = "scrape"
+	// SignalRuntimeErrors: kubelet_runtime_operations_errors_total against
+	// kubelet_runtime_operations_total for the runtime's Status calls.
+	SignalRuntimeErrors = "runtime-errors"
+	// SignalRuntimeLatency: a quantile of
+	// kubelet_runtime_operations_duration_seconds.
+	SignalRuntimeLatency = "runtime-latency"
+)
+
+// The series a rule reads (AlertRule.Needs).
+const (
+	// NeedsKubelet: the kubelet's own /metrics.
+	NeedsKubelet = "kubelet-metrics"
+	// NeedsUp: Prometheus's up series of the kubelet's /metrics target.
+	NeedsUp = "up"
+	// NeedsAlive: the up series of the kubelet's endpoint that calls no
+	// runtime (ScrapeLayout.AlivePath).
+	NeedsAlive = "up-alive"
+	// NeedsReady: kube-state-metrics' kube_node_status_condition for the
+	// Ready condition, joined to the kubelet by ScrapeLayout.NodeLabel.
+	NeedsReady = "kube-state-metrics"
 )
 
 // AlertRule is one alerting rule and what it was built from.
@@ -120,6 +152,16 @@ type AlertRule struct {
 	// deadline, the node status update's runtime call (runtime-hung
 	// only).
 	Hang *HangSummary `json:"hang,omitempty"`
+	// Needs are the series the rule reads (NeedsKubelet, NeedsUp,
+	// NeedsAlive, NeedsReady).
+	Needs []string `json:"needs,omitempty"`
+	// Dark says how a stalled or unhealthy rule holds while /metrics does
+	// not answer: "" (it does not: it needs an answering scrape) or
+	// "ready-false" (with the kubelet's own word, its Ready False).
+	Dark string `json:"dark,omitempty"`
+	// Rungs are the latency ladder's rungs the rule compares with or names
+	// (health.ladder; metrics-dark, runtime-hung, runtime-slow).
+	Rungs []LadderRung `json:"rungs,omitempty"`
 }
 
 // Files visits the answer's file names (Located).
@@ -176,9 +218,17 @@ type ScrapeLayout struct {
 	PathLabel   string `json:"pathLabel"`
 	MetricsPath string `json:"metricsPath"`
 	AlivePath   string `json:"alivePath"`
+	// NodeLabel is the label naming the kubelet's node on its targets
+	// (kube-prometheus's node), joined with kube-state-metrics' node
+	// label; KSMJob the job scraping kube-state-metrics, whose
+	// kube_node_status_condition is the node's Ready condition: the
+	// kubelet's own word while its /metrics is dark. With either "", no
+	// rule reads the Ready condition (Unwritten says which).
+	NodeLabel string `json:"nodeLabel"`
+	KSMJob    string `json:"ksmJob"`
 }
 
 // DefaultScrapeLayout is kube-prometheus's.
 func DefaultScrapeLayout() ScrapeLayout {
-	return ScrapeLayout{Job: "kubelet", PathLabel: "metrics_path", MetricsPath: "/metrics", AlivePath: "/metrics/cadvisor"}
+	return ScrapeLayout{Job: "kubelet", PathLabel: "metrics_path", MetricsPath: "/metrics", AlivePath: "/metrics/cadvisor", NodeLabel: "node", KSMJob: "kube-state-metrics"}
 }

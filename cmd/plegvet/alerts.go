@@ -7,8 +7,14 @@ import (
 
 	"github.com/plegvet/plegvet"
 	answ "github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/assemble/alerts"
 	"github.com/plegvet/plegvet/internal/render"
 )
+
+// layoutFlags names the flag setting each scrape layout field (its JSON key).
+var layoutFlags = map[string]string{
+	"job": "job", "pathLabel": "path-label", "metricsPath": "metrics-path", "alivePath": "alive-path", "nodeLabel": "node-label", "ksmJob": "ksm-job",
+}
 
 func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("alerts", false)
@@ -25,11 +31,13 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&layout.PathLabel, "path-label", layout.PathLabel, "the `label` telling the kubelet's endpoints apart within the job (kube-prometheus's metrics_path); \"\" when it scrapes /metrics alone: a hung runtime then cannot be told from a kubelet that is gone, and no KubeletRuntimeHung rule is written")
 	fs.StringVar(&layout.MetricsPath, "metrics-path", layout.MetricsPath, "the path-label's `value` for the kubelet's /metrics, whose collectors call the runtime")
 	fs.StringVar(&layout.AlivePath, "alive-path", layout.AlivePath, "the path-label's `value` for an endpoint of the same kubelet that calls no runtime, whose answer says the kubelet is alive")
+	fs.StringVar(&layout.NodeLabel, "node-label", layout.NodeLabel, "the `label` naming the kubelet's node on its targets (kube-prometheus's node), joined with kube-state-metrics' node; \"\" when none: no rule then reads the node's Ready condition")
+	fs.StringVar(&layout.KSMJob, "ksm-job", layout.KSMJob, "the `name` of the Prometheus job scraping kube-state-metrics, whose kube_node_status_condition says the node's Ready condition; \"\" when none: PLEGUnhealthy then needs an answering /metrics, and no KubeletRuntimeHung rule is written")
 	if code, ok := parseNoArgs(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if layout.Job == "" {
-		return usageError(stderr, "alerts", "-job: want the name of the job scraping the kubelets")
+	if p := alerts.CheckLayout(layout); len(p) > 0 {
+		return usageError(stderr, "alerts", "-%s: want %s", layoutFlags[p[0].Field], p[0].Want)
 	}
 	opts := src.options(stderr)
 	opts.Scrape = layout

@@ -22,7 +22,10 @@ func Alerts(ctx context.Context, opts Options) (*answer.Alerts, error) {
 	}
 	question := []string{"Alerts"}
 	if layout != answer.DefaultScrapeLayout() {
-		question = append(question, fmt.Sprintf("scrape %q %q %q %q", layout.Job, layout.PathLabel, layout.MetricsPath, layout.AlivePath))
+		question = append(question, fmt.Sprintf("scrape %q %q %q %q %q %q", layout.Job, layout.PathLabel, layout.MetricsPath, layout.AlivePath, layout.NodeLabel, layout.KSMJob))
+	}
+	if p := alerts.CheckLayout(layout); len(p) > 0 {
+		return nil, fmt.Errorf("scrape layout: %s: want %s", p[0].Field, p[0].Want)
 	}
 	return cached(opts, t, question, func() (*answer.Alerts, error) {
 		rep, err := inspect(ctx, t, src, opts.Proto)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -107,9 +108,10 @@ const (
 	tplInstance = "\x00instance\x00"
 	tplValue    = "\x00value\x00"
 	tplDuration = "\x00duration\x00"
+	tplOp       = "\x00op\x00"
 )
 
-var tplActions = strings.NewReplacer(tplInstance, "{{ $labels.instance }}", tplValue, "{{ $value }}", tplDuration, "{{ $value | humanizeDuration }}")
+var tplActions = strings.NewReplacer(tplInstance, "{{ $labels.instance }}", tplValue, "{{ $value }}", tplDuration, "{{ $value | humanizeDuration }}", tplOp, "{{ $labels.operation_type }}")
 
 // annotation is words as a Prometheus template: every "{{" of the text
 // printed as itself, the stand-ins made actions.
@@ -151,11 +153,28 @@ func alertWords(a *answer.Alerts, r *answer.AlertRule) (summary, description str
 		description = fmt.Sprintf("The evented PLEG of the kubelet on %s has seen its GetContainerEvents stream fail %s times (kubelet_evented_pleg_connection_error_count). %s", tplInstance, countIn(r.Retries, in), failureWords(r, in))
 	case answer.AlertRelistSlow:
 		summary = fmt.Sprintf("PLEG relist slow: its %s quantile duration is %s, above its period %s", "0.99", tplDuration, valueOnly(r.Period))
-		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m) while its /metrics answers every scrape: each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady. A relist that waited on a hung runtime is not this alert's: after a scrape of /metrics failed, the rule holds off for 10m (KubeletRuntimeHung and the stall rules cover the hang).", node, period, mode, citedIn(r.Threshold, in))
+		description = fmt.Sprintf("%s relists every %s%s, and its relists take longer (0.99 quantile of kubelet_pleg_relist_duration_seconds over 5m) while its /metrics answers every scrape: each relist waits for the one before, and the time since the last successful relist grows towards the health threshold %s, where the node turns NotReady. A relist that waited on a hung runtime is not this alert's: after a scrape of /metrics failed, the rule holds off for 10m (KubeletMetricsDark, KubeletRuntimeHung and PLEGUnhealthy cover the dark period).", node, period, mode, citedIn(r.Threshold, in))
 	case answer.AlertRuntimeHung:
 		l := a.Scrape
-		summary = fmt.Sprintf("Container runtime hung: the kubelet answers %s, but its %s has not answered for %s", l.AlivePath, l.MetricsPath, r.At)
-		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down: %s A runtime that dies instead fails its calls at once and /metrics still answers. %s Read from Prometheus's up series of job %q, told apart by the label %s.", node, l.AlivePath, l.MetricsPath, hangWords(r.Hang, in), hungThen(a), l.Job, l.PathLabel)
+		summary = fmt.Sprintf("Container runtime down or hung: the kubelet answers %s, its %s has not answered for %s, and its node is NotReady", l.AlivePath, l.MetricsPath, r.At)
+		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down, and its node's Ready condition is False (kube_node_status_condition of job %q): %s %s %s Read from Prometheus's up series of job %q, told apart by the label %s, joined with the node by the label %s.",
+			node, l.AlivePath, l.MetricsPath, l.KSMJob, hangWords(r.Hang, in), rungWords(r.Rungs), hungThen(a), l.Job, l.PathLabel, l.NodeLabel)
+	case answer.AlertMetricsDark:
+		l := a.Scrape
+		summary = fmt.Sprintf("Kubelet %s dark: the kubelet answers %s, but its %s has not answered for %s; the container runtime is slow or hung", l.MetricsPath, l.AlivePath, l.MetricsPath, r.At)
+		ready := "and its node is Ready (kube_node_status_condition of job " + fmt.Sprintf("%q", l.KSMJob) + " is not False)"
+		if !slices.Contains(r.Needs, answer.NeedsReady) {
+			ready = "(no kube-state-metrics job is named: whether its node is Ready is not read)"
+		}
+		description = fmt.Sprintf("%s is alive (its %s target, which calls no container runtime, is up) while its %s target is down, %s. %s Either cause darkens it: a slow runtime (every call answers, late: a scrape makes several calls one after another and passes the scrape timeout at a few seconds per call, long before the PLEG or Ready are harmed) or a hung one (every call waits its whole deadline). %s While it is dark nobody can see the relist, and no rule claims the PLEG stalled: the kubelet's own word is its Ready condition, which carries the PLEG's and the runtime's errors; PLEGUnhealthy and KubeletRuntimeHung fire once it turns False. Read from Prometheus's up series of job %q, told apart by the label %s.",
+			node, l.AlivePath, l.MetricsPath, ready, capitalize(hangWords(r.Hang, in)), rungWords(r.Rungs), l.Job, l.PathLabel)
+	case answer.AlertRuntimeDown:
+		summary = fmt.Sprintf("Container runtime down: none of the kubelet's runtime Status calls succeeded over the last %s", r.At)
+		description = fmt.Sprintf("%s answers on /metrics, and every Status call its runtime status loop made over the last %s failed (kubelet_runtime_operations_errors_total against kubelet_runtime_operations_total, operation_type=\"status\"): the runtime refuses its calls (it died, or its socket is gone). %s", node, r.At, downWords(r.Hang, in))
+	case answer.AlertRuntimeSlow:
+		summary = fmt.Sprintf("Container runtime slow: %s calls take %s (0.9 quantile over 2m), past the latency at which the kubelet declares the runtime down (%s)", tplOp, tplDuration, r.At)
+		description = fmt.Sprintf("%s answers on /metrics, and the 0.9 quantile of its %s calls to the runtime (kubelet_runtime_operations_duration_seconds) over 2m has stayed above %s for %s: at that latency the node's Ready starts to flap to False (\"container runtime is down\"). %s A runtime slow in every call darkens /metrics first (KubeletMetricsDark); this rule sees the calls a scrape does not make. It holds off while any scrape of /metrics failed over its window, so that calls that waited through a dark period never fire it after.",
+			node, tplOp, r.At, r.For, rungWords(r.Rungs))
 	}
 	return summary, description
 }
@@ -176,7 +195,7 @@ func hangWords(h *answer.HangSummary, in string) string {
 	if len(h.CRIMethods) > 0 {
 		fmt.Fprintf(&b, ", reaching %s", strings.Join(h.CRIMethods, ", "))
 	}
-	b.WriteString(", so the runtime does not answer its calls")
+	b.WriteString(", so the scrape waits as long as those calls do")
 	if d := h.Deadline; d != nil && d.Value != "" {
 		dl := d.Value
 		if d.Const != "" {
@@ -192,26 +211,60 @@ func hangWords(h *answer.HangSummary, in string) string {
 	}
 	b.WriteString(".")
 	if n := h.NodeStatus; n != nil {
-		fmt.Fprintf(&b, " The node status update waits on %s too (handed to %s at %s), so the node turns NotReady about one deadline after the hang, not at the runtime-down threshold", n.Method, n.Setter, srcpos.Line(&n.Pos))
+		fmt.Fprintf(&b, " The node status update waits on %s too (handed to %s at %s): a hung runtime delays the node's status as well", n.Method, n.Setter, srcpos.Line(&n.Pos))
 		if rd := h.RuntimeDown; rd != nil && rd.Value != "" {
-			fmt.Fprintf(&b, " (%s)", rd.Value)
+			fmt.Fprintf(&b, ", and the kubelet declares the runtime down once no Status call has succeeded for %s", rd.Value)
 		}
 		b.WriteString(".")
 	}
 	return b.String()
 }
 
-// hungThen says what follows a hung runtime, from the thresholds the
-// tree's rules read.
+// downWords say, from the tree's code, when failing Status calls turn the
+// node NotReady.
+func downWords(h *answer.HangSummary, in string) string {
+	if h == nil || h.RuntimeDown == nil {
+		return ""
+	}
+	w := fmt.Sprintf("The kubelet declares the runtime down once no Status call has succeeded for %s", citedIn(h.RuntimeDown, in))
+	if p := h.StatusPeriod; p != nil && p.Value != "" {
+		w += fmt.Sprintf(" (it asks every %s)", citedIn(p, in))
+	}
+	return w + `: its node's Ready condition turns False with "container runtime is down".`
+}
+
+// rungWords say what the latency ladder, read from the tree's code, says
+// of each rung a rule names; "" without a ladder.
+func rungWords(rungs []answer.LadderRung) string {
+	if len(rungs) == 0 {
+		return "The latency ladder (health.ladder) was not read: at which per-call latency each part of the kubelet breaks is not known."
+	}
+	parts := make([]string, len(rungs))
+	for i, r := range rungs {
+		parts[i] = fmt.Sprintf("%s at %s per call (%s)", r.Name, r.Latency, r.What)
+	}
+	return "The latency ladder of this release (health.ladder): " + strings.Join(parts, "; ") + "."
+}
+
+// capitalize upper-cases words' first letter.
+func capitalize(words string) string {
+	if words == "" {
+		return ""
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
+}
+
+// hungThen says what follows a dark /metrics on a NotReady node, from the
+// thresholds the tree's rules read.
 func hungThen(a *answer.Alerts) string {
 	for _, r := range a.Rules {
-		if r.Kind == answer.AlertUnhealthy && (r.Mode == answer.ModeAlways || r.Mode == answer.ModeGateOff) {
+		if r.Kind == answer.AlertUnhealthy && r.Dark != "" && (r.Mode == answer.ModeAlways || r.Mode == answer.ModeGateOff) {
 			if d, ok := r.Threshold.Duration(); ok {
-				return fmt.Sprintf("No relist can succeed meanwhile: the PLEG turns unhealthy %s after its last successful relist (%s), and PLEGUnhealthy fires then from the last value of kubelet_pleg_last_seen_seconds.", d, citedIn(r.Threshold, treeName(a.Source)))
+				return fmt.Sprintf("If no relist succeeds meanwhile (a hung runtime), the PLEG turns unhealthy %s after its last successful relist (%s), and PLEGUnhealthy fires then from the last value of kubelet_pleg_last_seen_seconds, with this Ready False as the kubelet's word.", d, citedIn(r.Threshold, treeName(a.Source)))
 			}
 		}
 	}
-	return "No relist can succeed meanwhile."
+	return "Whether the relist goes on meanwhile cannot be seen."
 }
 
 // healthFailure says, in the kubelet's words read from the tree, what it
@@ -307,11 +360,20 @@ func modeWords(a *answer.Alerts, r *answer.AlertRule) string {
 // signalWords says what the rule reads, and where last-seen cannot show a
 // stall, why and what it reads instead.
 func signalWords(r *answer.AlertRule) string {
+	var w string
 	if r.Signal == answer.SignalLastSeen {
-		return "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks; its newest value within the last " + lastWindow(r.Expr) + ", so that the rule keeps evaluating while the kubelet's /metrics does not answer (a hung runtime makes it wait) and holds while the kubelet's target is scraped."
+		w = "Read from kubelet_pleg_last_seen_seconds, which the kubelet sets to the start of its last successful relist each time it polls its health checks; its newest value within the last " + lastWindow(r.Expr) + "."
+	} else {
+		w = fmt.Sprintf(`Here the %q health check registered on the evented PLEG (%s) sets kubelet_pleg_last_seen_seconds to the time of each health poll, so last-seen cannot show a stalled relist; this rule reads instead that no relist completed over %s (kubelet_pleg_relist_duration_seconds_count the same as it was then, each its last sample, so that a dark period between is bridged), or that every list_podsandbox call failed over it (kubelet_runtime_operations_errors_total), either of which means no relist succeeded.`,
+			r.HiddenBy.Name, srcpos.Line(&r.HiddenBy.Pos), r.At)
 	}
-	return fmt.Sprintf(`Here the %q health check registered on the evented PLEG (%s) sets kubelet_pleg_last_seen_seconds to the time of each health poll, so last-seen cannot show a stalled relist; this rule reads instead that no relist completed over %s (kubelet_pleg_relist_duration_seconds_count), or that every list_podsandbox call failed over it (kubelet_runtime_operations_errors_total), either of which means no relist succeeded.`,
-		r.HiddenBy.Name, srcpos.Line(&r.HiddenBy.Pos), r.At)
+	switch {
+	case r.Dark != "":
+		return w + " It holds while the kubelet's /metrics answers; while /metrics is dark (a slow or hung runtime makes it wait) only with the kubelet's own word: its node's Ready condition False (kube-state-metrics), and not True since the threshold passed after the last relist seen (a Ready True after that says the relist went on unseen)."
+	case r.Kind == answer.AlertStalled:
+		return w + " It holds while the kubelet's /metrics answers: while it is dark nobody can see the relist, and KubeletMetricsDark speaks instead."
+	}
+	return w + " It holds while the kubelet's /metrics answers."
 }
 
 // lastWindow is the window of max_over_time in a last-seen rule's expr.

@@ -113,3 +113,48 @@ func TestAnnotationEscapesTheTree(t *testing.T) {
 		}
 	}
 }
+
+// A dark /metrics on a Ready node is worded as what it is: a slow or hung
+// runtime, the ladder's latencies named; on a NotReady node, the runtime
+// down or hung; without a ladder, the words say it was not read.
+func TestDarkWords(t *testing.T) {
+	rungs := []answer.LadderRung{
+		{Name: "metrics-dark", Latency: "2.5s", Seconds: 2.5, What: "a /metrics scrape passes its timeout"},
+		{Name: "runtime-down", Latency: "25s", Seconds: 25, What: "Ready flaps to False"},
+	}
+	a := &answer.Alerts{Source: answer.Source{Dir: "k8s.io/kubernetes@v1.37.2", KubernetesVersion: "v1.37.2"}, Scrape: answer.DefaultScrapeLayout()}
+	hang := &answer.HangSummary{DarkOnHang: true, CRIMethods: []string{"RuntimeService.ListPodSandbox"}}
+	for _, tt := range []struct {
+		rule          answer.AlertRule
+		summary       string
+		words, absent []string
+	}{{
+		rule:    answer.AlertRule{Alert: "KubeletMetricsDark", Kind: answer.AlertMetricsDark, At: "1m0s", Hang: hang, Rungs: rungs, Needs: []string{answer.NeedsUp, answer.NeedsAlive, answer.NeedsReady}},
+		summary: "Kubelet /metrics dark: the kubelet answers /metrics/cadvisor, but its /metrics has not answered for 1m0s; the container runtime is slow or hung",
+		words:   []string{"its node is Ready", "a slow runtime", "a hung one", "metrics-dark at 2.5s per call (a /metrics scrape passes its timeout); runtime-down at 25s per call", "no rule claims the PLEG stalled"},
+		absent:  []string{"so the runtime does not answer its calls", "was not read"},
+	}, {
+		rule:    answer.AlertRule{Alert: "KubeletMetricsDark", Kind: answer.AlertMetricsDark, At: "1m0s", Hang: hang, Needs: []string{answer.NeedsUp, answer.NeedsAlive}},
+		summary: "Kubelet /metrics dark: the kubelet answers /metrics/cadvisor, but its /metrics has not answered for 1m0s; the container runtime is slow or hung",
+		words:   []string{"no kube-state-metrics job is named", "The latency ladder (health.ladder) was not read"},
+	}, {
+		rule:    answer.AlertRule{Alert: "KubeletRuntimeHung", Kind: answer.AlertRuntimeHung, At: "1m0s", Hang: hang, Rungs: rungs[1:]},
+		summary: "Container runtime down or hung: the kubelet answers /metrics/cadvisor, its /metrics has not answered for 1m0s, and its node is NotReady",
+		words:   []string{"Ready condition is False", "runtime-down at 25s per call"},
+	}} {
+		summary, description := alertWords(a, &tt.rule)
+		if summary != tt.summary {
+			t.Errorf("%s summary %q; want %q", tt.rule.Alert, summary, tt.summary)
+		}
+		for _, w := range tt.words {
+			if !strings.Contains(description, w) {
+				t.Errorf("%s: no %q in %s", tt.rule.Alert, w, description)
+			}
+		}
+		for _, w := range tt.absent {
+			if strings.Contains(description, w) {
+				t.Errorf("%s: %q in %s", tt.rule.Alert, w, description)
+			}
+		}
+	}
+}

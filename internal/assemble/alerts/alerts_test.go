@@ -42,17 +42,23 @@ func shapes() map[string]*answer.Report {
 }
 
 func TestBuild(t *testing.T) {
+	const (
+		dark = "KubeletMetricsDark always scrape 1m0s"
+		hung = "KubeletRuntimeHung always scrape 1m0s"
+		down = "KubeletRuntimeDown always runtime-errors 30s"
+	)
 	want := map[string][]string{
-		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s", "KubeletRuntimeHung always scrape 1m0s"},
+		"v1.25.16": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s", dark, hung, down},
 		"v1.36.5": {
 			"PLEGRelistStalled gate-off last-seen 2m0s", "PLEGUnhealthy gate-off last-seen 3m0s", "PLEGRelistSlow gate-off relist-duration 1s",
 			"PLEGRelistStalled gate-on relist-progress 6m40s", "PLEGUnhealthy gate-on relist-progress 10m0s",
 			"PLEGRelistStalled fallback relist-progress 2m0s", "PLEGUnhealthy fallback relist-progress 3m0s", "PLEGRelistSlow fallback relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", dark, hung, down},
 		"v1.37.2": {"PLEGRelistStalled always last-seen 2m0s", "PLEGUnhealthy always last-seen 3m0s", "PLEGRelistSlow always relist-duration 1s",
-			"EventedPLEGGaveUp gate-on connection-errors 5", "KubeletRuntimeHung always scrape 1m0s"},
+			"EventedPLEGGaveUp gate-on connection-errors 5", dark, hung, down},
 	}
-	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up"}, "v1.36.5": {"relist-slow/gate-on"}, "v1.37.2": nil}
+	// No ladder in the report: no latency rule.
+	unwritten := map[string][]string{"v1.25.16": {"evented-gave-up", "runtime-slow"}, "v1.36.5": {"relist-slow/gate-on", "runtime-slow"}, "v1.37.2": {"runtime-slow"}}
 	for v, rep := range shapes() {
 		rep.Health = health()
 		if e := rep.EventedPLEG; e == nil || e.HealthCheck == nil {
@@ -142,7 +148,8 @@ func health() *answer.Health {
 // darkHang is a hang whose /metrics collector lists pod sandboxes.
 func darkHang() *answer.RuntimeHang {
 	return &answer.RuntimeHang{Collectors: []answer.HangCollector{{Constructor: "collectors.NewLogMetricsCollector", Endpoint: "/metrics",
-		Reaches: []answer.Reach{{Method: "RuntimeService.ListPodSandbox", Steps: []answer.HangStep{{Func: "RuntimeService.ListPodSandbox", Pos: answer.Pos{File: "pkg/kubelet/stats/cri_stats_provider.go", Line: 155}}}}}}}}
+		Reaches: []answer.Reach{{Method: "RuntimeService.ListPodSandbox", Steps: []answer.HangStep{{Func: "RuntimeService.ListPodSandbox", Pos: answer.Pos{File: "pkg/kubelet/stats/cri_stats_provider.go", Line: 155}}}}}}},
+		RuntimeDown: value("30s", "maxWaitForContainerRuntime", 77)}
 }
 
 // Each elapsed rule names the check failing at its threshold and the
@@ -178,8 +185,8 @@ func TestScrapeLayout(t *testing.T) {
 		if r.Kind == answer.AlertRuntimeHung {
 			t.Errorf("runtime-hung rule written without a path label: %s", r.Expr)
 		}
-		if r.Kind == answer.AlertUnhealthy && !strings.Contains(r.Expr, "and on(instance, job) (up)") {
-			t.Errorf("unhealthy rule not held to a scraped target: %s", r.Expr)
+		if r.Kind == answer.AlertUnhealthy && (!strings.Contains(r.Expr, `and on(instance, job) (up{job="kubelet"} == 1)`) || r.Dark != "") {
+			t.Errorf("unhealthy rule not held to an answering /metrics alone: %s", r.Expr)
 		}
 	}
 	if !slices.ContainsFunc(a.Unwritten, func(m answer.Missing) bool {
@@ -187,14 +194,14 @@ func TestScrapeLayout(t *testing.T) {
 	}) {
 		t.Errorf("unwritten: %+v", a.Unwritten)
 	}
-	a = Build(rep, answer.ScrapeLayout{Job: "k", PathLabel: "endpoint", MetricsPath: "/m", AlivePath: "/c"})
+	a = Build(rep, answer.ScrapeLayout{Job: "k", PathLabel: "endpoint", MetricsPath: "/m", AlivePath: "/c", NodeLabel: "node", KSMJob: "ksm"})
 	var hung string
 	for _, r := range a.Rules {
 		if r.Kind == answer.AlertRuntimeHung {
 			hung = r.Expr
 		}
 	}
-	if !strings.HasPrefix(hung, `(up{job="k", endpoint="/m"} == 0) and on(instance, job) (up{job="k", endpoint="/c"} == 1)`) {
+	if !strings.HasPrefix(hung, `(max_over_time(up{job="k", endpoint="/m"}[1m]) == 0) and on(instance, job) (up{job="k", endpoint="/c"} == 1)`) {
 		t.Errorf("runtime-hung rule: %q", hung)
 	}
 	rep.Relist.GateOff.Threshold = value("45m0s", "longThreshold", 1)
