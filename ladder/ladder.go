@@ -69,6 +69,12 @@ type Rung struct {
 	// PastDeadline: the rung lies at or past the CRI deadline, so calls
 	// fail before it is reached (the runtime is then taken for hung).
 	PastDeadline bool `json:"pastDeadline,omitempty"`
+	// Warn is the latency at which the loop behind the rung has one of
+	// its periods of margin left (for runtime-down: the sync time's worst
+	// age one status period short of the threshold), the latency a
+	// warning fires at before the rung is reached; "" when not computed.
+	Warn        string  `json:"warn,omitempty"`
+	WarnSeconds float64 `json:"warnSeconds,omitempty"`
 }
 
 // Ladder is the rungs of one kubelet, for PodsChanging pods changing at
@@ -106,6 +112,10 @@ func Compute(in Inputs, podsChanging int) *Ladder {
 	default:
 		add(RungRuntimeDown, (in.RuntimeDown-in.StatusPeriod)/time.Duration(in.StatusCalls),
 			fmt.Sprintf("the runtime's sync time, refreshed every %s after %d Status call(s), passes the %s runtime-down threshold: Ready flaps to False (\"container runtime is down\")", in.StatusPeriod, in.StatusCalls, in.RuntimeDown))
+		if warn := (in.RuntimeDown - 2*in.StatusPeriod) / time.Duration(in.StatusCalls); warn > 0 {
+			r := &l.Rungs[len(l.Rungs)-1]
+			r.Warn, r.WarnSeconds = warn.String(), warn.Seconds()
+		}
 	}
 	calls := 2*in.RelistListCalls + l.PodsChanging*in.PodCalls
 	switch {

@@ -86,6 +86,20 @@ func TestPastDeadline(t *testing.T) {
 	}
 }
 
+// The runtime-down rung warns one status period before it: at 20s per
+// call the sync time's worst age is 25s, 5s short of the 30s threshold.
+func TestWarn(t *testing.T) {
+	r := Compute(kubelet(), 0).Rung(RungRuntimeDown)
+	if r == nil || r.Warn != "20s" || r.WarnSeconds != 20 {
+		t.Errorf("runtime-down rung %+v, want a warning at 20s", r)
+	}
+	in := kubelet()
+	in.RuntimeDown = 8 * time.Second
+	if r := Compute(in, 0).Rung(RungRuntimeDown); r == nil || r.Warn != "" {
+		t.Errorf("a threshold within two periods leaves no margin to warn in: %+v", r)
+	}
+}
+
 func TestUnknownInputs(t *testing.T) {
 	in := kubelet()
 	in.ScrapeCalls, in.RuntimeDown = 0, 0

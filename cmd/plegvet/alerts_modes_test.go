@@ -99,6 +99,9 @@ func faultModes() []faultMode {
 		{name: "slow at 6s", kind: faultSlow, latency: 6 * time.Second, last: 6 * time.Minute, lastGateOn: 6 * time.Minute},
 		{name: "slow at 40s", kind: faultSlow, latency: 40 * time.Second, last: 8 * time.Minute, lastGateOn: 8 * time.Minute, readyFalse: 5*time.Minute + 40*time.Second},
 		{name: "stream broken", kind: faultStream},
+		// Below the runtime-down rung (25s) but past its warning (20s):
+		// Ready never flaps, and the warning fires.
+		{name: "Status slow at 22s", kind: faultStatusSlow, latency: 22 * time.Second, last: 10 * time.Minute, lastGateOn: 10 * time.Minute},
 		{name: "Status slow at 40s", kind: faultStatusSlow, latency: 40 * time.Second, last: 10 * time.Minute, lastGateOn: 10 * time.Minute, readyFalse: 30 * time.Second, flapsFirst: true},
 	}
 }

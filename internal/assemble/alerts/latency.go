@@ -78,10 +78,16 @@ func runtimeSlow(a *answer.Alerts, s series, scope string, lad *answer.Ladder) {
 		return
 	}
 	r := down[0]
+	// Fire a status period short of the rung, where the ladder has
+	// computed that margin: a warning before Ready flaps, not at it.
+	at, atSeconds := r.Latency, r.Seconds
+	if r.Warn != "" && r.WarnSeconds > 0 {
+		at, atSeconds = r.Warn, r.WarnSeconds
+	}
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameLatency, Kind: answer.AlertRuntimeSlow, Mode: answer.ModeAlways, Signal: answer.SignalRuntimeLatency, Severity: "warning",
 		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{operation_type=~%q}[%s]))) > %s) unless %s min_over_time(%s[%s]) == 0%s",
-			latencyQuantile, latencyOps, window(latencyWindow), fmt.Sprint(r.Seconds), join, s.up(s.l.MetricsPath), window(latencyWindow+latencyFor), scope),
-		For: window(latencyFor), At: r.Latency, Needs: []string{answer.NeedsKubelet, answer.NeedsUp}, Rungs: cite(lad, rungRuntimeDown, rungMetricsDark, rungDeadline),
+			latencyQuantile, latencyOps, window(latencyWindow), fmt.Sprint(atSeconds), join, s.up(s.l.MetricsPath), window(latencyWindow+latencyFor), scope),
+		For: window(latencyFor), At: at, Needs: []string{answer.NeedsKubelet, answer.NeedsUp}, Rungs: cite(lad, rungRuntimeDown, rungMetricsDark, rungDeadline),
 	})
 }
