@@ -228,6 +228,10 @@ func checkHealth(t *testing.T, h Health) {
 		t.Fatalf("health %s with cause %q", h.State, h.Cause)
 	case h.Elapsed != "" && h.Since == nil, len(h.Evidence) == 0:
 		t.Fatalf("health %+v", h)
+	case h.Runtime != RuntimeAnswering && h.Runtime != RuntimeDown && h.Runtime != RuntimeSlow && h.Runtime != RuntimeHung && h.Runtime != RuntimeUnanswered && h.Runtime != RuntimeUnknown:
+		t.Fatalf("runtime state %q", h.Runtime)
+	case (h.Latency != nil) != (h.Runtime == RuntimeSlow):
+		t.Fatalf("runtime %s with latency %+v", h.Runtime, h.Latency)
 	}
 	if _, err := json.Marshal(h); err != nil {
 		t.Fatal(err)
