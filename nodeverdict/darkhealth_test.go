@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	ladder "github.com/plegvet/plegvet/nodeverdict/internal/ladderstub"
+	ladder "github.com/plegvet/plegvet/internal/ladderstub"
 )
 
 // ladder37 is a ladder's inputs shaped like v1.37's source: a scrape
