@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	ladder "github.com/plegvet/plegvet/internal/ladderstub"
+	"github.com/plegvet/plegvet/ladder"
 )
 
 // darkRuntime tells hung from slow while /metrics is dark, from the

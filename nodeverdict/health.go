@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	ladder "github.com/plegvet/plegvet/internal/ladderstub"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/featuregates"
-	ladder "github.com/plegvet/plegvet/internal/ladderstub"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/srcpos"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/render"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/nodeverdict"
-	ladder "github.com/plegvet/plegvet/internal/ladderstub"
 	"github.com/plegvet/plegvet/plegperiods"
 )
 
