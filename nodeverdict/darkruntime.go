@@ -161,7 +161,7 @@ func (d *decider) ladderMissing() string {
 func (d *decider) ladderReading() string {
 	in := d.in.Ladder
 	if in == nil {
-		return "the latency ladder is not known: " + d.ladderMissing()
+		return "the latency ladder is not known: " + cmp.Or(d.in.LadderWhy, "the source read gives none")
 	}
 	l := ladder.Compute(*in, 0)
 	if l.Unknown != "" {

@@ -18,6 +18,8 @@ import (
 	"golang.org/x/mod/semver"
 	"maps"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
 )
@@ -134,8 +136,9 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 		return nil, err
 	}
 	// The metrics' version is read as the metrics': Decide names it so.
+	capNode, capFrom := captureNode(opts)
 	rep, err := src.Decide(nodesource.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At,
-		MetricsFailure: failure, LastMetrics: last, Node: node})
+		MetricsFailure: failure, LastMetrics: last, Node: node, CaptureNode: capNode, CaptureNodeFrom: capFrom})
 	if errors.Is(err, nodesource.ErrOtherMinor) && opts.KubeletVersion == "" {
 		err = fmt.Errorf("%s: %w", versionFrom(opts, versioned), err) // the version is that file's
 	}
@@ -150,6 +153,21 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 		rep.Inputs.MetricsError = "-metrics-error"
 	}
 	return rep, nil
+}
+
+// saveNames are the names kubectl pleg --save gives a node's captures:
+// NODE.configz.json and the rest.
+var saveNames = regexp.MustCompile(`^(.+)\.(configz\.json|metrics\.txt|metrics-error\.txt)$`)
+
+// captureNode is the node the captures name, as kubectl pleg --save
+// names their files, and which file says it; "" when none does.
+func captureNode(opts NodeOptions) (node, from string) {
+	for _, f := range []string{opts.Configz, opts.Metrics, opts.MetricsErrorFile} {
+		if m := saveNames.FindStringSubmatch(filepath.Base(f)); m != nil {
+			return m[1], "kubectl pleg --save's file name " + filepath.Base(f)
+		}
+	}
+	return "", ""
 }
 
 // readCapture reads a file and hands it to a nodeverdict reader.

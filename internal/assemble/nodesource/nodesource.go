@@ -259,9 +259,9 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why string) {
 	if s.Ladder == nil {
 		if s.Source.From == answer.FromIndex {
-			return nil, "", "plegvet's index holds no latency ladder for " + s.Source.Dir + " (-index=false reads it from the release's source)"
+			return nil, "", "plegvet's index holds no latency ladder for " + s.Source.Dir
 		}
-		return nil, "", "the source read (" + s.Source.Dir + ") gives no latency ladder"
+		return nil, "", "the source read (" + s.Source.Dir + ") gives no latency ladder (the report's health.ladder)"
 	}
 	l := *s.Ladder
 	var over []string
