@@ -228,6 +228,10 @@ func (d *decider) darkCause(h *Health) {
 	case RuntimeUnanswered:
 		h.Cause = "the container runtime answers late or not at all (slow or hung, not yet told apart): the kubelet's /metrics waits on the collectors that call it"
 	default:
+		h.Cause = "the kubelet's /metrics does not answer, and the failed request says nothing of the runtime: what stalls the relist cannot be read"
+		if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
+			h.Cause += "; the kubelet says its runtime is down (its runtime-up check failed)"
+		}
 		return
 	}
 	if r, err := Release(d.in.Gate.KubeletVersion); err == nil {
