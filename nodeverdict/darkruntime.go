@@ -164,7 +164,7 @@ func (d *decider) ladderReading() string {
 		return "the latency ladder is not known: " + cmp.Or(d.in.LadderWhy, "the source read gives none")
 	}
 	l := ladder.Compute(*in, 0)
-	if l.Unknown != "" {
+	if len(l.Rungs) == 0 {
 		return "the latency ladder is not known: " + l.Unknown
 	}
 	var rungs []string
@@ -172,6 +172,9 @@ func (d *decider) ladderReading() string {
 		rungs = append(rungs, fmt.Sprintf("%s from %s per call (%s)", r.Name, r.Latency, r.What))
 	}
 	s := "the latency ladder (" + d.in.LadderFrom + ", no pod changing): " + strings.Join(rungs, "; ")
+	if l.Unknown != "" {
+		s += "; not computed: " + l.Unknown
+	}
 	if lo, hi, ok := ladder.HangNotReady(*in); ok {
 		s += fmt.Sprintf("; a hung runtime turns Ready False %s to %s after the hang began", lo, hi)
 	}

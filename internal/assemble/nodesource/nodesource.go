@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ type NodeSource struct {
 	// plegvet's index, which holds none: not encoded, so that an index
 	// answer and the source's stay alike.
 	Ladder *ladder.Inputs `json:"-"`
+	// LadderWhy says why the source read gives no ladder; "" when it
+	// gives one, or comes from the index.
+	LadderWhy string `json:"-"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -261,7 +265,7 @@ func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why str
 		if s.Source.From == answer.FromIndex {
 			return nil, "", "plegvet's index holds no latency ladder for " + s.Source.Dir
 		}
-		return nil, "", "the source read (" + s.Source.Dir + ") gives no latency ladder (the report's health.ladder)"
+		return nil, "", "the source read (" + s.Source.Dir + ") gives no latency ladder: " + cmp.Or(s.LadderWhy, "it was not read")
 	}
 	l := *s.Ladder
 	var over []string
@@ -277,12 +281,26 @@ func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why str
 	if len(over) > 0 {
 		from += ", with configz's " + strings.Join(over, " and ")
 	}
+	// The ladder's own map stays the source's: the node's is a copy.
+	l.From = maps.Clone(l.From)
+	if l.From == nil {
+		l.From = map[string]string{}
+	}
+	for key, v := range map[string]string{"deadline": "runtimeRequestTimeout", "nodeStatusFrequency": "nodeStatusUpdateFrequency"} {
+		if !strings.Contains(strings.Join(over, " "), v) {
+			continue
+		}
+		l.From[key] = v + " from configz"
+	}
 	if f := c.MetricsFailure; f != nil && f.Kind == nodeverdict.FailureTimeout && f.WaitedFor() > 0 {
 		l.ScrapeTimeout = f.WaitedFor()
+		l.From["scrapeTimeout"] = "the failed metrics request's wait"
 		from += ", and the failed request's wait (" + f.Waited + ") as the scrape timeout"
-	} else if l.ScrapeTimeout == 0 {
-		l.ScrapeTimeout = ladder.DefaultScrapeTimeout
-		from += ", and a scrape timeout of " + ladder.DefaultScrapeTimeout.String() + " (Prometheus' default)"
+	} else {
+		if l.ScrapeTimeout == 0 {
+			l.ScrapeTimeout = ladder.DefaultScrapeTimeout
+		}
+		from += ", and a scrape timeout of " + l.ScrapeTimeout.String() + " (Prometheus' default)"
 	}
 	return &l, from, ""
 }
