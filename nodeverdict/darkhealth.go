@@ -39,6 +39,9 @@ func (d *decider) darkHealth() Health {
 	}
 	byRuntime := d.darkFailure(&h)
 	t := d.darkTimes(&h)
+	if t.refused {
+		t.lastGood, t.since = nil, nil // no time of captures that cannot all be true is counted from
+	}
 	d.lastRelist(&h, t, th, mode)
 	d.readReady(&h, th)
 	d.darkRuntime(&h, byRuntime, t)
