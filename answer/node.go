@@ -92,6 +92,10 @@ func (r *NodeReport) Disagreeing() int {
 // NodeHealth is the PLEG's health at the capture's time.
 type NodeHealth = nodeverdict.Health
 
+// NodeLatency is a slow runtime's latency per CRI call, placed on the
+// latency ladder (NodeHealth.Latency).
+type NodeLatency = nodeverdict.Latency
+
 // The health states of a NodeHealth.
 const (
 	Healthy       = nodeverdict.Healthy
@@ -102,10 +106,12 @@ const (
 
 // The runtime's states of a NodeHealth.
 const (
-	RuntimeStateAnswering = nodeverdict.RuntimeAnswering
-	RuntimeStateDown      = nodeverdict.RuntimeDown
-	RuntimeStateHung      = nodeverdict.RuntimeHung
-	RuntimeStateUnknown   = nodeverdict.RuntimeUnknown
+	RuntimeStateAnswering  = nodeverdict.RuntimeAnswering
+	RuntimeStateDown       = nodeverdict.RuntimeDown
+	RuntimeStateHung       = nodeverdict.RuntimeHung
+	RuntimeStateSlow       = nodeverdict.RuntimeSlow
+	RuntimeStateUnanswered = nodeverdict.RuntimeUnanswered
+	RuntimeStateUnknown    = nodeverdict.RuntimeUnknown
 )
 
 // The verdicts of a NodeReport, as nodeverdict decides them.

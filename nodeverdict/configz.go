@@ -19,6 +19,10 @@ type Config struct {
 	// deadline of every CRI call but the long-running ones, as Go prints
 	// a duration ("2m0s"); "" when configz does not say it.
 	RuntimeRequestTimeout string `json:"runtimeRequestTimeout,omitempty"`
+	// NodeStatusUpdateFrequency is kubeletconfig.nodeStatusUpdateFrequency,
+	// how often the kubelet computes its node status (its Ready condition
+	// among it), as Go prints a duration; "" when configz does not say it.
+	NodeStatusUpdateFrequency string `json:"nodeStatusUpdateFrequency,omitempty"`
 }
 
 // RequestTimeout is RuntimeRequestTimeout as a duration; 0 when not known.
@@ -26,8 +30,23 @@ func (c *Config) RequestTimeout() time.Duration {
 	if c == nil {
 		return 0
 	}
-	d, err := time.ParseDuration(c.RuntimeRequestTimeout)
-	if err != nil {
+	return positiveDuration(c.RuntimeRequestTimeout)
+}
+
+// StatusFrequency is NodeStatusUpdateFrequency as a duration; 0 when not
+// known.
+func (c *Config) StatusFrequency() time.Duration {
+	if c == nil {
+		return 0
+	}
+	return positiveDuration(c.NodeStatusUpdateFrequency)
+}
+
+// positiveDuration is text as a duration; 0 when it is none, or not
+// positive.
+func positiveDuration(text string) time.Duration {
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
 		return 0
 	}
 	return d
@@ -63,13 +82,20 @@ func ReadConfigz(name string, data []byte) (*Config, error) {
 		return nil, captureError(name, "kubeletconfig is %s; want an object, as in %s", kind(raw), configzWant)
 	}
 	cfg := &Config{FeatureGates: map[string]bool{}}
-	if raw, ok := kc["runtimeRequestTimeout"]; ok && raw != nil {
+	for _, f := range []struct {
+		key, example string
+		to           *string
+	}{{"runtimeRequestTimeout", "2m0s", &cfg.RuntimeRequestTimeout}, {"nodeStatusUpdateFrequency", "10s", &cfg.NodeStatusUpdateFrequency}} {
+		raw, ok := kc[f.key]
+		if !ok || raw == nil {
+			continue
+		}
 		text, ok := raw.(string)
 		d, err := time.ParseDuration(text)
 		if !ok || err != nil || d <= 0 {
-			return nil, captureError(name, "kubeletconfig.runtimeRequestTimeout is %s; want a positive Go duration such as \"2m0s\"", kind(raw))
+			return nil, captureError(name, "kubeletconfig.%s is %s; want a positive Go duration such as %q", f.key, kind(raw), f.example)
 		}
-		cfg.RuntimeRequestTimeout = d.String()
+		*f.to = d.String()
 	}
 	raw, ok = kc["featureGates"]
 	if !ok || raw == nil {
@@ -101,7 +127,7 @@ func configzLevels(path []string) bool {
 // verdict is about (a fork may name its gate otherwise: Config.Gate looks
 // that one up as written).
 func configzKeys(path []string) []string {
-	return [][]string{{"kubeletconfig"}, {"featureGates", "runtimeRequestTimeout"}, {EventedPLEGGate}}[len(path)]
+	return [][]string{{"kubeletconfig"}, {"featureGates", "runtimeRequestTimeout", "nodeStatusUpdateFrequency"}, {EventedPLEGGate}}[len(path)]
 }
 
 // EventedPLEGGate is the feature gate behind the evented PLEG (KEP-3386),

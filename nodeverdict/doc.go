@@ -37,6 +37,16 @@
 // in (Input.At), or read from the metrics' "# scraped at" line; never a
 // file's mtime.
 //
+// When the kubelet's /metrics did not answer (Input.Failure), the PLEG's
+// health is the kubelet's own word, its Node's Ready condition, never the
+// age of the last scrape that answered: dark is not dead (darkhealth.go).
+// The runtime's state tells slow from hung by what the source says must
+// follow a hang (the latency ladder's HangNotReady window, counted from
+// the last scrape that answered), and a failed request is evidence about
+// the runtime only when it reached the kubelet's handler (Reach). From a
+// scrape that answered, the kubelet's call durations give a slow
+// runtime's latency, placed on the ladder (darkruntime.go).
+//
 // A runtime name in crictl's output that plegvet does not recognise
 // (anything but containerd, cri-o and docker, the name cri-dockerd
 // reports) is not an error: CRI is an open interface, so it becomes a

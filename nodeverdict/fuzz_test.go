@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/plegvet/plegvet/ladder"
 )
 
 // The fuzz targets check what every input must get: no panic, and either
@@ -228,6 +231,10 @@ func checkHealth(t *testing.T, h Health) {
 		t.Fatalf("health %s with cause %q", h.State, h.Cause)
 	case h.Elapsed != "" && h.Since == nil, len(h.Evidence) == 0:
 		t.Fatalf("health %+v", h)
+	case h.Runtime != RuntimeAnswering && h.Runtime != RuntimeDown && h.Runtime != RuntimeSlow && h.Runtime != RuntimeHung && h.Runtime != RuntimeUnanswered && h.Runtime != RuntimeUnknown:
+		t.Fatalf("runtime state %q", h.Runtime)
+	case (h.Latency != nil) != (h.Runtime == RuntimeSlow):
+		t.Fatalf("runtime %s with latency %+v", h.Runtime, h.Latency)
 	}
 	if _, err := json.Marshal(h); err != nil {
 		t.Fatal(err)
@@ -270,9 +277,22 @@ func FuzzReadNode(f *testing.F) {
 	})
 }
 
+// fuzzLastGood is a last scrape that answered, its PLEG last seen at
+// 06:45:01Z, and fuzzLadder v1.37's ladder inputs, for the dark path's
+// fuzzing.
+var (
+	fuzzSeen     = float64(time.Date(2026, 12, 3, 6, 45, 1, 0, time.UTC).Unix())
+	fuzzScraped  = time.Date(2026, 12, 3, 6, 45, 2, 0, time.UTC)
+	fuzzLastGood = Metrics{KubeletVersion: "v1.37.2", LastSeen: &fuzzSeen, ScrapedAt: &fuzzScraped}
+	fuzzLadder   = ladder.Inputs{ScrapeCalls: 4, RelistListCalls: 2, PodCalls: 3, StatusCalls: 1, NodeStatusCalls: 1, RelistPeriod: time.Second, RelistThreshold: 3 * time.Minute,
+		StatusPeriod: 5 * time.Second, RuntimeDown: 30 * time.Second, NodeStatusFrequency: 10 * time.Second, Deadline: 2 * time.Minute, ScrapeTimeout: 10 * time.Second}
+)
+
 func FuzzReadMetricsFailure(f *testing.F) {
 	for _, s := range []string{
 		"", "boom\n", "# scraped at 2026-12-03T06:45:01Z\n# waited 45s\ncontext deadline exceeded\n", "# waited 1h\r\nx\r\n", "#\n",
+		"# scraped at 2026-12-03T06:52:01Z\n# waited 10s\nGet \"https://10.0.0.1:10250/metrics\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)\n",
+		"# scraped at 0001-01-01T00:00:00Z\ndial tcp: lookup n1: i/o timeout (Client.Timeout exceeded while awaiting headers)\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -284,6 +304,23 @@ func FuzzReadMetricsFailure(f *testing.F) {
 			again, err := ReadMetricsFailure("again", m.Format())
 			if err != nil || again.Error != m.Error || again.Waited != m.Waited || again.Kind != m.Kind {
 				t.Fatalf("round trip of %q: %+v, %v", data, again, err)
+			}
+			// Whatever it says and whenever it was, the dark path decides
+			// within its states, and never unhealthy on a Ready node.
+			if reach, why := m.Reach(); why == "" || reach != ReachedHandler && reach != ReachedNever && reach != ReachedUnknown {
+				t.Fatalf("Reach of %q: %s, %q", m.Error, reach, why)
+			}
+			at := time.Date(2026, 12, 3, 6, 50, 0, 0, time.UTC)
+			if m.At != nil {
+				at = *m.At
+			}
+			last := fuzzLastGood
+			node := &NodeStatus{Name: "n1", KubeletVersion: "v1.37.2", Ready: &Condition{Status: "True", Message: "kubelet is posting ready status"}}
+			h := Decide(Input{Gate: gateSet(false), Periods: release37, Health: rule37, At: &at, AtFrom: "-at", Failure: m, Metrics: last, LastScrape: true,
+				ConfigzAnswered: true, Node: node, RequestTimeout: 2 * time.Minute, Ladder: &fuzzLadder, LadderFrom: "fuzz"}).Health
+			checkHealth(t, h)
+			if h.State == Unhealthy {
+				t.Fatalf("unhealthy on a Ready node from %q:\n%s", data, strings.Join(h.Evidence, "\n"))
 			}
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -59,6 +60,11 @@ type HealthRule struct {
 	// LastSeenRefreshedGateOff says it holds with the gate off too (the
 	// overwriting check is registered whatever the gate says).
 	LastSeenRefreshedGateOff bool
+	// ReadyWiring says, with positions, where the kubelet words its
+	// failed health checks (the runtime's and the PLEG's) and hands them
+	// to its node's Ready condition; "" when the source read does not
+	// show it.
+	ReadyWiring string
 }
 
 // HealthWords are the kubelet's words for its generic PLEG's failed
@@ -135,10 +141,30 @@ type Health struct {
 	// not healthy; "" when it names none or the PLEG is healthy.
 	Cause string `json:"cause"`
 	// Runtime is the container runtime's state as the captures show it:
-	// answering, down (its calls fail at once), hung (they wait their
-	// whole deadline: the kubelet's /metrics timed out while its configz
-	// answered) or unknown.
+	// answering, down (its calls fail at once), slow (they answer, late),
+	// hung (they wait their whole deadline), unanswered (the kubelet's
+	// /metrics waits on it: slow or hung, not yet told apart) or unknown.
 	Runtime string `json:"runtime"`
+	// Latency is how long one CRI call takes, for a slow runtime: as
+	// measured, or bounded, with the ladder's rung it stands on; null
+	// otherwise.
+	Latency *Latency `json:"latency,omitempty"`
+}
+
+// Latency is a slow runtime's latency per CRI call, and where it stands
+// on the latency ladder the source gives.
+type Latency struct {
+	// MinSeconds and MaxSeconds bound it: more than Min (or at least, as
+	// From says), at most Max; Max 0 when no bound is known.
+	MinSeconds float64 `json:"minSeconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
+	// From says what measured or bounded it.
+	From string `json:"from"`
+	// Rung is the highest rung of the ladder broken at MinSeconds per
+	// call (null: none), Next the one above it (null: none); both null
+	// when the ladder is not known.
+	Rung *ladder.Rung `json:"rung"`
+	Next *ladder.Rung `json:"next"`
 }
 
 // health decides the PLEG's health from the gauge, the capture's time

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plegvet/plegvet/featuregates"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -37,6 +38,21 @@ type Input struct {
 	// when it comes from the source's default instead.
 	Node           *NodeStatus
 	RequestTimeout time.Duration
+	// Ladder is the latency ladder's inputs for this node: the source's,
+	// with configz's runtimeRequestTimeout and nodeStatusUpdateFrequency
+	// over its defaults, and the failed metrics request's wait as the
+	// scrape timeout; LadderFrom says so, for evidence. nil when the
+	// source read gives none: LadderWhy says why (plegvet's index holds
+	// none), and what is known is RequestTimeout, StatusFrequency
+	// (configz's nodeStatusUpdateFrequency, 0: not known) and the
+	// runtime-down threshold's words (Health.Words).
+	Ladder                *ladder.Inputs
+	LadderFrom, LadderWhy string
+	StatusFrequency       time.Duration
+	// CaptureNode is the node the captures name ("" when none does),
+	// CaptureNodeFrom how (kubectl pleg --save's NODE.configz.json): a
+	// Node object of another name is named as a contradiction.
+	CaptureNode, CaptureNodeFrom string
 }
 
 // Gate is the gate that decides the PLEG, as the node sets it and the

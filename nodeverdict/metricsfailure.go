@@ -76,7 +76,7 @@ var (
 	timeoutWords = []string{
 		"context deadline exceeded", "client.timeout exceeded", "i/o timeout", "timeout awaiting response headers",
 		"deadline exceeded", "timed out", "the server was unable to return a response in the time allotted",
-		"gateway timeout", "request canceled while waiting for connection",
+		"gateway timeout", "request canceled while waiting for connection", "handshake timeout",
 	}
 	refusedWords = []string{
 		"connection refused", "connection reset", "no route to host", "network is unreachable", "broken pipe", "eof",
@@ -100,6 +100,57 @@ func FailureKind(text string) string {
 		}
 	}
 	return FailureOther
+}
+
+// The words of where a timed-out request was when its time ran out,
+// matched in lower case. A request that never reached the kubelet (its
+// name not resolved, its connection not made, its TLS handshake not
+// done, a forward proxy's connection not made) says nothing of the
+// runtime; one that timed out awaiting the response's headers, past all
+// of those, was accepted by the kubelet, whose handler did not answer.
+// Go's client says "awaiting headers" whenever Client.Timeout fires
+// before the headers came, dialing included: the words of the earlier
+// stages win.
+var (
+	beforeKubeletWords = []string{
+		"dial tcp", "dial udp", "dial unix", "lookup ", "no such host", "tls handshake", "proxyconnect",
+		"waiting for connection", "error trying to reach service", "connect: ",
+	}
+	handlerWords = []string{"awaiting headers", "awaiting response headers"}
+)
+
+// The answers of Reach.
+const (
+	// ReachedHandler: the request timed out after its connection was
+	// made, awaiting the response's headers: the kubelet's handler had it.
+	ReachedHandler = "handler"
+	// ReachedNever: it failed before it reached the kubelet (DNS, dial,
+	// TLS handshake, a proxy's connection).
+	ReachedNever = "never"
+	// ReachedUnknown: its words do not say where it was.
+	ReachedUnknown = "unknown"
+)
+
+// Reach says how far a failed request got, from its words: only a
+// timeout that reached the kubelet's handler is evidence about the
+// runtime (the handler waits on collectors that call it); why says so in
+// words.
+func (f *MetricsFailure) Reach() (reach, why string) {
+	low := strings.ToLower(f.Error)
+	for _, w := range beforeKubeletWords {
+		if strings.Contains(low, w) {
+			return ReachedNever, fmt.Sprintf("its error says %q: it failed before it reached the kubelet (resolving its name, connecting, the TLS handshake or a proxy's connection), so it says nothing of the kubelet's runtime", strings.TrimSpace(w))
+		}
+	}
+	if f.Kind != FailureTimeout {
+		return ReachedUnknown, "it is no timeout"
+	}
+	for _, w := range handlerWords {
+		if strings.Contains(low, w) {
+			return ReachedHandler, fmt.Sprintf("its error says %q with no word of dialing, resolving or a handshake: its connection was made and the request sent, and the kubelet's handler did not answer in time", w)
+		}
+	}
+	return ReachedUnknown, "its error does not say whether it timed out before its connection was made or awaiting the kubelet's answer (Go's net/http says \"awaiting headers\" for the latter), so it says nothing of the runtime"
 }
 
 // Format writes f as kubectl pleg --save keeps it, which

@@ -1,9 +1,5 @@
-// The runtime's state, and the PLEG's health when the kubelet's /metrics
-// does not answer: a runtime that hangs makes every CRI call wait its
-// whole deadline, and the kubelet's /metrics waits with it (collectors
-// registered on it call the runtime while a scrape is served), while
-// /configz answers. What is left to decide from is the failure itself,
-// the last scrape that answered, configz and the Node object.
+// The runtime's state from a scrape that answered, and the kubelet's
+// own word on its PLEG and runtime: its Node's Ready condition.
 
 package nodeverdict
 
@@ -21,9 +17,20 @@ const (
 	// metrics, and says the runtime is down, or its relist stalled with
 	// the runtime's calls failing.
 	RuntimeDown = "down"
-	// RuntimeHung: its calls wait their whole deadline: the kubelet's
-	// /metrics timed out while its configz answered.
+	// RuntimeSlow: its calls answer, late: seconds, below their deadline,
+	// as measured by the kubelet (kubelet_runtime_operations_duration_seconds),
+	// or shown by a node still Ready past the time a hang turns it
+	// NotReady while its /metrics waits.
+	RuntimeSlow = "slow"
+	// RuntimeHung: its calls wait their whole deadline: measured so, or
+	// the node turned NotReady for the runtime within the time the
+	// source gives a hang, while its /metrics waits.
 	RuntimeHung = "hung"
+	// RuntimeUnanswered: the kubelet's /metrics waits on it (the request
+	// reached the kubelet's handler and timed out while its configz
+	// answered): slow or hung, not yet told apart; the evidence says
+	// when they will be.
+	RuntimeUnanswered = "unanswered"
 	// RuntimeUnknown: the captures cannot tell; the evidence says why.
 	RuntimeUnknown = "unknown"
 )
@@ -34,13 +41,16 @@ const deadlineFraction = 0.9
 
 // decideHealth is the PLEG's health and the runtime's state.
 func (d *decider) decideHealth() Health {
+	var h Health
 	if d.in.Failure != nil {
-		return d.darkHealth()
+		h = d.darkHealth()
+	} else {
+		h = d.health()
+		th, _, _ := d.inForce()
+		d.readReady(&h, th)
+		d.runtimeAnswered(&h)
 	}
-	h := d.health()
-	th, _, _ := d.inForce()
-	d.readReady(&h, th)
-	d.runtimeAnswered(&h)
+	d.contradictions(&h)
 	return h
 }
 
@@ -49,7 +59,7 @@ func (d *decider) decideHealth() Health {
 func (d *decider) runtimeAnswered(h *Health) {
 	h.Runtime = RuntimeUnknown
 	m := d.in.Metrics
-	if t := d.in.RequestTimeout; t > 0 && h.State != Healthy {
+	if t, from := d.requestTimeout(); t > 0 && h.State != Healthy {
 		// A call that took its whole deadline waited on a runtime that
 		// did not answer: a hang, past or present (the histogram counts
 		// since the kubelet started).
@@ -57,7 +67,7 @@ func (d *decider) runtimeAnswered(h *Health) {
 			o := m.RuntimeOperations[op]
 			if n, over, ok := o.Duration.above(deadlineFraction * t.Seconds()); ok && n > 0 {
 				h.Runtime = RuntimeHung
-				h.Evidence = append(h.Evidence, fmt.Sprintf("the runtime is taken for hung: %d %s calls took more than %s, near their whole deadline (runtimeRequestTimeout %s, from configz), since the kubelet started (%s)", n, op, bound(over), t, MetricRuntimeOperationsDuration))
+				h.Evidence = append(h.Evidence, fmt.Sprintf("the runtime is taken for hung: %d %s calls took more than %s, near their whole deadline (runtimeRequestTimeout %s, %s), since the kubelet started (%s)", n, op, bound(over), t, from, MetricRuntimeOperationsDuration))
 				return
 			}
 		}
@@ -65,6 +75,11 @@ func (d *decider) runtimeAnswered(h *Health) {
 	if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
 		h.Runtime = RuntimeDown
 		h.Evidence = append(h.Evidence, "the runtime is down, its calls failing at once: the kubelet answered its metrics while its Ready condition says \""+d.in.Health.Words.RuntimeDown+"\"")
+		return
+	}
+	if l, why := d.measuredSlow(); l != nil {
+		h.Runtime, h.Latency = RuntimeSlow, l
+		h.Evidence = append(h.Evidence, why)
 		return
 	}
 	switch h.State {
@@ -82,90 +97,40 @@ func (d *decider) runtimeAnswered(h *Health) {
 	}
 }
 
-// darkHealth decides from a metrics request that got no answer.
-func (d *decider) darkHealth() Health {
-	f, in := d.in.Failure, d.in
-	h := Health{State: HealthUnknown, Evidence: []string{}, Runtime: RuntimeUnknown}
-	th, _, mode := d.inForce()
-	if th.Known {
-		c := th.Cited
-		h.Threshold = &c
-	}
-	failed := "the metrics request"
-	if f.At != nil {
-		failed += " made at " + f.At.Format(time.RFC3339)
-	}
-	if f.Waited != "" {
-		failed += " waited " + f.Waited + " and"
-	}
-	failed += " got no answer (" + f.Kind + "): " + f.Error
-	switch {
-	case f.Kind == FailureTimeout && in.ConfigzAnswered:
-		h.Runtime = RuntimeHung
-		h.Evidence = append(h.Evidence, failed+"; the kubelet answered its configz meanwhile: it is alive, and its /metrics waits on collectors that call the runtime, so the runtime does not answer its calls")
-	case f.Kind == FailureTimeout:
-		h.Evidence = append(h.Evidence, failed+"; with no configz answered, a hung runtime cannot be told from a kubelet or a node that does not answer")
-	case in.ConfigzAnswered:
-		h.Evidence = append(h.Evidence, failed+"; the kubelet answered its configz: not a hung runtime, whose metrics would wait until a deadline")
-	default:
-		h.Evidence = append(h.Evidence, failed+": no kubelet answered")
-	}
-	if !in.LastScrape || in.Metrics.LastSeen == nil {
-		h.Evidence = append(h.Evidence, "no scrape that answered gives "+MetricLastSeen+": when the PLEG last relisted is not known")
-	}
-	if d.readReady(&h, th) {
-		d.darkCause(&h)
-		return h
-	}
-	if in.LastScrape && in.Metrics.LastSeen != nil && *in.Metrics.LastSeen > 0 && in.At != nil && h.Runtime == RuntimeHung {
-		since := time.Unix(int64(*in.Metrics.LastSeen), 0).UTC()
-		h.Since = &since
-		elapsed := max(in.At.Sub(since), 0)
-		h.Elapsed = elapsed.String()
-		scraped := "the last scrape that answered"
-		if t := in.Metrics.ScrapedAt; t != nil {
-			scraped += " (" + t.Format(time.RFC3339) + ")"
-		}
-		seen := fmt.Sprintf("%s saw the PLEG last active at %s, %s before %s (%s); with the runtime hung since, no relist succeeded after that scrape", scraped, since.Format(time.RFC3339), h.Elapsed, in.At.Format(time.RFC3339), in.AtFrom)
-		if t := in.Metrics.ScrapedAt; t != nil && in.At.After(*t) {
-			// The kubelet's own last relist is between the two: its time
-			// since is at most Elapsed, at least the time since the scrape.
-			seen += fmt.Sprintf(": the kubelet's own time since its last relist is between %s and %s", in.At.Sub(*t).Round(time.Millisecond), h.Elapsed)
-		}
-		if th.Known {
-			seen += "; threshold " + th.Evidence + ", " + mode
-			if elapsed > th.Duration+gaugeResolution {
-				h.State = Unhealthy
-				h.Message = d.message(in.Health.Words.StaleFormat, []any{elapsed, th.Duration})
-				h.Evidence = append(h.Evidence, seen+": past the threshold")
-				d.darkCause(&h)
-				return h
-			}
-		}
-		h.Evidence = append(h.Evidence, seen)
-	}
-	if h.Runtime == RuntimeHung {
-		h.State = AtRisk
-		h.Evidence = append(h.Evidence, "at risk: no relist can succeed while the runtime does not answer, and the kubelet turns its node NotReady once its runtime-up check or its PLEG's threshold runs out")
-	}
-	d.darkCause(&h)
-	return h
-}
-
-// darkCause names a hung runtime as the cause.
-func (d *decider) darkCause(h *Health) {
-	if h.Runtime != RuntimeHung {
+// contradictions names, one evidence line each, inputs that cannot all
+// be of one kubelet at one time: the Node object's kubelet version
+// against the scrape's and the one given, its name against the node the
+// captures name, and its times against each other and the capture's.
+func (d *decider) contradictions(h *Health) {
+	in, n := d.in, d.in.Node
+	if n == nil {
 		return
 	}
-	deadline := "each of its calls waits its whole deadline"
-	if t := d.in.RequestTimeout; t > 0 {
-		deadline += fmt.Sprintf(" (runtimeRequestTimeout %s, from configz)", t)
+	say := func(format string, args ...any) {
+		h.Evidence = append(h.Evidence, "contradicting inputs: "+fmt.Sprintf(format, args...))
 	}
-	h.Cause = "the container runtime does not answer: " + deadline + ", and the kubelet's /metrics waits with the collectors that call it"
-	if r, err := Release(d.in.Gate.KubeletVersion); err == nil {
-		// The index a node is decided from holds no chain: the report
-		// reads it from the release's code.
-		h.Cause += " (plegvet report -k8s " + r + " names them, and each call down to the runtime)"
+	scrape := "the scrape's"
+	if in.Failure != nil {
+		scrape = "the last scrape that answered's"
+	}
+	if v, w := n.KubeletVersion, in.Metrics.KubeletVersion; v != "" && w != "" && v != w {
+		say("the Node object %s says kubelet %s (status.nodeInfo.kubeletVersion), %s %s says %s: not one kubelet, or it changed between them", n.Name, v, scrape, MetricBuildInfo, w)
+	}
+	if v, g := n.KubeletVersion, in.Gate.KubeletVersion; v != "" && g != "" && g != v && g != in.Metrics.KubeletVersion {
+		say("the kubelet version decided at is %s, the Node object %s says %s (status.nodeInfo.kubeletVersion)", g, n.Name, v)
+	}
+	if c := in.CaptureNode; c != "" && n.Name != "" && c != n.Name {
+		say("the captures are of node %s (%s), the Node object is %s", c, in.CaptureNodeFrom, n.Name)
+	}
+	rc := n.Ready
+	if rc == nil {
+		return
+	}
+	if hb, tr := rc.LastHeartbeatTime, rc.LastTransitionTime; hb != nil && tr != nil && tr.After(hb.Add(gaugeResolution)) {
+		say("the Ready condition's lastTransitionTime %s is after its lastHeartbeatTime %s: the kubelet posts a transition with its heartbeat", tr.Format(time.RFC3339), hb.Format(time.RFC3339))
+	}
+	if hb, at := rc.LastHeartbeatTime, in.At; hb != nil && at != nil && hb.After(at.Add(2*gaugeResolution)) {
+		say("the Ready condition's lastHeartbeatTime %s is after the capture's time %s (%s): the Node object was read later than the metrics, or the clocks differ", hb.Format(time.RFC3339), at.Format(time.RFC3339Nano), in.AtFrom)
 	}
 }
 

@@ -14,13 +14,15 @@ import (
 // (pkg/kubelet/kuberuntime's instrumented runtime service): the global
 // relist lists sandboxes, then containers, then (updateCache) asks the
 // status of each pod that changed; the kubelet's runtime-up check asks
-// the runtime's status every 5s.
+// the runtime's status every 5s; the node status update asks its
+// version before it computes the Ready condition.
 const (
 	OpListPodSandbox   = "list_podsandbox"
 	OpListContainers   = "list_containers"
 	OpPodSandboxStatus = "podsandbox_status"
 	OpContainerStatus  = "container_status"
 	OpStatus           = "status"
+	OpVersion          = "version"
 )
 
 // RuntimeOperation is how one operation_type of CRI call fared since the

@@ -13,11 +13,14 @@ import (
 	"github.com/plegvet/plegvet/internal/load/inputfile"
 	"github.com/plegvet/plegvet/internal/load/release"
 	"github.com/plegvet/plegvet/internal/load/runtimeread"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
 	"golang.org/x/mod/semver"
 	"maps"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
 )
@@ -134,8 +137,9 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 		return nil, err
 	}
 	// The metrics' version is read as the metrics': Decide names it so.
+	capNode, capFrom := captureNode(opts)
 	rep, err := src.Decide(nodesource.NodeCapture{Config: cfg, Metrics: met, Runtime: rt, KubeletVersion: opts.KubeletVersion, At: opts.At,
-		MetricsFailure: failure, LastMetrics: last, Node: node})
+		MetricsFailure: failure, LastMetrics: last, Node: node, CaptureNode: capNode, CaptureNodeFrom: capFrom})
 	if errors.Is(err, nodesource.ErrOtherMinor) && opts.KubeletVersion == "" {
 		err = fmt.Errorf("%s: %w", versionFrom(opts, versioned), err) // the version is that file's
 	}
@@ -150,6 +154,21 @@ func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
 		rep.Inputs.MetricsError = "-metrics-error"
 	}
 	return rep, nil
+}
+
+// saveNames are the names kubectl pleg --save gives a node's captures:
+// NODE.configz.json and the rest.
+var saveNames = regexp.MustCompile(`^(.+)\.(configz\.json|metrics\.txt|metrics-error\.txt)$`)
+
+// captureNode is the node the captures name, as kubectl pleg --save
+// names their files, and which file says it; "" when none does.
+func captureNode(opts NodeOptions) (node, from string) {
+	for _, f := range []string{opts.Configz, opts.Metrics, opts.MetricsErrorFile} {
+		if m := saveNames.FindStringSubmatch(filepath.Base(f)); m != nil {
+			return m[1], "kubectl pleg --save's file name " + filepath.Base(f)
+		}
+	}
+	return "", ""
 }
 
 // readCapture reads a file and hands it to a nodeverdict reader.
@@ -262,6 +281,7 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 	// test, a gate write) leaves the node's answer partial: node exits 1.
 	noteUnfollowed(&s.Source, periods.Diagnostics)
 	s.Source.From = answer.FromSource
+	s.Ladder, s.LadderWhy = sourceLadder(ctx, opts)
 	s.Gate = gates.Gate(s.GateName())
 	// What the gate being on means is the release's design, read from its
 	// code: an event source, a relist trigger, or unknown.
@@ -283,6 +303,23 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 		}
 	}
 	return s, nil
+}
+
+// sourceLadder is the latency ladder's inputs the report answer for the
+// same source carries (health.ladder, Prometheus' default scrape
+// timeout), or why there are none. The report reads what a hung runtime
+// does from more packages than the node's load; its answer is cached per
+// release, as the node source is not.
+func sourceLadder(ctx context.Context, opts Options) (*ladder.Inputs, string) {
+	rep, err := Inspect(ctx, opts)
+	switch {
+	case err != nil:
+		return nil, "the report on the same source failed: " + err.Error()
+	case rep.Health == nil || rep.Health.Ladder == nil:
+		return nil, "the report on the same source carries no latency ladder (health.ladder): it read nothing of what a hung runtime does"
+	}
+	in := rep.Health.Ladder.Inputs
+	return &in, ""
 }
 
 // forcedRelists says whether the evented PLEG relists the generic PLEG

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/plegvet/plegvet/answer"
@@ -78,13 +79,19 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	}
 	h := rep.Health
 	healthState := h.State
-	if h.Runtime == answer.RuntimeStateDown || h.Runtime == answer.RuntimeStateHung {
+	switch h.Runtime {
+	case answer.RuntimeStateDown, answer.RuntimeStateHung, answer.RuntimeStateSlow, answer.RuntimeStateUnanswered:
 		healthState += " (runtime " + h.Runtime + ")"
 	}
 	if h.Elapsed != "" && h.Threshold != nil {
 		line("health", fmt.Sprintf("%s: last seen active %s ago; threshold is %s (%s)", healthState, h.Elapsed, h.Threshold.Value, cmp.Or(h.Threshold.Const, "a literal")))
 	} else {
 		line("health", healthState)
+	}
+	if l := h.Latency; l != nil {
+		for i, t := range wrapCell(nodeLatency(l), valueWidth) {
+			line(map[bool]string{true: "latency"}[i == 0], t)
+		}
 	}
 	if h.Message != "" {
 		// Wrapped here: its label leaves one space, no value column.
@@ -134,6 +141,35 @@ func Node(w io.Writer, rep *answer.NodeReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// nodeLatency says a slow runtime's latency per CRI call and where it
+// stands on the ladder.
+func nodeLatency(l *answer.NodeLatency) string {
+	secs := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + "s" }
+	var s string
+	switch {
+	case l.MinSeconds > 0 && l.MaxSeconds > 0:
+		s = secs(l.MinSeconds) + " to " + secs(l.MaxSeconds) + " per CRI call"
+	case l.MinSeconds > 0:
+		s = "at least " + secs(l.MinSeconds) + " per CRI call"
+	case l.MaxSeconds > 0:
+		s = "at most " + secs(l.MaxSeconds) + " per CRI call"
+	default:
+		s = "not known per CRI call"
+	}
+	switch {
+	case l.Rung != nil:
+		s += "; on the ladder's " + l.Rung.Name + " rung (from " + l.Rung.Latency + ")"
+	case l.Next != nil:
+		s += "; below every rung of the ladder"
+	default:
+		s += "; the ladder is not known"
+	}
+	if l.Next != nil {
+		s += ", next " + l.Next.Name + " from " + l.Next.Latency
+	}
+	return s
 }
 
 // nodeLevelTriggered closes the answer as the report's closing paragraph

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/featuregates"
 	"github.com/plegvet/plegvet/internal/render"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/nodeverdict"
 	"github.com/plegvet/plegvet/plegperiods"
 )
@@ -47,6 +49,14 @@ type NodeSource struct {
 	// every poll. nil when the source read does not give it (the health is
 	// decided all the same, its message saying so).
 	Health *answer.Health `json:"health,omitempty"`
+	// Ladder is the latency ladder's inputs as the source gives them (the
+	// report's health.ladder), when the source was read; nil from
+	// plegvet's index, which holds none: not encoded, so that an index
+	// answer and the source's stay alike.
+	Ladder *ladder.Inputs `json:"-"`
+	// LadderWhy says why the source read gives no ladder; "" when it
+	// gives one, or comes from the index.
+	LadderWhy string `json:"-"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -89,6 +99,9 @@ type NodeCapture struct {
 	// At comes from, for evidence ("" is "-at").
 	At     *time.Time
 	AtFrom string
+	// CaptureNode is the node the captures name (kubectl pleg --save's
+	// NODE.configz.json), CaptureNodeFrom how; "" when none does.
+	CaptureNode, CaptureNodeFrom string
 }
 
 // Decide says which PLEG a node runs, from its captures and this source.
@@ -197,7 +210,11 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		ConfigzAnswered: true, // Config is required: the kubelet answered it
 		Node:            c.Node,
 		RequestTimeout:  c.Config.RequestTimeout(),
+		StatusFrequency: c.Config.StatusFrequency(),
+		CaptureNode:     c.CaptureNode,
+		CaptureNodeFrom: c.CaptureNodeFrom,
 	}
+	in.Ladder, in.LadderFrom, in.LadderWhy = s.nodeLadder(c)
 	line := fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
 	var scrapedAt *time.Time
 	if c.Metrics != nil {
@@ -236,6 +253,56 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		Health:         dec.Health,
 		Reconcile:      s.reconcile(),
 	}, nil
+}
+
+// nodeLadder is the ladder's inputs for this node: the source's, with
+// configz's runtimeRequestTimeout and nodeStatusUpdateFrequency over the
+// source's defaults, and a timed-out metrics request's wait as the
+// scrape timeout (what the scrape was given); from says so. nil when the
+// source read gives none, why saying so.
+func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why string) {
+	if s.Ladder == nil {
+		if s.Source.From == answer.FromIndex {
+			return nil, "", "plegvet's index holds no latency ladder for " + s.Source.Dir
+		}
+		return nil, "", "the source read (" + s.Source.Dir + ") gives no latency ladder: " + cmp.Or(s.LadderWhy, "it was not read")
+	}
+	l := *s.Ladder
+	var over []string
+	if t := c.Config.RequestTimeout(); t > 0 {
+		l.Deadline = t
+		over = append(over, "runtimeRequestTimeout "+t.String())
+	}
+	if f := c.Config.StatusFrequency(); f > 0 {
+		l.NodeStatusFrequency = f
+		over = append(over, "nodeStatusUpdateFrequency "+f.String())
+	}
+	from = "the ladder read from " + s.Source.Dir
+	if len(over) > 0 {
+		from += ", with configz's " + strings.Join(over, " and ")
+	}
+	// The ladder's own map stays the source's: the node's is a copy.
+	l.From = maps.Clone(l.From)
+	if l.From == nil {
+		l.From = map[string]string{}
+	}
+	for key, v := range map[string]string{"deadline": "runtimeRequestTimeout", "nodeStatusFrequency": "nodeStatusUpdateFrequency"} {
+		if !strings.Contains(strings.Join(over, " "), v) {
+			continue
+		}
+		l.From[key] = v + " from configz"
+	}
+	if f := c.MetricsFailure; f != nil && f.Kind == nodeverdict.FailureTimeout && f.WaitedFor() > 0 {
+		l.ScrapeTimeout = f.WaitedFor()
+		l.From["scrapeTimeout"] = "the failed metrics request's wait"
+		from += ", and the failed request's wait (" + f.Waited + ") as the scrape timeout"
+	} else {
+		if l.ScrapeTimeout == 0 {
+			l.ScrapeTimeout = ladder.DefaultScrapeTimeout
+		}
+		from += ", and a scrape timeout of " + l.ScrapeTimeout.String() + " (Prometheus' default)"
+	}
+	return &l, from, ""
 }
 
 // ErrOtherMinor is wrapped by Decide's error for a kubelet whose release
@@ -289,6 +356,7 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 		// No threshold holds the node to a rule plegvet does not know.
 		h.GateOff, h.GateOn, h.Fallback = threshold(nil, why), threshold(nil, why), threshold(nil, why)
 	}
+	h.ReadyWiring = readyWiring(s.Health)
 	switch {
 	case s.Health != nil:
 		h.LastSeenRefreshed = render.LastSeenRefreshed(s.Health, check)
@@ -301,6 +369,24 @@ func (s *NodeSource) HealthRule() nodeverdict.HealthRule {
 		h.LastSeenRefreshed = "this source's evented PLEG is an event source (" + s.Evented.Why + "), and such an evented PLEG registers a health check of its own that sets the gauge to the time of the check in every release read so far (v1.26 to v1.36); which health checks this source registers was not read"
 	}
 	return h
+}
+
+// readyWiring says where the kubelet words its failed checks and hands
+// them to the node's Ready condition, with positions; "" when the source
+// read does not show the hand-over.
+func readyWiring(h *answer.Health) string {
+	if h == nil || h.ReadyCondition == nil {
+		return ""
+	}
+	w := h.ReadyCondition
+	s := ""
+	if e := h.RuntimeErrors; e != nil {
+		s = fmt.Sprintf("the kubelet words a failed check %q (%s:%d), and ", e.Format, e.Pos.File, e.Pos.Line)
+	}
+	if d := h.RuntimeDown; d != nil && !strings.Contains(d.Format, "%") {
+		s += fmt.Sprintf("says %q (%s:%d) when its runtime-up check fails; ", d.Format, d.Pos.File, d.Pos.Line)
+	}
+	return s + fmt.Sprintf("hands its runtime errors to the node's Ready condition at %s:%d (%s)", w.Pos.File, w.Pos.Line, w.Func)
 }
 
 // unknownRule says why the source's PLEG health rule is unknown: it

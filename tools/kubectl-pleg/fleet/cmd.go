@@ -75,15 +75,16 @@ NODE.configz.json, NODE.node.json (the Node object's nodeInfo and
 conditions), and NODE.metrics.txt with a first line "# scraped at TIME",
 or NODE.metrics-error.txt when the metrics did not answer in time.
 
-A kubelet whose container runtime hangs answers its configz but holds
-its /metrics until the runtime's calls time out (runtimeRequestTimeout,
-2m). --metrics-timeout (default 10s; at most --request-timeout) bounds
-the metrics request: one that runs out after configz answered is decided
-as plegvet node -metrics-error-file -node decides, not an error row: the
-runtime hung, HEALTH at-risk (unhealthy when the Node's Ready condition
-says the runtime is down or the PLEG not healthy), the REASON naming the
-hang. A metrics request refused or failing otherwise stays the node's
-error.
+A kubelet whose container runtime hangs or is slow answers its configz
+but holds its /metrics while the runtime's calls wait. --metrics-timeout
+(default 10s; at most --request-timeout) bounds the metrics request: one
+that runs out after configz answered is decided as plegvet node
+-metrics-error-file -node decides, not an error row: dark is not dead,
+so HEALTH is the kubelet's own word, the Node's Ready condition: at-risk
+while Ready is True, unhealthy when it says the runtime is down or the
+PLEG not healthy. A timeout through the API server's node proxy does not
+say it reached the kubelet, so no runtime state is claimed from it. A
+metrics request refused or failing otherwise stays the node's error.
 
 The user needs get and list on nodes, and get on nodes/proxy. The
 kubeconfig, context, credentials and --request-timeout are kubectl's own
@@ -123,7 +124,7 @@ func newFlagSet(v *cliFlags) *pflag.FlagSet {
 	v.config.Timeout = &v.timeout
 	v.config.AddFlags(fs)
 	fs.StringVar(&v.save, "save", "", "save each node's captures in this directory, for plegvet node: NODE.configz.json, NODE.node.json, and NODE.metrics.txt with a \"# scraped at\" line or NODE.metrics-error.txt")
-	fs.DurationVar(&v.metricsTimeout, "metrics-timeout", DefaultMetricsTimeout, "bound each node's metrics request (at most --request-timeout); one that runs out after the kubelet answered its configz is decided as a hung runtime, not an error (0: --request-timeout)")
+	fs.DurationVar(&v.metricsTimeout, "metrics-timeout", DefaultMetricsTimeout, "bound each node's metrics request (at most --request-timeout); one that runs out after the kubelet answered its configz is decided from the Node's Ready condition, not an error (0: --request-timeout)")
 	fs.StringVarP(&v.selector, "selector", "l", "", "label selector of the nodes to read (-l node-role.kubernetes.io/worker)")
 	fs.StringVarP(&v.output, "output", "o", "", "output format: wide, json or yaml (default: a table)")
 	fs.StringVar(&v.sourceK8s, "source-k8s", "", "read the gate and the periods from this Kubernetes release (v1.36.1) for every node, instead of each kubelet's own")
