@@ -193,7 +193,7 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 			if dl, ok := h.DeadlineDuration(); !ok || dl.String() != "2m0s" {
 				t.Errorf("DeadlineDuration %v, %t", dl, ok)
 			}
-			if !strings.Contains(h.Consequence, "NotReady after about 2m0s") || !strings.Contains(h.Consequence, "PLEG is unhealthy at 3m0s") {
+			if !strings.Contains(h.Consequence, "NotReady 2m0s to 2m10s after the hang began") || !strings.Contains(h.Consequence, "PLEG is unhealthy at 3m0s") {
 				t.Errorf("consequence: %s", h.Consequence)
 			}
 			t.Logf("%s: %s", tc.version, h.Consequence)
