@@ -602,31 +602,5 @@ func orNone(s []expSample) []expSample {
 // withoutAnnotations writes a copy of a rules file whose rules keep no
 // annotations: the mode tests read ALERTS, not the words.
 func withoutAnnotations(t *testing.T, dir, rules string) string {
-	t.Helper()
-	b, err := os.ReadFile(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Groups []struct {
-			Name  string           `yaml:"name"`
-			Rules []map[string]any `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(b, &file); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range file.Groups {
-		for _, r := range g.Rules {
-			delete(r, "annotations")
-		}
-	}
-	if b, err = yaml.Marshal(file); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "bare.yaml")
-	if err := os.WriteFile(out, b, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return editedRules(t, rules, filepath.Join(dir, "bare.yaml"), func(r map[string]any) { delete(r, "annotations") })
 }

@@ -409,6 +409,14 @@ func ruleExprs(t *testing.T, rules string) map[string][]string {
 // withoutDescriptions writes a copy of a rules file whose rules keep
 // their summaries only.
 func withoutDescriptions(t *testing.T, dir, rules string) string {
+	return editedRules(t, rules, filepath.Join(dir, "summaries.yaml"), func(r map[string]any) {
+		delete(r["annotations"].(map[string]any), "description")
+	})
+}
+
+// editedRules writes to out a copy of a rules file with edit applied to
+// each rule.
+func editedRules(t *testing.T, rules, out string, edit func(map[string]any)) string {
 	t.Helper()
 	b, err := os.ReadFile(rules)
 	if err != nil {
@@ -425,17 +433,16 @@ func withoutDescriptions(t *testing.T, dir, rules string) string {
 	}
 	for _, g := range file.Groups {
 		for _, r := range g.Rules {
-			delete(r["annotations"].(map[string]any), "description")
+			edit(r)
 		}
 	}
 	if b, err = yaml.Marshal(file); err != nil {
 		t.Fatal(err)
 	}
-	summaries := filepath.Join(dir, "summaries.yaml")
-	if err := os.WriteFile(summaries, b, 0o666); err != nil {
+	if err := os.WriteFile(out, b, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	return summaries
+	return out
 }
 
 func severity(alert string) string {
