@@ -1,6 +1,7 @@
 // Conditions a fork may put around what the hang reads: a collector
 // registered under a test (a feature gate, a constant false), a
-// configuration default assigned more than once.
+// configuration default assigned more than once, calls made in a
+// goroutine rather than one after another.
 
 package runtimehang
 
@@ -8,9 +9,11 @@ import (
 	"fmt"
 	"go/ast"
 	"go/constant"
+	"go/types"
 	"strings"
 
 	"github.com/plegvet/plegvet/constvalue"
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -58,4 +61,19 @@ func oneDefault(setting string, as []assignedDefault) *constvalue.Value {
 		return first
 	}
 	return &constvalue.Value{Unresolved: fmt.Sprintf("the default of %s is assigned %d times with different values (%s): which one holds depends on the order they run in, which plegvet does not follow", setting, len(as), strings.Join(seen, "; "))}
+}
+
+// goroutineArg is the function literal call runs in a goroutine, for a
+// call of an errgroup's Go or a WaitGroup's Go; nil for any other call.
+func goroutineArg(info *types.Info, call *ast.CallExpr) *ast.FuncLit {
+	fn := astobj.Func(info, call)
+	if fn == nil || fn.Name() != "Go" || fn.Pkg() == nil || len(call.Args) != 1 {
+		return nil
+	}
+	switch fn.Pkg().Path() {
+	case "golang.org/x/sync/errgroup", "sync":
+		lit, _ := ast.Unparen(call.Args[0]).(*ast.FuncLit)
+		return lit
+	}
+	return nil
 }

@@ -258,6 +258,10 @@ var onFindImplementations func(fn *types.Func)
 type chain struct {
 	steps  []Step
 	method string
+	// concurrent: a step of it runs in a goroutine of its caller's (a
+	// go statement, an errgroup's or a WaitGroup's Go), beside the
+	// caller's other calls rather than after them.
+	concurrent bool
 }
 
 // provider is the receiver type of the chain's first step through an
@@ -321,7 +325,7 @@ func (w *walker) call(fn *types.Func, pos token.Pos, depth int, recv string) []c
 		for _, m := range impls {
 			s := Step{Func: funcName(m), Pos: step.Pos, Decl: w.p.declPos(m), Via: name}
 			for _, c := range w.fn(m, depth+1) {
-				out = append(out, chain{steps: append([]Step{s}, c.steps...), method: c.method})
+				out = append(out, chain{steps: append([]Step{s}, c.steps...), method: c.method, concurrent: c.concurrent})
 			}
 		}
 		return out
@@ -334,7 +338,7 @@ func (w *walker) call(fn *types.Func, pos token.Pos, depth int, recv string) []c
 	}
 	var out []chain
 	for _, c := range w.fn(fn, depth+1) {
-		out = append(out, chain{steps: append([]Step{step}, c.steps...), method: c.method})
+		out = append(out, chain{steps: append([]Step{step}, c.steps...), method: c.method, concurrent: c.concurrent})
 	}
 	return out
 }
@@ -365,14 +369,33 @@ func (w *walker) fn(fn *types.Func, depth int) []chain {
 // for a call it knows (a collector's field) first.
 func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast.CallExpr) ([]chain, bool)) []chain {
 	var out []chain
+	var spawned []ast.Node // the goroutines' bodies seen so far
+	mark := func(call *ast.CallExpr, cs []chain) []chain {
+		for _, g := range spawned {
+			if call.Pos() >= g.Pos() && call.End() <= g.End() {
+				for i := range cs {
+					cs[i].concurrent = true
+				}
+				break
+			}
+		}
+		return cs
+	}
 	ast.Inspect(body, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			spawned = append(spawned, g.Call)
+			return true
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
+		if lit := goroutineArg(info, call); lit != nil {
+			spawned = append(spawned, lit)
+		}
 		if bind != nil {
 			if cs, ok := bind(call); ok {
-				out = append(out, cs...)
+				out = append(out, mark(call, cs)...)
 				return true
 			}
 		}
@@ -387,7 +410,7 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 			}
 			return true
 		}
-		out = append(out, w.call(fn, call.Pos(), depth, staticName(info, call))...)
+		out = append(out, mark(call, w.call(fn, call.Pos(), depth, staticName(info, call)))...)
 		return true
 	})
 	return dedupe(out)
@@ -555,7 +578,7 @@ func (p *prog) collector(k *Package, reg, ctor *ast.CallExpr) (Collector, bool) 
 		return p.bindField(w, cinfo, k, ctor, fields, call)
 	}
 	for _, ch := range w.body(cinfo, cd.Body, 0, bind) {
-		c.Reaches = append(c.Reaches, Reach{Method: ch.method, Provider: ch.provider(), Steps: ch.steps})
+		c.Reaches = append(c.Reaches, Reach{Method: ch.method, Provider: ch.provider(), Steps: ch.steps, Concurrent: ch.concurrent})
 	}
 	slices.SortFunc(c.Reaches, func(a, b Reach) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Method, b.Method))
@@ -671,7 +694,7 @@ func (p *prog) bindField(w *walker, info *types.Info, k *Package, ctor *ast.Call
 	}
 	var out []chain
 	for _, c := range w.call(fn, arg.Pos(), 0, "") {
-		out = append(out, chain{steps: append([]Step{step}, c.steps...), method: c.method})
+		out = append(out, chain{steps: append([]Step{step}, c.steps...), method: c.method, concurrent: c.concurrent})
 	}
 	return out, true
 }

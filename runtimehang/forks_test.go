@@ -43,7 +43,7 @@ func edited(t *testing.T, edits map[string]func(string) string) *runtimehang.Han
 		if s == string(b) {
 			t.Fatalf("the edit of %s changed nothing", path)
 		}
-		f, info, _, err := im.Check(path, s)
+		f, info, _, err := im.Replace(path, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,5 +108,43 @@ func TestDefaultAssignedTwice(t *testing.T) {
 	}})
 	if d, ok := h.DeadlineDuration(); !ok || d.Minutes() != 2 {
 		t.Errorf("the same default twice: %v %t", d, ok)
+	}
+}
+
+// Calls made in a goroutine (a go statement, a WaitGroup's Go) wait
+// beside the caller's others: their chains say so; the rest do not.
+func TestConcurrentCalls(t *testing.T) {
+	const stats = "hangshapes/common/pkg/kubelet/stats"
+	for name, edit := range map[string]func(string) string{
+		"go statement": func(s string) string {
+			return strings.Replace(s, "\t_, err := p.runtimeService.ListContainerStats(ctx, \"\")\n\treturn nil, err", "\tdone := make(chan error)\n\tgo func() {\n\t\t_, err := p.runtimeService.ListContainerStats(ctx, \"\")\n\t\tdone <- err\n\t}()\n\treturn nil, <-done", 1)
+		},
+		"WaitGroup.Go": func(s string) string {
+			s = strings.Replace(s, "import (", "import (\n\t\"sync\"", 1)
+			return strings.Replace(s, "\t_, err := p.runtimeService.ListContainerStats(ctx, \"\")\n\treturn nil, err", "\tvar wg sync.WaitGroup\n\tvar err error\n\twg.Go(func() { _, err = p.runtimeService.ListContainerStats(ctx, \"\") })\n\twg.Wait()\n\treturn nil, err", 1)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := edited(t, map[string]func(string) string{stats: edit})
+			seen := 0
+			for _, c := range h.Collectors {
+				for _, r := range c.Reaches {
+					seen++
+					if want := r.Method == "RuntimeService.ListContainerStats"; r.Concurrent != want {
+						t.Errorf("%s %s: concurrent %t, want %t", c.Constructor, r.Method, r.Concurrent, want)
+					}
+				}
+			}
+			if seen == 0 {
+				t.Fatal("no reach")
+			}
+		})
+	}
+	for _, c := range hangOf(t, "v137", "").Collectors {
+		for _, r := range c.Reaches {
+			if r.Concurrent {
+				t.Errorf("unedited: %s concurrent", r.Method)
+			}
+		}
 	}
 }

@@ -132,7 +132,7 @@ func (p *prog) relist() *Relist {
 		}
 		var out []Reach
 		for _, ch := range cs {
-			out = append(out, Reach{Method: ch.method, Provider: ch.provider(), Steps: ch.steps})
+			out = append(out, Reach{Method: ch.method, Provider: ch.provider(), Steps: ch.steps, Concurrent: ch.concurrent})
 		}
 		slices.SortFunc(out, func(a, b Reach) int { return strings.Compare(a.Method+a.Provider, b.Method+b.Provider) })
 		return step, out

@@ -117,6 +117,10 @@ type Reach struct {
 	// Steps are the calls from the collector's Collect to the CRI call,
 	// the last one being it.
 	Steps []Step `json:"steps"`
+	// Concurrent: a step runs in a goroutine its caller starts (a go
+	// statement, an errgroup's or a WaitGroup's Go), beside the caller's
+	// other calls; else each call waits for the one before.
+	Concurrent bool `json:"concurrent,omitempty"`
 }
 
 // Unresolved is a call a chain could not follow.

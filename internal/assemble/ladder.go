@@ -31,24 +31,18 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 		}
 		// The registry gathers its collectors concurrently: a scrape
 		// waits on the collector making the most calls.
-		var ms []string
-		for _, rc := range c.Reaches {
-			if !contains(ms, rc.Method) {
-				ms = append(ms, rc.Method)
-			}
-		}
-		if len(ms) > in.ScrapeCalls && c.Collect != nil {
-			in.ScrapeCalls = len(ms)
+		if n, ms := sequentialCalls(c.Reaches); n > in.ScrapeCalls && c.Collect != nil {
+			in.ScrapeCalls = n
 			in.From["scrapeCalls"] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
 		}
 	}
 	if rl := h.Relist; rl != nil {
-		in.RelistListCalls = len(rl.ListMethods())
-		in.From["relistListCalls"] = fmt.Sprintf("%s at %s calls %v", rl.List.Func, at(&rl.List.Pos), rl.ListMethods())
+		var ms []string
+		in.RelistListCalls, ms = sequentialCalls(rl.ListCalls)
+		in.From["relistListCalls"] = fmt.Sprintf("%s at %s calls %v", rl.List.Func, at(&rl.List.Pos), ms)
 		for _, s := range rl.Inspect {
-			ms := inspectMethods(rl, s)
-			if len(ms) > in.PodCalls {
-				in.PodCalls = len(ms)
+			if n, ms := sequentialCalls(inspectCalls(rl, s)); n > in.PodCalls {
+				in.PodCalls = n
 				in.From["podCalls"] = fmt.Sprintf("%s at %s calls %v", s.Func, at(&s.Pos), ms)
 			}
 		}
@@ -80,15 +74,36 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 	return in
 }
 
-// inspectMethods are the CRI methods reached through the inspection s.
-func inspectMethods(rl *runtimehang.Relist, s runtimehang.Step) []string {
-	var out []string
+// inspectCalls are the CRI calls reached through the inspection s.
+func inspectCalls(rl *runtimehang.Relist, s runtimehang.Step) []runtimehang.Reach {
+	var out []runtimehang.Reach
 	for _, rc := range rl.InspectCalls {
-		if len(rc.Steps) > 0 && rc.Steps[0].Pos == s.Pos && !contains(out, rc.Method) {
-			out = append(out, rc.Method)
+		if len(rc.Steps) > 0 && rc.Steps[0].Pos == s.Pos {
+			out = append(out, rc)
 		}
 	}
 	return out
+}
+
+// sequentialCalls counts the calls a loop waits on one after another:
+// each distinct CRI method reached outside a goroutine, and one for all
+// those made in goroutines (they wait beside each other); ms names them.
+func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
+	concurrent := false
+	for _, rc := range rs {
+		switch {
+		case rc.Concurrent:
+			concurrent = true
+		case !contains(ms, rc.Method):
+			ms = append(ms, rc.Method)
+		}
+	}
+	n = len(ms)
+	if concurrent {
+		n++
+		ms = append(ms, "(calls in goroutines, counted once)")
+	}
+	return n, ms
 }
 
 // addLadder computes the report's latency ladder (Health.Ladder), for no

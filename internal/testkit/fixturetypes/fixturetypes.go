@@ -95,3 +95,13 @@ func (im *Importer) Check(path, src string) (*ast.File, *types.Info, *types.Pack
 	pkg, _ := (&types.Config{Importer: im, Error: func(error) {}}).Check(path, im.Fset, []*ast.File{f}, info)
 	return f, info, pkg, err
 }
+
+// Replace is Check, and later imports of path get the package checked
+// from src: a test edits a package its importers then see.
+func (im *Importer) Replace(path, src string) (*ast.File, *types.Info, *types.Package, error) {
+	f, info, pkg, err := im.Check(path, src)
+	if pkg != nil {
+		im.pkgs[path] = pkg
+	}
+	return f, info, pkg, err
+}
