@@ -59,6 +59,8 @@ func TestRangeBounds(t *testing.T) {
 		{"v1.37.0..v1.38.0", true, "v1.37.2 v1.38.0-beta.0"},
 		{"v1.37..v1.38.0-alpha.1", true, "v1.37.2 v1.38.0-alpha.1"},
 		{"v1.37,v1.38", true, "v1.37.2 v1.38.0-beta.0"},
+		{"v1.37.0..v1.38.0-beta.0", false, "v1.37.2"},
+		{"v1.37.0..v1.38.0-beta.0", true, "v1.37.2 v1.38.0-beta.0"},
 		{"v1.36.1,v1.38.0-beta.0", false, "v1.36.1 v1.38.0-beta.0"}, // named in full: as named
 	} {
 		got, err := Fetcher{PreReleases: tc.pre}.Range(ctx, tc.spec)

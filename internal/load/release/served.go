@@ -147,6 +147,9 @@ const maxPatchProbe = 31
 func (f Fetcher) newest(ctx context.Context, minor uint, lo, hi kubeversion.Version) (string, error) {
 	maxPatch := uint(maxPatchProbe)
 	if hi.Minor == minor && hi.Patch != nil {
+		if hi.Pre != "" && !f.PreReleases {
+			return "", nil // every release of the minor is after hi
+		}
 		maxPatch = *hi.Patch
 	}
 	within := func(v string) bool {
