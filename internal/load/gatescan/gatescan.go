@@ -128,8 +128,8 @@ type goFile struct {
 	// problem: it could not be read; unread: its build constraints or
 	// imports could not be (named unless its package is loaded anyway).
 	problem, unread string
-	// broken: it names the API but does not parse (a syntax error before
-	// its imports, or in them).
+	// broken: it names the API, its imports parse but the file does not
+	// (a syntax error in a declaration before them hides them).
 	broken bool
 }
 
@@ -169,7 +169,6 @@ func (f *goFile) read(t *tree.Tree) {
 		if errors.As(err, &list) && len(list) > 0 {
 			f.unread = fmt.Sprintf("%s:%d:%d: syntax error: %s", t.Rel(f.path), list[0].Pos.Line, list[0].Pos.Column, inputfile.OneLine(list[0].Msg))
 		}
-		f.broken = true
 		return
 	}
 	for _, im := range parsed.Imports {
