@@ -65,6 +65,12 @@ var (
 	ErrNotARelease   = release.ErrNotARelease
 	ErrProxyRefused  = release.ErrProxyRefused
 	ErrNoSuchRelease = release.ErrNoSuchRelease
+	// ErrGoTooOld: the go command refused a release because the release
+	// requires a newer Go and GOTOOLCHAIN kept it from switching; also
+	// ErrProxyRefused.
+	ErrGoTooOld = release.ErrGoTooOld
+	// ErrListAndRange: a release list holding a range.
+	ErrListAndRange = release.ErrListAndRange
 )
 
 // OptionError is an option whose value is not what was expected. Option is

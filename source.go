@@ -58,6 +58,13 @@ type FetchOptions struct {
 	// fetches releases at once). A module already in the module cache
 	// makes a run of a few tens of milliseconds.
 	Progress func(what string) (done func())
+	// PreReleases makes a range (v1.36.0..v1.38.0) and a minor (v1.38)
+	// take the pre-releases the module proxy serves (alpha, beta, rc) as
+	// well as releases: a minor with no release within the range gives
+	// its newest pre-release. A pre-release named in full
+	// (v1.38.0-beta.0) is fetched either way. The command line's
+	// -pre-releases sets it.
+	PreReleases bool
 }
 
 // DefaultFetchTimeout is the limit of a run of the go command when
@@ -72,7 +79,7 @@ const DefaultFetchTimeout = release.DefaultFetchTimeout
 
 // fetcher is the release fetcher these options describe.
 func (o FetchOptions) fetcher() release.Fetcher {
-	return release.Fetcher{Timeout: o.Timeout, Progress: o.Progress}
+	return release.Fetcher{Timeout: o.Timeout, Progress: o.Progress, PreReleases: o.PreReleases}
 }
 
 // internal is what the answers read these options as.

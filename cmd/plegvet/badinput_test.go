@@ -110,6 +110,16 @@ func TestBadInput(t *testing.T) {
 		code:   exitFailure,
 		stderr: `plegvet rpc: {dir}/api.proto:3:52: found "stream" but expected [rpc type opening (]`,
 	}, {
+		name:   "a list holding a range (report)",
+		args:   []string{"report", "-k8s", "v1.25.0,v1.26.0..v1.30.0"},
+		code:   exitUsage,
+		stderr: `plegvet report: -k8s "v1.25.0,v1.26.0..v1.30.0": a comma list and a range mixed; want a comma list (v1.25.16,v1.30.14) or one range (v1.26.0..v1.37.2)`,
+	}, {
+		name:   "a range holding a list (gates)",
+		args:   []string{"gates", "-k8s", "v1.26.0..v1.30.0,v1.31.0", "EventedPLEG"},
+		code:   exitUsage,
+		stderr: `plegvet gates: -k8s "v1.26.0..v1.30.0,v1.31.0": a comma list and a range mixed; want a comma list (v1.25.16,v1.30.14) or one range (v1.26.0..v1.37.2)`,
+	}, {
 		name:   "a malformed version",
 		args:   []string{"report", "-k8s", "1.x"},
 		code:   exitFailure,

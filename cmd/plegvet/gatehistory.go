@@ -18,7 +18,7 @@ import (
 // release that cannot be read is a row with its error (under the table,
 // and on stderr), and the exit code is 1.
 func runGatesHistory(ctx context.Context, src sourceFlags, names []string, stdout, stderr io.Writer) int {
-	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: src.k8s, Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}, names...)
+	rep, err := plegvet.GateHistory(ctx, plegvet.HistoryOptions{Kubernetes: src.k8s, Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: src.fetch(stderr)}, names...)
 	if err != nil {
 		return fail(stderr, "gates", err)
 	}

@@ -46,11 +46,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func runTimeline(ctx context.Context, src sourceFlags, stdout, stderr io.Writer) int {
-	versions, err := plegvet.Releases(ctx, src.k8s, fetchOptions(stderr))
+	versions, err := plegvet.Releases(ctx, src.k8s, src.fetch(stderr))
 	if err != nil {
 		return fail(stderr, "report", err)
 	}
-	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)})
+	rows := plegvet.Timeline(ctx, versions, plegvet.TimelineOptions{Workers: runtime.NumCPU(), Progress: releaseProgress(stderr), CacheDir: plegvet.DefaultCacheDir(), Fetch: src.fetch(stderr)})
 	for _, r := range rows {
 		if err := src.relocate(r, r.Source); err != nil {
 			return fail(stderr, "report", err)

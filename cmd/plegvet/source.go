@@ -18,6 +18,7 @@ import (
 type sourceFlags struct {
 	k8s, dir   string
 	json, yaml bool
+	pre        bool // -pre-releases
 	positions  plegvet.Positions
 }
 
@@ -25,6 +26,7 @@ type sourceFlags struct {
 func newSourceFlags(name string, withYAML bool) (*flag.FlagSet, *sourceFlags) {
 	fs, s := flag.NewFlagSet(name, flag.ContinueOnError), &sourceFlags{}
 	fs.StringVar(&s.k8s, "k8s", "", "analyse this Kubernetes `release` (v1.36.1), fetched with the go command, instead of a checkout")
+	fs.BoolVar(&s.pre, "pre-releases", false, "with -k8s, a range (v1.36.0..v1.38.0) or a minor (v1.38) also takes the pre-releases the module proxy serves (alpha, beta, rc): a minor with no release within the range gives its newest pre-release; without it, releases only. A pre-release named in full (v1.38.0-beta.0) is fetched either way")
 	fs.StringVar(&s.dir, "C", ".", "analyse the Kubernetes checkout rooted at this `dir`")
 	fs.BoolVar(&s.json, "json", false, "print JSON")
 	positions := positionsUsage
@@ -50,7 +52,15 @@ const positionsUsage = "how text names files, `relative|module|url`: relative, t
 const alertsPositionsUsage = "how the rules name files, `relative|module|url`: url, the file's address at the release's tag (the default for -k8s); relative, the checkout's names (the default for a checkout); module, the file on disk (the checkout's, or the module cache's for -k8s)"
 
 func (s *sourceFlags) options(stderr io.Writer) plegvet.Options {
-	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: fetchOptions(stderr)}
+	return plegvet.Options{Dir: s.dir, Kubernetes: s.k8s, CacheDir: plegvet.DefaultCacheDir(), Fetch: s.fetch(stderr)}
+}
+
+// fetch is how -k8s is fetched: the environment's limit, and whether
+// ranges and minors take pre-releases.
+func (s *sourceFlags) fetch(stderr io.Writer) plegvet.FetchOptions {
+	o := fetchOptions(stderr)
+	o.PreReleases = s.pre
+	return o
 }
 
 // relocate names the files of an answer's positions as -positions says,
@@ -156,6 +166,9 @@ func usageError(stderr io.Writer, cmd, format string, args ...any) int {
 // fail prints one error line for a subcommand.
 func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "plegvet %s: %s\n", cmd, errorLine(flagWords(err)))
+	if errors.Is(err, plegvet.ErrListAndRange) {
+		return exitUsage // the -k8s argument's form, known before any fetch
+	}
 	return exitFailure
 }
 

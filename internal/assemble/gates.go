@@ -202,7 +202,14 @@ func allGates(ctx context.Context, t *tree.Tree, src answer.Source) (*answer.Gat
 		}
 	}
 	if nMaps == 0 {
-		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %d packages of pkg/ and the staging modules that import it", src.Dir, featuregates.APIPath, len(paths))
+		// As report says it: a file of those packages that did not parse
+		// may hold the maps.
+		rels := make([]string, len(paths))
+		for i, p := range paths {
+			rels[i] = t.Rel(t.PackageDir(p))
+		}
+		unread := (&analysed{tree: t, src: src, res: res}).unreadIn(rels...)
+		return nil, fmt.Errorf("%s: no feature maps (map[featuregate.Feature]featuregate.FeatureSpec or ...VersionedSpecs from %s) in %d packages of pkg/ and the staging modules that import it%s", src.Dir, featuregates.APIPath, len(paths), unread)
 	}
 	sort.Slice(rep.Gates, func(i, j int) bool { return rep.Gates[i].Name < rep.Gates[j].Name })
 	for i := range rep.Gates {

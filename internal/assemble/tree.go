@@ -53,7 +53,7 @@ func open(ctx context.Context, opts Options, withCRI bool) (*tree.Tree, answer.S
 // kubernetesError is err, an OptionError when Options.Kubernetes (or a
 // range) names no release.
 func kubernetesError(err error) error {
-	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) {
+	if errors.Is(err, release.ErrNotARelease) || errors.Is(err, release.ErrRangeGoesDown) || errors.Is(err, release.ErrRangeTooWide) || errors.Is(err, release.ErrListAndRange) {
 		return &OptionError{Option: "Kubernetes", Err: err}
 	}
 	return err

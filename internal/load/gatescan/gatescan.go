@@ -100,6 +100,11 @@ func Packages(ctx context.Context, t *tree.Tree, staging map[string]string) ([]s
 		switch {
 		case f.problem != "":
 			problems = append(problems, f.problem)
+		case f.broken:
+			// It may be the file that imports the API: its package is
+			// loaded, and the loader names the syntax error, as report
+			// does for pkg/features.
+			found[f.importPath] = true
 		case f.unread != "":
 			unread[f.importPath] = append(unread[f.importPath], f.unread)
 		case f.importsAPI:
@@ -123,6 +128,9 @@ type goFile struct {
 	// problem: it could not be read; unread: its build constraints or
 	// imports could not be (named unless its package is loaded anyway).
 	problem, unread string
+	// broken: it names the API, its imports parse but the file does not
+	// (a syntax error in a declaration before them hides them).
+	broken bool
 }
 
 // read reads the file and says whether it imports the feature-gate API.
@@ -166,6 +174,14 @@ func (f *goFile) read(t *tree.Tree) {
 	for _, im := range parsed.Imports {
 		if v, err := strconv.Unquote(im.Path.Value); err == nil && featuregates.IsAPIPath(v) {
 			f.importsAPI = true
+		}
+	}
+	if !f.importsAPI {
+		// ImportsOnly stops, without an error, at the first declaration
+		// that is not an import: a syntax error there hides the imports
+		// after it. The file names the API, so it is parsed whole.
+		if _, err := parser.ParseFile(token.NewFileSet(), f.path, src, parser.SkipObjectResolution); err != nil {
+			f.broken = true
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (f Fetcher) Fetch(ctx context.Context, version string, withCRI bool) (*tree
 		want = append(want, tree.CRIAPIModule+"@"+StagingVersion(v))
 	}
 	mods, err := f.Download(ctx, want...)
-	if errors.Is(err, ErrProxyRefused) {
+	if errors.Is(err, ErrProxyRefused) && !errors.Is(err, ErrGoTooOld) {
 		return nil, f.unserved(ctx, v, err)
 	}
 	if err != nil {
@@ -62,11 +62,12 @@ func (f Fetcher) Fetch(ctx context.Context, version string, withCRI bool) (*tree
 }
 
 // unserved explains a release the proxy refused by the newest release it
-// serves (k8s.io/kubernetes@latest): a version after it is no release at
-// all, which the proxy's "403 Forbidden" does not say; one before it is
-// one this proxy lacks, and the go command's words stay. When even the
-// newest cannot be asked for (no network, GOPROXY=off) the go command's
-// first answer is the whole answer.
+// serves (k8s.io/kubernetes@latest): a version after it that the proxy
+// does not list either is no release at all, which the proxy's "403
+// Forbidden" does not say; one it lists (a pre-release after the newest
+// release), or one before the newest that this proxy lacks, keeps the go
+// command's words. When even the newest cannot be asked for (no network,
+// GOPROXY=off) the go command's first answer is the whole answer.
 func (f Fetcher) unserved(ctx context.Context, v string, refused error) error {
 	tmp, err := tempDir()
 	if err != nil {
@@ -79,6 +80,9 @@ func (f Fetcher) unserved(ctx context.Context, v string, refused error) error {
 		return refused
 	}
 	if semver.Compare(v, newest) > 0 {
+		if listed, _ := f.servedVersions(ctx, "asking the go command for "+tree.KubernetesModule+"@"+v, []string{v}); len(listed) > 0 {
+			return refused
+		}
 		return noSuchRelease(fmt.Sprintf("%s@%s: %v: the newest the module proxy serves is %s",
 			tree.KubernetesModule, v, ErrNoSuchRelease, newest))
 	}
@@ -161,6 +165,9 @@ func (f Fetcher) Download(ctx context.Context, modules ...string) ([]Module, err
 		return nil, err
 	}
 	if len(missing) > 0 {
+		if err := toolchainRefusal(missing[0].Module, missing[0].Why); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("cannot fetch %s with the go command: %w", missing[0].Module, refusal(missing[0].Why))
 	}
 	return found, nil

@@ -30,6 +30,15 @@ var (
 	// command's own, which says why (an unknown revision, lookup disabled,
 	// a proxy it could not reach).
 	ErrProxyRefused = errors.New("the module proxy does not serve the version")
+	// ErrGoTooOld: the go command refused a module it downloaded because
+	// the module requires a newer Go than the go command is and
+	// GOTOOLCHAIN kept it from switching ("requires go >= 1.27.0 (running
+	// go 1.26.8; GOTOOLCHAIN=local)"). It is also ErrProxyRefused: the
+	// version was not served to plegvet, in the go command's words.
+	ErrGoTooOld = errors.New("the go command is older than the module requires")
+	// ErrListAndRange: a version list that holds a range
+	// (v1.25.0,v1.26.0..v1.30.0): a list or a range, not both.
+	ErrListAndRange = errors.New("a comma list and a range mixed")
 )
 
 // noSuchRelease is a refusal the proxy made because the release does not

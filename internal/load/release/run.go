@@ -38,6 +38,12 @@ type Fetcher struct {
 	// the func it returns is called as the run ends. Runs may overlap.
 	Progress func(what string) (done func())
 
+	// PreReleases makes a range (v1.36.0..v1.38.0) and a minor's newest
+	// (v1.38) take the pre-releases the proxy serves (v1.38.0-beta.0)
+	// as well as releases. A pre-release named in full is fetched either
+	// way.
+	PreReleases bool
+
 	// started, when set (by the package's tests), is told the pid of each
 	// go command run.
 	started func(pid int)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/semver"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plegvet/plegvet/internal/extract/kubeversion"
@@ -19,9 +20,10 @@ import (
 )
 
 // Resolve returns the release a version names: a release itself, in
-// canonical form (v1.36.1), without asking the go command; for a minor
-// (v1.36 or 1.36), its newest patch that the module proxy serves, every
-// patch asked for by name.
+// canonical form (v1.36.1, or a pre-release: v1.38.0-beta.0), without
+// asking the go command; for a minor (v1.36 or 1.36), its newest patch
+// that the module proxy serves, every patch asked for by name, or, with
+// PreReleases and no patch served, its newest pre-release.
 func (f Fetcher) Resolve(ctx context.Context, version string) (string, error) {
 	v, err := parse(version)
 	if err != nil {
@@ -30,22 +32,38 @@ func (f Fetcher) Resolve(ctx context.Context, version string) (string, error) {
 	if !v.IsMinor() {
 		return v.Semver(), nil
 	}
-	newest, err := f.newestPatch(ctx, v.Minor, maxPatchProbe)
+	newest, err := f.newest(ctx, v.Minor, kubeversion.Version{}, kubeversion.Version{})
 	if err == nil && newest == "" {
-		err = fmt.Errorf("%q: %w", version, refusal(fmt.Sprintf("the module proxy serves no %s patch of %s", v.Semver(), tree.KubernetesModule)))
+		err = fmt.Errorf("%q: %w", version, refusal(fmt.Sprintf("the module proxy serves no %s %s of %s", v.Semver(), f.what(), tree.KubernetesModule)))
 	}
 	return newest, err
+}
+
+// what names the versions a minor's newest is taken from.
+func (f Fetcher) what() string {
+	if f.PreReleases {
+		return "patch or pre-release"
+	}
+	return "patch"
 }
 
 // MaxRangeMinors is the most minors a range may span.
 const MaxRangeMinors = 64
 
 // Range expands "v1.26.0..v1.37.2" to the newest patch of each minor from
-// the first to the last that the proxy serves (the last minor capped at
-// the given patch, uncapped when it is a minor: v1.26..v1.37), and
-// "v1.25.0,v1.30" to its list, a minor standing for its newest patch (as
-// Resolve). A single version is a list of one.
+// the first to the last that the proxy serves, none before the first
+// version nor after the last (a bound that is a minor, v1.26..v1.37,
+// bounds nothing within it), and "v1.25.0,v1.30" to its list, a minor
+// standing for its newest patch (as Resolve). A range or a minor takes
+// pre-releases only with PreReleases (then a minor that has no release
+// yet, or whose releases are all after the last bound, gives its newest
+// pre-release); a pre-release named in a list is taken as named. A
+// single version is a list of one; a list holding a range is an error
+// (ErrListAndRange).
 func (f Fetcher) Range(ctx context.Context, spec string) ([]string, error) {
+	if strings.Contains(spec, "..") && strings.Contains(spec, ",") {
+		return nil, fmt.Errorf("%q: %w; want a comma list (v1.25.16,v1.30.14) or one range (v1.26.0..v1.37.2)", spec, ErrListAndRange)
+	}
 	if from, to, ok := strings.Cut(spec, ".."); ok {
 		return f.minorRange(ctx, spec, from, to)
 	}
@@ -104,11 +122,7 @@ func (f Fetcher) minorRange(ctx context.Context, spec, from, to string) ([]strin
 		return nil, fmt.Errorf("%q: %w: %d, more than %d", spec, ErrRangeTooWide, hi.Minor-lo.Minor+1, MaxRangeMinors)
 	}
 	found, err := probe(int(hi.Minor-lo.Minor+1), func(i int) (string, error) {
-		m, maxPatch := lo.Minor+uint(i), uint(maxPatchProbe)
-		if m == hi.Minor && hi.Patch != nil {
-			maxPatch = *hi.Patch
-		}
-		return f.newestPatch(ctx, m, maxPatch)
+		return f.newest(ctx, lo.Minor+uint(i), lo, hi)
 	})
 	if err != nil {
 		return nil, err
@@ -124,15 +138,60 @@ func (f Fetcher) minorRange(ctx context.Context, spec, from, to string) ([]strin
 // more than about 20.
 const maxPatchProbe = 31
 
-// newestPatch finds the newest patch of v1.<minor> the proxy serves, not
-// after maxPatch; "" when it serves none and the go command said nothing
-// of why.
-func (f Fetcher) newestPatch(ctx context.Context, minor, maxPatch uint) (string, error) {
+// newest finds the newest version of v1.<minor> the proxy serves, not
+// before lo nor after hi (a zero Version, or a minor, bounds nothing in
+// its minor): a patch, else, with PreReleases, a pre-release of
+// v1.<minor>.0 (Kubernetes tags alpha, beta and rc of a minor's first
+// release only, and each comes before it). "" when it serves none and
+// the go command said nothing of why.
+func (f Fetcher) newest(ctx context.Context, minor uint, lo, hi kubeversion.Version) (string, error) {
+	maxPatch := uint(maxPatchProbe)
+	if hi.Minor == minor && hi.Patch != nil {
+		if hi.Pre != "" && !f.PreReleases {
+			return "", nil // every release of the minor is after hi
+		}
+		maxPatch = *hi.Patch
+	}
+	within := func(v string) bool {
+		return (lo.Patch == nil || semver.Compare(v, lo.Semver()) >= 0) && (hi.Patch == nil || semver.Compare(v, hi.Semver()) <= 0)
+	}
 	served, err := f.patches(ctx, minor, maxPatch)
-	if len(served) == 0 {
+	var found []string
+	for _, p := range served {
+		if v := fmt.Sprintf("v1.%d.%d", minor, p); within(v) {
+			found = append(found, v)
+		}
+	}
+	if len(found) == 0 && f.PreReleases {
+		pre, preErr := f.servedVersions(ctx, fmt.Sprintf("asking the go command for v1.%d.0 pre-releases", minor), preReleaseNames(minor))
+		for _, v := range pre {
+			if within(v) {
+				found = append(found, v)
+			}
+		}
+		if len(found) > 0 {
+			err = nil
+		} else if err == nil {
+			err = preErr
+		}
+	}
+	if len(found) == 0 {
 		return "", err
 	}
-	return fmt.Sprintf("v1.%d.%d", minor, slices.Max(served)), nil
+	return slices.MaxFunc(found, semver.Compare), nil
+}
+
+// preReleaseNames are the pre-releases of v1.<minor>.0 asked for by name:
+// Kubernetes has tagged up to four alphas, four betas and four release
+// candidates of a minor.
+func preReleaseNames(minor uint) []string {
+	var out []string
+	for _, stage := range []string{"alpha", "beta", "rc"} {
+		for n := range 4 {
+			out = append(out, fmt.Sprintf("v1.%d.0-%s.%d", minor, stage, n))
+		}
+	}
+	return out
 }
 
 // Patches lists the patches of v1.<minor> the proxy serves, in order:
@@ -182,11 +241,32 @@ func (f Fetcher) patches(ctx context.Context, minor, maxPatch uint) ([]uint, err
 // servedPatches asks the go command, in one run, which of the patches
 // from..to of k8s.io/kubernetes@v1.minor the proxy serves.
 func (f Fetcher) servedPatches(ctx context.Context, minor, from, to uint) ([]uint, error) {
-	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
+	var names []string
 	for p := from; p <= to; p++ {
-		args = append(args, fmt.Sprintf("%s@v1.%d.%d", tree.KubernetesModule, minor, p))
+		names = append(names, fmt.Sprintf("v1.%d.%d", minor, p))
 	}
-	what := fmt.Sprintf("asking the go command for v1.%d patches", minor)
+	versions, err := f.servedVersions(ctx, fmt.Sprintf("asking the go command for v1.%d patches", minor), names)
+	if r := refusal(""); errors.As(err, &r) {
+		return nil, fmt.Errorf("the go command serves no v1.%d patch: %w", minor, err)
+	} else if err != nil {
+		return nil, err
+	}
+	var served []uint
+	for _, s := range versions {
+		v, _ := kubeversion.Parse(s)
+		served = append(served, *v.Patch)
+	}
+	return served, nil
+}
+
+// servedVersions asks the go command, in one run, which of the versions
+// of k8s.io/kubernetes the proxy serves. When it serves none, the error
+// is the go command's first reason (a refusal), or what stopped it.
+func (f Fetcher) servedVersions(ctx context.Context, what string, versions []string) ([]string, error) {
+	args := []string{"list", "-m", "-e", "-f", "{{.Version}} {{if .Error}}missing {{.Error.Err}}{{else}}ok{{end}}"}
+	for _, v := range versions {
+		args = append(args, tree.KubernetesModule+"@"+v)
+	}
 	tmp, err := tempDir()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -202,19 +282,18 @@ func (f Fetcher) servedPatches(ctx context.Context, minor, from, to uint) ([]uin
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	var served []uint
+	var served []string
 	why := ""
 	for _, line := range strings.Split(string(out), "\n") {
 		listed, state, ok := strings.Cut(strings.TrimSpace(line), " ")
-		v, isVersion := kubeversion.Parse(listed)
-		if ok && state == "ok" && isVersion && v.IsRelease() && v.Pre == "" && v.Minor == minor {
-			served = append(served, *v.Patch)
+		if ok && state == "ok" && slices.Contains(versions, listed) {
+			served = append(served, listed)
 		} else if reason, missing := strings.CutPrefix(state, "missing "); missing && why == "" {
 			why = reason
 		}
 	}
 	if len(served) == 0 && why != "" {
-		return nil, fmt.Errorf("the go command serves no v1.%d patch: %w", minor, refusal(oneLine(why)))
+		return nil, refusal(oneLine(why))
 	}
 	return served, nil
 }
