@@ -50,10 +50,9 @@ type NodeSource struct {
 	// decided all the same, its message saying so).
 	Health *answer.Health `json:"health,omitempty"`
 	// Ladder is the latency ladder's inputs as the source gives them (the
-	// report's health.ladder), when the source was read; nil from
-	// plegvet's index, which holds none: not encoded, so that an index
-	// answer and the source's stay alike.
-	Ladder *ladder.Inputs `json:"-"`
+	// report's health.ladder); the index carries them. nil where the
+	// release's report could not be read (its CRI API module not served).
+	Ladder *ladder.Inputs `json:"ladder,omitempty"`
 	// LadderWhy says why the source read gives no ladder; "" when it
 	// gives one, or comes from the index.
 	LadderWhy string `json:"-"`
