@@ -100,7 +100,7 @@ func readKept(t *testing.T, dir, name string) []byte {
 	return data
 }
 
-// The kept captures of the hung-runtime scenario (HungRun.Keep, written
+// The kept captures of the hung-runtime scenario (FaultRun.Keep, written
 // by cmd/hungtable -captures) say what a unit test reading them relies
 // on: the metrics request's failure reads as a timeout with when it was
 // made and how long it waited; the last good scrape is a scrape from
