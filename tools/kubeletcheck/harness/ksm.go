@@ -55,7 +55,7 @@ func StartKubeStateMetrics(ctx context.Context, bin string, cp *ControlPlane, di
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		body, err := k.get(ctx)
-		if err == nil && strings.Contains(body, `kube_node_status_condition{node="`+NodeName+`",condition="Ready"`) {
+		if err == nil && readyShown(body) {
 			return k, nil
 		}
 		if done, werr := p.Exited(); done {
@@ -67,6 +67,17 @@ func StartKubeStateMetrics(ctx context.Context, bin string, cp *ControlPlane, di
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// readyShown says whether a kube-state-metrics answer has the node's
+// Ready condition.
+func readyShown(body string) bool {
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, "kube_node_status_condition{") && strings.Contains(l, `node="`+NodeName+`"`) && strings.Contains(l, `condition="Ready"`) {
+			return true
+		}
+	}
+	return false
 }
 
 // Addr is where Prometheus scrapes it.
