@@ -107,7 +107,7 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 	}
 	defer tr.Close()
 	rules := tr.Rules
-	plugin, err := harness.BuildKubectlPleg(ctx, filepath.Join(repo, "tools", "kubectl-pleg"), tr.Dir)
+	plugin, probe, err := tr.KubectlPleg(ctx, repo)
 	if err != nil {
 		return err
 	}
@@ -131,13 +131,7 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 			}
 		}
 		h.Fault = f
-		h.KubectlPleg = plugin
-		h.Probe = func(ctx context.Context, n *harness.Node, phase string) error {
-			if phase != harness.PhaseReady {
-				return nil
-			}
-			return harness.ApplyReadmeRBAC(ctx, n.Control, filepath.Join(repo, "tools", "kubectl-pleg", "README.md"))
-		}
+		h.KubectlPleg, h.Probe = plugin, probe
 		began := time.Now()
 		run, err := h.Run(ctx)
 		if err != nil {
