@@ -71,6 +71,9 @@ func runLatency(t *testing.T, latency, lasts time.Duration) (*harness.FaultRun, 
 	if r, ok := run.RelistRate(); ok {
 		t.Logf("during the fault: %s", r)
 	}
+	for _, text := range []string{harness.LogRelisted, harness.LogRuntimeStatus} {
+		t.Logf("during the fault, the kubelet's log: %s", run.LogGaps(text))
+	}
 	for _, r := range run.Rounds {
 		t.Logf("%s", r.Line(run.Frozen))
 	}

@@ -127,3 +127,52 @@ func (r *Round) KSMReady() string {
 	}
 	return ""
 }
+
+// The kubelet's -v=4 lines that time its loops without /metrics: the
+// runtime manager's GetPods (the relist's, with all=true; the image
+// garbage collector's every 5m too) and each successful Status call of
+// the runtime status loop.
+const (
+	LogRelisted      = `"Retrieved pods from runtime" all=true`
+	LogRuntimeStatus = `"Container runtime status"`
+)
+
+// Gaps is how often a log line came during the fault: how many, the
+// mean and the longest time between two (the first measured from the
+// fault's start).
+type Gaps struct {
+	Text          string
+	Count         int
+	Mean, Longest time.Duration
+}
+
+func (g Gaps) String() string {
+	return fmt.Sprintf("%d lines %s: one every %.1fs, at most %.1fs apart", g.Count, g.Text, g.Mean.Seconds(), g.Longest.Seconds())
+}
+
+// LogGaps times the kubelet's lines holding text within the fault.
+func (r *FaultRun) LogGaps(text string) Gaps {
+	g := Gaps{Text: text}
+	prev := r.Frozen
+	var first, last time.Time
+	for _, l := range r.Log {
+		if l.Time.Before(r.Frozen) || !l.Time.Before(r.Thawed) || !strings.Contains(l.Raw, text) {
+			continue
+		}
+		if d := l.Time.Sub(prev); d > g.Longest {
+			g.Longest = d
+		}
+		if first.IsZero() {
+			first = l.Time
+		}
+		last, prev = l.Time, l.Time
+		g.Count++
+	}
+	if d := r.Thawed.Sub(prev); d > g.Longest {
+		g.Longest = d
+	}
+	if g.Count > 1 {
+		g.Mean = last.Sub(first) / time.Duration(g.Count-1)
+	}
+	return g
+}

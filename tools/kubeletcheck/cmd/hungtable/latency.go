@@ -25,7 +25,7 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string) {
 	fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy delays every unary CRI call by the rung's latency before forwarding it (`%s`, the event stream, passes undelayed); a caller that gives up first gets its own context's error. When the rung's time is up the latency is switched off and calls still waiting go on at once. ", harness.EventStream)
 	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's alerts, targets and series; one /metrics request after the other waits up to 5m (the patient scrape, whose answers give `%s` while the rounds' time out); kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). ",
 		h.Every, h.Every, harness.MetricRelists, h.PlegTimeout)
-	fmt.Fprintf(b, "Debian's Prometheus scrapes the kubelet in kube-prometheus's layout (job `kubelet`, `metrics_path` `/metrics` and `/metrics/cadvisor`) and kube-state-metrics %s (built from its module, reading the API server with a token; job `kube-state-metrics`, `honor_labels`), every %s with a scrape timeout of %s, as kube-prometheus does. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
+	fmt.Fprintf(b, "Debian's Prometheus scrapes the kubelet in kube-prometheus's layout (job `kubelet`, `metrics_path` `/metrics` and `/metrics/cadvisor`) and kube-state-metrics %s (built from its module, reading the API server with a token; job `kube-state-metrics`, `honor_labels`), every %s with a scrape timeout of %s, as kube-prometheus does. The kubelet logs at -v=4 each `GetPods` with `all=true` (the relist's; the image garbage collector's every 5m too) and each successful runtime `Status`: their lines time the relist and the status loop while /metrics is dark. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
 		harness.KubeStateMetricsVersion, h.Every, h.Every, h.Every)
 	if rules != "" {
 		fmt.Fprintf(b, "Rules: `plegvet alerts -k8s %s -o rules`.\n\n| alert | expr | for |\n|---|---|---|\n", release)
@@ -35,7 +35,7 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("## The rungs side by side\n\n| latency | fault lasted | run took | first /metrics failure | relists during the fault | Ready False | first \"container runtime is down\" | first \"PLEG is not healthy\" | first DeadlineExceeded | alerts (pending / firing) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("## The rungs side by side\n\n| latency | fault lasted | run took | first /metrics failure | relists during the fault (counter) | GetPods(all) lines (log) | runtime Status refreshes (log) | Ready False | first \"container runtime is down\" | first \"PLEG is not healthy\" | first DeadlineExceeded | alerts (pending / firing) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range runs {
 		run, tl := m.run, m.tl
 		first := "none"
@@ -74,8 +74,12 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string) {
 		if len(alerts) == 0 {
 			alerts = []string{"none"}
 		}
-		fmt.Fprintf(b, "| %s | %.0fs | %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Fault.Latency, run.Thawed.Sub(run.Frozen).Seconds(), m.took.Round(time.Second),
-			first, relists, harness.Cell(ready), logged("container runtime is down"), logged(harness.PLEGUnhealthy), logged("DeadlineExceeded"), harness.Cell(strings.Join(alerts, "; ")))
+		gaps := func(text string) string {
+			g := run.LogGaps(text)
+			return fmt.Sprintf("%d, one every %.1fs, at most %.1fs apart", g.Count, g.Mean.Seconds(), g.Longest.Seconds())
+		}
+		fmt.Fprintf(b, "| %s | %.0fs | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Fault.Latency, run.Thawed.Sub(run.Frozen).Seconds(), m.took.Round(time.Second),
+			first, relists, gaps(harness.LogRelisted), gaps(harness.LogRuntimeStatus), harness.Cell(ready), logged("container runtime is down"), logged(harness.PLEGUnhealthy), logged("DeadlineExceeded"), harness.Cell(strings.Join(alerts, "; ")))
 	}
 	for _, m := range runs {
 		writeRung(b, m)
