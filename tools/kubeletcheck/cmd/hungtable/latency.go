@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
 // writeLatency writes the slow-runtime document: the rungs side by side,
 // then each rung's moments, rounds, relist samples, endpoints, the
 // proxy's account, Prometheus's view and kubectl pleg's rows.
-func writeLatency(b *strings.Builder, runs []measured, release, rules string) {
+func writeLatency(b *strings.Builder, runs []measured, release, rules string, l *ladder.Ladder, why string) {
 	var lats []string
 	for _, m := range runs {
 		lats = append(lats, m.run.Fault.Latency.String()+":"+m.run.Fault.Least.String())
@@ -81,6 +82,8 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string) {
 		fmt.Fprintf(b, "| %s | %.0fs | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Fault.Latency, run.Thawed.Sub(run.Frozen).Seconds(), m.took.Round(time.Second),
 			first, relists, gaps(harness.LogRelisted), gaps(harness.LogRuntimeStatus), harness.Cell(ready), logged("container runtime is down"), logged(harness.PLEGUnhealthy), logged("DeadlineExceeded"), harness.Cell(strings.Join(alerts, "; ")))
 	}
+	b.WriteString("\n")
+	writePredictions(b, l, why, runs)
 	for _, m := range runs {
 		writeRung(b, m)
 	}

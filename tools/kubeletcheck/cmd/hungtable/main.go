@@ -151,7 +151,8 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		runs = append(runs, m)
 	}
 	if fault == "latency" {
-		writeLatency(b, runs, release, rules)
+		l, why := readLadder(ctx, filepath.Join(tr.Dir, "plegvet"), release)
+		writeLatency(b, runs, release, rules, l, why)
 		return nil
 	}
 	write(b, runs[0].run, runs[0].tl, runs[0].h, fault, release, rules, runs[0].took)
