@@ -320,7 +320,13 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 			watched.Unlock()
 		}
 	})
-	if err := until(h.Fault.Most, "the fault's end", func(rs []Round) bool {
+	// A fault of fixed length ends at Least (= Most): a little slack
+	// keeps its end from being logged as a wait that ran out.
+	within := h.Fault.Most
+	if !h.Fault.UntilPLEG {
+		within += 5 * time.Second
+	}
+	if err := until(within, "the fault's end", func(rs []Round) bool {
 		return h.Fault.over(run.Frozen, rs, h.Alerts)
 	}); err != nil {
 		return nil, err
