@@ -69,6 +69,11 @@ func runFault(t *testing.T, fault harness.Fault, adjust func(*harness.FaultScena
 	}
 	h := p.NewHung(release, kubelet, apiserver, rules, t.Logf)
 	h.Fault = fault
+	// The alerts read the node's Ready condition from kube-state-metrics
+	// (kube_node_status_condition), as in kube-prometheus.
+	if h.KubeStateMetrics, err = p.Builder.KubeStateMetrics(ctx); err != nil {
+		t.Fatal(err)
+	}
 	h.KubectlPleg = buildKubectlPleg(t)
 	h.Probe = kubectlPlegProbe(t, h.KubectlPleg)
 	if adjust != nil {

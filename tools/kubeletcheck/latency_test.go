@@ -55,14 +55,9 @@ func TestRuntimeSlow(t *testing.T) {
 // runLatency runs one rung, logs it (with its relist samples and
 // Prometheus's view) and keeps it under PLEGVET_KUBELETCHECK_OUT.
 func runLatency(t *testing.T, latency, lasts time.Duration) (*harness.FaultRun, *harness.FaultTimeline, string, bool) {
-	p := prepare(t)
-	ksm, err := p.Builder.KubeStateMetrics(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	began := time.Now()
 	run, tl, plegvetBin, _ := runFault(t, harness.Latency(latency, lasts), func(h *harness.FaultScenario) {
-		h.Every, h.Dumps, h.Alerts, h.KubeStateMetrics = 10*time.Second, nil, nil, ksm
+		h.Every, h.Dumps, h.Alerts = 10*time.Second, nil, nil
 	})
 	t.Logf("rung %s: %s in all", latency, time.Since(began).Round(time.Second))
 	for _, s := range run.RelistSamples() {

@@ -126,9 +126,9 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		h := tr.Parts.NewHung(release, tr.Kubelet, tr.APIServer, rules, logf)
 		if f.Kind == harness.FaultLatency {
 			h = tr.Parts.NewLatencyScenario(release, tr.Kubelet, tr.APIServer, rules, f.Latency, f.Least, logf)
-			if h.KubeStateMetrics, err = tr.Parts.Builder.KubeStateMetrics(ctx); err != nil {
-				return err
-			}
+		}
+		if h.KubeStateMetrics, err = tr.Parts.Builder.KubeStateMetrics(ctx); err != nil {
+			return err
 		}
 		h.Fault = f
 		h.KubectlPleg, h.Probe = plugin, probe
