@@ -15,9 +15,6 @@ import (
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
-// FaultFrozen is how the hung scenario's fault is named in its rows.
-const FaultFrozen = "containerd's daemon frozen with SIGSTOP (its shim and the pod's container run on)"
-
 // TestRuntimeHung registers a kubelet (EventedPLEG unset) to a real API
 // server with the static pod running on containerd v2, freezes
 // containerd's daemon alone with SIGSTOP for at least 4 minutes while a
@@ -32,7 +29,7 @@ func TestRuntimeHung(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a kubelet, an API server and Prometheus, and freezes the runtime for 4 minutes")
 	}
-	run, tl, plegvetBin, withRules := runFault(t, "runtime-hung", "", FaultFrozen)
+	run, tl, plegvetBin, withRules := runFault(t, harness.Frozen(), nil)
 	checkHung(t, run, tl, withRules)
 	checkHungVerdicts(t, run, tl, plegvetBin)
 }
@@ -49,7 +46,7 @@ func TestRuntimeSlowCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a kubelet, an API server and Prometheus, and holds a CRI call for 4 minutes")
 	}
-	run, tl, plegvetBin, _ := runFault(t, "runtime-slow-call", SlowMethod, "the CRI proxy starts holding "+SlowMethod)
+	run, tl, plegvetBin, _ := runFault(t, harness.Held(SlowMethod), nil)
 	checkSlowCall(t, run, tl)
 	// Seen from outside, one hung call is a hung runtime: plegvet node
 	// and kubectl pleg say so (measured: at-risk, then unhealthy, runtime
@@ -57,10 +54,10 @@ func TestRuntimeSlowCall(t *testing.T) {
 	checkHungVerdicts(t, run, tl, plegvetBin)
 }
 
-// runFault runs the hung scenario, its fault a frozen containerd or,
-// with method, that CRI method held by a proxy; it logs what the run
-// saw and keeps it under PLEGVET_KUBELETCHECK_OUT/RELEASE/name.
-func runFault(t *testing.T, name, method, fault string) (*harness.HungRun, *harness.HungTimeline, string, bool) {
+// runFault runs the fault scenario with fault (on NewHung's node, then
+// changed by adjust when given); it logs what the run saw and keeps it
+// under PLEGVET_KUBELETCHECK_OUT/RELEASE/fault's name.
+func runFault(t *testing.T, fault harness.Fault, adjust func(*harness.FaultScenario)) (*harness.FaultRun, *harness.FaultTimeline, string, bool) {
 	p := prepare(t)
 	release := releases()[0]
 	kubelet, apiserver := kubernetesBins(t, p, release)
@@ -71,25 +68,29 @@ func runFault(t *testing.T, name, method, fault string) (*harness.HungRun, *harn
 		t.Fatal(err)
 	}
 	h := p.NewHung(release, kubelet, apiserver, rules, t.Logf)
+	h.Fault = fault
+	// The alerts read the node's Ready condition from kube-state-metrics
+	// (kube_node_status_condition), as in kube-prometheus.
+	if h.KubeStateMetrics, err = p.Builder.KubeStateMetrics(ctx); err != nil {
+		t.Fatal(err)
+	}
 	h.KubectlPleg = buildKubectlPleg(t)
 	h.Probe = kubectlPlegProbe(t, h.KubectlPleg)
-	if method != "" {
-		if h.Proxy, err = harness.NewCRIProxy(method); err != nil {
-			t.Fatal(err)
-		}
+	if adjust != nil {
+		adjust(h)
 	}
 	began := time.Now()
 	run, err := h.Run(ctx)
 	skipOrFail(t, err)
 	t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
 	tl := run.Timeline(ruleNames(t, rules))
-	logHung(t, run, tl, fault)
+	logHung(t, run, tl, fault.Describe())
 	if out := os.Getenv("PLEGVET_KUBELETCHECK_OUT"); out != "" {
-		dir := filepath.Join(out, release, name)
+		dir := filepath.Join(out, release, fault.Name())
 		if err := run.Save(filepath.Join(dir, "all")); err != nil {
 			t.Error(err)
 		}
-		if err := run.Keep(dir, tl, fault); err != nil {
+		if err := run.Keep(dir, tl, fault.Describe()); err != nil {
 			t.Error(err)
 		}
 	}
@@ -99,7 +100,7 @@ func runFault(t *testing.T, name, method, fault string) (*harness.HungRun, *harn
 // checkSlowCall asserts what the slow-call runs measured: the proxy
 // held calls until the kubelet gave up on them; the node's Ready named
 // the PLEG while it did; everything recovered after.
-func checkSlowCall(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline) {
+func checkSlowCall(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline) {
 	t.Helper()
 	gaveUp := 0
 	for _, s := range run.Stall {
@@ -155,7 +156,7 @@ func ruleNames(t *testing.T, rules string) []string {
 // logHung logs the run's moments, seconds after the fault, each
 // endpoint's sums, the patient scrapes, kubectl pleg's changes and the
 // blocked stacks.
-func logHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, fault string) {
+func logHung(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline, fault string) {
 	t.Helper()
 	for _, r := range tl.Rows(fault) {
 		at := "-"
@@ -204,7 +205,7 @@ func since(t, ref time.Time) string {
 }
 
 // checkHung asserts what the hung runs measured.
-func checkHung(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, withRules bool) {
+func checkHung(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline, withRules bool) {
 	t.Helper()
 	if tl.FirstTimeout == nil {
 		t.Errorf("no /metrics request timed out while containerd was frozen")
@@ -372,7 +373,7 @@ func kubectlPlegAware() bool {
 // first timed-out scrape, unhealthy once Ready is False, never healthy
 // and never an error row while the runtime is hung. Until then it logs
 // what they say.
-func checkHungVerdicts(t *testing.T, run *harness.HungRun, tl *harness.HungTimeline, plegvetBin string) {
+func checkHungVerdicts(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline, plegvetBin string) {
 	t.Helper()
 	aware, pluginAware := hungAware(t, plegvetBin), kubectlPlegAware()
 	if !aware {
@@ -476,7 +477,7 @@ func checkHungVerdicts(t *testing.T, run *harness.HungRun, tl *harness.HungTimel
 // pastThreshold says whether, at t, the last relist the kubelet reported
 // is older than the PLEG's threshold: plegvet then says unhealthy from
 // the last good scrape alone, before the Node's Ready says so.
-func pastThreshold(tl *harness.HungTimeline, t time.Time) bool {
+func pastThreshold(tl *harness.FaultTimeline, t time.Time) bool {
 	return !tl.LastRelist.IsZero() && t.Sub(tl.LastRelist) > harness.PLEGThreshold
 }
 

@@ -100,7 +100,7 @@ func readKept(t *testing.T, dir, name string) []byte {
 	return data
 }
 
-// The kept captures of the hung-runtime scenario (HungRun.Keep, written
+// The kept captures of the hung-runtime scenario (FaultRun.Keep, written
 // by cmd/hungtable -captures) say what a unit test reading them relies
 // on: the metrics request's failure reads as a timeout with when it was
 // made and how long it waited; the last good scrape is a scrape from
@@ -139,6 +139,51 @@ func TestKeptHungCaptures(t *testing.T) {
 		}
 		if n.Ready == nil || n.Ready.Status != w.status || !strings.Contains(n.Ready.Message, w.says) || !strings.HasPrefix(n.ContainerRuntimeVersion, w.runtime) {
 			t.Errorf("%s: Ready %+v, runtime %q; want %s %q, runtime %s...", w.file, n.Ready, n.ContainerRuntimeVersion, w.status, w.says, w.runtime)
+		}
+	}
+}
+
+// The kept captures of the 6 s latency rung (FaultRun.Keep, written by
+// cmd/hungtable -fault latency -captures) say what a unit test reading
+// them relies on: each kept dark round's metrics request timed out at
+// the scrape timeout (10 s), with when it was made, while its Node
+// object says Ready True, "kubelet is posting ready status"; the last
+// good scrape came before the fault and counts the relists.
+func TestKeptSlowCaptures(t *testing.T) {
+	dir := filepath.Join("..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-slow-6s")
+	if _, err := nodeverdict.ReadConfigz("configz.json", readKept(t, dir, "configz.json")); err != nil {
+		t.Fatal(err)
+	}
+	last, err := nodeverdict.ReadMetrics("last-good.txt", readKept(t, dir, "last-good.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.LastSeen == nil || !strings.Contains(string(readKept(t, dir, "last-good.txt")), harness.MetricRelists) {
+		t.Errorf("last-good.txt has no %s or no %s", nodeverdict.MetricLastSeen, harness.MetricRelists)
+	}
+	rounds, _ := filepath.Glob(filepath.Join(dir, "rounds", "*"))
+	errs := append([]string{dir}, rounds...)
+	if len(rounds) < 2 {
+		t.Errorf("%d kept dark rounds; want at least 2", len(rounds))
+	}
+	for _, d := range errs {
+		f, err := nodeverdict.ReadMetricsFailure("metrics-error.txt", readKept(t, d, "metrics-error.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Kind != nodeverdict.FailureTimeout || f.At == nil || f.WaitedFor() < 9*time.Second {
+			t.Errorf("%s/metrics-error.txt: %+v; want a timeout at the 10 s scrape timeout, with when", d, f)
+		}
+		node := "node-ready.json"
+		if d != dir {
+			node = "node.json"
+		}
+		n, err := nodeverdict.ReadNode(node, readKept(t, d, node))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Ready == nil || n.Ready.Status != "True" || !strings.Contains(n.Ready.Message, "kubelet is posting ready status") {
+			t.Errorf("%s/%s: Ready %+v; want True, posting ready status", d, node, n.Ready)
 		}
 	}
 }

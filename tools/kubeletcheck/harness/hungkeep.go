@@ -26,11 +26,14 @@ type KeptRound struct {
 	Durations map[string]float64 `json:"scrapeDurationSeconds"`
 	Errors    map[string]string  `json:"targetErrors,omitempty"`
 	LastSeen  float64            `json:"kubeletPlegLastSeenSeconds,omitempty"`
+	Relists   float64            `json:"kubeletPlegRelistCount,omitempty"`
+	KSMReady  string             `json:"kubeStateMetricsReady,omitempty"`
 }
 
-func (r *HungRound) kept() KeptRound {
+func (r *Round) kept() KeptRound {
 	k := KeptRound{Index: r.Index, Start: r.Start, Metrics: r.MetricsAnswer, Answers: r.Answers, Ready: r.Ready,
-		Alerts: r.Alerts, Up: r.Up(), Durations: r.Durations(), LastSeen: r.LastSeen()}
+		Alerts: r.Alerts, Up: r.Up(), Durations: r.Durations(), LastSeen: r.LastSeen(),
+		Relists: r.Relists(), KSMReady: r.KSMReady()}
 	if r.ReadyErr != nil {
 		k.ReadyErr = r.ReadyErr.Error()
 	}
@@ -49,7 +52,7 @@ func (r *HungRound) kept() KeptRound {
 // rounds.json, kubectl-pleg.json, patient.json, each goroutine dump
 // whole and its blocked handlers trimmed, the Node object of every
 // round whose Ready changed, the last good scrape, the kubelet's log.
-func (r *HungRun) Save(dir string) error {
+func (r *FaultRun) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -72,6 +75,9 @@ func (r *HungRun) Save(dir string) error {
 		return err
 	}
 	if err := js("patient.json", r.Patient); err != nil {
+		return err
+	}
+	if err := js("relists.json", r.RelistSamples()); err != nil {
 		return err
 	}
 	if len(r.Stall) > 0 {
@@ -114,7 +120,7 @@ func (r *HungRun) Save(dir string) error {
 // BlockedText is a dump's goroutines waiting on a CRI call, trimmed:
 // first those serving an HTTP request (a kubelet endpoint's handler),
 // then the others.
-func (r *HungRun) BlockedText(d Dump) string {
+func (r *FaultRun) BlockedText(d Dump) string {
 	collectors, gathers, others := BlockedMetrics(d.Text)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %d goroutines in the dump taken %.0fs after the fault: %d metrics collectors wait on a CRI call, %d endpoint handlers wait in Gather for them, %d others wait on a CRI call\n",
@@ -138,6 +144,38 @@ func (r *HungRun) BlockedText(d Dump) string {
 	return b.String()
 }
 
+// DarkPicks are the moments into a latency fault whose rounds Keep
+// keeps whole: early, at the PLEG's threshold, and late.
+var DarkPicks = []time.Duration{time.Minute, 3*time.Minute + 10*time.Second, 5 * time.Minute}
+
+// keepDark writes, for the first round at or after each of DarkPicks
+// whose /metrics failed, rounds/NNN/metrics-error.txt (as
+// metrics-error.txt) and rounds/NNN/node.json, the Node object it read.
+func (r *FaultRun) keepDark(dir string) error {
+	for _, d := range DarkPicks {
+		for i := range r.Rounds {
+			o := &r.Rounds[i]
+			if o.Start.Before(r.Frozen.Add(d)) || !o.Start.Before(r.Thawed) || o.Err == nil || o.Node == nil {
+				continue
+			}
+			sub := filepath.Join(dir, "rounds", fmt.Sprintf("%03d", o.Index))
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				return err
+			}
+			a := o.MetricsAnswer
+			start := a.Start
+			if err := os.WriteFile(filepath.Join(sub, "metrics-error.txt"), nodeverdict.NewMetricsFailure(a.Err, a.Took, &start).Format(), 0o644); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(sub, "node.json"), o.Node, 0o644); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
 // Keep writes the trimmed captures nodeverdict's tests read under dir:
 // crictl.txt; configz.json; last-good.txt, the last /metrics answer
 // before the fault, trimmed (TrimMetrics); metrics-error.txt, the
@@ -150,7 +188,7 @@ func (r *HungRun) BlockedText(d Dump) string {
 // from the fault to the recovery, of lines alike the first and the
 // last); and moments.json, the timeline's rows with the endpoints'
 // sums.
-func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
+func (r *FaultRun) Keep(dir string, tl *FaultTimeline, fault string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -173,7 +211,7 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 			return err
 		}
 	}
-	nodes := map[string]*HungRound{"node-false.json": tl.ReadyFalse, "node-pleg.json": tl.ReadyPLEG, "node-true.json": tl.ReadyTrue}
+	nodes := map[string]*Round{"node-false.json": tl.ReadyFalse, "node-pleg.json": tl.ReadyPLEG, "node-true.json": tl.ReadyTrue}
 	if tl.LastGood != nil {
 		nodes["node-ready.json"] = tl.LastGood
 	}
@@ -182,6 +220,11 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 			if err := write(name, o.Node); err != nil {
 				return err
 			}
+		}
+	}
+	if r.Fault.Kind == FaultLatency {
+		if err := r.keepDark(dir); err != nil {
+			return err
 		}
 	}
 	for i := len(r.Dumps) - 1; i >= 0; i-- {
@@ -201,7 +244,9 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 		end = tl.ReadyTrue.Start
 	}
 	for _, l := range r.Log {
-		if l.Time.Before(r.Frozen) || l.Time.After(end) || !healthLine(l) && !strings.Contains(l.Text, "DeadlineExceeded") {
+		// A slow runtime's loops are timed by their -v=4 lines.
+		timing := r.Fault.Kind == FaultLatency && (strings.Contains(l.Raw, LogRelisted) || strings.Contains(l.Raw, LogRuntimeStatus))
+		if l.Time.Before(r.Frozen) || l.Time.After(end) || !healthLine(l) && !strings.Contains(l.Text, "DeadlineExceeded") && !timing {
 			continue
 		}
 		key := l.Source + digits.ReplaceAllString(l.Text, "")
@@ -229,8 +274,14 @@ func (r *HungRun) Keep(dir string, tl *HungTimeline, fault string) error {
 		}
 		moments = append(moments, m)
 	}
-	data, err := json.MarshalIndent(map[string]any{"release": r.Release, "fault": fault, "frozen": r.Frozen, "thawed": r.Thawed,
-		"moments": moments, "endpoints": r.Endpoints()}, "", "  ")
+	doc := map[string]any{"release": r.Release, "fault": fault, "frozen": r.Frozen, "thawed": r.Thawed,
+		"moments": moments, "endpoints": r.Endpoints()}
+	if r.Fault.Kind == FaultLatency {
+		doc["latency"] = r.Fault.Latency.String()
+		doc["relists"] = r.RelistSamples()
+		doc["delays"] = r.Delays
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}

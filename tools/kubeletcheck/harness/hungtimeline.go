@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// HungTimeline is when each thing happened in a run of Hung; a nil
+// FaultTimeline is when each thing happened in a run of Hung; a nil
 // round or a zero time is one the run did not see.
-type HungTimeline struct {
+type FaultTimeline struct {
 	Frozen, Thawed time.Time
 	// LastGood is the last round before the first failed /metrics
 	// request after the freeze whose /metrics answered; FirstTimeout the
 	// first whose request timed out, FirstRefused the first refused;
 	// MetricsBack the first after the thaw that answered again.
-	LastGood, FirstFailed, FirstTimeout, FirstRefused, MetricsBack *HungRound
+	LastGood, FirstFailed, FirstTimeout, FirstRefused, MetricsBack *Round
 	// LastRelist is the latest kubelet_pleg_last_seen_seconds a
 	// /metrics answer gave before the fault's end (a relist may have
 	// come after it, before the fault).
@@ -27,14 +27,14 @@ type HungTimeline struct {
 	// first True after the thaw; HeartbeatStops the first round whose
 	// Ready lastHeartbeatTime is that of the round before while the
 	// one before that had moved.
-	ReadyFalse, ReadyPLEG, ReadyTrue *HungRound
+	ReadyFalse, ReadyPLEG, ReadyTrue *Round
 	// Logged are the kubelet's first lines after the freeze holding each
 	// of LoggedTexts.
 	Logged map[string]*LogLine
 	// Down are, per Prometheus target (metrics_path), the first round
 	// after the freeze whose up is 0, and the first after that whose up
 	// is 1.
-	Down, Up map[string]*HungRound
+	Down, Up map[string]*Round
 	Alerts   []AlertTimes
 }
 
@@ -53,7 +53,7 @@ var LoggedTexts = []string{
 
 // upOf returns the round's up (or scrape_duration_seconds) per
 // metrics_path.
-func (r *HungRound) upOf(query string) map[string]float64 {
+func (r *Round) upOf(query string) map[string]float64 {
 	m := map[string]float64{}
 	for _, s := range r.Series[query] {
 		if v, ok := s.Value[1].(string); ok {
@@ -66,12 +66,12 @@ func (r *HungRound) upOf(query string) map[string]float64 {
 
 // Up is the round's up per metrics_path; Durations its
 // scrape_duration_seconds.
-func (r *HungRound) Up() map[string]float64        { return r.upOf(Queries[0]) }
-func (r *HungRound) Durations() map[string]float64 { return r.upOf(Queries[1]) }
+func (r *Round) Up() map[string]float64        { return r.upOf(Queries[0]) }
+func (r *Round) Durations() map[string]float64 { return r.upOf(Queries[1]) }
 
 // TargetError is the last scrape error Prometheus gives the target of
 // path.
-func (r *HungRound) TargetError(path string) string {
+func (r *Round) TargetError(path string) string {
 	for _, t := range r.Targets {
 		if t.Labels["metrics_path"] == path {
 			return t.LastError
@@ -81,8 +81,8 @@ func (r *HungRound) TargetError(path string) string {
 }
 
 // Timeline reads the run's moments; alerts are the alert names to time.
-func (r *HungRun) Timeline(alerts []string) *HungTimeline {
-	tl := &HungTimeline{Frozen: r.Frozen, Thawed: r.Thawed, Logged: map[string]*LogLine{}, Down: map[string]*HungRound{}, Up: map[string]*HungRound{}}
+func (r *FaultRun) Timeline(alerts []string) *FaultTimeline {
+	tl := &FaultTimeline{Frozen: r.Frozen, Thawed: r.Thawed, Logged: map[string]*LogLine{}, Down: map[string]*Round{}, Up: map[string]*Round{}}
 	for i := range r.Rounds {
 		o := &r.Rounds[i]
 		if v := o.LastSeen(); v != 0 && o.Start.Before(r.Thawed) && time.Unix(int64(v), 0).After(tl.LastRelist) {
@@ -174,21 +174,21 @@ func (r *HungRun) Timeline(alerts []string) *HungTimeline {
 
 // Rows are the timeline's moments in the order they happened, those not
 // seen last.
-func (tl *HungTimeline) Rows(fault string) []Row {
-	round := func(what string, o *HungRound, evidence func(*HungRound) string) Row {
+func (tl *FaultTimeline) Rows(fault string) []Row {
+	round := func(what string, o *Round, evidence func(*Round) string) Row {
 		if o == nil {
 			return Row{What: what, Evidence: "not seen"}
 		}
 		return Row{What: what, At: o.Start, Evidence: evidence(o)}
 	}
-	ready := func(what string, o *HungRound) Row {
+	ready := func(what string, o *Round) Row {
 		if o == nil {
 			return Row{What: what, Evidence: "not seen"}
 		}
 		c := o.Ready
 		return Row{What: what, At: c.At, Evidence: fmt.Sprintf("Ready=%s %s: %s (lastTransitionTime %s, lastHeartbeatTime %s)", c.Status, c.Reason, c.Message, c.Transition.Format(time.TimeOnly), c.Heartbeat.Format(time.TimeOnly))}
 	}
-	answer := func(o *HungRound) string {
+	answer := func(o *Round) string {
 		a := o.MetricsAnswer
 		if a.Err != "" {
 			return fmt.Sprintf("GET /metrics (client timeout %s) failed after %.2fs: %s", a.Timeout, a.Took.Seconds(), a.Err)
@@ -223,7 +223,7 @@ func (tl *HungTimeline) Rows(fault string) []Row {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		ev := func(o *HungRound) string {
+		ev := func(o *Round) string {
 			return fmt.Sprintf("up %v, scrape_duration_seconds %v; lastError %q", o.Up()[p], o.Durations()[p], o.TargetError(p))
 		}
 		rows = append(rows, round(fmt.Sprintf("Prometheus: up{metrics_path=%q} 0", p), tl.Down[p], ev),
@@ -275,7 +275,7 @@ type EndpointSummary struct {
 
 // Endpoints sums up each endpoint's requests from the fault's start to
 // its end (and when each first answered again after it).
-func (r *HungRun) Endpoints() []EndpointSummary {
+func (r *FaultRun) Endpoints() []EndpointSummary {
 	var paths []string
 	if len(r.Rounds) > 0 {
 		paths = append(paths, "/metrics")

@@ -29,17 +29,30 @@ type Prometheus struct {
 // Prometheus and waits until it is ready and its scrape of the kubelet
 // succeeded.
 func StartPrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
-	return startPrometheus(ctx, dir, rules, interval, false)
+	return StartPrometheusLayout(ctx, dir, rules, PromLayout{Interval: interval})
 }
 
 // StartKubePrometheus is StartPrometheus in kube-prometheus's layout:
 // one job, kubelet, with two endpoints of the same kubelet told apart
 // by the metrics_path label, /metrics and /metrics/cadvisor.
 func StartKubePrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
-	return startPrometheus(ctx, dir, rules, interval, true)
+	return StartPrometheusLayout(ctx, dir, rules, PromLayout{Interval: interval, KubePrometheus: true})
 }
 
-func startPrometheus(ctx context.Context, dir, rules string, interval time.Duration, kubePrometheus bool) (*Prometheus, error) {
+// PromLayout is what Prometheus scrapes and how often: the kubelet every
+// Interval with a scrape timeout of Interval (rules evaluated as often),
+// in kube-prometheus's layout when KubePrometheus, and kube-state-metrics
+// at KubeStateMetrics (host:port) as job kube-state-metrics when set.
+type PromLayout struct {
+	Interval         time.Duration
+	KubePrometheus   bool
+	KubeStateMetrics string
+}
+
+// StartPrometheusLayout starts Prometheus scraping as layout says and
+// waits until every target answered.
+func StartPrometheusLayout(ctx context.Context, dir, rules string, layout PromLayout) (*Prometheus, error) {
+	interval, kubePrometheus := layout.Interval, layout.KubePrometheus
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -89,6 +102,16 @@ scrape_configs:
     target_label: metrics_path
 `, interval, interval, interval, ruleFiles, NodeIP, KubeletPort, NodeName)
 	}
+	if layout.KubeStateMetrics != "" {
+		targets++
+		// As kube-prometheus's ServiceMonitor does: the object's labels
+		// (node, condition, status) win over the target's.
+		conf += fmt.Sprintf(`- job_name: kube-state-metrics
+  honor_labels: true
+  static_configs:
+  - targets: ['%s']
+`, layout.KubeStateMetrics)
+	}
 	file := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
 		return nil, err
@@ -119,7 +142,7 @@ scrape_configs:
 		}
 		if time.Now().After(deadline) {
 			pr.Stop()
-			return nil, fmt.Errorf("prometheus did not scrape the kubelet within 60s: %s\n%s", last, p.Tail(10))
+			return nil, fmt.Errorf("prometheus did not scrape its targets within 60s: %s\n%s", last, p.Tail(10))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

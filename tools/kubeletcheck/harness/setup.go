@@ -125,3 +125,20 @@ func NewTableRun(ctx context.Context, name, release, repo string, logf func(stri
 
 // Close removes the run's directory.
 func (t *TableRun) Close() { os.RemoveAll(t.Dir) }
+
+// KubectlPleg builds the repository's kubectl-pleg into the run's
+// directory once, and returns a probe that grants the node engineer the
+// README's RBAC once the node is Ready: what a fault scenario's kubectl
+// pleg loop needs.
+func (t *TableRun) KubectlPleg(ctx context.Context, repo string) (bin string, probe func(context.Context, *Node, string) error, err error) {
+	dir := filepath.Join(repo, "tools", "kubectl-pleg")
+	if bin, err = BuildKubectlPleg(ctx, dir, t.Dir); err != nil {
+		return "", nil, err
+	}
+	return bin, func(ctx context.Context, n *Node, phase string) error {
+		if phase != PhaseReady {
+			return nil
+		}
+		return ApplyReadmeRBAC(ctx, n.Control, filepath.Join(dir, "README.md"))
+	}, nil
+}

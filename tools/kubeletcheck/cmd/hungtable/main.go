@@ -27,31 +27,38 @@ import (
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
-// The faults, as -fault names them, and how a row names each.
-var faults = map[string]string{
-	"hung":      "containerd's daemon frozen with SIGSTOP (its shim and the pod's container run on)",
-	"slow-call": "the CRI proxy starts holding " + SlowMethod,
-}
-
 // SlowMethod is the CRI method the slow-call fault holds.
 const SlowMethod = "/runtime.v1.RuntimeService/ListPodSandbox"
 
 func main() {
 	release := flag.String("k8s", "v1.37.2", "the `release` whose kubelet is run")
-	fault := flag.String("fault", "hung", "the `fault`: hung (containerd frozen) or slow-call (one CRI method held by a proxy)")
+	fault := flag.String("fault", "hung", "the `fault`: hung (containerd frozen), slow-call (one CRI method held by a proxy) or latency (every unary CRI call delayed by a proxy)")
+	latencies := flag.String("latency", "6s,40s", "with -fault latency, the `rungs`: LATENCY[:LASTS],... each run in turn (LASTS by default 5m30s, 6m30s from 40s on)")
 	out := flag.String("o", "", "the Markdown `file` to write (default: standard output)")
-	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (or runtime-slow-call)")
-	all := flag.String("all", "", "a `directory` to keep everything the run saw in (rounds, dumps, Node objects, the kubelet's log)")
+	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (runtime-slow-call, runtime-slow-LATENCY)")
+	all := flag.String("all", "", "a `directory` to keep everything the run saw in (rounds, dumps, Node objects, the kubelet's log), per fault")
 	repo := flag.String("repo", filepath.Join("..", ".."), "the plegvet `repository` whose plegvet writes the rules")
 	flag.Parse()
-	if faults[*fault] == "" {
-		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want hung or slow-call\n", *fault)
+	var fs []harness.Fault
+	switch *fault {
+	case "hung":
+		fs = []harness.Fault{harness.Frozen()}
+	case "slow-call":
+		fs = []harness.Fault{harness.Held(SlowMethod)}
+	case "latency":
+		var err error
+		if fs, err = rungs(*latencies); err != nil {
+			fmt.Fprintln(os.Stderr, "hungtable: -latency:", err)
+			os.Exit(2)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want hung, slow-call or latency\n", *fault)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var b strings.Builder
-	if err := table(ctx, &b, *release, *fault, *repo, *captures, *all); err != nil {
+	if err := table(ctx, &b, *release, *fault, fs, *repo, *captures, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "hungtable:", err)
 		os.Exit(1)
 	}
@@ -61,7 +68,38 @@ func main() {
 	}
 }
 
-func table(ctx context.Context, b *strings.Builder, release, fault, repo, captures, all string) error {
+// rungs reads -latency: LATENCY[:LASTS],...
+func rungs(s string) ([]harness.Fault, error) {
+	var fs []harness.Fault
+	for _, r := range strings.Split(s, ",") {
+		l, d, hasD := strings.Cut(strings.TrimSpace(r), ":")
+		lat, err := time.ParseDuration(l)
+		if err != nil || lat <= 0 {
+			return nil, fmt.Errorf("%q: want a positive duration, e.g. 6s", l)
+		}
+		lasts := 5*time.Minute + 30*time.Second
+		if lat >= 40*time.Second {
+			lasts = 6*time.Minute + 30*time.Second
+		}
+		if hasD {
+			if lasts, err = time.ParseDuration(d); err != nil || lasts <= 0 {
+				return nil, fmt.Errorf("%q: want a positive duration, e.g. 5m30s", d)
+			}
+		}
+		fs = append(fs, harness.Latency(lat, lasts))
+	}
+	return fs, nil
+}
+
+// measured is one fault's run, for the document.
+type measured struct {
+	h    *harness.FaultScenario
+	run  *harness.FaultRun
+	tl   *harness.FaultTimeline
+	took time.Duration
+}
+
+func table(ctx context.Context, b *strings.Builder, release, fault string, fs []harness.Fault, repo, captures, all string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	tr, err := harness.NewTableRun(ctx, "hungtable", release, repo, logf)
 	if err != nil {
@@ -69,27 +107,10 @@ func table(ctx context.Context, b *strings.Builder, release, fault, repo, captur
 	}
 	defer tr.Close()
 	rules := tr.Rules
-	h := tr.Parts.NewHung(release, tr.Kubelet, tr.APIServer, rules, logf)
-	if h.KubectlPleg, err = harness.BuildKubectlPleg(ctx, filepath.Join(repo, "tools", "kubectl-pleg"), tr.Dir); err != nil {
-		return err
-	}
-	h.Probe = func(ctx context.Context, n *harness.Node, phase string) error {
-		if phase != harness.PhaseReady {
-			return nil
-		}
-		return harness.ApplyReadmeRBAC(ctx, n.Control, filepath.Join(repo, "tools", "kubectl-pleg", "README.md"))
-	}
-	if fault == "slow-call" {
-		if h.Proxy, err = harness.NewCRIProxy(SlowMethod); err != nil {
-			return err
-		}
-	}
-	began := time.Now()
-	run, err := h.Run(ctx)
+	plugin, probe, err := tr.KubectlPleg(ctx, repo)
 	if err != nil {
 		return err
 	}
-	took := time.Since(began)
 	var names []string
 	if rules != "" {
 		list, err := harness.ReadRules(rules)
@@ -100,19 +121,41 @@ func table(ctx context.Context, b *strings.Builder, release, fault, repo, captur
 			names = append(names, r.Alert)
 		}
 	}
-	tl := run.Timeline(names)
-	name := "runtime-" + fault
-	if captures != "" {
-		if err := run.Keep(filepath.Join(captures, release, name), tl, faults[fault]); err != nil {
+	var runs []measured
+	for _, f := range fs {
+		h := tr.Parts.NewHung(release, tr.Kubelet, tr.APIServer, rules, logf)
+		if f.Kind == harness.FaultLatency {
+			h = tr.Parts.NewLatencyScenario(release, tr.Kubelet, tr.APIServer, rules, f.Latency, f.Least, logf)
+		}
+		if h.KubeStateMetrics, err = tr.Parts.Builder.KubeStateMetrics(ctx); err != nil {
 			return err
 		}
-	}
-	if all != "" {
-		if err := run.Save(all); err != nil {
+		h.Fault = f
+		h.KubectlPleg, h.Probe = plugin, probe
+		began := time.Now()
+		run, err := h.Run(ctx)
+		if err != nil {
 			return err
 		}
+		m := measured{h: h, run: run, tl: run.Timeline(names), took: time.Since(began)}
+		if captures != "" {
+			if err := run.Keep(filepath.Join(captures, release, f.Name()), m.tl, f.Describe()); err != nil {
+				return err
+			}
+		}
+		if all != "" {
+			if err := run.Save(filepath.Join(all, f.Name())); err != nil {
+				return err
+			}
+		}
+		runs = append(runs, m)
 	}
-	write(b, run, tl, h, fault, release, rules, took)
+	if fault == "latency" {
+		l, why := readLadder(ctx, filepath.Join(tr.Dir, "plegvet"), release)
+		writeLatency(b, runs, release, rules, l, why)
+		return nil
+	}
+	write(b, runs[0].run, runs[0].tl, runs[0].h, fault, release, rules, runs[0].took)
 	return nil
 }
 
@@ -123,7 +166,7 @@ func at(t, ref time.Time) string {
 	return fmt.Sprintf("%+.1fs", t.Sub(ref).Seconds())
 }
 
-func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h *harness.Hung, fault, release, rules string, took time.Duration) {
+func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline, h *harness.FaultScenario, fault, release, rules string, took time.Duration) {
 	if fault == "hung" {
 		fmt.Fprintf(b, "# A hung runtime: containerd frozen, as a real kubelet lives it\n\n")
 	} else {
@@ -140,7 +183,7 @@ func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h
 	} else {
 		fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy holds every `%s` call until the kubelet's own deadline passes; every other call is answered. ", SlowMethod)
 	}
-	fmt.Fprintf(b, "The fault lasts at least %s and ends %s after the node's Ready names the PLEG and every alert has fired (at most %s): SIGCONT. ", h.Freeze, h.Hold, h.MaxFreeze)
+	fmt.Fprintf(b, "The fault lasts at least %s and ends %s after the node's Ready names the PLEG and every alert has fired (at most %s): SIGCONT. ", h.Fault.Least, h.Fault.Hold, h.Fault.Most)
 	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's /api/v1/alerts, /api/v1/targets and the `up` and `scrape_duration_seconds` series; kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). Debian's Prometheus scrapes the kubelet in kube-prometheus's layout: one job, `kubelet`, with two endpoints told apart by `metrics_path` (`/metrics`, `/metrics/cadvisor`), every %s with a scrape timeout of %s. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
 		h.Every, h.Every, h.PlegTimeout, h.Every, h.Every, h.Every)
 	if rules != "" {
@@ -155,7 +198,7 @@ func write(b *strings.Builder, run *harness.HungRun, tl *harness.HungTimeline, h
 	}
 	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n", took.Round(time.Second), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
 	fmt.Fprintf(b, "## Moment by moment\n\n| after the fault | moment | evidence |\n|---|---|---|\n")
-	for _, r := range tl.Rows(faults[fault]) {
+	for _, r := range tl.Rows(h.Fault.Describe()) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", at(r.At, run.Frozen), harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))
 	}
 	b.WriteString("\n## Each endpoint during the fault\n\n| endpoint | answered | slowest answer | timed out | refused | other | first failure | its error | last answer | answers again |\n|---|---|---|---|---|---|---|---|---|---|\n")
