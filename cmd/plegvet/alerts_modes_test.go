@@ -84,6 +84,9 @@ const (
 	faultAt      = 5*time.Minute + 10*time.Second
 	callDeadline = 2 * time.Minute
 	statusPeriod = 5 * time.Second
+	// healthCheckEvery is how often the kubelet's node status update runs
+	// its health checks, which set kubelet_pleg_last_seen_seconds.
+	healthCheckEvery = 10 * time.Second
 	streamRetry  = 10 * time.Second
 	maxRetries   = 5
 	// kubeStateLag: kube-state-metrics' sample shows the Ready condition
@@ -339,7 +342,13 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 		if shape.hidden {
 			return (time.Duration(i) * modeStep).Seconds(), true
 		}
-		return st.lastSuccess.Seconds(), true
+		// The kubelet sets the gauge at its health checks (each node
+		// status update, every 10s), to the last relist's start then: a
+		// scrape right after a relist that waited through the fault shows
+		// that relist's old start, as a real kubelet's did at the end of
+		// its hang.
+		checked := (time.Duration(i) * modeStep) / healthCheckEvery * healthCheckEvery
+		return states[int(checked/time.Second)].lastSuccess.Seconds(), true
 	})
 	add("kubelet_pleg_relist_duration_seconds_count", nil, func(_ int, st kubeletState) (float64, bool) { return st.relists, true })
 	for _, le := range []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10} {

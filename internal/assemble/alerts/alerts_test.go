@@ -185,7 +185,7 @@ func TestScrapeLayout(t *testing.T) {
 		if r.Kind == answer.AlertRuntimeHung {
 			t.Errorf("runtime-hung rule written without a path label: %s", r.Expr)
 		}
-		if r.Kind == answer.AlertUnhealthy && (!strings.Contains(r.Expr, `and on(instance, job) (up{job="kubelet"} == 1)`) || r.Dark != "") {
+		if r.Kind == answer.AlertUnhealthy && (!strings.Contains(r.Expr, `and on(instance, job) (min_over_time(up{job="kubelet"}[1m]) == 1)`) || r.Dark != "") {
 			t.Errorf("unhealthy rule not held to an answering /metrics alone: %s", r.Expr)
 		}
 	}

@@ -38,7 +38,7 @@ func TestElapsedRulesNeedAnAnsweringScrapeOrReadyFalse(t *testing.T) {
 			if r.Kind != answer.AlertStalled && r.Kind != answer.AlertUnhealthy {
 				continue
 			}
-			if !strings.Contains(r.Expr, `and on(instance, job) (up{job="kubelet", metrics_path="/metrics"} == 1)`) {
+			if !strings.Contains(r.Expr, `and on(instance, job) (min_over_time(up{job="kubelet", metrics_path="/metrics"}[1m]) == 1)`) {
 				t.Errorf("%s %s %s: not held to an answering /metrics: %s", v, r.Alert, r.Mode, r.Expr)
 			}
 			ready := strings.Contains(r.Expr, `kube_node_status_condition{job="kube-state-metrics", condition="Ready", status="false"} == 1`)

@@ -53,10 +53,18 @@ func (s series) up(path string) string {
 	return "up{" + sel + "}"
 }
 
-// answering holds for a kubelet whose /metrics answered its last scrape.
+// answering holds for a kubelet whose /metrics answered every scrape
+// over answeringFor: the kubelet refreshes its last-seen gauge at its
+// health checks, so the first scrape after a dark period shows it as it
+// stood before the fault, and would read the fault's end as a stall.
 func (s series) answering() string {
-	return s.up(s.l.MetricsPath) + " == 1"
+	return fmt.Sprintf("min_over_time(%s[%s]) == 1", s.up(s.l.MetricsPath), window(answeringFor))
 }
+
+// answeringFor is how long /metrics must have answered for the PLEG's
+// rules to read its gauges: several of the kubelet's health checks
+// (every node status update, 10s by default) and scrapes.
+const answeringFor = time.Minute
 
 // tellsDark reports whether the layout tells a dark /metrics (the
 // kubelet alive) from a kubelet that is gone.
