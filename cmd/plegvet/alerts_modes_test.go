@@ -87,8 +87,8 @@ const (
 	// healthCheckEvery is how often the kubelet's node status update runs
 	// its health checks, which set kubelet_pleg_last_seen_seconds.
 	healthCheckEvery = 10 * time.Second
-	streamRetry  = 10 * time.Second
-	maxRetries   = 5
+	streamRetry      = 10 * time.Second
+	maxRetries       = 5
 	// kubeStateLag: kube-state-metrics' sample shows the Ready condition
 	// the kubelet posted this long before.
 	kubeStateLag = 10 * time.Second
