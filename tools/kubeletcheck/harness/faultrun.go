@@ -72,7 +72,11 @@ func (p *Parts) NewHung(release, kubeletBin, apiserverBin, rules string, logf fu
 		if list, err := ReadRules(rules); err == nil {
 			for _, r := range list {
 				if r.Alert == AlertRuntimeHung {
-					h.Alerts = append(append([]string(nil), Alerts...), AlertRuntimeHung)
+					// PLEGRelistStalled reads the gauge only on an
+					// answering /metrics, which a hang darkens: the
+					// kubelet's own word (Ready False) is what the rules
+					// that fire during it read.
+					h.Alerts = []string{AlertUnhealthy, AlertRuntimeHung}
 				}
 			}
 		}

@@ -11,6 +11,10 @@ import (
 // scrape of the kubelet's /metrics timing out), when the rules have it.
 const AlertRuntimeHung = "KubeletRuntimeHung"
 
+// AlertMetricsDark is the warning for a dark /metrics on a node still
+// Ready: it yields to AlertRuntimeHung once Ready turns False.
+const AlertMetricsDark = "KubeletMetricsDark"
+
 // Goroutine is one goroutine of a debug=2 dump: its header line and its
 // frames, each a function and its file:line.
 type Goroutine struct {
