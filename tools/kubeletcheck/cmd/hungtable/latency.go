@@ -29,12 +29,7 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string, l 
 	fmt.Fprintf(b, "Debian's Prometheus scrapes the kubelet in kube-prometheus's layout (job `kubelet`, `metrics_path` `/metrics` and `/metrics/cadvisor`) and kube-state-metrics %s (built from its module, reading the API server with a token; job `kube-state-metrics`, `honor_labels`), every %s with a scrape timeout of %s, as kube-prometheus does. The kubelet logs at -v=4 each `GetPods` with `all=true` (the relist's; the image garbage collector's every 5m too) and each successful runtime `Status`: their lines time the relist and the status loop while /metrics is dark. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
 		harness.KubeStateMetricsVersion, h.Every, h.Every, h.Every)
 	if rules != "" {
-		fmt.Fprintf(b, "Rules: `plegvet alerts -k8s %s -o rules`.\n\n| alert | expr | for |\n|---|---|---|\n", release)
-		list, _ := harness.ReadRules(rules)
-		for _, r := range list {
-			fmt.Fprintf(b, "| %s | `%s` | %s |\n", r.Alert, harness.Cell(r.Expr), r.For)
-		}
-		b.WriteString("\n")
+		rulesTable(b, release, rules)
 	}
 	b.WriteString("## The rungs side by side\n\n| latency | fault lasted | run took | first /metrics failure | relists during the fault (counter) | GetPods(all) lines (log) | runtime Status refreshes (log) | Ready False | first \"container runtime is down\" | first \"PLEG is not healthy\" | first DeadlineExceeded | alerts (pending / firing) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range runs {

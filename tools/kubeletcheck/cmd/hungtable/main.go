@@ -187,12 +187,7 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's /api/v1/alerts, /api/v1/targets and the `up` and `scrape_duration_seconds` series; kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). Debian's Prometheus scrapes the kubelet in kube-prometheus's layout: one job, `kubelet`, with two endpoints told apart by `metrics_path` (`/metrics`, `/metrics/cadvisor`), every %s with a scrape timeout of %s. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
 		h.Every, h.Every, h.PlegTimeout, h.Every, h.Every, h.Every)
 	if rules != "" {
-		fmt.Fprintf(b, "Rules: `plegvet alerts -k8s %s -o rules`.\n\n| alert | expr | for |\n|---|---|---|\n", release)
-		list, _ := harness.ReadRules(rules)
-		for _, r := range list {
-			fmt.Fprintf(b, "| %s | `%s` | %s |\n", r.Alert, harness.Cell(r.Expr), r.For)
-		}
-		b.WriteString("\n")
+		rulesTable(b, release, rules)
 	} else {
 		b.WriteString("The plegvet built from this repository has no `alerts` subcommand: Prometheus ran with no rules.\n\n")
 	}
@@ -258,4 +253,14 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	if len(run.Stall) > 0 {
 		b.WriteString("\n## The proxy's account\n\n```\n" + strings.Join(run.Stall, "\n") + "\n```\n")
 	}
+}
+
+// rulesTable writes the rules Prometheus ran, one row each.
+func rulesTable(b *strings.Builder, release, rules string) {
+	fmt.Fprintf(b, "Rules: `plegvet alerts -k8s %s -o rules`.\n\n| alert | expr | for |\n|---|---|---|\n", release)
+	list, _ := harness.ReadRules(rules)
+	for _, r := range list {
+		fmt.Fprintf(b, "| %s | `%s` | %s |\n", r.Alert, harness.Cell(r.Expr), r.For)
+	}
+	b.WriteString("\n")
 }
