@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -600,16 +599,7 @@ func selector(name string, m *dto.Metric, extra map[string]string) string {
 	for k, v := range extra {
 		labels[k] = v
 	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, labels[k])
-	}
-	return name + "{" + strings.Join(parts, ", ") + "}"
+	return name + labelString(labels)
 }
 
 func hasLabel(m *dto.Metric, name, value string) bool {
