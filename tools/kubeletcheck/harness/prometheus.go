@@ -24,17 +24,11 @@ type Prometheus struct {
 	proc *Process
 }
 
-// StartPrometheus writes a configuration that scrapes the kubelet at
-// NodeIP and evaluates rules (none when ""), both every interval, starts
-// Prometheus and waits until it is ready and its scrape of the kubelet
-// succeeded.
-func StartPrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
-	return StartPrometheusLayout(ctx, dir, rules, PromLayout{Interval: interval})
-}
-
-// StartKubePrometheus is StartPrometheus in kube-prometheus's layout:
-// one job, kubelet, with two endpoints of the same kubelet told apart
-// by the metrics_path label, /metrics and /metrics/cadvisor.
+// StartKubePrometheus starts Prometheus in kube-prometheus's layout, the
+// one `plegvet alerts` writes its rules for by default: one job, kubelet,
+// with two endpoints of the same kubelet told apart by the metrics_path
+// label, /metrics and /metrics/cadvisor, scraped (and the rules
+// evaluated) every interval, and waits until both answered.
 func StartKubePrometheus(ctx context.Context, dir, rules string, interval time.Duration) (*Prometheus, error) {
 	return StartPrometheusLayout(ctx, dir, rules, PromLayout{Interval: interval, KubePrometheus: true})
 }

@@ -106,7 +106,10 @@ func (u *Unhealthy) Run(ctx context.Context) (*UnhealthyRun, error) {
 	if run.Rules, run.Crictl, err = ready(ctx, n, u.Rules); err != nil {
 		return nil, err
 	}
-	prom, err := StartPrometheus(ctx, filepath.Join(n.Dir, "prometheus"), u.Rules, u.Every)
+	// The layout `plegvet alerts` writes its rules for by default: in
+	// another, its rules' up{metrics_path="/metrics"} never matches and
+	// no PLEG alert can fire.
+	prom, err := StartKubePrometheus(ctx, filepath.Join(n.Dir, "prometheus"), u.Rules, u.Every)
 	if err != nil {
 		return nil, err
 	}
