@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -38,10 +39,15 @@ type Fault struct {
 	UntilPLEG         bool
 }
 
-// Frozen is the hung-runtime fault CI runs: at least 4m, ended 10 s
-// after Ready names the PLEG and every alert fired, at most 7m.
-func Frozen() Fault {
-	return Fault{Kind: FaultFrozen, Least: 4 * time.Minute, Most: 7 * time.Minute, Hold: 10 * time.Second, UntilPLEG: true}
+// Frozen is the hung-runtime fault CI runs, past the 3m threshold of a
+// kubelet with EventedPLEG off: FrozenPast(3m).
+func Frozen() Fault { return FrozenPast(3 * time.Minute) }
+
+// FrozenPast freezes containerd past a PLEG threshold: at least a minute
+// more, ended 10 s after Ready names the PLEG and every alert fired, at
+// most four minutes more.
+func FrozenPast(threshold time.Duration) Fault {
+	return Fault{Kind: FaultFrozen, Least: threshold + time.Minute, Most: threshold + 4*time.Minute, Hold: 10 * time.Second, UntilPLEG: true}
 }
 
 // Held is Frozen's timing with method held by the proxy instead.
@@ -143,4 +149,60 @@ func (f Fault) over(began time.Time, rs []Round, alerts []string) bool {
 		}
 	}
 	return true
+}
+
+// Name is the run's name in paths (captures, documents): the fault's,
+// and each gate set on after it, lower case (runtime-hung-eventedpleg).
+func (h *FaultScenario) Name() string {
+	name := h.Fault.Name()
+	var on []string
+	for g, v := range h.Gates {
+		if v {
+			on = append(on, strings.ToLower(g))
+		}
+	}
+	sort.Strings(on)
+	for _, g := range on {
+		name += "-" + g
+	}
+	return name
+}
+
+// NewHung is the hung-runtime scenario with the timings CI runs: 3 s
+// rounds, 15 s before the fault, Frozen (with rules that have
+// AlertRuntimeHung, its alerts and Alerts awaited too), 10 s after
+// recovery, at most 3m to recover; goroutine dumps 30 s, 150 s and
+// 230 s into the fault.
+func (p *Parts) NewHung(release, kubeletBin, apiserverBin, rules string, logf func(string, ...any)) *FaultScenario {
+	h := &FaultScenario{Parts: p, Release: release, KubeletBin: kubeletBin, APIServerBin: apiserverBin, Rules: rules,
+		Every: 3 * time.Second, Before: 15 * time.Second, Fault: Frozen(), After: 10 * time.Second, MaxRecovery: 3 * time.Minute,
+		Dumps:       []time.Duration{30 * time.Second, 150 * time.Second, 230 * time.Second},
+		Endpoints:   []string{"/metrics/cadvisor", "/metrics/resource", "/configz", "/healthz"},
+		PlegTimeout: 10 * time.Second, Logf: logf}
+	// Rules that know a hung runtime are waited for; others may have no
+	// sample to fire on while the kubelet's /metrics times out.
+	if rules != "" {
+		if list, err := ReadRules(rules); err == nil {
+			for _, r := range list {
+				if r.Alert == AlertRuntimeHung {
+					// PLEGRelistStalled reads the gauge only on an
+					// answering /metrics, which a hang darkens: the
+					// kubelet's own word (Ready False) is what the rules
+					// that fire during it read.
+					h.Alerts = []string{AlertUnhealthy, AlertRuntimeHung}
+				}
+			}
+		}
+	}
+	return h
+}
+
+// NewLatencyScenario is the slow-runtime scenario: the node of NewHung,
+// the CRI proxy delaying every unary call by l for d, read every 10 s
+// with 10 s client timeouts, Prometheus scraping every 10 s with a 10 s
+// timeout as kube-prometheus does, no goroutine dumps.
+func (p *Parts) NewLatencyScenario(release, kubeletBin, apiserverBin, rules string, l, d time.Duration, logf func(string, ...any)) *FaultScenario {
+	h := p.NewHung(release, kubeletBin, apiserverBin, rules, logf)
+	h.Fault, h.Every, h.Dumps, h.Alerts = Latency(l, d), 10*time.Second, nil, nil
+	return h
 }

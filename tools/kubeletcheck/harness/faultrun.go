@@ -14,7 +14,7 @@ import (
 
 // FaultScenario is the one round loop every fault of the shared model
 // runs on (Fault): a kubelet of Release registered to its API server,
-// EventedPLEG unset, the static pod on the containerd built from its
+// its feature gates Gates (none: EventedPLEG unset), the static pod on the containerd built from its
 // module (behind the CRI proxy when the fault needs one), read every
 // round from the node's Ready on; the fault begins once the node is
 // Ready, ends as the fault says, and the run ends once the node has
@@ -26,8 +26,10 @@ type FaultScenario struct {
 	Parts                    *Parts
 	Release                  string
 	KubeletBin, APIServerBin string
-	Rules                    string
-	Alerts                   []string
+	// Gates are the kubelet's feature gates, set in its configuration.
+	Gates  map[string]bool
+	Rules  string
+	Alerts []string
 	// Every is the round: each endpoint's request, the Node object,
 	// Prometheus's alerts and series are read every Every, each request
 	// with a client timeout of Every; Prometheus scrapes and evaluates
@@ -53,45 +55,6 @@ type FaultScenario struct {
 	KubeStateMetrics string
 	Logf             func(string, ...any)
 	Probe            func(ctx context.Context, n *Node, phase string) error
-}
-
-// NewHung is the hung-runtime scenario with the timings CI runs: 3 s
-// rounds, 15 s before the fault, Frozen (with rules that have
-// AlertRuntimeHung, its alerts and Alerts awaited too), 10 s after
-// recovery, at most 3m to recover; goroutine dumps 30 s, 150 s and
-// 230 s into the fault.
-func (p *Parts) NewHung(release, kubeletBin, apiserverBin, rules string, logf func(string, ...any)) *FaultScenario {
-	h := &FaultScenario{Parts: p, Release: release, KubeletBin: kubeletBin, APIServerBin: apiserverBin, Rules: rules,
-		Every: 3 * time.Second, Before: 15 * time.Second, Fault: Frozen(), After: 10 * time.Second, MaxRecovery: 3 * time.Minute,
-		Dumps:       []time.Duration{30 * time.Second, 150 * time.Second, 230 * time.Second},
-		Endpoints:   []string{"/metrics/cadvisor", "/metrics/resource", "/configz", "/healthz"},
-		PlegTimeout: 10 * time.Second, Logf: logf}
-	// Rules that know a hung runtime are waited for; others may have no
-	// sample to fire on while the kubelet's /metrics times out.
-	if rules != "" {
-		if list, err := ReadRules(rules); err == nil {
-			for _, r := range list {
-				if r.Alert == AlertRuntimeHung {
-					// PLEGRelistStalled reads the gauge only on an
-					// answering /metrics, which a hang darkens: the
-					// kubelet's own word (Ready False) is what the rules
-					// that fire during it read.
-					h.Alerts = []string{AlertUnhealthy, AlertRuntimeHung}
-				}
-			}
-		}
-	}
-	return h
-}
-
-// NewLatencyScenario is the slow-runtime scenario: the node of NewHung,
-// the CRI proxy delaying every unary call by l for d, read every 10 s
-// with 10 s client timeouts, Prometheus scraping every 10 s with a 10 s
-// timeout as kube-prometheus does, no goroutine dumps.
-func (p *Parts) NewLatencyScenario(release, kubeletBin, apiserverBin, rules string, l, d time.Duration, logf func(string, ...any)) *FaultScenario {
-	h := p.NewHung(release, kubeletBin, apiserverBin, rules, logf)
-	h.Fault, h.Every, h.Dumps, h.Alerts = Latency(l, d), 10*time.Second, nil, nil
-	return h
 }
 
 // Round is one round: the /metrics request (in Observation's
@@ -177,7 +140,7 @@ const QueryReady = `kube_node_status_condition{job="kube-state-metrics",conditio
 // Run runs the scenario and returns what it saw; it stops everything it
 // started, and ends the fault whatever happens.
 func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
-	spec := NodeSpec{Release: h.Release, KubeletBin: h.KubeletBin, APIServerBin: h.APIServerBin, Runtime: "built", WithPod: true, Profiling: true}
+	spec := NodeSpec{Release: h.Release, KubeletBin: h.KubeletBin, APIServerBin: h.APIServerBin, Runtime: "built", WithPod: true, Profiling: true, Gates: h.Gates}
 	var proxy *CRIProxy
 	if h.Fault.Proxied() {
 		var err error

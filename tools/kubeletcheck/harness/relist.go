@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -175,4 +176,28 @@ func (r *FaultRun) LogGaps(text string) Gaps {
 		g.Mean = last.Sub(first) / time.Duration(g.Count-1)
 	}
 	return g
+}
+
+// lastSeenActive is the age the kubelet's PLEG health error gives.
+var lastSeenActive = regexp.MustCompile(`pleg was last seen active ([0-9.a-zµ]+) ago`)
+
+// LongestPLEGAge is the oldest the kubelet said its last relist was
+// ("pleg was last seen active D ago") in a line logged during the fault,
+// and how many such lines; 0 and 0 when it never said it (its health
+// age stayed under the threshold).
+func (r *FaultRun) LongestPLEGAge() (longest time.Duration, lines int) {
+	for _, l := range r.Log {
+		if l.Time.Before(r.Frozen) || !l.Time.Before(r.Thawed) {
+			continue
+		}
+		m := lastSeenActive.FindStringSubmatch(l.Raw)
+		if m == nil {
+			continue
+		}
+		if d, err := time.ParseDuration(m[1]); err == nil {
+			lines++
+			longest = max(longest, d)
+		}
+	}
+	return longest, lines
 }

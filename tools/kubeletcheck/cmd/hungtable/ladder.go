@@ -6,25 +6,58 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"time"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
-// readLadder is health.ladder of `plegvet report -k8s release -json`, as
-// the repository's plegvet computes it from the release's code; nil with
-// why when it gives none.
-func readLadder(ctx context.Context, plegvet, release string) (*ladder.Ladder, string) {
+// readReport is `plegvet report -k8s release -json` as the repository's
+// plegvet computes it from the release's code; nil with why when it
+// gives none.
+func readReport(ctx context.Context, plegvet, release string) (*answer.Report, string) {
 	out, err := exec.CommandContext(ctx, plegvet, "report", "-k8s", release, "-json").Output()
-	var rep struct {
-		Health struct {
-			Ladder *ladder.Ladder `json:"ladder"`
-		} `json:"health"`
+	var rep answer.Report
+	if jerr := json.Unmarshal(out, &rep); jerr != nil {
+		return nil, fmt.Sprintf("`plegvet report -k8s %s -json` gave no report (%v %v)", release, err, jerr)
 	}
-	if jerr := json.Unmarshal(out, &rep); jerr != nil || rep.Health.Ladder == nil {
-		return nil, fmt.Sprintf("`plegvet report -k8s %s -json` gave no health.ladder (%v %v)", release, err, jerr)
+	return &rep, ""
+}
+
+// readLadder is the report's health.ladder; nil with why when it has none.
+func readLadder(rep *answer.Report, why, release string) (*ladder.Ladder, string) {
+	if rep == nil || rep.Health == nil || rep.Health.Ladder == nil {
+		if why == "" {
+			why = fmt.Sprintf("`plegvet report -k8s %s -json` gave no health.ladder", release)
+		}
+		return nil, why
 	}
 	return rep.Health.Ladder, ""
+}
+
+// thresholdInForce is the PLEG threshold a kubelet with gates runs by,
+// as the report reads it from the source: the gate-on mode's when the
+// report's gate is set on, the gate-off mode's otherwise.
+func thresholdInForce(rep *answer.Report, gates map[string]bool) (time.Duration, error) {
+	if rep == nil || rep.Relist == nil || rep.Relist.GateOff == nil {
+		return 0, fmt.Errorf("the report has no relist.gateOff")
+	}
+	v, mode := rep.Relist.GateOff.Threshold, "relist.gateOff"
+	if g := rep.Relist.Gate; g != nil && gates[g.Name] {
+		if rep.Relist.GateOn == nil {
+			return 0, fmt.Errorf("%s is set on, and the report has no relist.gateOn", g.Name)
+		}
+		v, mode = rep.Relist.GateOn.Threshold, "relist.gateOn"
+	}
+	if v == nil || v.Value == "" {
+		return 0, fmt.Errorf("the report has no %s.threshold", mode)
+	}
+	d, err := time.ParseDuration(v.Value)
+	if err != nil {
+		return 0, fmt.Errorf("%s.threshold %q: %v", mode, v.Value, err)
+	}
+	return d, nil
 }
 
 // writePredictions writes the ladder's prediction beside each rung's
@@ -42,7 +75,7 @@ func writePredictions(b *strings.Builder, l *ladder.Ladder, why string, runs []m
 		fmt.Fprintf(b, " %s from %s;", r.Name, r.Latency)
 	}
 	b.WriteString(" measured against it as follows (the tolerance: a round is 10 s, so a moment read by the rounds is known to within 10 s; a relist interval from the counter within one relist over the samples' span).\n\n")
-	b.WriteString("| latency | rung (ladder) | next rung | scrape time: predicted / patient request measured | relist cycle: predicted / counter / log | health age worst: predicted | status age worst: predicted / log's longest gap | Ready |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| latency | rung (ladder) | next rung | scrape time: predicted / patient request measured | relist cycle: predicted / counter / log | health age worst: predicted / kubelet's log, oldest (lines) | status age worst: predicted / log's longest gap | Ready |\n|---|---|---|---|---|---|---|---|\n")
 	for _, m := range runs {
 		lat := m.run.Fault.Latency
 		on, next := l.Place(lat)
@@ -68,8 +101,12 @@ func writePredictions(b *strings.Builder, l *ladder.Ladder, why string, runs []m
 		if f := m.tl.ReadyFalse; f != nil {
 			ready = fmt.Sprintf("False at %s: %s", at(f.Ready.At, m.run.Frozen), harness.Cut(f.Ready.Message, 100))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s / %s | %s / %s / %.1fs | %s | %s / %.1fs | %s |\n", lat, name(on), name(next),
-			l.ScrapeTime(lat), scrape, l.RelistCycle(lat, 0), counter, relisted.Mean.Seconds(), l.HealthAge(lat, 0), l.StatusAge(lat), status.Longest.Seconds(), harness.Cell(ready))
+		age := "never past the threshold"
+		if oldest, lines := m.run.LongestPLEGAge(); lines > 0 {
+			age = fmt.Sprintf("%.1fs (%d)", oldest.Seconds(), lines)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s / %s | %s / %s / %.1fs | %s / %s | %s / %.1fs | %s |\n", lat, name(on), name(next),
+			l.ScrapeTime(lat), scrape, l.RelistCycle(lat, 0), counter, relisted.Mean.Seconds(), l.HealthAge(lat, 0), age, l.StatusAge(lat), status.Longest.Seconds(), harness.Cell(ready))
 	}
 	b.WriteString("\n")
 }

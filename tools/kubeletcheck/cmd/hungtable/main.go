@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,7 +39,13 @@ func main() {
 	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (runtime-slow-call, runtime-slow-LATENCY)")
 	all := flag.String("all", "", "a `directory` to keep everything the run saw in (rounds, dumps, Node objects, the kubelet's log), per fault")
 	repo := flag.String("repo", filepath.Join("..", ".."), "the plegvet `repository` whose plegvet writes the rules")
+	gateFlag := flag.String("gate", "", "the kubelet's feature gates, `NAME=BOOL,...` (EventedPLEG=true: with -fault hung, containerd stays frozen past the gate-on threshold plegvet report reads from the release's code)")
 	flag.Parse()
+	gates, err := parseGates(*gateFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hungtable: -gate:", err)
+		os.Exit(2)
+	}
 	var fs []harness.Fault
 	switch *fault {
 	case "hung":
@@ -46,7 +53,6 @@ func main() {
 	case "slow-call":
 		fs = []harness.Fault{harness.Held(SlowMethod)}
 	case "latency":
-		var err error
 		if fs, err = rungs(*latencies); err != nil {
 			fmt.Fprintln(os.Stderr, "hungtable: -latency:", err)
 			os.Exit(2)
@@ -58,7 +64,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var b strings.Builder
-	if err := table(ctx, &b, *release, *fault, fs, *repo, *captures, *all); err != nil {
+	if err := table(ctx, &b, *release, *fault, fs, gates, *repo, *captures, *all); err != nil {
 		fmt.Fprintln(os.Stderr, "hungtable:", err)
 		os.Exit(1)
 	}
@@ -66,6 +72,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hungtable:", err)
 		os.Exit(1)
 	}
+}
+
+// parseGates reads -gate: NAME=BOOL,...
+func parseGates(s string) (map[string]bool, error) {
+	gates := map[string]bool{}
+	if s == "" {
+		return gates, nil
+	}
+	for _, g := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(g), "=")
+		b, err := strconv.ParseBool(val)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%q: want NAME=true or NAME=false", g)
+		}
+		gates[name] = b
+	}
+	return gates, nil
 }
 
 // rungs reads -latency: LATENCY[:LASTS],...
@@ -99,7 +122,7 @@ type measured struct {
 	took time.Duration
 }
 
-func table(ctx context.Context, b *strings.Builder, release, fault string, fs []harness.Fault, repo, captures, all string) error {
+func table(ctx context.Context, b *strings.Builder, release, fault string, fs []harness.Fault, gates map[string]bool, repo, captures, all string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	tr, err := harness.NewTableRun(ctx, "hungtable", release, repo, logf)
 	if err != nil {
@@ -107,6 +130,15 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 	}
 	defer tr.Close()
 	rules := tr.Rules
+	rep, why := readReport(ctx, filepath.Join(tr.Dir, "plegvet"), release)
+	if fault == "hung" && len(gates) > 0 {
+		// The freeze outlasts the threshold the gates put in force.
+		th, err := thresholdInForce(rep, gates)
+		if err != nil {
+			return fmt.Errorf("%s: %v", why, err)
+		}
+		fs = []harness.Fault{harness.FrozenPast(th)}
+	}
 	plugin, probe, err := tr.KubectlPleg(ctx, repo)
 	if err != nil {
 		return err
@@ -130,7 +162,7 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		if h.KubeStateMetrics, err = tr.Parts.Builder.KubeStateMetrics(ctx); err != nil {
 			return err
 		}
-		h.Fault = f
+		h.Fault, h.Gates = f, gates
 		h.KubectlPleg, h.Probe = plugin, probe
 		began := time.Now()
 		run, err := h.Run(ctx)
@@ -139,19 +171,19 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		}
 		m := measured{h: h, run: run, tl: run.Timeline(names), took: time.Since(began)}
 		if captures != "" {
-			if err := run.Keep(filepath.Join(captures, release, f.Name()), m.tl, f.Describe()); err != nil {
+			if err := run.Keep(filepath.Join(captures, release, h.Name()), m.tl, f.Describe()); err != nil {
 				return err
 			}
 		}
 		if all != "" {
-			if err := run.Save(filepath.Join(all, f.Name())); err != nil {
+			if err := run.Save(filepath.Join(all, h.Name())); err != nil {
 				return err
 			}
 		}
 		runs = append(runs, m)
 	}
 	if fault == "latency" {
-		l, why := readLadder(ctx, filepath.Join(tr.Dir, "plegvet"), release)
+		l, why := readLadder(rep, why, release)
 		writeLatency(b, runs, release, rules, l, why)
 		return nil
 	}
@@ -167,7 +199,9 @@ func at(t, ref time.Time) string {
 }
 
 func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline, h *harness.FaultScenario, fault, release, rules string, took time.Duration) {
-	if fault == "hung" {
+	if fault == "hung" && len(h.Gates) > 0 {
+		fmt.Fprintf(b, "# A hung runtime with %s: containerd frozen, as a real kubelet lives it\n\n", gatesWords(h.Gates))
+	} else if fault == "hung" {
 		fmt.Fprintf(b, "# A hung runtime: containerd frozen, as a real kubelet lives it\n\n")
 	} else {
 		fmt.Fprintf(b, "# One slow CRI call: %s held past the kubelet's timeout, as a real kubelet lives it\n\n", SlowMethod)
@@ -176,8 +210,14 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	if fault != "hung" {
 		cmd += " -fault " + fault
 	}
-	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeHung` runs the same scenario and asserts what docs/runtime-hung-measured.md lists.\n\n", cmd, time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with `EventedPLEG` unset (off) and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, harness.ContainerdVersion)
+	if len(h.Gates) > 0 {
+		cmd += " -gate " + gatesFlag(h.Gates)
+	}
+	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand.", cmd, time.Now().UTC().Format("2006-01-02"))
+	if len(h.Gates) == 0 {
+		b.WriteString(" `TestRuntimeHung` runs the same scenario and asserts what docs/runtime-hung-measured.md lists.")
+	}
+	fmt.Fprintf(b, "\n\nThe kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
 	if fault == "hung" {
 		fmt.Fprintf(b, "Once the node is Ready, containerd's daemon process alone is frozen with SIGSTOP: its socket still accepts connections (the kernel's backlog) and answers nothing; the pod's shim and container run on. ")
 	} else {
@@ -253,6 +293,24 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	if len(run.Stall) > 0 {
 		b.WriteString("\n## The proxy's account\n\n```\n" + strings.Join(run.Stall, "\n") + "\n```\n")
 	}
+}
+
+// gatesWords names the kubelet's feature gates in a sentence.
+func gatesWords(gates map[string]bool) string {
+	if len(gates) == 0 {
+		return "`EventedPLEG` unset (off)"
+	}
+	return "the feature gates `" + gatesFlag(gates) + "` in its configuration"
+}
+
+// gatesFlag is the gates as -gate takes them, sorted.
+func gatesFlag(gates map[string]bool) string {
+	var gs []string
+	for g, v := range gates {
+		gs = append(gs, fmt.Sprintf("%s=%t", g, v))
+	}
+	sort.Strings(gs)
+	return strings.Join(gs, ",")
 }
 
 // rulesTable writes the rules Prometheus ran, one row each.
