@@ -49,16 +49,16 @@ func TestPLEGUnhealthy(t *testing.T) {
 			run, err := u.Run(ctx)
 			skipOrFail(t, err)
 			t.Logf("the scenario took %s", time.Since(began).Round(time.Second))
-			tl := run.Timeline(harness.Alerts)
+			tl := run.GaugeTimeline(harness.Alerts)
 			for _, r := range tl.Rows() {
 				at := "-"
 				if !r.At.IsZero() {
-					at = fmt.Sprintf("%+.1fs", r.At.Sub(run.Stopped).Seconds())
+					at = fmt.Sprintf("%+.1fs", r.At.Sub(run.Frozen).Seconds())
 				}
 				t.Logf("%8s %s: %s", at, r.What, r.Evidence)
 			}
 			if out := os.Getenv("PLEGVET_KUBELETCHECK_OUT"); out != "" {
-				if err := run.Keep(filepath.Join(out, release, "pleg-unhealthy"), run.Picks(tl), tl); err != nil {
+				if err := run.KeepScrapes(filepath.Join(out, release, u.Name()), run.Picks(tl), tl); err != nil {
 					t.Error(err)
 				}
 			}
@@ -79,13 +79,13 @@ func TestPLEGUnhealthy(t *testing.T) {
 			}
 			plegvet.JudgeRuntime(ctx, rt)
 			asserted := 0
-			for i := range run.Obs {
-				if checkHealth(t, src, rt, run, tl, &run.Obs[i]) {
+			for i := range run.Rounds {
+				if checkHealth(t, src, rt, run, tl, &run.Rounds[i].Observation) {
 					asserted++
 				}
 			}
-			if asserted < len(run.Obs)/2 {
-				t.Errorf("plegvet's health asserted on %d of %d scrapes; want at least half", asserted, len(run.Obs))
+			if asserted < len(run.Rounds)/2 {
+				t.Errorf("plegvet's health asserted on %d of %d scrapes; want at least half", asserted, len(run.Rounds))
 			}
 		})
 	}
@@ -153,7 +153,7 @@ func checkUnhealthyTimeline(t *testing.T, tl *harness.Timeline, withRules bool) 
 // containerd's start: the kubelet logs nothing when it recovers); never
 // healthy while the last relist is older than the threshold; and at-risk
 // while the relist is stalled short of it.
-func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, run *harness.UnhealthyRun, tl *harness.Timeline, o *harness.Observation) (asserted bool) {
+func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime, run *harness.FaultRun, tl *harness.Timeline, o *harness.Observation) (asserted bool) {
 	t.Helper()
 	if o.Err != nil {
 		t.Logf("scrape %d: %v", o.Index, o.Err)
@@ -163,10 +163,10 @@ func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime,
 	h := rep.Health
 	kubeletLine, kubeletMessage := run.KubeletSays(o.Start)
 	current := kubeletLine != nil && o.Start.Sub(kubeletLine.Time) <= harness.SyncLoopMaxBackoff+time.Second &&
-		o.Start.Before(run.Started) && strings.Contains(kubeletMessage, "last seen active")
+		o.Start.Before(run.Thawed) && strings.Contains(kubeletMessage, "last seen active")
 	elapsed := o.Start.Sub(time.Unix(int64(o.LastSeen()), 0))
 	th := src.HealthRule().GateOff.Duration
-	where := fmt.Sprintf("scrape %d (%+.0fs after the stop, last seen %s ago)", o.Index, o.Start.Sub(run.Stopped).Seconds(), elapsed.Round(time.Second))
+	where := fmt.Sprintf("scrape %d (%+.0fs after the stop, last seen %s ago)", o.Index, o.Start.Sub(run.Frozen).Seconds(), elapsed.Round(time.Second))
 	t.Logf("%s: plegvet says %s %q; the kubelet's current PLEG message: %t %q", where, h.State, h.Message, current, kubeletMessage)
 	switch {
 	case current:
@@ -176,18 +176,18 @@ func checkHealth(t *testing.T, src *plegvet.NodeSource, rt *nodeverdict.Runtime,
 		if sameUpToElapsed(h.Message) != sameUpToElapsed(kubeletMessage) {
 			t.Errorf("%s: plegvet's message %q; the kubelet's %q (elapsed times aside)", where, h.Message, kubeletMessage)
 		}
-	case elapsed > th+time.Second && o.Start.Before(run.Started):
+	case elapsed > th+time.Second && o.Start.Before(run.Thawed):
 		if h.State == answer.Healthy {
 			t.Errorf("%s: plegvet says healthy past the threshold %s", where, th)
 		}
-	case elapsed > 10*time.Second && elapsed < th-time.Second && o.Start.After(run.Stopped) && o.Start.Before(run.Started):
+	case elapsed > 10*time.Second && elapsed < th-time.Second && o.Start.After(run.Frozen) && o.Start.Before(run.Thawed):
 		// Stalled, not yet past the threshold: the kubelet says nothing
 		// of its PLEG yet, and plegvet warns (well past five relist
 		// periods behind) without calling it unhealthy.
 		if h.State != answer.AtRisk {
 			t.Errorf("%s: plegvet says %s; want at-risk before the threshold %s", where, h.State, th)
 		}
-	case elapsed < 5*time.Second && (o.Start.Before(run.Stopped) || tl.Advances != nil && !o.Start.Before(tl.Advances.Start)):
+	case elapsed < 5*time.Second && (o.Start.Before(run.Frozen) || tl.Advances != nil && !o.Start.Before(tl.Advances.Start)):
 		if h.State != answer.Healthy {
 			t.Errorf("%s: plegvet says %s (%q) on a fresh gauge", where, h.State, h.Evidence)
 		}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,11 +11,13 @@ import (
 // FaultKind names what a fault does to the node's runtime.
 type FaultKind string
 
-// The faults the shared round loop (FaultScenario.Run) runs. Two more
-// faults of the harness are not on it yet: containerd stopped
-// (Unhealthy, its loop and timeline of its own) and a container killed
-// (Scenario, scraped half a second apart without a control plane).
+// The faults the shared round loop (FaultScenario.Run) runs. One more
+// fault of the harness is not on it: a container killed (Scenario,
+// scraped half a second apart without a control plane).
 const (
+	// FaultStopped stops containerd's daemon alone (SIGTERM): every
+	// call fails at once, the runtime is dead.
+	FaultStopped FaultKind = "stopped"
 	// FaultFrozen freezes containerd's daemon alone with SIGSTOP.
 	FaultFrozen FaultKind = "frozen"
 	// FaultHeld has the CRI proxy hold every call of one method until
@@ -50,6 +53,13 @@ func FrozenPast(threshold time.Duration) Fault {
 	return Fault{Kind: FaultFrozen, Least: threshold + time.Minute, Most: threshold + 4*time.Minute, Hold: 10 * time.Second, UntilPLEG: true}
 }
 
+// Stopped stops containerd past a PLEG threshold: ended 10 s after Ready
+// names the PLEG and every alert fired, at most two minutes past the
+// threshold.
+func Stopped(threshold time.Duration) Fault {
+	return Fault{Kind: FaultStopped, Most: threshold + 2*time.Minute, Hold: 10 * time.Second, UntilPLEG: true}
+}
+
 // Held is Frozen's timing with method held by the proxy instead.
 func Held(method string) Fault {
 	f := Frozen()
@@ -69,6 +79,8 @@ func (f Fault) Proxied() bool { return f.Kind == FaultHeld || f.Kind == FaultLat
 // Name is the fault's name in paths (captures, documents).
 func (f Fault) Name() string {
 	switch f.Kind {
+	case FaultStopped:
+		return "pleg-unhealthy"
 	case FaultFrozen:
 		return "runtime-hung"
 	case FaultHeld:
@@ -82,6 +94,8 @@ func (f Fault) Name() string {
 // Describe is the fault's moment as a row names it.
 func (f Fault) Describe() string {
 	switch f.Kind {
+	case FaultStopped:
+		return "containerd stopped (SIGTERM; its shim and the pod's container keep running)"
 	case FaultFrozen:
 		return "containerd's daemon frozen with SIGSTOP (its shim and the pod's container run on)"
 	case FaultHeld:
@@ -95,6 +109,8 @@ func (f Fault) Describe() string {
 // begin starts the fault on the node (through proxy when Proxied).
 func (f Fault) begin(n *Node, proxy *CRIProxy) error {
 	switch f.Kind {
+	case FaultStopped:
+		return n.Runtime.StopDaemon()
 	case FaultFrozen:
 		return n.Runtime.Freeze()
 	case FaultHeld:
@@ -102,14 +118,16 @@ func (f Fault) begin(n *Node, proxy *CRIProxy) error {
 	case FaultLatency:
 		proxy.SetLatency(f.Latency)
 	default:
-		return fmt.Errorf("fault %q: want %s, %s or %s", f.Kind, FaultFrozen, FaultHeld, FaultLatency)
+		return fmt.Errorf("fault %q: want %s, %s, %s or %s", f.Kind, FaultStopped, FaultFrozen, FaultHeld, FaultLatency)
 	}
 	return nil
 }
 
 // end ends it.
-func (f Fault) end(n *Node, proxy *CRIProxy) error {
+func (f Fault) end(ctx context.Context, n *Node, proxy *CRIProxy) error {
 	switch f.Kind {
+	case FaultStopped:
+		return n.Runtime.Start(ctx)
 	case FaultFrozen:
 		return n.Runtime.Thaw()
 	case FaultHeld:

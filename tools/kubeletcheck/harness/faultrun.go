@@ -244,7 +244,7 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 			return nil
 		}
 		ended = true
-		return h.Fault.end(n, proxy)
+		return h.Fault.end(ctx, n, proxy)
 	}
 	defer end()
 	// The patient scraper and the goroutine dumps, beside the rounds.
@@ -297,6 +297,11 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 		return h.Fault.over(run.Frozen, rs, h.Alerts)
 	}); err != nil {
 		return nil, err
+	}
+	if h.Fault.UntilPLEG && h.Probe != nil {
+		if err := h.Probe(ctx, n, PhaseUnhealthy); err != nil {
+			return nil, err
+		}
 	}
 	watched.Lock()
 	run.Thawed = time.Now()

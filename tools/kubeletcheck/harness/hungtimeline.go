@@ -153,22 +153,8 @@ func (r *FaultRun) Timeline(alerts []string) *FaultTimeline {
 			}
 		}
 	}
-	obs := make([]Observation, len(r.Rounds))
-	for i := range r.Rounds {
-		obs[i] = r.Rounds[i].Observation
-	}
-	u := &UnhealthyRun{Stopped: r.Frozen, Started: r.Thawed, Obs: obs}
-	for _, a := range u.Timeline(alerts).Alerts {
-		// Point the alert's rounds at the run's own.
-		re := func(o *Observation) *Observation {
-			if o == nil {
-				return nil
-			}
-			return &r.Rounds[o.Index].Observation
-		}
-		a.Pending, a.Firing, a.Resolved = re(a.Pending), re(a.Firing), re(a.Resolved)
-		tl.Alerts = append(tl.Alerts, a)
-	}
+	// The alerts' moments point at the run's own rounds.
+	tl.Alerts = r.GaugeTimeline(alerts).Alerts
 	return tl
 }
 

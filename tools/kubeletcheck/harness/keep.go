@@ -94,13 +94,13 @@ type KeptLogged struct {
 	Message string    `json:"message"`
 }
 
-// Keep writes the scrapes picks names under dir, trimmed, for fast unit
+// KeepScrapes writes the scrapes picks names under dir, trimmed, for fast unit
 // tests: crictl.txt, the first's configz.json, each scrape's metrics as
 // NNN.txt (TrimMetrics), kubelet.log (the log's lines about the runtime,
 // the PLEG and the node's readiness, from the first pick to the last, of
 // each kind the first and the last),
 // and scrapes.json (KeptScrape per scrape, with the run's moments).
-func (r *UnhealthyRun) Keep(dir string, picks []int, tl *Timeline) error {
+func (r *FaultRun) KeepScrapes(dir string, picks []int, tl *Timeline) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -111,12 +111,12 @@ func (r *UnhealthyRun) Keep(dir string, picks []int, tl *Timeline) error {
 	if err := write("crictl.txt", r.Crictl); err != nil {
 		return err
 	}
-	if err := write("configz.json", r.Obs[picks[0]].Configz); err != nil {
+	if err := write("configz.json", r.Configz); err != nil {
 		return err
 	}
 	var kept []KeptScrape
 	for _, i := range picks {
-		o := r.Obs[i]
+		o := r.Rounds[i].Observation
 		name := fmt.Sprintf("%03d.txt", i)
 		if err := write(name, TrimMetrics(o.Metrics, o.Start)); err != nil {
 			return err
@@ -127,7 +127,7 @@ func (r *UnhealthyRun) Keep(dir string, picks []int, tl *Timeline) error {
 		}
 		kept = append(kept, k)
 	}
-	from, to := r.Obs[picks[0]].Start, r.Obs[picks[len(picks)-1]].End
+	from, to := r.Rounds[picks[0]].Start, r.Rounds[picks[len(picks)-1]].End
 	// A line repeats every second or so while the runtime is down: of
 	// the lines alike but for their numbers, the first and the last say
 	// it.
@@ -186,14 +186,14 @@ func healthLine(l LogLine) bool {
 // Picks names the scrapes worth keeping: the first two and the last
 // before the stop, those around each moment of the timeline, one a
 // minute of the stall, and the last.
-func (r *UnhealthyRun) Picks(tl *Timeline) []int {
-	set := map[int]bool{0: true, 1: true, len(r.Obs) - 1: true}
+func (r *FaultRun) Picks(tl *Timeline) []int {
+	set := map[int]bool{0: true, 1: true, len(r.Rounds) - 1: true}
 	near := func(t time.Time) {
 		if t.IsZero() {
 			return
 		}
-		for i := range r.Obs {
-			if !r.Obs[i].Start.Before(t) {
+		for i := range r.Rounds {
+			if !r.Rounds[i].Start.Before(t) {
 				set[i] = true
 				if i > 0 {
 					set[i-1] = true
@@ -210,7 +210,7 @@ func (r *UnhealthyRun) Picks(tl *Timeline) []int {
 	}
 	var picks []int
 	for i := range set {
-		if i >= 0 && i < len(r.Obs) && r.Obs[i].Err == nil {
+		if i >= 0 && i < len(r.Rounds) && r.Rounds[i].Err == nil {
 			picks = append(picks, i)
 		}
 	}

@@ -64,17 +64,20 @@ func (o *Observation) LastSeen() float64 {
 	return f
 }
 
-// Timeline reads the run's moments; alerts are the alert names to time.
-func (r *UnhealthyRun) Timeline(alerts []string) *Timeline {
-	tl := &Timeline{Stopped: r.Stopped, Started: r.Started}
+// GaugeTimeline reads the run's moments by the last-seen gauge of
+// answering scrapes (a dead runtime leaves /metrics answering), the
+// fault's begin as Stopped and its end as Started; alerts are the alert
+// names to time.
+func (r *FaultRun) GaugeTimeline(alerts []string) *Timeline {
+	tl := &Timeline{Stopped: r.Frozen, Started: r.Thawed}
 	var prev float64
 	frozen := 0.0
-	for i := range r.Obs {
-		o := &r.Obs[i]
+	for i := range r.Rounds {
+		o := &r.Rounds[i].Observation
 		v := o.LastSeen()
 		switch {
-		case o.Start.Before(r.Stopped):
-		case o.Start.Before(r.Started):
+		case o.Start.Before(r.Frozen):
+		case o.Start.Before(r.Thawed):
 			if tl.Frozen == nil && v != 0 && v == prev {
 				tl.Frozen, frozen = o, v
 				tl.LastRelist = time.Unix(int64(v), 0)
@@ -89,7 +92,7 @@ func (r *UnhealthyRun) Timeline(alerts []string) *Timeline {
 			if tl.Advances == nil && frozen != 0 && v > frozen {
 				tl.Advances = o
 			}
-			if tl.ReadyTrue == nil && o.Ready.Status == "True" && o.Ready.At.After(r.Started) {
+			if tl.ReadyTrue == nil && o.Ready.Status == "True" && o.Ready.At.After(r.Thawed) {
 				tl.ReadyTrue = o
 			}
 		}
@@ -99,7 +102,7 @@ func (r *UnhealthyRun) Timeline(alerts []string) *Timeline {
 	}
 	for i := range r.Log {
 		l := &r.Log[i]
-		if l.Time.Before(r.Stopped) {
+		if l.Time.Before(r.Frozen) {
 			continue
 		}
 		if tl.RuntimeDown == nil && strings.Contains(l.Text, "container runtime is down") {
@@ -111,9 +114,9 @@ func (r *UnhealthyRun) Timeline(alerts []string) *Timeline {
 	}
 	for _, name := range alerts {
 		at := AlertTimes{Name: name}
-		for i := range r.Obs {
-			o := &r.Obs[i]
-			if o.Start.Before(r.Stopped) || o.AlertsErr != nil {
+		for i := range r.Rounds {
+			o := &r.Rounds[i].Observation
+			if o.Start.Before(r.Frozen) || o.AlertsErr != nil {
 				continue
 			}
 			a := findAlert(o.Alerts, name)
@@ -220,7 +223,7 @@ func (tl *Timeline) Rows() []Row {
 // unhealthy at or before t, and that line's PLEG message; nil and "" when
 // none. The line says the kubelet is unhealthy at t only when it is at
 // most SyncLoopMaxBackoff older (and a second for the log's flush).
-func (r *UnhealthyRun) KubeletSays(t time.Time) (*LogLine, string) {
+func (r *FaultRun) KubeletSays(t time.Time) (*LogLine, string) {
 	var last *LogLine
 	for i := range r.Log {
 		if r.Log[i].Time.After(t) {

@@ -68,9 +68,9 @@ func table(ctx context.Context, b *strings.Builder, release, repo, captures stri
 		return err
 	}
 	took := time.Since(began)
-	tl := run.Timeline(harness.Alerts)
+	tl := run.GaugeTimeline(harness.Alerts)
 	if captures != "" {
-		if err := run.Keep(filepath.Join(captures, release, "pleg-unhealthy"), run.Picks(tl), tl); err != nil {
+		if err := run.KeepScrapes(filepath.Join(captures, release, u.Name()), run.Picks(tl), tl); err != nil {
 			return err
 		}
 	}
@@ -94,12 +94,12 @@ func table(ctx context.Context, b *strings.Builder, release, repo, captures stri
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last observation; %d observations.\n\n", took.Round(time.Second), len(run.Obs))
+	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last observation; %d observations.\n\n", took.Round(time.Second), len(run.Rounds))
 	fmt.Fprintf(b, "| after the stop | moment | evidence |\n|---|---|---|\n")
 	for _, r := range tl.Rows() {
 		at := "not seen"
 		if !r.At.IsZero() {
-			at = fmt.Sprintf("%+.1fs", r.At.Sub(run.Stopped).Seconds())
+			at = fmt.Sprintf("%+.1fs", r.At.Sub(run.Frozen).Seconds())
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", at, harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))
 	}
