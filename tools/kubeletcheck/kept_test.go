@@ -13,7 +13,7 @@ import (
 )
 
 // The kept captures of the PLEG-unhealthy scenario (Keep, written by
-// cmd/unhealthytable -captures) say what the unit tests that read them
+// cmd/hungtable -fault stopped -captures) say what the unit tests that read them
 // rely on: each scrape reads as a scrape, begins with when it was taken,
 // and its last-seen gauge is older than the threshold exactly at the
 // scrapes where the kubelet's own words, logged within its sync loop's

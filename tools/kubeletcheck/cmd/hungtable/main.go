@@ -1,8 +1,9 @@
-// Command hungtable runs issue 41's hung-runtime scenario: a kubelet
-// registered to a real API server, EventedPLEG unset, a pod running on
-// containerd v2, and containerd's daemon frozen with SIGSTOP (or, with
-// -fault slow-call, one CRI method held by a proxy) for at least 4
-// minutes, with a real Prometheus scraping the kubelet in
+// Command hungtable runs a fault scenario of the shared model: a kubelet
+// registered to a real API server, EventedPLEG unset (or the gates of
+// -gate), a pod running on containerd v2, and containerd's daemon frozen
+// with SIGSTOP past the PLEG threshold (-fault stopped: stopped; -fault
+// slow-call: one CRI method held by a proxy; -fault latency: every call
+// delayed), with a real Prometheus scraping the kubelet in
 // kube-prometheus's layout and evaluating the rules `plegvet alerts`
 // writes. It writes, as Markdown, the moments measured, seconds after
 // the fault, how each kubelet endpoint answered, what Prometheus saw per
@@ -33,7 +34,7 @@ const SlowMethod = "/runtime.v1.RuntimeService/ListPodSandbox"
 
 func main() {
 	release := flag.String("k8s", "v1.37.2", "the `release` whose kubelet is run")
-	fault := flag.String("fault", "hung", "the `fault`: hung (containerd frozen), slow-call (one CRI method held by a proxy) or latency (every unary CRI call delayed by a proxy)")
+	fault := flag.String("fault", "hung", "the `fault`: stopped (containerd stopped: the runtime dead), hung (containerd frozen), slow-call (one CRI method held by a proxy) or latency (every unary CRI call delayed by a proxy)")
 	latencies := flag.String("latency", "6s,40s", "with -fault latency, the `rungs`: LATENCY[:LASTS],... each run in turn (LASTS by default 5m30s, 6m30s from 40s on)")
 	out := flag.String("o", "", "the Markdown `file` to write (default: standard output)")
 	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (runtime-slow-call, runtime-slow-LATENCY)")
@@ -48,6 +49,8 @@ func main() {
 	}
 	var fs []harness.Fault
 	switch *fault {
+	case "stopped":
+		fs = []harness.Fault{harness.Stopped(harness.PLEGThreshold)}
 	case "hung":
 		fs = []harness.Fault{harness.Frozen()}
 	case "slow-call":
@@ -58,7 +61,7 @@ func main() {
 			os.Exit(2)
 		}
 	default:
-		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want hung, slow-call or latency\n", *fault)
+		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want stopped, hung, slow-call or latency\n", *fault)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -131,13 +134,17 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 	defer tr.Close()
 	rules := tr.Rules
 	rep, why := readReport(ctx, filepath.Join(tr.Dir, "plegvet"), release)
-	if fault == "hung" && len(gates) > 0 {
-		// The freeze outlasts the threshold the gates put in force.
+	if fault == "hung" || fault == "stopped" {
+		// The fault outlasts the threshold the gates put in force, as
+		// the release's code says.
 		th, err := thresholdInForce(rep, gates)
 		if err != nil {
 			return fmt.Errorf("%s: %v", why, err)
 		}
 		fs = []harness.Fault{harness.FrozenPast(th)}
+		if fault == "stopped" {
+			fs = []harness.Fault{harness.Stopped(th)}
+		}
 	}
 	plugin, probe, err := tr.KubectlPleg(ctx, repo)
 	if err != nil {
@@ -163,6 +170,11 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 			return err
 		}
 		h.Fault, h.Gates = f, gates
+		if f.Kind == harness.FaultStopped && rules != "" {
+			// A dead runtime leaves /metrics answering: the stall rule
+			// fires too.
+			h.Alerts = harness.Alerts
+		}
 		h.KubectlPleg, h.Probe = plugin, probe
 		began := time.Now()
 		run, err := h.Run(ctx)
@@ -170,7 +182,12 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 			return err
 		}
 		m := measured{h: h, run: run, tl: run.Timeline(names), took: time.Since(began)}
-		if captures != "" {
+		if captures != "" && f.Kind == harness.FaultStopped {
+			gtl := run.GaugeTimeline(names)
+			if err := run.KeepScrapes(filepath.Join(captures, release, h.Name()), run.Picks(gtl), gtl); err != nil {
+				return err
+			}
+		} else if captures != "" {
 			if err := run.Keep(filepath.Join(captures, release, h.Name()), m.tl, f.Describe()); err != nil {
 				return err
 			}
@@ -188,6 +205,9 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		return nil
 	}
 	write(b, runs[0].run, runs[0].tl, runs[0].h, fault, release, rules, runs[0].took)
+	if fault == "stopped" {
+		summarize(b, runs[0].run.GaugeTimeline(names))
+	}
 	return nil
 }
 
@@ -199,11 +219,14 @@ func at(t, ref time.Time) string {
 }
 
 func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline, h *harness.FaultScenario, fault, release, rules string, took time.Duration) {
-	if fault == "hung" && len(h.Gates) > 0 {
+	switch {
+	case fault == "stopped":
+		fmt.Fprintf(b, "# A dead runtime: containerd stopped, as a real kubelet lives it\n\n")
+	case fault == "hung" && len(h.Gates) > 0:
 		fmt.Fprintf(b, "# A hung runtime with %s: containerd frozen, as a real kubelet lives it\n\n", gatesWords(h.Gates))
-	} else if fault == "hung" {
+	case fault == "hung":
 		fmt.Fprintf(b, "# A hung runtime: containerd frozen, as a real kubelet lives it\n\n")
-	} else {
+	default:
 		fmt.Fprintf(b, "# One slow CRI call: %s held past the kubelet's timeout, as a real kubelet lives it\n\n", SlowMethod)
 	}
 	cmd := "go run ./cmd/hungtable -k8s " + release
@@ -214,16 +237,25 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 		cmd += " -gate " + gatesFlag(h.Gates)
 	}
 	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand.", cmd, time.Now().UTC().Format("2006-01-02"))
-	if len(h.Gates) == 0 {
+	switch {
+	case fault == "stopped":
+		b.WriteString(" `TestPLEGUnhealthy` runs the same scenario and asserts the order of its moments and plegvet's health at every scrape.")
+	case len(h.Gates) == 0:
 		b.WriteString(" `TestRuntimeHung` runs the same scenario and asserts what docs/runtime-hung-measured.md lists.")
 	}
 	fmt.Fprintf(b, "\n\nThe kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
-	if fault == "hung" {
+	ends := "SIGCONT"
+	switch fault {
+	case "stopped":
+		ends = "containerd is started again"
+		fmt.Fprintf(b, "Once the node is Ready, containerd's daemon process alone is stopped with SIGTERM: every CRI call fails at once (nothing listens on its socket); the pod's shim and container run on. ")
+	case "hung":
 		fmt.Fprintf(b, "Once the node is Ready, containerd's daemon process alone is frozen with SIGSTOP: its socket still accepts connections (the kernel's backlog) and answers nothing; the pod's shim and container run on. ")
-	} else {
+	default:
+		ends = "the proxy lets the calls through"
 		fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy holds every `%s` call until the kubelet's own deadline passes; every other call is answered. ", SlowMethod)
 	}
-	fmt.Fprintf(b, "The fault lasts at least %s and ends %s after the node's Ready names the PLEG and every alert has fired (at most %s): SIGCONT. ", h.Fault.Least, h.Fault.Hold, h.Fault.Most)
+	fmt.Fprintf(b, "The fault lasts at least %s and ends %s after the node's Ready names the PLEG and every alert has fired (at most %s): %s. ", h.Fault.Least, h.Fault.Hold, h.Fault.Most, ends)
 	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's /api/v1/alerts, /api/v1/targets and the `up` and `scrape_duration_seconds` series; kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). Debian's Prometheus scrapes the kubelet in kube-prometheus's layout: one job, `kubelet`, with two endpoints told apart by `metrics_path` (`/metrics`, `/metrics/cadvisor`), every %s with a scrape timeout of %s. Times are seconds after the fault began; a moment read by a round is known to within %s, one from the kubelet's log to the microsecond.\n\n",
 		h.Every, h.Every, h.PlegTimeout, h.Every, h.Every, h.Every)
 	if rules != "" {
