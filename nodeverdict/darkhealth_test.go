@@ -167,7 +167,8 @@ func TestDarkSlowRuntime(t *testing.T) {
 // A hung runtime (containerd frozen): Ready turns False for the runtime
 // 2m4s after the last scrape that answered, within a hang's window:
 // hung, unhealthy in the kubelet's words. Turned False sooner than a hang
-// can, or later than a hang allows, it is not taken for hung.
+// can, or later than a hang allows, it is slow: calls that wait (the
+// scrape timed out) but answer before their deadline.
 func TestDarkHungRuntime(t *testing.T) {
 	lastGood := mustTime(t, lastGoodAt)
 	last := lastGoodScrape(t, "")
@@ -179,7 +180,7 @@ func TestDarkHungRuntime(t *testing.T) {
 	}{
 		{"False at +124s", 124 * time.Second, 130 * time.Second, RuntimeHung, "2m4s after the last scrape that answered (2026-12-03T06:45:02Z): within the time a runtime hung since then takes to turn it (a hung runtime turns Ready False 2m0s to 2m10s after the hang began", ""},
 		{"False at +124s, read at +4m", 124 * time.Second, 4 * time.Minute, RuntimeHung, "): hung", ""},
-		{"False at +40s", 40 * time.Second, time.Minute, RuntimeUnanswered, "sooner than a runtime hung since then can turn it", ""},
+		{"False at +40s", 40 * time.Second, time.Minute, RuntimeSlow, "sooner than a runtime hung since then can turn it", ladder.RungRuntimeDown},
 		{"False at +6m", 6 * time.Minute, 6*time.Minute + 10*time.Second, RuntimeSlow, "later than a runtime hung since then turns it", ladder.RungRuntimeDown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

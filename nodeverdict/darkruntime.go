@@ -98,23 +98,34 @@ func (d *decider) downInDark(h *Health, lastGood time.Time, ready *Condition, lo
 	case after < -gaugeResolution:
 		told(fmt.Sprintf("Ready turned False for the runtime at %s, before the last scrape that answered (%s): the runtime was declared down while the kubelet still answered its metrics; slow cannot be told from hung", turned.Format(time.RFC3339), lastGood.Format(time.RFC3339)))
 	case after < lo-gaugeResolution:
-		told(when + ": sooner than a runtime hung since then can turn it (" + bounds + "): its runtime-up check failed on calls that fail, or wait less than their deadline; slow cannot be told from hung")
+		// Not a hang (too soon), not a dead runtime (its calls fail at
+		// once and /metrics answers): calls that wait, less than their
+		// deadline, past the runtime-up check's.
+		h.Runtime = RuntimeSlow
+		h.Latency = d.pastRuntimeDown("Ready turned False for the runtime sooner than a hang can, while /metrics waits on its calls")
+		told(when + ": sooner than a runtime hung since then can turn it (" + bounds + "), and /metrics waits on its calls where a runtime that fails them at once leaves it answering: its calls answer, too slowly for its runtime-up check; " + h.Latency.words())
 	case after > hi+gaugeResolution:
 		h.Runtime = RuntimeSlow
-		from := "Ready turned False for the runtime later than a hang allows"
-		var least float64
-		if in := d.in.Ladder; in != nil {
-			if rg := ladder.Compute(*in, 0).Rung(ladder.RungRuntimeDown); rg != nil {
-				least = rg.Seconds
-				from += fmt.Sprintf(": its status calls past its %s rung (%s per call)", rg.Name, rg.Latency)
-			}
-		}
-		h.Latency = d.placed(least, d.deadlineSeconds(), from)
+		h.Latency = d.pastRuntimeDown("Ready turned False for the runtime later than a hang allows")
 		told(when + ": later than a runtime hung since then turns it (" + bounds + "): its calls answered through the dark, too slowly for its runtime-up check; " + h.Latency.words())
 	default:
 		h.Runtime = RuntimeHung
 		told(when + ": within the time a runtime hung since then takes to turn it (" + bounds + "): hung")
 	}
+}
+
+// pastRuntimeDown is the latency of a runtime whose status calls passed
+// the runtime-up check while they answer within their deadline: from the
+// ladder's runtime-down rung to the deadline.
+func (d *decider) pastRuntimeDown(from string) *Latency {
+	var least float64
+	if in := d.in.Ladder; in != nil {
+		if rg := ladder.Compute(*in, 0).Rung(ladder.RungRuntimeDown); rg != nil {
+			least = rg.Seconds
+			from += fmt.Sprintf(": its status calls past its %s rung (%s per call)", rg.Name, rg.Latency)
+		}
+	}
+	return d.placed(least, d.deadlineSeconds(), from)
 }
 
 // hangBounds is when a hung runtime turns Ready False after the hang
