@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -76,4 +77,26 @@ func goroutineArg(info *types.Info, call *ast.CallExpr) *ast.FuncLit {
 		return lit
 	}
 	return nil
+}
+
+// condition is the if the innermost statement of stack runs under: its
+// condition as written, negated for the else branch.
+func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos, ast.Expr) {
+	for i := len(stack) - 1; i > 0; i-- {
+		is, ok := stack[i-1].(*ast.IfStmt)
+		if !ok {
+			if _, isFunc := stack[i].(*ast.FuncDecl); isFunc {
+				break
+			}
+			continue
+		}
+		cond := types.ExprString(is.Cond)
+		if stack[i] == is.Else {
+			cond = "!(" + cond + ")"
+		}
+		if stack[i] == is.Body || stack[i] == is.Else {
+			return cond, srcpos.At(fset, is.Cond.Pos()), is.Cond
+		}
+	}
+	return "", nil, nil
 }
