@@ -11,6 +11,9 @@
 //   - UnwrappedErrors: an error value that fmt.Errorf formats is wrapped,
 //     with %w, so that errors.Is and errors.As see through it. To quote
 //     an error's text without wrapping it, format err.Error().
+//   - LongFiles: no non-test Go file of MaxLines (500) lines or more, in
+//     the whole repository (the tools/ modules too); it reads files as
+//     text, so its test runs in -short.
 package housecheck
 
 import (

@@ -6,11 +6,13 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -82,6 +84,45 @@ func TestNoExportedVars(t *testing.T) { checkModule(t, ExportedVars) }
 // TestErrorsWrap: every fmt.Errorf in the module's non-test code that
 // formats an error wraps it with %w.
 func TestErrorsWrap(t *testing.T) { checkModule(t, UnwrappedErrors) }
+
+// TestFilesAreShort: no non-test Go file of the repository, the tools/
+// modules included, is 500 lines long or more.
+func TestFilesAreShort(t *testing.T) {
+	long, err := LongFiles(os.DirFS(moduleRoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range long {
+		t.Error(f)
+	}
+}
+
+// LongFiles counts lines as wc -l does (a last line without its newline
+// counts too) and leaves tests, testdata and dot folders alone.
+func TestLongFilesOnSamples(t *testing.T) {
+	lines := func(n int, last string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(strings.Repeat("x\n", n-1) + last)}
+	}
+	fsys := fstest.MapFS{
+		"a/long.go":             lines(MaxLines, "x\n"),
+		"a/unterminated.go":     lines(MaxLines, "x"),
+		"a/short.go":            lines(MaxLines-1, "x\n"),
+		"a/long_test.go":        lines(2*MaxLines, "x\n"),
+		"a/long.txt":            lines(2*MaxLines, "x\n"),
+		"a/testdata/long.go":    lines(2*MaxLines, "x\n"),
+		".git/long.go":          lines(2*MaxLines, "x\n"),
+		"tools/m/cmd/longer.go": lines(MaxLines+1, "x\n"),
+	}
+	found, err := LongFiles(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, f.String())
+	}
+	compare(t, "LongFiles", got, []string{"a/long.go: 500 lines", "a/unterminated.go: 500 lines", "tools/m/cmd/longer.go: 501 lines"})
+}
 
 // checkSource type-checks src as package p (importing only the standard
 // library) and runs the check over it.
