@@ -29,8 +29,9 @@ import (
 // library user cannot import (internal/): each is that type's only public
 // name, and its fields are documented here, through the alias. They are
 // the node source a caller reads once and decides many nodes with
-// (NodeSource, NodeCapture), the errors a caller tests with errors.Is or
-// errors.As (ErrKubeletVersionUnknown, ErrNoCRIAPI, the release errors,
+// (NodeSource, NodeCapture), the capture files Node reads (NodeFiles),
+// the errors a caller tests with errors.Is or errors.As
+// (ErrKubeletVersionUnknown, ErrNoCRIAPI, the release errors,
 // OptionError, UnknownGateError), and the position forms of
 // RelocatePositions (Positions). Every answer type is package answer's,
 // with no alias here.
@@ -40,6 +41,10 @@ type (
 	NodeSource = nodesource.NodeSource
 	// NodeCapture is what one node reports, parsed.
 	NodeCapture = nodesource.NodeCapture
+	// NodeFiles are the files a live node's captures are in (Node's
+	// NodeOptions embed them); one type with the assemble layer's, so
+	// that the library does not copy its fields one by one.
+	NodeFiles = assemble.NodeFiles
 )
 
 // Errors a library caller can test with errors.Is; the command line adds

@@ -65,8 +65,10 @@ func ExampleEventStream() {
 func ExampleNode() {
 	rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{
 		Options: plegvet.Options{Dir: "testdata/src/k8s.io/kubernetes"},
-		Configz: "nodeverdict/testdata/configz/on.json",
-		Metrics: "nodeverdict/testdata/metrics/evented.txt",
+		NodeFiles: plegvet.NodeFiles{
+			Configz: "nodeverdict/testdata/configz/on.json",
+			Metrics: "nodeverdict/testdata/metrics/evented.txt",
+		},
 	})
 	if err != nil {
 		log.Fatal(err)

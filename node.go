@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed" // the index
 	"sync"
-	"time"
 
 	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/internal/assemble"
@@ -19,37 +18,8 @@ type NodeOptions struct {
 	// release the kubelet reports (KubeletVersion, or the metrics'
 	// kubernetes_build_info) is fetched: the node's own source.
 	Options
-	// Configz, Metrics and Crictl are files holding the output of
-	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
-	// .../proxy/metrics, and of crictl version run on the node (its
-	// "Name:  value" lines, or the same fields as JSON or YAML). Crictl
-	// is optional.
-	Configz, Metrics, Crictl string
-	// SkipRuntimeSource leaves the runtime's own source unread: by
-	// default, with Crictl, the runtime's module is fetched at the version
-	// it reports to say whether it can stream container events.
-	SkipRuntimeSource bool
-	// KubeletVersion (v1.36.1) overrides the version in the metrics.
-	// Without it, a kubelet that does not say its release (no
-	// kubernetes_build_info, or a git_version that is not a release, as a
-	// build without version ldflags reports) is an error wrapping
-	// ErrKubeletVersionUnknown, unless Options name the source: the gate
-	// is then read at the source's version, and a note says so.
-	KubeletVersion string
-	// At is when the metrics were scraped; nil takes the metrics file's
-	// "# scraped at" line (never the file's mtime).
-	At *time.Time
-	// MetricsError, instead of Metrics, is the error the kubelet's
-	// metrics request got (made at At, after MetricsWaited): a hung
-	// runtime makes /metrics wait until the client gives up, while
-	// configz answers. MetricsErrorFile is the same as kubectl pleg
-	// --save keeps it. LastMetrics is the last scrape that answered (its
-	// "# scraped at" line included), Node the Node object (kubectl get
-	// node NAME -o json), whose Ready condition says whether the kubelet
-	// declared its runtime down or its PLEG unhealthy; each optional.
-	MetricsError, MetricsErrorFile string
-	MetricsWaited                  time.Duration
-	LastMetrics, Node              string
+	// NodeFiles are the node's capture files (Configz, Metrics, ...).
+	NodeFiles
 }
 
 // Node reads a node's configz, metrics and (optionally) crictl version
@@ -57,12 +27,7 @@ type NodeOptions struct {
 // periods from source, and decides which PLEG the node runs. An input
 // that cannot be read is an error naming the file and what was expected.
 func Node(ctx context.Context, opts NodeOptions) (*answer.NodeReport, error) {
-	return assemble.Node(ctx, assemble.NodeOptions{
-		Options: opts.internal(), Configz: opts.Configz, Metrics: opts.Metrics, Crictl: opts.Crictl,
-		SkipRuntimeSource: opts.SkipRuntimeSource, KubeletVersion: opts.KubeletVersion, At: opts.At,
-		MetricsError: opts.MetricsError, MetricsErrorFile: opts.MetricsErrorFile, MetricsWaited: opts.MetricsWaited,
-		LastMetrics: opts.LastMetrics, Node: opts.Node,
-	})
+	return assemble.Node(ctx, assemble.NodeOptions{Options: opts.internal(), NodeFiles: opts.NodeFiles})
 }
 
 // LoadNodeSource reads the source of the kubelet of a release (v1.36.1,

@@ -23,12 +23,14 @@ func TestNodeLookAlike(t *testing.T) {
 		t.Run(tc.configz+"+"+tc.metrics, func(t *testing.T) {
 			rep, err := Node(context.Background(), NodeOptions{
 				Options: Options{Dir: "testdata/src/k8s.io/kubernetes"},
-				Configz: filepath.Join(captures, "configz", tc.configz),
-				Metrics: filepath.Join(captures, "metrics", tc.metrics),
-				Crictl:  filepath.Join(captures, "crictl", "containerd.json"),
-				// The runtime's source is fetched with the go command,
-				// which -short keeps off the network.
-				SkipRuntimeSource: testing.Short(),
+				NodeFiles: NodeFiles{
+					Configz: filepath.Join(captures, "configz", tc.configz),
+					Metrics: filepath.Join(captures, "metrics", tc.metrics),
+					Crictl:  filepath.Join(captures, "crictl", "containerd.json"),
+					// The runtime's source is fetched with the go command,
+					// which -short keeps off the network.
+					SkipRuntimeSource: testing.Short(),
+				},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -79,9 +81,9 @@ func TestNodeRealCaptures(t *testing.T) {
 				if i < tc.until {
 					want = tc.before
 				}
-				rep, err := Node(context.Background(), NodeOptions{
+				rep, err := Node(context.Background(), NodeOptions{NodeFiles: NodeFiles{
 					Configz: filepath.Join(dir, "configz.json"), Metrics: s, Crictl: filepath.Join(dir, "crictl.txt"),
-				})
+				}})
 				if err != nil {
 					t.Fatal(err)
 				}

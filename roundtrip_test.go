@@ -58,8 +58,8 @@ func TestResultsRoundTrip(t *testing.T) {
 	t.Run("node", func(t *testing.T) {
 		rep, err := plegvet.Node(ctx, plegvet.NodeOptions{
 			Options: plegvet.Options{Dir: "testdata/src/k8s.io/kubernetes"},
-			Configz: "nodeverdict/testdata/configz/on.json", Metrics: "nodeverdict/testdata/metrics/evented.txt",
-			Crictl: "nodeverdict/testdata/crictl/containerd.json",
+			NodeFiles: plegvet.NodeFiles{Configz: "nodeverdict/testdata/configz/on.json", Metrics: "nodeverdict/testdata/metrics/evented.txt",
+				Crictl: "nodeverdict/testdata/crictl/containerd.json"},
 		})
 		if err != nil {
 			t.Fatal(err)

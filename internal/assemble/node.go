@@ -32,6 +32,13 @@ type NodeOptions struct {
 	// release the kubelet reports (KubeletVersion, or the metrics'
 	// kubernetes_build_info) is fetched: the node's own source.
 	Options
+	NodeFiles
+}
+
+// NodeFiles are the files a live node's captures are in, and what stands
+// in for what they do not say. The library's NodeOptions embed them as
+// they are, beside its own Options.
+type NodeFiles struct {
 	// Configz, Metrics and Crictl are files holding the output of
 	// kubectl get --raw /api/v1/nodes/NODE/proxy/configz, of
 	// .../proxy/metrics, and of crictl version run on the node (its
@@ -52,12 +59,15 @@ type NodeOptions struct {
 	// At is when the metrics were scraped; nil takes the metrics file's
 	// "# scraped at" line (never the file's mtime).
 	At *time.Time
-	// MetricsError, instead of Metrics, is the error the metrics request
-	// got (at At, after MetricsWaited); MetricsErrorFile the same as
-	// kubectl pleg --save keeps it (nodeverdict.ReadMetricsFailure).
-	// LastMetrics is the last scrape that answered (with its "# scraped
-	// at" line), Node the Node object (kubectl get node NAME -o json);
-	// each optional.
+	// MetricsError, instead of Metrics, is the error the kubelet's
+	// metrics request got (made at At, after MetricsWaited): a hung
+	// runtime makes /metrics wait until the client gives up, while
+	// configz answers. MetricsErrorFile is the same as kubectl pleg
+	// --save keeps it (nodeverdict.ReadMetricsFailure). LastMetrics is
+	// the last scrape that answered (its "# scraped at" line included),
+	// Node the Node object (kubectl get node NAME -o json), whose Ready
+	// condition says whether the kubelet declared its runtime down or its
+	// PLEG unhealthy; each optional.
 	MetricsError, MetricsErrorFile string
 	MetricsWaited                  time.Duration
 	LastMetrics, Node              string

@@ -334,8 +334,9 @@ func checkSameAsNode(t *testing.T, fork string, n fakecluster.Node, got map[stri
 		return p
 	}
 	rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{
-		Options: plegvet.Options{Dir: fork}, Configz: write("configz.json", cfg), Metrics: write("metrics.txt", []byte(n.Metrics)),
-		KubeletVersion: n.KubeletVersion,
+		Options: plegvet.Options{Dir: fork},
+		NodeFiles: plegvet.NodeFiles{Configz: write("configz.json", cfg), Metrics: write("metrics.txt", []byte(n.Metrics)),
+			KubeletVersion: n.KubeletVersion},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -143,7 +143,7 @@ func TestSave(t *testing.T) {
 		t.Fatalf("%v\n%.200s", err, data)
 	}
 	rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{Options: plegvet.Options{Dir: rec.fork},
-		Configz: filepath.Join(dir, "stalled-1.configz.json"), Metrics: metrics})
+		NodeFiles: plegvet.NodeFiles{Configz: filepath.Join(dir, "stalled-1.configz.json"), Metrics: metrics}})
 	if err != nil {
 		t.Fatal(err)
 	}

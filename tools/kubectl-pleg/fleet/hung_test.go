@@ -175,7 +175,7 @@ func TestSaveHung(t *testing.T) {
 	}
 	for _, n := range []string{"hung-1", "hung-2", "hung-3"} {
 		rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{Options: plegvet.Options{Dir: rec.fork},
-			Configz: filepath.Join(dir, n+".configz.json"), MetricsErrorFile: filepath.Join(dir, n+".metrics-error.txt"), Node: filepath.Join(dir, n+".node.json")})
+			NodeFiles: plegvet.NodeFiles{Configz: filepath.Join(dir, n+".configz.json"), MetricsErrorFile: filepath.Join(dir, n+".metrics-error.txt"), Node: filepath.Join(dir, n+".node.json")}})
 		if err != nil {
 			t.Fatal(err)
 		}
