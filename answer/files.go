@@ -31,6 +31,7 @@ func (v files) diagnostics(ds []Diagnostic) {
 		v.pos(d.End)
 		for j := range d.Related {
 			v.pos(&d.Related[j].Pos)
+			v.pos(d.Related[j].End)
 		}
 		for j := range d.Fixes {
 			for k := range d.Fixes[j].Edits {

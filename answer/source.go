@@ -126,6 +126,10 @@ type Edit struct {
 type Related struct {
 	Message string `json:"message"`
 	Pos     Pos    `json:"pos"`
+	// End is where the explaining span ends (nil: at Pos), for an
+	// editor's range (the language server). The JSON leaves it out: the
+	// JSON form and SARIF's related locations stay as they were.
+	End *Pos `json:"-"`
 }
 
 // Complete says that every file was read and every construct followed.

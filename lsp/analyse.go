@@ -15,11 +15,12 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"golang.org/x/tools/go/analysis"
-
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/assemble/finding"
 	"github.com/plegvet/plegvet/internal/load/engine"
 	"github.com/plegvet/plegvet/internal/load/tree"
 	"github.com/plegvet/plegvet/internal/protocol/lspprotocol"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // analyser loads and checks the open files' packages, keeping between
@@ -106,10 +107,13 @@ func (a *analyser) analyse(ctx context.Context, open map[string]string) (map[str
 				continue
 			}
 			for _, d := range act.Diagnostics {
-				path, sh, ok := finding(res.Fset, act.Analyzer, d, &lines, a.opts)
-				if ok {
-					found[path] = append(found[path], sh)
+				if !d.Pos.IsValid() {
+					continue
 				}
+				// In the order reported (finding.FromAnalysis would sort),
+				// files named as the file set has them: absolute.
+				f := finding.Of(res.Fset, nil, d)
+				found[f.Pos.File] = append(found[f.Pos.File], diagnostic(f, act.Analyzer.Name, &lines, a.opts))
 			}
 		}
 	}
@@ -150,15 +154,13 @@ func errorFinding(pos lspprotocol.Position, msg string) shown {
 	}}
 }
 
-// finding converts a diagnostic: its range in UTF-16 positions, its check
-// as code with severity and link, related positions, and its fixes as
-// quick-fix code actions.
-func finding(fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic, lines *lineSource, opts Options) (string, shown, bool) {
-	if !d.Pos.IsValid() {
-		return "", shown{}, false
-	}
+// diagnostic shows a finding: its range in UTF-16 positions (of the
+// text as the editor has it), its check as code with severity and link
+// (the analyzer's name when it has no check), related ranges, and its
+// fixes as quick-fix code actions.
+func diagnostic(d answer.Diagnostic, analyzer string, lines *lineSource, opts Options) shown {
 	diag := lspprotocol.Diagnostic{
-		Range:    lines.span(fset, d.Pos, d.End),
+		Range:    lines.span(d.Pos, d.End),
 		Severity: lspprotocol.SeverityWarning,
 		Code:     d.Category,
 		Source:   "plegvet",
@@ -176,27 +178,27 @@ func finding(fset *token.FileSet, a *analysis.Analyzer, d analysis.Diagnostic, l
 		}
 	}
 	if diag.Code == "" {
-		diag.Code = a.Name
+		diag.Code = analyzer
 	}
 	for _, r := range d.Related {
 		diag.RelatedInformation = append(diag.RelatedInformation, lspprotocol.DiagnosticRelatedInformation{
-			Location: lspprotocol.Location{URI: fileURI(fset.Position(r.Pos).Filename), Range: lines.span(fset, r.Pos, r.End)},
+			Location: lspprotocol.Location{URI: fileURI(r.Pos.File), Range: lines.span(r.Pos, r.End)},
 			Message:  r.Message,
 		})
 	}
 	sh := shown{diag: diag}
-	for i, f := range d.SuggestedFixes {
+	for i, f := range d.Fixes {
 		edit := &lspprotocol.WorkspaceEdit{Changes: map[string][]lspprotocol.TextEdit{}}
-		for _, e := range f.TextEdits {
-			uri := fileURI(fset.Position(e.Pos).Filename)
-			edit.Changes[uri] = append(edit.Changes[uri], lspprotocol.TextEdit{Range: lines.span(fset, e.Pos, e.End), NewText: string(e.NewText)})
+		for _, e := range f.Edits {
+			uri := fileURI(e.Pos.File)
+			edit.Changes[uri] = append(edit.Changes[uri], lspprotocol.TextEdit{Range: lines.span(e.Pos, &e.End), NewText: e.NewText})
 		}
 		sh.fixes = append(sh.fixes, lspprotocol.CodeAction{
 			Title: f.Message, Kind: lspprotocol.CodeActionQuickFix, Diagnostics: []lspprotocol.Diagnostic{diag},
 			IsPreferred: i == 0, Edit: edit,
 		})
 	}
-	return fset.Position(d.Pos).Filename, sh, true
+	return sh
 }
 
 // lineSource gives a file's lines: an open document's as edited, another
@@ -241,13 +243,13 @@ func (l *lineSource) position(file string, line, col int) lspprotocol.Position {
 	return p
 }
 
-// span is the range from pos to end (to pos when end is not valid).
-func (l *lineSource) span(fset *token.FileSet, pos, end token.Pos) lspprotocol.Range {
-	p, e := fset.Position(pos), fset.Position(pos)
-	if end.IsValid() {
-		e = fset.Position(end)
+// span is the range from pos to end (to pos when end is nil or unknown).
+func (l *lineSource) span(pos srcpos.Pos, end *srcpos.Pos) lspprotocol.Range {
+	e := pos
+	if end != nil && end.Line > 0 {
+		e = *end
 	}
-	return lspprotocol.Range{Start: l.position(p.Filename, p.Line, p.Column), End: l.position(e.Filename, e.Line, e.Column)}
+	return lspprotocol.Range{Start: l.position(pos.File, pos.Line, pos.Column), End: l.position(e.File, e.Line, e.Column)}
 }
 
 // apply applies a change to a document's text: the whole text, or the
