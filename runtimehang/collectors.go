@@ -23,13 +23,7 @@ const legacyRegistry = "k8s.io/component-base/metrics/legacyregistry"
 func (p *prog) collectors(k *Package) []Collector {
 	out := []Collector{}
 	for _, f := range k.Files {
-		var stack []ast.Node
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n == nil {
-				stack = stack[:len(stack)-1]
-				return true
-			}
-			stack = append(stack, n)
+		ast.PreorderStack(f, nil, func(n ast.Node, stack []ast.Node) bool {
 			reg, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
@@ -40,7 +34,8 @@ func (p *prog) collectors(k *Package) []Collector {
 					continue
 				}
 				if c, ok := p.collector(k, reg, ctor); ok {
-					p.registeredWhen(k, stack, &c)
+					// The registration's enclosing nodes, itself the innermost.
+					p.registeredWhen(k, append(slices.Clip(stack), reg), &c)
 					out = append(out, c)
 				}
 			}

@@ -22,13 +22,7 @@ func (p *prog) statsProviders(k *Package) []StatsProvider {
 	fieldsWanted := p.registeredFields
 	out := []StatsProvider{}
 	for _, f := range k.Files {
-		var stack []ast.Node
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n == nil {
-				stack = stack[:len(stack)-1]
-				return true
-			}
-			stack = append(stack, n)
+		ast.PreorderStack(f, nil, func(n ast.Node, stack []ast.Node) bool {
 			as, ok := n.(*ast.AssignStmt)
 			if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
 				return true
@@ -37,6 +31,7 @@ func (p *prog) statsProviders(k *Package) []StatsProvider {
 			if !ok || !fieldsWanted[k.Info.Uses[lhs.Sel]] {
 				return true
 			}
+			stack = append(slices.Clip(stack), as) // the assignment's enclosing nodes, itself the innermost
 			call := p.definingCall(k, stack, as.Rhs[0])
 			if call == nil {
 				return true
