@@ -47,7 +47,7 @@ func (d *decider) darkRuntime(h *Health, byRuntime bool, t darkTimes) {
 		d.downInDark(h, *t.lastGood, ready, lo, hi, bounds)
 	case ready.Status == "False" && r.PLEGUnhealthy:
 		within := cmp.Or(d.in.Health.Words.RuntimeDownAfter, "its threshold")
-		told("the kubelet says its PLEG is not healthy, not that its runtime is down: its runtime-up check still passes (its status calls answer within " + within + "), so the runtime is not hung whole: the relist's own calls are held (one call held, a hung mount) or slow with pods changing")
+		told("the kubelet says its PLEG is not healthy, not that its runtime is down: its runtime-up check passed when Ready was set (a status call had answered within " + within + "), so the runtime is not hung whole: the relist's own calls are held (one call held, a hung mount) or slow: " + d.plegRungWords())
 	default:
 		told("the Ready condition says nothing of the runtime: slow cannot be told from hung")
 	}
@@ -112,6 +112,17 @@ func (d *decider) downInDark(h *Health, lastGood time.Time, ready *Condition, lo
 		h.Runtime = RuntimeHung
 		told(when + ": within the time a runtime hung since then takes to turn it (" + bounds + "): hung")
 	}
+}
+
+// plegRungWords says which per-call latency fails the PLEG, from the
+// ladder when known.
+func (d *decider) plegRungWords() string {
+	if in := d.in.Ladder; in != nil {
+		if rg := ladder.Compute(*in, 0).Rung(ladder.RungPLEG); rg != nil {
+			return fmt.Sprintf("every call past the ladder's %s rung (from %s per call with no pod changing, less with pods changing)", rg.Name, rg.Latency)
+		}
+	}
+	return "every call slower than a relist cycle within the threshold allows, or slower with pods changing (the ladder is not known: " + d.ladderMissing() + ")"
 }
 
 // pastRuntimeDown is the latency of a runtime whose status calls passed
