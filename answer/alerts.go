@@ -183,22 +183,7 @@ func (a *Alerts) Files(visit FileVisitor) {
 			v.retries(f.After)
 			v.pos(f.Pos)
 		}
-		if h := r.Hang; h != nil {
-			for i := range h.Chain {
-				v.pos(&h.Chain[i].Pos)
-				v.pos(h.Chain[i].Decl)
-			}
-			for _, hv := range []*Value{h.Deadline, h.RuntimeDown, h.StatusPeriod} {
-				if hv != nil {
-					v.pos(hv.Decl)
-				}
-			}
-			if n := h.NodeStatus; n != nil {
-				v.pos(&n.Pos)
-				v.pos(n.SetterDecl)
-				v.pos(n.Call)
-			}
-		}
+		r.Hang.Files(visit)
 	}
 }
 

@@ -52,6 +52,7 @@ func (d *decider) darkHealth() Health {
 	} else {
 		d.darkState(&h)
 	}
+	d.chainEvidence(&h)
 	d.darkCause(&h)
 	return h
 }
@@ -221,26 +222,22 @@ func (d *decider) darkCause(h *Health) {
 	}
 	switch h.Runtime {
 	case RuntimeHung:
-		deadline := "each of its calls waits its whole deadline"
-		if t, from := d.requestTimeout(); t > 0 {
-			deadline += fmt.Sprintf(" (runtimeRequestTimeout %s, %s)", t, from)
-		}
-		h.Cause = "the container runtime does not answer: " + deadline + ", and the kubelet's /metrics waits with the collectors that call it"
+		h.Cause = "the container runtime does not answer: each of its calls waits its whole deadline" + d.deadlineWords() + ", and the kubelet's /metrics waits with the collectors that call it" + d.chainCause()
 	case RuntimeSlow:
-		h.Cause = "the container runtime answers slowly: " + h.Latency.words() + "; the kubelet's /metrics waits on the collectors that call it"
+		h.Cause = "the container runtime answers slowly: " + h.Latency.words() + "; the kubelet's /metrics waits on the collectors that call it" + d.chainCause()
 	case RuntimeUnanswered:
-		h.Cause = "the container runtime answers late or not at all (slow or hung, not yet told apart): the kubelet's /metrics waits on the collectors that call it"
+		h.Cause = "the container runtime answers late or not at all (slow or hung, not yet told apart): the kubelet's /metrics waits on the collectors that call it" + d.chainCause()
 	default:
 		h.Cause = "the kubelet's /metrics does not answer, and the failed request says nothing of the runtime: what stalls the relist cannot be read"
 		if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
 			h.Cause += "; the kubelet says its runtime is down (its runtime-up check failed)"
+			if c := d.in.Hang; c.Chain != "" {
+				// A runtime that is down fails its calls at once; one that
+				// hangs holds the scrape on this chain, each call for its
+				// deadline: the source's part in the dark.
+				h.Cause += ", and a hung runtime holds /metrics on " + c.Chain + ", each call for its deadline" + d.deadlineWords()
+			}
 		}
-		return
-	}
-	if r, err := Release(d.in.Gate.KubeletVersion); err == nil {
-		// The index a node is decided from holds no chain: the report
-		// reads it from the release's code.
-		h.Cause += " (plegvet report -k8s " + r + " names them, and each call down to the runtime)"
 	}
 }
 

@@ -53,6 +53,9 @@ type Input struct {
 	// CaptureNodeFrom how (kubectl pleg --save's NODE.configz.json): a
 	// Node object of another name is named as a contradiction.
 	CaptureNode, CaptureNodeFrom string
+	// Hang is what the source says a scrape of /metrics waits on when
+	// the runtime hangs, in words; zero when not read, Hang.Why saying why.
+	Hang HangChain
 }
 
 // Gate is the gate that decides the PLEG, as the node sets it and the

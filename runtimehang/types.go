@@ -378,14 +378,21 @@ type Summary struct {
 	// DarkOnHang: a collector registered on /metrics calls the runtime
 	// during a scrape, so /metrics waits on a hung runtime.
 	DarkOnHang bool `json:"darkOnHang"`
-	// Chain is the first chain from a registration to a CRI call (Chain).
-	Chain []Step `json:"chain"`
+	// Chain is the first chain from a registration to a CRI call (Chain);
+	// Collector is its collector's constructor as written
+	// (collectors.NewVolumeStatsCollector), Provider the stats provider it
+	// goes through (Reach.Provider; "" when none).
+	Chain     []Step `json:"chain"`
+	Collector string `json:"collector,omitempty"`
+	Provider  string `json:"provider,omitempty"`
 	// CRIMethods are the CRI methods the collectors reach (CRIMethods).
 	CRIMethods []string `json:"criMethods"`
 	// Deadline is each CRI call's deadline: the constant, else the
 	// setting's default (Setting names it); nil when neither was read.
-	Deadline *constvalue.Value `json:"deadline"`
-	Setting  string            `json:"setting,omitempty"`
+	// DeadlineAt is where the CRI client is given it (Deadline.Pos).
+	Deadline   *constvalue.Value `json:"deadline"`
+	Setting    string            `json:"setting,omitempty"`
+	DeadlineAt *srcpos.Pos       `json:"deadlineAt,omitempty"`
 	// RuntimeDown is the "container runtime is down" threshold.
 	RuntimeDown *constvalue.Value `json:"runtimeDown"`
 	// StatusPeriod is how often the runtime's Status is asked.
@@ -400,8 +407,11 @@ func (h *Hang) Summary() Summary {
 		return Summary{}
 	}
 	s := Summary{DarkOnHang: h.DarkOnHang(), Chain: h.Chain(), CRIMethods: h.CRIMethods(), RuntimeDown: h.RuntimeDown, NodeStatus: h.NodeStatus}
+	s.Collector, s.Provider = h.chainCollector()
 	if d := h.Deadline; d != nil {
 		s.Setting = d.Setting
+		at := d.Pos
+		s.DeadlineAt = &at
 		switch {
 		case d.Value.Resolved():
 			s.Deadline = d.Value

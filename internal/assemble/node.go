@@ -291,7 +291,8 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 	// test, a gate write) leaves the node's answer partial: node exits 1.
 	noteUnfollowed(&s.Source, periods.Diagnostics)
 	s.Source.From = answer.FromSource
-	s.Ladder, s.LadderWhy = sourceLadder(ctx, opts)
+	s.Ladder, s.Hang, s.LadderWhy = sourceLadder(ctx, opts)
+	s.HangWhy = s.LadderWhy
 	s.Gate = gates.Gate(s.GateName())
 	// What the gate being on means is the release's design, read from its
 	// code: an event source, a relist trigger, or unknown.
@@ -315,21 +316,23 @@ func LoadNodeSource(ctx context.Context, opts Options, release string) (*nodesou
 	return s, nil
 }
 
-// sourceLadder is the latency ladder's inputs the report answer for the
-// same source carries (health.ladder, Prometheus' default scrape
-// timeout), or why there are none. The report reads what a hung runtime
-// does from more packages than the node's load; its answer is cached per
-// release, as the node source is not.
-func sourceLadder(ctx context.Context, opts Options) (*ladder.Inputs, string) {
+// sourceLadder is the latency ladder's inputs and the hang's summary the
+// report answer for the same source carries (health.ladder, Prometheus'
+// default scrape timeout; health.runtimeHang), or why there are none. The
+// report reads what a hung runtime does from more packages than the
+// node's load; its answer is cached per release, as the node source is
+// not.
+func sourceLadder(ctx context.Context, opts Options) (*ladder.Inputs, *answer.HangSummary, string) {
 	rep, err := Inspect(ctx, opts)
 	switch {
 	case err != nil:
-		return nil, "the report on the same source failed: " + err.Error()
-	case rep.Health == nil || rep.Health.Ladder == nil:
-		return nil, "the report on the same source carries no latency ladder (health.ladder): it read nothing of what a hung runtime does"
+		return nil, nil, "the report on the same source failed: " + err.Error()
+	case rep.Health == nil || rep.Health.Ladder == nil || rep.Health.RuntimeHang == nil:
+		return nil, nil, "the report on the same source carries no latency ladder (health.ladder): it read nothing of what a hung runtime does"
 	}
 	in := rep.Health.Ladder.Inputs
-	return &in, ""
+	hang := rep.Health.RuntimeHang.Summary()
+	return &in, &hang, ""
 }
 
 // forcedRelists says whether the evented PLEG relists the generic PLEG

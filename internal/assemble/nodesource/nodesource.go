@@ -54,6 +54,12 @@ type NodeSource struct {
 	// LadderWhy says why the source read gives no ladder; "" when it
 	// gives one, or comes from the index.
 	LadderWhy string `json:"-"`
+	// Hang is what a hung runtime holds, as the same report reads it
+	// (health.runtimeHang's summary): the chain from a collector on
+	// /metrics to a CRI call, and the calls' deadline with its default;
+	// the index carries it. nil as Ladder is, HangWhy saying why.
+	Hang    *answer.HangSummary `json:"hang,omitempty"`
+	HangWhy string              `json:"-"`
 }
 
 // GateName is the gate the kubelet tests: a fork may call it otherwise.
@@ -212,6 +218,7 @@ func (s *NodeSource) Decide(c NodeCapture) (*answer.NodeReport, error) {
 		CaptureNodeFrom: c.CaptureNodeFrom,
 	}
 	in.Ladder, in.LadderFrom, in.LadderWhy = s.nodeLadder(c)
+	in.Hang = s.hangChain()
 	line := fmt.Sprintf("the capture's %q line", strings.TrimSpace(nodeverdict.ScrapedAtComment))
 	var scrapedAt *time.Time
 	if c.Metrics != nil {
