@@ -229,14 +229,15 @@ func (d *decider) darkCause(h *Health) {
 		h.Cause = "the container runtime answers late or not at all (slow or hung, not yet told apart): the kubelet's /metrics waits on the collectors that call it" + d.chainCause()
 	default:
 		h.Cause = "the kubelet's /metrics does not answer, and the failed request says nothing of the runtime: what stalls the relist cannot be read"
+		and := ";"
 		if n := d.in.Node; n != nil && n.Ready != nil && n.Ready.Status == "False" && ReadReady(n.Ready.Message, d.in.Health.Words).RuntimeDown {
 			h.Cause += "; the kubelet says its runtime is down (its runtime-up check failed)"
-			if c := d.in.Hang; c.Chain != "" {
-				// A runtime that is down fails its calls at once; one that
-				// hangs holds the scrape on this chain, each call for its
-				// deadline: the source's part in the dark.
-				h.Cause += ", and a hung runtime holds /metrics on " + c.Chain + ", each call for its deadline" + d.deadlineWords()
-			}
+			and = ", and"
+		}
+		if c := d.in.Hang; c.Chain != "" && d.in.Failure.Kind == FailureTimeout {
+			// What the source says a hang holds /metrics on: the likely
+			// cause of a timeout, though this one does not prove it.
+			h.Cause += and + " a hung runtime holds /metrics on " + c.Chain + ", each call for its deadline" + d.deadlineWords()
 		}
 	}
 }
