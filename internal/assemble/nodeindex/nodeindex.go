@@ -53,8 +53,8 @@ func Read(data []byte) (map[string]Entry, error) {
 		if (len(e.NodeSource) == 0) == (e.Unserved == "") {
 			return nil, fmt.Errorf("nodeindex.jsonl:%d: %s", i+1, want)
 		}
-		if v, ok := kubeversion.Parse(e.Release); !ok || !v.IsRelease() || v.Pre != "" || v.Semver() != e.Release {
-			return nil, fmt.Errorf("nodeindex.jsonl:%d: %q is not a release (v1.X.Y)", i+1, e.Release)
+		if v, ok := kubeversion.Parse(e.Release); !ok || !v.IsRelease() || v.Semver() != e.Release {
+			return nil, fmt.Errorf("nodeindex.jsonl:%d: %q is not a release (v1.X.Y, or a pre-release v1.X.0-beta.N)", i+1, e.Release)
 		}
 		if prev != "" && semver.Compare(prev, e.Release) >= 0 {
 			return nil, fmt.Errorf("nodeindex.jsonl:%d: %s after %s: want releases in order, each once", i+1, e.Release, prev)
@@ -87,12 +87,19 @@ type Options struct {
 	// All computes every release again; otherwise only those File lacks.
 	All bool
 	// Releases, when set, are the releases to hold (and the index keeps
-	// the others), each a release (v1.36.1) or a minor (v1.36: every
-	// patch the module proxy serves); otherwise every release from
-	// First on that the proxy serves.
+	// the others), each a release (v1.36.1), a pre-release
+	// (v1.38.0-beta.0) or a minor (v1.36: every patch the module proxy
+	// serves); otherwise every release from First on that the proxy
+	// serves, and the newest pre-release of the minor after them (a
+	// pre-release of an older minor is dropped).
 	Releases []string
-	// Progress, when set, gets a line per release computed.
+	// Progress, when set, gets a line per release: how many are done of
+	// how many, the entry's size, the bytes fetched so far (Fetched) and
+	// the time left at the pace so far.
 	Progress io.Writer
+	// Fetched, when set, says how many bytes the go command has fetched
+	// since the run began, for Progress.
+	Fetched func() int64
 	// First is the first release the index holds (plegvet's
 	// NodeIndexFirst), without Releases.
 	First string
@@ -105,8 +112,12 @@ type Options struct {
 }
 
 // Update computes, from each release's source, the node-source
-// answers plegvet's index holds, and writes the index to opts.File. A
-// release whose source is not read whole is an error, not an entry.
+// answers plegvet's index holds, and writes the index to opts.File after
+// each release (replacing it whole), so that a run stopped at any point
+// leaves what it computed and the next run goes on from there. A release
+// whose source is not read whole is an error, not an entry. A
+// pre-release the go command refuses for its Go version (release.
+// ErrGoTooOld: GOTOOLCHAIN=local) is left out, Progress saying why.
 func Update(ctx context.Context, opts Options) error {
 	kept := map[string]Entry{}
 	if data, err := os.ReadFile(opts.File); err == nil {
@@ -120,41 +131,69 @@ func Update(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	var failed error
+	if len(opts.Releases) == 0 {
+		for r := range kept {
+			if v, _ := kubeversion.Parse(r); v.Pre != "" && !slices.Contains(releases, r) {
+				delete(kept, r) // its minor has a release now, or a newer pre-release
+			}
+		}
+	}
+	p := newProgress(opts, len(releases))
 	for _, r := range releases {
 		if e, ok := kept[r]; ok && e.Unserved == "" && !opts.All {
+			p.line(r, "kept")
 			continue // kept; a release the proxy refused is asked for again
 		}
 		line, err := opts.Compute(ctx, r)
+		v, _ := kubeversion.Parse(r)
 		switch {
+		case v.Pre != "" && errors.Is(err, release.ErrGoTooOld):
+			p.line(r, "not indexed: "+err.Error())
+			continue
 		case errors.Is(err, release.ErrProxyRefused) && listed(ctx, opts.Fetcher, r):
 			kept[r] = Entry{Release: r, Unserved: err.Error()}
 		case err != nil:
-			failed = err
+			return errors.Join(err, write(opts.File, kept)) // what was computed is kept
 		default:
 			kept[r] = Entry{Release: r, NodeSource: line}
 		}
-		if failed != nil {
-			break // what was computed is kept below
+		if err := write(opts.File, kept); err != nil {
+			return err
 		}
-		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "%s: %s\n", r, cmp.Or(kept[r].Unserved, fmt.Sprintf("%d bytes", len(line))))
-		}
+		p.line(r, cmp.Or(kept[r].Unserved, fmt.Sprintf("%d bytes", len(line))))
 	}
+	return write(opts.File, kept)
+}
+
+// write replaces the index file whole with entries: a run stopped while
+// writing leaves the file of the release before.
+func write(file string, entries map[string]Entry) error {
 	var buf bytes.Buffer
-	if err := Write(&buf, kept); err != nil {
+	if err := Write(&buf, entries); err != nil {
 		return err
 	}
-	if err := os.WriteFile(opts.File, buf.Bytes(), 0o644); err != nil {
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return failed
+	return os.Rename(tmp, file)
 }
 
 // indexReleases are the releases opts ask the index to hold.
 func indexReleases(ctx context.Context, opts Options) ([]string, error) {
 	if len(opts.Releases) == 0 {
-		return Served(ctx, opts.Fetcher, opts.First)
+		served, err := Served(ctx, opts.Fetcher, opts.First)
+		if err != nil {
+			return nil, err
+		}
+		pre, err := NextPreRelease(ctx, opts.Fetcher, served[len(served)-1])
+		if err != nil {
+			return nil, err
+		}
+		if pre != "" {
+			served = append(served, pre)
+		}
+		return served, nil
 	}
 	var out []string
 	for _, r := range opts.Releases {
@@ -168,10 +207,10 @@ func indexReleases(ctx context.Context, opts Options) ([]string, error) {
 			for _, p := range patches {
 				out = append(out, v.WithPatch(p).Semver())
 			}
-		case ok && v.IsRelease() && v.Pre == "":
+		case ok && v.IsRelease():
 			out = append(out, v.Semver())
 		default:
-			return nil, fmt.Errorf("%q: want a release (v1.36.1) or a minor (v1.36)", r)
+			return nil, fmt.Errorf("%q: want a release (v1.36.1), a pre-release (v1.38.0-beta.0) or a minor (v1.36)", r)
 		}
 	}
 	return out, nil
@@ -187,6 +226,19 @@ func listed(ctx context.Context, fetcher release.Fetcher, r string) bool {
 	}
 	patches, err := fetcher.Patches(ctx, v.Minor)
 	return err == nil && v.Patch != nil && slices.Contains(patches, *v.Patch)
+}
+
+// NextPreRelease is the newest pre-release the module proxy serves of
+// the minor after newest's (which has no release yet: Served stops
+// there); "" when it serves none.
+func NextPreRelease(ctx context.Context, fetcher release.Fetcher, newest string) (string, error) {
+	v, _ := kubeversion.Parse(newest)
+	fetcher.PreReleases = true
+	pre, err := fetcher.Resolve(ctx, kubeversion.Version{Major: 1, Minor: v.Minor + 1}.Semver())
+	if errors.Is(err, release.ErrProxyRefused) {
+		return "", nil // none served
+	}
+	return pre, err
 }
 
 // Served lists every release (no pre-release) from

@@ -16,7 +16,7 @@ func TestReadNodeIndexRefuses(t *testing.T) {
 		"no answer":    `{"release":"v1.30.0"}` + "\n",
 		"both":         `{"release":"v1.30.0","nodeSource":{},"unserved":"x"}` + "\n",
 		"extra field":  `{"release":"v1.30.0","nodeSource":{},"x":1}` + "\n",
-		"pre-release":  line("v1.30.0-rc.1"),
+		"not upstream": line("v1.30.0-foo.1"),
 		"minor":        line("v1.30"),
 		"out of order": line("v1.30.1") + line("v1.30.0"),
 		"twice":        line("v1.30.0") + line("v1.30.0"),
@@ -25,6 +25,9 @@ func TestReadNodeIndexRefuses(t *testing.T) {
 		if _, err := Read([]byte(data)); err == nil || !strings.HasPrefix(err.Error(), "nodeindex.jsonl:") {
 			t.Errorf("%s: err %v, want one naming the line", name, err)
 		}
+	}
+	if got, err := Read([]byte(line("v1.29.3") + line("v1.30.0-rc.1"))); err != nil || len(got) != 2 {
+		t.Errorf("a release and a pre-release: %v, %v; want both", got, err)
 	}
 	if got, err := Read(nil); err != nil || len(got) != 0 {
 		t.Errorf("empty: %v, %v; want an empty index", got, err)
