@@ -63,7 +63,7 @@ var nodeIndexFile []byte
 // NodeIndexFirst is the first release plegvet's index holds: every
 // release (no pre-release) the module proxy serves from it on, when the
 // index was generated.
-const NodeIndexFirst = "v1.25.0"
+const NodeIndexFirst = nodeindex.First
 
 // nodeIndex is the index, read once: each release's line, by release.
 var nodeIndex = sync.OnceValues(func() (map[string]nodeindex.Entry, error) {

@@ -24,6 +24,9 @@ import (
 	"github.com/plegvet/plegvet/internal/load/release"
 )
 
+// First is the first release the index holds (plegvet's NodeIndexFirst).
+const First = "v1.25.0"
+
 // Entry is one line of the index: a release's answer, or why the
 // index has none (the module proxy listed the release but refused its
 // source when the index was generated).

@@ -11,7 +11,7 @@
 // size, the bytes the go command fetched so far, the time left. The
 // index file is rewritten after each release, and each entry computed is
 // kept in plegvet's answer cache (PLEGVET_CACHE) under this program's
-// build ID: a run stopped at any point and started again goes on where it
+// build ID (which the index file does not enter): a run stopped at any point and started again goes on where it
 // stopped, -all included, and a rebuilt generator computes afresh. The
 // output is the same bytes every run: entries in version order, no time
 // in them.
@@ -34,7 +34,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plegvet/plegvet"
+	"github.com/plegvet/plegvet/internal/assemble"
 	"github.com/plegvet/plegvet/internal/assemble/nodeindex"
 	"github.com/plegvet/plegvet/internal/load/answercache"
 )
@@ -49,7 +49,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := nodeindex.Update(ctx, nodeindex.Options{File: *file, All: *all, Releases: flag.Args(), Progress: os.Stderr,
-		Fetched: fetched(), First: plegvet.NodeIndexFirst, Compute: entry})
+		Fetched: fetched(), First: nodeindex.First, Compute: entry})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen_nodeindex:", err)
 		os.Exit(1)
@@ -66,7 +66,10 @@ func entry(ctx context.Context, release string) (json.RawMessage, error) {
 	if useCache && keyed && answercache.Get(dir, key, &line) {
 		return line, nil
 	}
-	s, err := plegvet.LoadNodeSource(ctx, plegvet.Options{Kubernetes: release, SkipIndex: true}, release)
+	// Not the root package's LoadNodeSource: it embeds the index, so this
+	// program's build ID (the cache's key) would change with every entry
+	// written, and a stopped run would find none of its entries again.
+	s, err := assemble.LoadNodeSource(ctx, assemble.Options{Kubernetes: release, SkipIndex: true}, release)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", release, err)
 	}
