@@ -70,6 +70,11 @@ func entry(ctx context.Context, release string) (json.RawMessage, error) {
 	// program's build ID (the cache's key) would change with every entry
 	// written, and a stopped run would find none of its entries again.
 	s, err := assemble.LoadNodeSource(ctx, assemble.Options{Kubernetes: release, SkipIndex: true}, release)
+	if err == nil {
+		// A stop while the report was read leaves the entry without its
+		// ladder and hang, not an error: such an entry is none.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", release, err)
 	}
