@@ -59,8 +59,8 @@ func TestSaveHungFromTheIndex(t *testing.T) {
 			!strings.Contains(strings.Join(h.Evidence, "\n"), calls) {
 			t.Errorf("%s: source from %q, health %s\ncause: %s\n%s", r.Node, r.Source.From, h.State, h.Cause, strings.Join(h.Evidence, "\n"))
 		}
-		rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{SkipRuntimeSource: true,
-			Configz: filepath.Join(dir, r.Node+".configz.json"), MetricsErrorFile: filepath.Join(dir, r.Node+".metrics-error.txt"), Node: filepath.Join(dir, r.Node+".node.json")})
+		rep, err := plegvet.Node(context.Background(), plegvet.NodeOptions{NodeFiles: plegvet.NodeFiles{SkipRuntimeSource: true,
+			Configz: filepath.Join(dir, r.Node+".configz.json"), MetricsErrorFile: filepath.Join(dir, r.Node+".metrics-error.txt"), Node: filepath.Join(dir, r.Node+".node.json")}})
 		if err != nil {
 			t.Fatal(err)
 		}
