@@ -61,8 +61,9 @@ func JudgeRuntime(ctx context.Context, rt *nodeverdict.Runtime) {
 var nodeIndexFile []byte
 
 // NodeIndexFirst is the first release plegvet's index holds: every
-// release (no pre-release) the module proxy serves from it on, when the
-// index was generated.
+// release the module proxy serves from it on when the index was
+// generated, and the newest pre-release of the minor after them if that
+// minor had no release yet.
 const NodeIndexFirst = nodeindex.First
 
 // nodeIndex is the index, read once: each release's line, by release.
@@ -71,7 +72,7 @@ var nodeIndex = sync.OnceValues(func() (map[string]nodeindex.Entry, error) {
 })
 
 // NodeIndexReleases lists the releases plegvet's index holds an answer
-// for, in order.
+// for, in order (a pre-release, v1.38.0-beta.0, last).
 func NodeIndexReleases() []string {
 	return assemble.IndexReleases(nodeIndex)
 }
