@@ -147,7 +147,7 @@ func checkRungDark(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimelin
 }
 
 // checkRungRuntimeDown is rung B: Ready turns False for the runtime
-// ("container runtime is down") after minutes, never for the PLEG.
+// ("container runtime is down"), never for the PLEG.
 func checkRungRuntimeDown(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline) {
 	checkCommon(t, run, tl)
 	f := tl.ReadyFalse
@@ -157,8 +157,13 @@ func checkRungRuntimeDown(t *testing.T, run *harness.FaultRun, tl *harness.Fault
 	if !strings.Contains(f.Ready.Message, "container runtime is down") {
 		t.Errorf("Ready turned False with %q; want \"container runtime is down\"", f.Ready.Message)
 	}
-	if d := f.Ready.At.Sub(run.Frozen); d < time.Minute {
-		t.Errorf("Ready turned False %.0fs into the fault; want minutes", d.Seconds())
+	// The runtime is declared down once its last successful status is
+	// 30s old (maxWaitForContainerRuntime), refreshed every 5s: at 40s
+	// per call, not before 25s into the fault. When after that depends on
+	// where the node status update's own Version call stands: measured
+	// +48.8s in one run, +349s in another.
+	if d := f.Ready.At.Sub(run.Frozen); d < 25*time.Second {
+		t.Errorf("Ready turned False %.0fs into the fault; the runtime cannot be declared down before 25s", d.Seconds())
 	}
 	if tl.Logged["container runtime is down"] == nil {
 		t.Errorf("the kubelet never logged \"container runtime is down\"")
