@@ -60,6 +60,10 @@ type faultMode struct {
 	// show the fault (a Status call past the ladder's runtime-down rung):
 	// no alert can come first.
 	flapsFirst bool
+	// young: the kubelet started this long before the fault, its series
+	// and its node's with it (0: at the run's start): a gate-on relist
+	// every 5m has then completed once, and its count never changed.
+	young time.Duration
 }
 
 // kubeletShape is one release's kubelet in one mode: the relist period and
@@ -98,6 +102,9 @@ func faultModes() []faultMode {
 	return []faultMode{
 		{name: "killed", kind: faultKilled, last: 6 * time.Minute, lastGateOn: 12 * time.Minute, readyFalse: 30 * time.Second},
 		{name: "hung", kind: faultHung, last: 5 * time.Minute, lastGateOn: 13 * time.Minute, readyFalse: 124 * time.Second},
+		// As a real v1.36.5 kubelet with EventedPLEG on lived it
+		// (docs/runtime-hung-evented.md): frozen 25s after its start.
+		{name: "hung 25s after the kubelet started", kind: faultHung, last: 5 * time.Minute, lastGateOn: 13 * time.Minute, readyFalse: 124 * time.Second, young: 25 * time.Second},
 		{name: "one call held", kind: faultHeld, last: 5 * time.Minute, lastGateOn: 13 * time.Minute},
 		{name: "slow at 6s", kind: faultSlow, latency: 6 * time.Second, last: 6 * time.Minute, lastGateOn: 6 * time.Minute},
 		{name: "slow at 40s", kind: faultSlow, latency: 40 * time.Second, last: 8 * time.Minute, lastGateOn: 8 * time.Minute, readyFalse: 5*time.Minute + 40*time.Second},
@@ -154,6 +161,7 @@ type kubeletState struct {
 	durations, lpsTook, statusTook []time.Duration
 	connErrors                     float64
 	fellBack                       bool
+	running                        bool // the kubelet has started
 	ready                          bool
 	dark                           bool
 	plegDown                       bool
@@ -204,9 +212,18 @@ func simulate(shape kubeletShape, mode faultMode) []kubeletState {
 		nextStatus                     time.Duration
 		inRelist, inStatus             bool
 		nextRetry                      = faultAt
+		started                        time.Duration
 	)
+	if mode.young > 0 {
+		started = faultAt - mode.young
+	}
+	nextRelist, nextStatus, st.lastSuccess = started, started, started
 	for i := range out {
 		s := time.Duration(i) * time.Second
+		if st.running = s >= started; !st.running {
+			out[i] = st
+			continue
+		}
 		if !inRelist && s >= nextRelist {
 			inRelist, relistStart, lpsPending = true, s, true
 			lpsEnd, lpsOK = call(s, true)
@@ -316,6 +333,8 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 			st := at(i)
 			v, ok := value(i, st)
 			switch {
+			case !st.running:
+				vs[i] = "_"
 			case st.dark && !wasDark:
 				vs[i] = "stale"
 			case st.dark || !ok:
@@ -404,7 +423,9 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 	up := func(path string, v func(st kubeletState) string) namedSeries {
 		vs := make([]string, steps+1)
 		for i := range vs {
-			vs[i] = v(at(i))
+			if vs[i] = "_"; at(i).running {
+				vs[i] = v(at(i))
+			}
 		}
 		return namedSeries{"up" + labelString(map[string]string{"instance": "node-a:10250", "job": "kubelet", "metrics_path": path, "node": "node-a"}), strings.Join(vs, " ")}
 	}
@@ -414,7 +435,11 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 		vs := make([]string, steps+1)
 		for i := range vs {
 			seen := time.Duration(i)*modeStep - kubeStateLag
-			ready := seen < 0 || states[int(seen/time.Second)].ready
+			if seen < 0 || !states[int(seen/time.Second)].running {
+				vs[i] = "_" // no node object yet
+				continue
+			}
+			ready := states[int(seen/time.Second)].ready
 			vs[i] = map[bool]string{true: "1", false: "0"}[ready == (status == "true")]
 		}
 		out = append(out, namedSeries{"kube_node_status_condition" + labelString(map[string]string{"job": "kube-state-metrics", "instance": "ksm:8080", "node": "node-a", "condition": "Ready", "status": status}), strings.Join(vs, " ")})

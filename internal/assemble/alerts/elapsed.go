@@ -48,9 +48,14 @@ func lastSeenAt(w time.Duration) string {
 // lastRiseAt is about when the relist count last rose within w (a relist
 // completed), late by at most riseWindow; where the evented PLEG's check
 // overwrites last-seen, the last relist time that survives a dark
-// /metrics.
+// /metrics. A count never seen to rise within w (a kubelet younger than
+// its first gate-on relist period: a real v1.36.5 kubelet hung 25s after
+// its start, docs/runtime-hung-evented.md) was set by a relist before its
+// first sample there: that sample's time, late at worst.
 func lastRiseAt(w time.Duration) string {
-	return fmt.Sprintf("max_over_time((timestamp(changes(kubelet_pleg_relist_duration_seconds_count[%s]) > 0))[%s:%s])", window(riseWindow), window(w), window(riseStep))
+	const count = "kubelet_pleg_relist_duration_seconds_count"
+	return fmt.Sprintf("(max_over_time((timestamp(changes(%s[%s]) > 0))[%s:%s]) or min_over_time(timestamp(%s)[%s:%s]))",
+		count, window(riseWindow), window(w), window(riseStep), count, window(w), window(riseStep))
 }
 
 // progressStopped holds where the relist count is the same now as at

@@ -36,6 +36,24 @@ func readLadder(rep *answer.Report, why, release string) (*ladder.Ladder, string
 	return rep.Health.Ladder, ""
 }
 
+// periodInForce is the relist period a kubelet with gates runs by, as the
+// report reads it (0 when it reads none): after a hang the PLEG is healthy
+// again only at the next relist, up to a period later.
+func periodInForce(rep *answer.Report, gates map[string]bool) time.Duration {
+	if rep == nil || rep.Relist == nil || rep.Relist.GateOff == nil {
+		return 0
+	}
+	v := rep.Relist.GateOff.Period
+	if g := rep.Relist.Gate; g != nil && gates[g.Name] && rep.Relist.GateOn != nil {
+		v = rep.Relist.GateOn.Period
+	}
+	if v == nil {
+		return 0
+	}
+	d, _ := time.ParseDuration(v.Value)
+	return d
+}
+
 // thresholdInForce is the PLEG threshold a kubelet with gates runs by,
 // as the report reads it from the source: the gate-on mode's when the
 // report's gate is set on, the gate-off mode's otherwise.

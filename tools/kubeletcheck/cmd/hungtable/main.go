@@ -170,6 +170,8 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 			return err
 		}
 		h.Fault, h.Gates = f, gates
+		// Recovery waits for the next relist, up to a period in force.
+		h.MaxRecovery = max(h.MaxRecovery, periodInForce(rep, gates)+time.Minute)
 		if f.Kind == harness.FaultStopped && rules != "" {
 			// A dead runtime leaves /metrics answering: the stall rule
 			// fires too.
