@@ -181,6 +181,7 @@ func agePlot(p *plot.Plot, run *FaultRun, secs func(time.Time) float64) (*plot.P
 		top = max(top, xy.Y*1.3)
 	}
 	p.Y.Min, p.Y.Max = 0, top
+	p.Y.Tick.Marker = secondTicks{}
 	th, err := plotter.NewLine(plotter.XYs{{X: -1e4, Y: threshold.Seconds()}, {X: 1e4, Y: threshold.Seconds()}})
 	if err != nil {
 		return nil, err
@@ -354,7 +355,7 @@ func (s *shade) Plot(c draw.Canvas, p *plot.Plot) {
 	c.FillPolygon(ColorFaultShade, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
 }
 
-// secondTicks marks the seconds axis every 30 s (every 60 s past 8
+// secondTicks marks an axis of seconds every 30 s (every 60 s past 8
 // minutes), labelled.
 type secondTicks struct{}
 

@@ -53,6 +53,8 @@ func rewrite(ctx context.Context, b *strings.Builder, dirs []string, fs []harnes
 		if err := os.WriteFile(rules, []byte(saved), 0o644); err != nil {
 			return err
 		}
+	} else {
+		runs[0].lost = append(runs[0].lost, "the rules table is what the repository's plegvet writes today")
 	}
 	rep, why := readReport(ctx, filepath.Join(tmp, "plegvet"), st.release)
 	names, err := alertNames(rules)
