@@ -250,3 +250,28 @@ func TestLoadRunReadsSave(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An older save has no run.json: its directory's name (Name) says the
+// fault and the gates set on.
+func TestFaultNamed(t *testing.T) {
+	for name, want := range map[string]struct {
+		kind    FaultKind
+		latency time.Duration
+		gates   map[string]bool
+	}{
+		"runtime-hung":                {FaultFrozen, 0, nil},
+		"runtime-hung-eventedpleg":    {FaultFrozen, 0, map[string]bool{"EventedPLEG": true}},
+		"pleg-unhealthy":              {FaultStopped, 0, nil},
+		"runtime-slow-call":           {FaultHeld, 0, nil},
+		"runtime-slow-1m0s":           {FaultLatency, time.Minute, nil},
+		"runtime-slow-6s-eventedpleg": {FaultLatency, 6 * time.Second, map[string]bool{"EventedPLEG": true}},
+	} {
+		f, gates := faultNamed(name, 391*time.Second)
+		if f.Kind != want.kind || f.Latency != want.latency || !reflect.DeepEqual(gates, want.gates) {
+			t.Errorf("faultNamed(%q) = %+v %v, want %s %s %v", name, f, gates, want.kind, want.latency, want.gates)
+		}
+		if f.Kind == FaultLatency && f.Least != 390*time.Second {
+			t.Errorf("faultNamed(%q): lasts %s, want 6m30s", name, f.Least)
+		}
+	}
+}
