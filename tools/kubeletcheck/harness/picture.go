@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func Picture(run *FaultRun, tl *FaultTimeline) ([]byte, error) {
 	// Each part's first plotter is the fault's shade: under the rest.
 	part := func() *plot.Plot {
 		p := plot.New()
-		p.X.Tick.Marker = secondTicks{}
+		p.X.Tick.Marker = secondTicks{most: 20}
 		p.Add(&shade{from: 0, to: secs(run.Thawed)})
 		return p
 	}
@@ -105,10 +106,12 @@ func Picture(run *FaultRun, tl *FaultTimeline) ([]byte, error) {
 	height := ageHeight + vg.Length(len(lanes)+2)*laneHeight
 	canvas := vgsvg.New(pictureWidth, height)
 	dc := draw.New(canvas)
-	// The x axis's last label may reach past the data's right end.
-	right := -vg.Points(18)
-	top := draw.Crop(dc, 0, right, height-ageHeight, 0)
-	bottom := draw.Crop(dc, 0, right, 0, -ageHeight)
+	// The x axis's last label may reach past the data's right end; the
+	// lanes' names are measured in Liberation Serif, and a viewer
+	// without it may draw them a little wider.
+	left, right := vg.Points(28), -vg.Points(18)
+	top := draw.Crop(dc, left, right, height-ageHeight, 0)
+	bottom := draw.Crop(dc, left, right, 0, -ageHeight)
 	// Both parts' data areas begin at the same x: the wider y axis
 	// sets it.
 	ta, ba := age.DataCanvas(top), low.DataCanvas(bottom)
@@ -181,7 +184,7 @@ func agePlot(p *plot.Plot, run *FaultRun, secs func(time.Time) float64) (*plot.P
 		top = max(top, xy.Y*1.3)
 	}
 	p.Y.Min, p.Y.Max = 0, top
-	p.Y.Tick.Marker = secondTicks{}
+	p.Y.Tick.Marker = secondTicks{most: 8}
 	th, err := plotter.NewLine(plotter.XYs{{X: -1e4, Y: threshold.Seconds()}, {X: 1e4, Y: threshold.Seconds()}})
 	if err != nil {
 		return nil, err
@@ -308,12 +311,13 @@ func pictureLanes(run *FaultRun, tl *FaultTimeline, rows []Row, secs func(time.T
 			return colorPending
 		}))
 	}
+	// Marks closer than a 300th of the axis (3 pt or so) draw as one.
+	apart := max(1, (end-begin)/300)
 	for _, text := range LoggedTexts {
 		l := lane{name: "log: " + text, color: colorLog}
 		prev := -1e9
 		for _, line := range run.Log {
-			// One mark a second: closer ones draw as one.
-			if x := secs(line.Time); strings.Contains(line.Text, text) && x >= begin && x <= end && x-prev >= 1 {
+			if x := secs(line.Time); strings.Contains(line.Text, text) && x >= begin && x <= end && x-prev >= apart {
 				l.marks, prev = append(l.marks, x), x
 			}
 		}
@@ -355,17 +359,20 @@ func (s *shade) Plot(c draw.Canvas, p *plot.Plot) {
 	c.FillPolygon(ColorFaultShade, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
 }
 
-// secondTicks marks an axis of seconds every 30 s (every 60 s past 8
-// minutes), labelled.
-type secondTicks struct{}
+// secondTicks marks an axis of seconds every 30 s, 1, 2, 5, 10 or 20
+// minutes: the least step that gives at most most ticks, labelled.
+type secondTicks struct{ most int }
 
-func (secondTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t secondTicks) Ticks(lo, hi float64) []plot.Tick {
 	step := 30.0
-	if hi-lo > 480 {
-		step = 60
+	for _, s := range []float64{60, 120, 300, 600, 1200} {
+		if (hi-lo)/step <= float64(t.most) {
+			break
+		}
+		step = s
 	}
 	var ts []plot.Tick
-	for v := step * float64(int(lo/step)); v <= hi; v += step {
+	for v := step * math.Floor(lo/step); v <= hi; v += step {
 		if v >= lo {
 			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
 		}

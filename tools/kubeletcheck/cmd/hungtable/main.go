@@ -234,9 +234,14 @@ func alertNames(rules string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A rule of several modes is one alert, timed once.
 	var names []string
+	seen := map[string]bool{}
 	for _, r := range list {
-		names = append(names, r.Alert)
+		if !seen[r.Alert] {
+			names = append(names, r.Alert)
+		}
+		seen[r.Alert] = true
 	}
 	return names, nil
 }
