@@ -339,13 +339,20 @@ func (d *laneDrawer) Plot(c draw.Canvas, p *plot.Plot) {
 			x0, x1 := x(s.from), x(s.to)
 			c.FillPolygon(s.color, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 		}
+		// A lane's marks are one path: a long run has thousands.
+		var marks vg.Path
 		seen := map[float64]bool{}
 		for _, m := range l.marks {
-			if seen[m] {
+			if seen[m] || !c.ContainsX(x(m)) {
 				continue
 			}
 			seen[m] = true
-			c.StrokeLine2(draw.LineStyle{Color: l.color, Width: vg.Points(1)}, x(m), y0, x(m), y1)
+			marks.Move(vg.Point{X: x(m), Y: y0})
+			marks.Line(vg.Point{X: x(m), Y: y1})
+		}
+		if len(marks) > 0 {
+			c.SetLineStyle(draw.LineStyle{Color: l.color, Width: vg.Points(1)})
+			c.Stroke(marks)
 		}
 	}
 }
