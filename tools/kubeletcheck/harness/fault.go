@@ -31,15 +31,17 @@ const (
 // and how long, as data: the round loop, the timeline, the kept captures
 // and the table command are the same for every fault.
 type Fault struct {
-	Kind    FaultKind
-	Method  string        // FaultHeld: the method held
-	Latency time.Duration // FaultLatency: each unary call's delay
+	Kind    FaultKind     `json:"kind"`
+	Method  string        `json:"method,omitempty"`  // FaultHeld: the method held
+	Latency time.Duration `json:"latency,omitempty"` // FaultLatency: each unary call's delay
 	// Least is the least time the fault lasts and Most the most. With
 	// UntilPLEG it ends once Least has passed, the node's Ready has named
 	// the PLEG, the awaited alerts fired, and Hold more has passed (or at
 	// Most); without, at Least.
-	Least, Most, Hold time.Duration
-	UntilPLEG         bool
+	Least     time.Duration `json:"least"`
+	Most      time.Duration `json:"most"`
+	Hold      time.Duration `json:"hold,omitempty"`
+	UntilPLEG bool          `json:"untilPLEG,omitempty"`
 }
 
 // Frozen is the hung-runtime fault CI runs, past the 3m threshold of a

@@ -102,8 +102,15 @@ type Dump struct {
 // FaultRun is what a run of a FaultScenario saw; Frozen and Thawed are
 // when its fault began and ended, whatever the fault.
 type FaultRun struct {
-	Release        string
-	Fault          Fault
+	Release string
+	Fault   Fault
+	// Gates and Every are the scenario's: the kubelet's feature gates
+	// and the round.
+	Gates map[string]bool
+	Every time.Duration
+	// Took is how long the run took, from the control plane's start to
+	// the last round.
+	Took           time.Duration
 	Frozen, Thawed time.Time
 	Rounds         []Round
 	Pleg           []PlegRun
@@ -140,6 +147,7 @@ const QueryReady = `kube_node_status_condition{job="kube-state-metrics",conditio
 // Run runs the scenario and returns what it saw; it stops everything it
 // started, and ends the fault whatever happens.
 func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
+	began := time.Now()
 	spec := NodeSpec{Release: h.Release, KubeletBin: h.KubeletBin, APIServerBin: h.APIServerBin, Runtime: "built", WithPod: true, Profiling: true, Gates: h.Gates}
 	var proxy *CRIProxy
 	if h.Fault.Proxied() {
@@ -156,7 +164,7 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 		return nil, err
 	}
 	defer n.Stop()
-	run := &FaultRun{Release: h.Release, Fault: h.Fault}
+	run := &FaultRun{Release: h.Release, Fault: h.Fault, Gates: h.Gates, Every: h.Every}
 	if run.Rules, run.Crictl, err = ready(ctx, n, h.Rules); err != nil {
 		return nil, err
 	}
@@ -332,6 +340,7 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 	if run.Log, err = ReadLog(n.Kubelet.Log()); err != nil {
 		return nil, err
 	}
+	run.Took = time.Since(began)
 	return run, nil
 }
 

@@ -21,7 +21,9 @@ type KeptRound struct {
 	Answers   []Answer           `json:"endpoints"`
 	Ready     Condition          `json:"ready"`
 	ReadyErr  string             `json:"readyError,omitempty"`
+	AlertsAt  time.Time          `json:"alertsAt"`
 	Alerts    []Alert            `json:"alerts"`
+	AlertsErr string             `json:"alertsError,omitempty"`
 	Up        map[string]float64 `json:"up"`
 	Durations map[string]float64 `json:"scrapeDurationSeconds"`
 	Errors    map[string]string  `json:"targetErrors,omitempty"`
@@ -34,8 +36,12 @@ func (r *Round) kept() KeptRound {
 	k := KeptRound{Index: r.Index, Start: r.Start, Metrics: r.MetricsAnswer, Answers: r.Answers, Ready: r.Ready,
 		Alerts: r.Alerts, Up: r.Up(), Durations: r.Durations(), LastSeen: r.LastSeen(),
 		Relists: r.Relists(), KSMReady: r.KSMReady()}
+	k.AlertsAt = r.AlertsAt
 	if r.ReadyErr != nil {
 		k.ReadyErr = r.ReadyErr.Error()
+	}
+	if r.AlertsErr != nil {
+		k.AlertsErr = r.AlertsErr.Error()
 	}
 	for _, t := range r.Targets {
 		if t.LastError != "" {
@@ -48,10 +54,13 @@ func (r *Round) kept() KeptRound {
 	return k
 }
 
-// Save writes everything the run saw under dir, for reading by hand:
-// rounds.json, kubectl-pleg.json, patient.json, each goroutine dump
-// whole and its blocked handlers trimmed, the Node object of every
-// round whose Ready changed, the last good scrape, the kubelet's log.
+// Save writes everything the run saw under dir, for reading by hand
+// and for LoadRun: run.json (the release, the fault, the gates, the
+// round, how long the run took), rounds.json, kubectl-pleg.json,
+// patient.json, relists.json, rules.yml, crictl.txt, configz.json,
+// delays.json, each goroutine dump whole and its blocked handlers
+// trimmed, the Node object of every round whose Ready changed, the last
+// good scrape, the kubelet's log.
 func (r *FaultRun) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -63,6 +72,23 @@ func (r *FaultRun) Save(dir string) error {
 			return err
 		}
 		return write(name, append(data, '\n'))
+	}
+	header := savedRun{Release: r.Release, Fault: r.Fault, Describe: r.Fault.Describe(), Gates: r.Gates, Every: r.Every, Took: r.Took}
+	if err := js(savedRunFile, header); err != nil {
+		return err
+	}
+	for name, data := range map[string]string{"rules.yml": r.Rules, "crictl.txt": string(r.Crictl), "configz.json": string(r.Configz)} {
+		if data == "" {
+			continue
+		}
+		if err := write(name, []byte(data)); err != nil {
+			return err
+		}
+	}
+	if len(r.Delays) > 0 {
+		if err := js("delays.json", r.Delays); err != nil {
+			return err
+		}
 	}
 	var rounds []KeptRound
 	for i := range r.Rounds {

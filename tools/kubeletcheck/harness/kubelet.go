@@ -249,13 +249,17 @@ var klogHeader = regexp.MustCompile(`^([IWEF])(\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\
 // ReadLog parses the kubelet's log. klog's header has no year: the
 // year is that of now.
 func ReadLog(file string) ([]LogLine, error) {
+	return ReadLogOf(file, time.Now().UTC().Year())
+}
+
+// ReadLogOf parses a kubelet's log written in year (a saved run's).
+func ReadLogOf(file string, year int) ([]LogLine, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var lines []LogLine
-	year := time.Now().UTC().Year()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {

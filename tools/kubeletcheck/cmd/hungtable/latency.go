@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
@@ -13,14 +12,16 @@ import (
 // writeLatency writes the slow-runtime document: the rungs side by side,
 // then each rung's moments, rounds, relist samples, endpoints, the
 // proxy's account, Prometheus's view and kubectl pleg's rows.
-func writeLatency(b *strings.Builder, runs []measured, release, rules string, l *ladder.Ladder, why string) {
+func writeLatency(b *strings.Builder, runs []measured, st setting, l *ladder.Ladder, why string) {
+	release, rules := st.release, st.rules
 	var lats []string
 	for _, m := range runs {
 		lats = append(lats, m.run.Fault.Latency.String()+":"+m.run.Fault.Least.String())
 	}
 	fmt.Fprintf(b, "# A slow runtime: every CRI call delayed, as a real kubelet lives it\n\n")
 	fmt.Fprintf(b, "Written by `go run ./cmd/hungtable -k8s %s -fault latency -latency %s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeSlow` runs the same rungs and asserts the kubelet's behaviour.\n\n",
-		release, strings.Join(lats, ","), time.Now().UTC().Format("2006-01-02"))
+		release, strings.Join(lats, ","), runs[0].run.Frozen.UTC().Format("2006-01-02"))
+	provenance(b, runs)
 	h := runs[0].h
 	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
 	fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy delays every unary CRI call by the rung's latency before forwarding it (`%s`, the event stream, passes undelayed); a caller that gives up first gets its own context's error. When the rung's time is up the latency is switched off and calls still waiting go on at once. ", harness.EventStream)
@@ -74,7 +75,7 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string, l 
 			g := run.LogGaps(text)
 			return fmt.Sprintf("%d, one every %.1fs, at most %.1fs apart", g.Count, g.Mean.Seconds(), g.Longest.Seconds())
 		}
-		fmt.Fprintf(b, "| %s | %.0fs | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Fault.Latency, run.Thawed.Sub(run.Frozen).Seconds(), m.took.Round(time.Second),
+		fmt.Fprintf(b, "| %s | %.0fs | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Fault.Latency, run.Thawed.Sub(run.Frozen).Seconds(), tookWords(run),
 			first, relists, gaps(harness.LogRelisted), gaps(harness.LogRuntimeStatus), harness.Cell(ready), logged("container runtime is down"), logged(harness.PLEGUnhealthy), logged("DeadlineExceeded"), harness.Cell(strings.Join(alerts, "; ")))
 	}
 	b.WriteString("\n")
@@ -88,7 +89,8 @@ func writeLatency(b *strings.Builder, runs []measured, release, rules string, l 
 func writeRung(b *strings.Builder, m measured) {
 	run, tl := m.run, m.tl
 	fmt.Fprintf(b, "\n## %s per call\n\nThe run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n",
-		run.Fault.Latency, m.took.Round(time.Second), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+		run.Fault.Latency, tookWords(run), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+	b.WriteString(picture(m))
 	b.WriteString("### Moment by moment\n\n| after the fault | moment | evidence |\n|---|---|---|\n")
 	for _, r := range tl.Rows(run.Fault.Describe()) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", at(r.At, run.Frozen), harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
@@ -40,6 +41,8 @@ func main() {
 	captures := flag.String("captures", "", "a `directory` to keep the trimmed captures in, as DIR/RELEASE/runtime-hung (runtime-slow-call, runtime-slow-LATENCY)")
 	all := flag.String("all", "", "a `directory` to keep everything the run saw in (rounds, dumps, Node objects, the kubelet's log), per fault")
 	repo := flag.String("repo", filepath.Join("..", ".."), "the plegvet `repository` whose plegvet writes the rules")
+	from := flag.String("from", "", "rewrite the document and its pictures from runs -all saved, `DIR[,DIR...]` (one per rung with -fault latency), without running a kubelet")
+	img := flag.String("img", "", "the `directory` to write each run's picture to, as NAME.svg (default: img beside -o; none when writing to standard output)")
 	gateFlag := flag.String("gate", "", "the kubelet's feature gates, `NAME=BOOL,...` (EventedPLEG=true: with -fault hung, containerd stays frozen past the gate-on threshold plegvet report reads from the release's code)")
 	flag.Parse()
 	gates, err := parseGates(*gateFlag)
@@ -64,10 +67,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "hungtable: -fault %q: want stopped, hung, slow-call or latency\n", *fault)
 		os.Exit(2)
 	}
+	// A latency rung's scenario comes from its saved run with -from.
+	if *from != "" && *fault == "latency" {
+		fs = nil
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var b strings.Builder
-	if err := table(ctx, &b, *release, *fault, fs, gates, *repo, *captures, *all); err != nil {
+	st := setting{release: *release, fault: *fault, out: *out, img: *img}
+	if st.img == "" && *out != "" {
+		st.img = filepath.Join(filepath.Dir(*out), "img")
+	}
+	if *from != "" {
+		err = rewrite(ctx, &b, strings.Split(*from, ","), fs, gates, *repo, st)
+	} else {
+		err = table(ctx, &b, *release, *fault, fs, gates, *repo, *captures, *all, st)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "hungtable:", err)
 		os.Exit(1)
 	}
@@ -117,15 +133,26 @@ func rungs(s string) ([]harness.Fault, error) {
 	return fs, nil
 }
 
-// measured is one fault's run, for the document.
+// measured is one fault's run, for the document: run live, or loaded
+// from a saved run's directory (saved, with what its save lost).
 type measured struct {
-	h    *harness.FaultScenario
-	run  *harness.FaultRun
-	tl   *harness.FaultTimeline
-	took time.Duration
+	h       *harness.FaultScenario
+	run     *harness.FaultRun
+	tl      *harness.FaultTimeline
+	saved   string
+	lost    []string
+	picture string // the picture's path from the document, "" without one
 }
 
-func table(ctx context.Context, b *strings.Builder, release, fault string, fs []harness.Fault, gates map[string]bool, repo, captures, all string) error {
+// setting is what the document says of how it was made.
+type setting struct {
+	release, fault, rules, out, img string
+	rep                             *answer.Report
+	why                             string
+	from                            []string
+}
+
+func table(ctx context.Context, b *strings.Builder, release, fault string, fs []harness.Fault, gates map[string]bool, repo, captures, all string, st setting) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	tr, err := harness.NewTableRun(ctx, "hungtable", release, repo, logf)
 	if err != nil {
@@ -150,15 +177,9 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 	if err != nil {
 		return err
 	}
-	var names []string
-	if rules != "" {
-		list, err := harness.ReadRules(rules)
-		if err != nil {
-			return err
-		}
-		for _, r := range list {
-			names = append(names, r.Alert)
-		}
+	names, err := alertNames(rules)
+	if err != nil {
+		return err
 	}
 	var runs []measured
 	for _, f := range fs {
@@ -178,12 +199,11 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 			h.Alerts = harness.Alerts
 		}
 		h.KubectlPleg, h.Probe = plugin, probe
-		began := time.Now()
 		run, err := h.Run(ctx)
 		if err != nil {
 			return err
 		}
-		m := measured{h: h, run: run, tl: run.Timeline(names), took: time.Since(began)}
+		m := measured{h: h, run: run, tl: run.Timeline(names)}
 		if captures != "" && f.Kind == harness.FaultStopped {
 			gtl := run.GaugeTimeline(names)
 			if err := run.KeepScrapes(filepath.Join(captures, release, h.Name()), run.Picks(gtl), gtl); err != nil {
@@ -201,16 +221,97 @@ func table(ctx context.Context, b *strings.Builder, release, fault string, fs []
 		}
 		runs = append(runs, m)
 	}
-	if fault == "latency" {
-		l, why := readLadder(rep, why, release)
-		writeLatency(b, runs, release, rules, l, why)
+	st.rules, st.rep, st.why = rules, rep, why
+	return document(b, runs, st)
+}
+
+// alertNames are the alerts of a rules file, "" having none.
+func alertNames(rules string) ([]string, error) {
+	if rules == "" {
+		return nil, nil
+	}
+	list, err := harness.ReadRules(rules)
+	if err != nil {
+		return nil, err
+	}
+	// A rule of several modes is one alert, timed once.
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range list {
+		if !seen[r.Alert] {
+			names = append(names, r.Alert)
+		}
+		seen[r.Alert] = true
+	}
+	return names, nil
+}
+
+// document draws the runs' pictures and writes the document.
+func document(b *strings.Builder, runs []measured, st setting) error {
+	if st.img != "" {
+		if err := os.MkdirAll(st.img, 0o755); err != nil {
+			return err
+		}
+		for i := range runs {
+			m := &runs[i]
+			svg, err := harness.Picture(m.run, m.tl)
+			if err != nil {
+				return err
+			}
+			file := filepath.Join(st.img, m.h.Name()+".svg")
+			if err := os.WriteFile(file, svg, 0o644); err != nil {
+				return err
+			}
+			if m.picture, err = filepath.Rel(filepath.Dir(st.out), file); err != nil {
+				return err
+			}
+			m.picture = filepath.ToSlash(m.picture)
+		}
+	}
+	if st.fault == "latency" {
+		l, why := readLadder(st.rep, st.why, st.release)
+		writeLatency(b, runs, st, l, why)
 		return nil
 	}
-	write(b, runs[0].run, runs[0].tl, runs[0].h, fault, release, rules, runs[0].took)
-	if fault == "stopped" {
-		summarize(b, runs[0].run.GaugeTimeline(names))
+	write(b, runs[0], st)
+	if st.fault == "stopped" {
+		summarize(b, runs[0].run.GaugeTimeline(alertNamesOf(st.rules)))
 	}
 	return nil
+}
+
+// alertNamesOf is alertNames, none when the rules do not read.
+func alertNamesOf(rules string) []string {
+	names, _ := alertNames(rules)
+	return names
+}
+
+// picture is the Markdown that shows a run's picture, "" without one.
+func picture(m measured) string {
+	if m.picture == "" {
+		return ""
+	}
+	return fmt.Sprintf("![%s, seconds after the fault: the relist's age against the threshold, the endpoints, Ready, the alerts and the kubelet's lines](%s)\n\n", m.h.Name(), m.picture)
+}
+
+// provenance says, for a document rewritten from saved runs, from which
+// and what their saves did not keep.
+func provenance(b *strings.Builder, runs []measured) {
+	if runs[0].saved == "" {
+		return
+	}
+	var dirs, lost []string
+	for _, m := range runs {
+		dirs = append(dirs, "`"+m.saved+"`")
+		for _, l := range m.lost {
+			lost = append(lost, fmt.Sprintf("%s (%s)", l, filepath.Base(m.saved)))
+		}
+	}
+	fmt.Fprintf(b, "Rewritten on %s with `-from`, from the runs `-all` saved in %s (the fault began %s), without running a kubelet.", time.Now().UTC().Format("2006-01-02"), strings.Join(dirs, ", "), runs[0].run.Frozen.UTC().Format(time.RFC3339))
+	if len(lost) > 0 {
+		fmt.Fprintf(b, " What those saves did not keep: %s.", strings.Join(lost, "; "))
+	}
+	b.WriteString("\n\n")
 }
 
 func at(t, ref time.Time) string {
@@ -220,7 +321,8 @@ func at(t, ref time.Time) string {
 	return fmt.Sprintf("%+.1fs", t.Sub(ref).Seconds())
 }
 
-func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline, h *harness.FaultScenario, fault, release, rules string, took time.Duration) {
+func write(b *strings.Builder, m measured, st setting) {
+	run, tl, h, fault, release, rules := m.run, m.tl, m.h, st.fault, st.release, st.rules
 	switch {
 	case fault == "stopped":
 		fmt.Fprintf(b, "# A dead runtime: containerd stopped, as a real kubelet lives it\n\n")
@@ -238,14 +340,16 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	if len(h.Gates) > 0 {
 		cmd += " -gate " + gatesFlag(h.Gates)
 	}
-	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand.", cmd, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(b, "Written by `%s` in tools/kubeletcheck on %s; not edited by hand.", cmd, run.Frozen.UTC().Format("2006-01-02"))
 	switch {
 	case fault == "stopped":
 		b.WriteString(" `TestPLEGUnhealthy` runs the same scenario and asserts the order of its moments and plegvet's health at every scrape.")
 	case len(h.Gates) == 0:
 		b.WriteString(" `TestRuntimeHung` runs the same scenario and asserts what docs/runtime-hung-measured.md lists.")
 	}
-	fmt.Fprintf(b, "\n\nThe kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
+	b.WriteString("\n\n")
+	provenance(b, []measured{m})
+	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
 	ends := "SIGCONT"
 	switch fault {
 	case "stopped":
@@ -265,7 +369,8 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	} else {
 		b.WriteString("The plegvet built from this repository has no `alerts` subcommand: Prometheus ran with no rules.\n\n")
 	}
-	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n", took.Round(time.Second), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+	fmt.Fprintf(b, "The run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n", tookWords(run), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+	b.WriteString(picture(m))
 	fmt.Fprintf(b, "## Moment by moment\n\n| after the fault | moment | evidence |\n|---|---|---|\n")
 	for _, r := range tl.Rows(h.Fault.Describe()) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", at(r.At, run.Frozen), harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))
@@ -327,6 +432,14 @@ func write(b *strings.Builder, run *harness.FaultRun, tl *harness.FaultTimeline,
 	if len(run.Stall) > 0 {
 		b.WriteString("\n## The proxy's account\n\n```\n" + strings.Join(run.Stall, "\n") + "\n```\n")
 	}
+}
+
+// tookWords is how long a run took, as a live run measured it.
+func tookWords(run *harness.FaultRun) string {
+	if run.Took == 0 {
+		return "(not saved)"
+	}
+	return run.Took.Round(time.Second).String()
 }
 
 // gatesWords names the kubelet's feature gates in a sentence.
