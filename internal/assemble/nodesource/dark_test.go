@@ -1,8 +1,6 @@
 package nodesource_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,40 +24,11 @@ import (
 // unhealthy while Ready is True, however old the last scrape's relist),
 // and the runtime is not told hung or slow on a guessed bound.
 func TestDarkFromTheIndex(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-hung")
-	cfg, err := nodeverdict.ReadConfigz("configz.json", read(t, dir, "configz.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	failure, err := nodeverdict.ReadMetricsFailure("metrics-error.txt", read(t, dir, "metrics-error.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, err := nodeverdict.ReadMetrics("last-good.txt", read(t, dir, "last-good.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := func(name string) *nodeverdict.NodeStatus {
-		n, err := nodeverdict.ReadNode(name, read(t, dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	src, err := plegvet.LoadNodeSource(context.Background(), plegvet.Options{}, "v1.37.2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := loadCapture(t, "v1.37.2", "runtime-hung")
+	src, failure := c.src, c.file("metrics-error.txt")
 	decide := func(s *plegvet.NodeSource, nodeFile, at string) nodeverdict.Health {
-		when, err := time.Parse(time.RFC3339Nano, at)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := s.Decide(plegvet.NodeCapture{Config: cfg, MetricsFailure: failure, LastMetrics: last, Node: node(nodeFile), At: &when})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Health
+		t.Helper()
+		return c.decide(s, failure, c.node(nodeFile), at)
 	}
 	if src.Ladder == nil {
 		t.Fatal("the index holds no ladder for v1.37.2: run go generate with -all")

@@ -1,13 +1,9 @@
 package nodesource_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -22,23 +18,8 @@ import (
 // kubelet's message with its 10m threshold). These pass on the code that
 // first read them: they pin the gate-on dark path to a real kubelet.
 func TestDarkHungWithEventedPLEG(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "nodeverdict", "testdata", "real", "v1.36.5", "runtime-hung-eventedpleg")
-	cfg, err := nodeverdict.ReadConfigz("configz.json", read(t, dir, "configz.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, err := nodeverdict.ReadMetrics("last-good.txt", read(t, dir, "last-good.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	failure, err := nodeverdict.ReadMetricsFailure("metrics-error.txt", read(t, dir, "metrics-error.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := plegvet.LoadNodeSource(context.Background(), plegvet.Options{}, "v1.36.5")
-	if err != nil {
-		t.Fatal(err)
-	}
+	capture := loadCapture(t, "v1.36.5", "runtime-hung-eventedpleg")
+	failure := capture.file("metrics-error.txt")
 	for _, c := range []struct {
 		node, at, state, runtime, message string
 		says                              []string
@@ -50,19 +31,7 @@ func TestDarkHungWithEventedPLEG(t *testing.T) {
 		{"node-pleg.json", "2026-12-07T08:06:40Z", nodeverdict.Unhealthy, nodeverdict.RuntimeHung, "[container runtime is down, PLEG is not healthy: pleg was last seen active 11m11.333616063s ago; threshold is 10m0s]",
 			[]string{"the kubelet declared its PLEG unhealthy"}},
 	} {
-		n, err := nodeverdict.ReadNode(c.node, read(t, dir, c.node))
-		if err != nil {
-			t.Fatal(err)
-		}
-		when, err := time.Parse(time.RFC3339Nano, c.at)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, MetricsFailure: failure, LastMetrics: last, Node: n, At: &when})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := rep.Health
+		h := capture.decide(nil, failure, capture.node(c.node), c.at)
 		all := strings.Join(h.Evidence, "\n")
 		if h.State != c.state || h.Runtime != c.runtime || h.Message != c.message {
 			t.Errorf("%s at %s: %s, runtime %s, message %q; want %s, %s, %q\n%s", c.node, c.at, h.State, h.Runtime, h.Message, c.state, c.runtime, c.message, all)

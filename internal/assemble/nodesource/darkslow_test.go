@@ -1,13 +1,9 @@
 package nodesource_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/nodeverdict"
 )
 
@@ -22,41 +18,13 @@ import (
 // PLEG's failure on the ladder's rung, every call slow past it, beside
 // the one call held; while Ready is True, at-risk.
 func TestDarkSlowPastThePLEGRung(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-slow-1m0s")
-	cfg, err := nodeverdict.ReadConfigz("configz.json", read(t, dir, "configz.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, err := nodeverdict.ReadMetrics("last-good.txt", read(t, dir, "last-good.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := plegvet.LoadNodeSource(context.Background(), plegvet.Options{}, "v1.37.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Ladder == nil {
+	c := loadCapture(t, "v1.37.2", "runtime-slow-1m0s")
+	if c.src.Ladder == nil {
 		t.Fatal("the index holds no ladder for v1.37.2")
 	}
 	decide := func(failureFile, nodeFile, at string) nodeverdict.Health {
 		t.Helper()
-		failure, err := nodeverdict.ReadMetricsFailure(failureFile, read(t, dir, failureFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := nodeverdict.ReadNode(nodeFile, read(t, dir, nodeFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		when, err := time.Parse(time.RFC3339Nano, at)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := src.Decide(plegvet.NodeCapture{Config: cfg, MetricsFailure: failure, LastMetrics: last, Node: n, At: &when})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Health
+		return c.decide(nil, c.file(failureFile), c.node(nodeFile), at)
 	}
 	// Round 22 (+199s): /metrics timed out, Ready still True.
 	h := decide("rounds/022/metrics-error.txt", "rounds/022/node.json", "2026-12-07T07:40:19.306769565Z")

@@ -1,11 +1,8 @@
 package nodesource_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/nodeverdict"
@@ -20,34 +17,11 @@ import (
 // kubelet says it is down. An entry without the chain says so, and
 // points to no other command.
 func TestDarkNamesTheChain(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "nodeverdict", "testdata", "real", "v1.37.2", "runtime-hung")
-	cfg, err := nodeverdict.ReadConfigz("configz.json", read(t, dir, "configz.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, err := nodeverdict.ReadMetrics("last-good.txt", read(t, dir, "last-good.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	down, err := nodeverdict.ReadNode("node-false.json", read(t, dir, "node-false.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := plegvet.LoadNodeSource(context.Background(), plegvet.Options{}, "v1.37.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, _ := time.Parse(time.RFC3339Nano, "2026-12-03T23:17:28.572555208Z")
+	c := loadCapture(t, "v1.37.2", "runtime-hung")
+	src, down := c.src, c.node("node-false.json")
 	decide := func(s *plegvet.NodeSource, failure string) nodeverdict.Health {
-		f, err := nodeverdict.ReadMetricsFailure("metrics-error.txt", []byte(failure))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := s.Decide(plegvet.NodeCapture{Config: cfg, MetricsFailure: f, LastMetrics: last, Node: down, At: &at})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Health
+		t.Helper()
+		return c.decide(s, []byte(failure), down, "2026-12-03T23:17:28.572555208Z")
 	}
 	const (
 		chain     = "collectors.NewVolumeStatsCollector, through the stats provider criStatsProvider, to RuntimeService.ListContainerStats"
@@ -56,7 +30,7 @@ func TestDarkNamesTheChain(t *testing.T) {
 		calls     = "metrics.RegisterCollectors(collectors.NewVolumeStatsCollector) (pkg/kubelet/kubelet.go:1776) > "
 		lastCall  = "RuntimeService.ListContainerStats (pkg/kubelet/stats/cri_stats_provider.go:167); each CRI call waits at most its deadline, runtimeRequestTimeout, " + byDefault + ", " + given
 	)
-	hung := string(read(t, dir, "metrics-error.txt"))
+	hung := string(c.file("metrics-error.txt"))
 	proxied := "# scraped at 2026-12-03T23:15:25.208109715Z\n# waited 1s\nmetrics: timed out after 1s (--metrics-timeout): no answer came through the API server's node proxy\n"
 	for name, failure := range map[string]string{"hung": hung, "through the node proxy": proxied} {
 		h := decide(src, failure)
