@@ -9,6 +9,7 @@ import (
 
 	"github.com/plegvet/plegvet"
 	"github.com/plegvet/plegvet/internal/render"
+	"github.com/plegvet/plegvet/internal/render/grafana"
 )
 
 // The alerts command's outputs beyond the rules: the dashboard, and the
@@ -35,7 +36,7 @@ func runDashboard(ctx context.Context, src *sourceFlags, opts plegvet.Options, f
 		out.positions = plegvet.PositionsURL
 	}
 	if form == formDashboard {
-		return printAnswer("alerts", stdout, stderr, out, d, func(w io.Writer) error { return render.DashboardJSON(w, d) }, d.Source)
+		return printAnswer("alerts", stdout, stderr, out, d, func(w io.Writer) error { return grafana.DashboardJSON(w, d) }, d.Source)
 	}
 	rules, err := plegvet.Alerts(ctx, opts)
 	if err != nil {
@@ -54,7 +55,7 @@ func runDashboard(ctx context.Context, src *sourceFlags, opts plegvet.Options, f
 		write func(io.Writer) error
 	}{
 		{uid + "-prometheusrule.yaml", rules, func(w io.Writer) error { return render.AlertRules(w, rules, render.PrometheusRule) }},
-		{uid + "-dashboard.yaml", d, func(w io.Writer) error { return render.DashboardConfigMap(w, d) }},
+		{uid + "-dashboard.yaml", d, func(w io.Writer) error { return grafana.DashboardConfigMap(w, d) }},
 	} {
 		path := filepath.Join(dir, f.name)
 		file, err := os.Create(path)

@@ -8,11 +8,31 @@ import (
 	"github.com/plegvet/plegvet/answer"
 )
 
-// panelWords are a panel's title, unit and description: what it shows,
+// DashboardUID is the dashboard's uid and its ConfigMap's name: one per
+// minor, as the rules' group.
+func DashboardUID(d *answer.Dashboard) string {
+	return strings.ReplaceAll(d.Group, ".", "-")
+}
+
+// DashboardWords are the dashboard's title and description.
+func DashboardWords(d *answer.Dashboard) (title, description string) {
+	title = "PLEG and container runtime"
+	if d.Minor != "" {
+		title += " (" + d.Minor + ")"
+	}
+	return title, fmt.Sprintf("Written by plegvet alerts -o dashboard from the source of %s: each panel's queries are the rules' (group %s), drawn against the values the rules compare with.", treeName(d.Source), d.Group)
+}
+
+// DashboardConfigMapComment heads the dashboard's ConfigMap.
+func DashboardConfigMapComment(d *answer.Dashboard) string {
+	return fmt.Sprintf("The PLEG dashboard for the kubelets of %s, written by plegvet alerts.", treeName(d.Source))
+}
+
+// PanelWords are a panel's title, unit and description: what it shows,
 // and each line with the constant it comes from and where that is
 // declared (a link, for a release read with -positions url, as in the
 // rules' annotations).
-func panelWords(d *answer.Dashboard, p *answer.Panel) (title, unit, description string) {
+func PanelWords(d *answer.Dashboard, p *answer.Panel) (title, unit, description string) {
 	in := treeName(d.Source)
 	var b strings.Builder
 	switch p.Kind {

@@ -1,4 +1,10 @@
-package render
+// Package grafana writes plegvet's dashboard (answer.Dashboard) as
+// Grafana's dashboard JSON, through grafana-foundation-sdk (Apache-2.0),
+// whose types Grafana itself generates from its schema: the JSON is what
+// Grafana reads, without plegvet depending on Grafana's own (AGPL)
+// modules. The words are internal/render's; a package of its own, as
+// render/sarif is, so that only the command links the SDK.
+package grafana
 
 import (
 	"bytes"
@@ -17,12 +23,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/internal/render"
 )
-
-// Grafana's dashboard model is written through grafana-foundation-sdk
-// (Apache-2.0), whose types Grafana itself generates from its schema, so
-// that the JSON is what Grafana reads without plegvet depending on
-// Grafana's own (AGPL) modules.
 
 // The colours of the lines: a warning's, a critical alert's, a rung's.
 const (
@@ -31,12 +33,6 @@ const (
 	colorCritical = "red"
 	colorRung     = "purple"
 )
-
-// DashboardUID is the dashboard's uid and its ConfigMap's name: one per
-// minor, as the rules' group.
-func DashboardUID(d *answer.Dashboard) string {
-	return strings.ReplaceAll(d.Group, ".", "-")
-}
 
 // DashboardJSON writes d as a Grafana dashboard's JSON.
 func DashboardJSON(w io.Writer, d *answer.Dashboard) error {
@@ -50,13 +46,9 @@ func DashboardJSON(w io.Writer, d *answer.Dashboard) error {
 
 func dashboardJSON(d *answer.Dashboard) ([]byte, error) {
 	ds := common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
-	title := "PLEG and container runtime"
-	if d.Minor != "" {
-		title += " (" + d.Minor + ")"
-	}
-	b := dashboard.NewDashboardBuilder(title).Uid(DashboardUID(d)).
-		Tags([]string{"plegvet", "kubelet", "pleg"}).
-		Description(fmt.Sprintf("Written by plegvet alerts -o dashboard from the source of %s: each panel's queries are the rules' (group %s), drawn against the values the rules compare with.", treeName(d.Source), d.Group)).
+	title, description := render.DashboardWords(d)
+	b := dashboard.NewDashboardBuilder(title).Uid(render.DashboardUID(d)).
+		Tags([]string{"plegvet", "kubelet", "pleg"}).Description(description).
 		Time("now-1h", "now").Refresh("30s").Timezone(common.TimeZoneUtc)
 	for _, v := range d.Variables {
 		if v.Datasource != "" {
@@ -89,7 +81,7 @@ func dashboardJSON(d *answer.Dashboard) ([]byte, error) {
 // panel is one panel: a time series of its queries, each query's lines
 // drawn as thresholds on its own series.
 func panel(d *answer.Dashboard, p *answer.Panel, ds common.DataSourceRef, node string) *timeseries.PanelBuilder {
-	title, unit, words := panelWords(d, p)
+	title, unit, words := render.PanelWords(d, p)
 	pb := timeseries.NewPanelBuilder().Title(title + " on $" + node).Description(words).Datasource(ds).Unit(unit).
 		Height(8).Span(12).
 		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeDashed))
@@ -156,10 +148,10 @@ func DashboardConfigMap(w io.Writer, d *answer.Dashboard) error {
 		Kind       string            `yaml:"kind"`
 		Metadata   metadata          `yaml:"metadata"`
 		Data       map[string]string `yaml:"data"`
-	}{"v1", "ConfigMap", metadata{DashboardUID(d), map[string]string{"grafana_dashboard": "1", "app.kubernetes.io/managed-by": "plegvet"}},
-		map[string]string{DashboardUID(d) + ".json": string(js)}}
+	}{"v1", "ConfigMap", metadata{render.DashboardUID(d), map[string]string{"grafana_dashboard": "1", "app.kubernetes.io/managed-by": "plegvet"}},
+		map[string]string{render.DashboardUID(d) + ".json": string(js)}}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# The PLEG dashboard for the kubelets of %s, written by plegvet alerts.\n", treeName(d.Source))
+	fmt.Fprintf(&b, "# %s\n", render.DashboardConfigMapComment(d))
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(cm); err != nil {
