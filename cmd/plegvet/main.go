@@ -12,7 +12,7 @@
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
 //	plegvet runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]
-//	plegvet alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]
+//	plegvet alerts [-o rules|prometheusrule|dashboard | -o bundle -dir DIR] [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
 //	plegvet lsp                              (a language server on stdin and stdout, for editors)
 //	plegvet help [SUBCOMMAND|ANALYZER|completion]
