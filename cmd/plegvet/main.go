@@ -89,7 +89,7 @@ func subcommands() []subcommand {
 		{"report", "", "which PLEG runs, on what evidence, and why relist stays (-k8s v1.X.Y,v1.Y.Z or v1.X.Y..v1.Y.Z: a release timeline)", runReport},
 		{"node", "", "which PLEG this node runs, from its kubelet's configz and metrics", runNode},
 		{"lsp", "", "a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
-		{"alerts", "", "Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow; /metrics dark, the runtime hung, down or slow; thresholds and latencies read from the source", runAlerts},
+		{"alerts", "", "Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow; /metrics dark, the runtime hung, down or slow; thresholds and latencies read from the source; a Grafana dashboard of the same model", runAlerts},
 		{"runtime", "NAME VERSION | NAME://VERSION | [NAME] (with -C)", "whether a container runtime's CRI server can stream container events", runRuntime},
 	}
 }
