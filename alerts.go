@@ -30,3 +30,12 @@ func AlertRulesFile(ctx context.Context, opts Options) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// Dashboard is the Grafana dashboard for a tree's kubelets (plegvet
+// alerts -o dashboard): per node, the relist's age and duration against
+// the thresholds and periods in force, the runtime's latency against the
+// latency ladder, the scrape, the node's Ready condition, the evented
+// PLEG's stream and the alerts' state, each query the rules' own.
+func Dashboard(ctx context.Context, opts Options) (*answer.Dashboard, error) {
+	return assemble.Dashboard(ctx, opts.internal())
+}

@@ -6,6 +6,7 @@ require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/emicklei/proto v1.14.3
 	github.com/golangci/plugin-module-register v0.1.2
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/owenrumney/go-sarif/v3 v3.3.1
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/plegvet/plegvet"
 	answ "github.com/plegvet/plegvet/answer"
@@ -19,13 +20,14 @@ var layoutFlags = map[string]string{
 func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, src := newSourceFlags("alerts", false)
 	form := render.RulesFile
-	fs.Func("o", "what to write, `rules|prometheusrule`: rules (a Prometheus rules file, the default) or prometheusrule (a prometheus-operator PrometheusRule, monitoring.coreos.com/v1)", func(v string) error {
+	fs.Func("o", "what to write, `rules|prometheusrule|dashboard|bundle`: rules (a Prometheus rules file, the default), prometheusrule (a prometheus-operator PrometheusRule, monitoring.coreos.com/v1), dashboard (a Grafana dashboard's JSON, its panels' queries the rules' own) or bundle (the PrometheusRule and the dashboard as a ConfigMap labelled grafana_dashboard: \"1\", written into -dir)", func(v string) error {
 		form = render.AlertsForm(v)
-		if form != render.RulesFile && form != render.PrometheusRule {
-			return errors.New("want rules or prometheusrule")
+		if !slices.Contains([]render.AlertsForm{render.RulesFile, render.PrometheusRule, formDashboard, formBundle}, form) {
+			return errors.New("want rules, prometheusrule, dashboard or bundle")
 		}
 		return nil
 	})
+	dir := fs.String("dir", "", "with -o bundle, the `directory` to write the PrometheusRule and the dashboard's ConfigMap into (made if missing; kubectl apply -f DIR installs them)")
 	layout := answ.DefaultScrapeLayout()
 	fs.StringVar(&layout.Job, "job", layout.Job, "the `name` of the Prometheus job scraping the kubelets")
 	fs.StringVar(&layout.PathLabel, "path-label", layout.PathLabel, "the `label` telling the kubelet's endpoints apart within the job (kube-prometheus's metrics_path); \"\" when it scrapes /metrics alone: a hung runtime then cannot be told from a kubelet that is gone, and no KubeletRuntimeHung rule is written")
@@ -39,8 +41,17 @@ func runAlerts(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if p := alerts.CheckLayout(layout); len(p) > 0 {
 		return usageError(stderr, "alerts", "-%s: want %s", layoutFlags[p[0].Field], p[0].Want)
 	}
+	switch {
+	case form == formBundle && *dir == "":
+		return usageError(stderr, "alerts", "-o bundle needs -dir DIR")
+	case form != formBundle && *dir != "":
+		return usageError(stderr, "alerts", "-dir is for -o bundle")
+	}
 	opts := src.options(stderr)
 	opts.Scrape = layout
+	if form == formDashboard || form == formBundle {
+		return runDashboard(ctx, src, opts, form, *dir, stdout, stderr)
+	}
 	rules, err := plegvet.Alerts(ctx, opts)
 	if err != nil {
 		return fail(stderr, "alerts", err)

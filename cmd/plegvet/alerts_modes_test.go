@@ -357,6 +357,8 @@ func modeSeries(shape kubeletShape, states []kubeletState) []namedSeries {
 	add("kubernetes_feature_enabled", map[string]string{"name": "EventedPLEG"}, always(shape.gate))
 	add("process_start_time_seconds", nil, always(-1))
 	add("kubelet_evented_pleg_connection_error_count", nil, func(_ int, st kubeletState) (float64, bool) { return st.connErrors, true })
+	// The stream connected once, with the gate on; its failures end it.
+	add("kubelet_evented_pleg_connection_success_count", nil, always(shape.gate))
 	add("kubelet_pleg_last_seen_seconds", nil, func(i int, st kubeletState) (float64, bool) {
 		if shape.hidden {
 			return (time.Duration(i) * modeStep).Seconds(), true

@@ -12,7 +12,7 @@
 //	plegvet rpc [-json] [-k8s v1.X.Y | -C DIR | -proto FILE]
 //	plegvet report [-json] [-k8s v1.X.Y[,...] | -k8s v1.X.Y..v1.Y.Z | -C DIR]
 //	plegvet runtime [-json] NAME VERSION | NAME://VERSION | -C DIR [NAME]
-//	plegvet alerts [-o rules|prometheusrule] [-json] [-k8s v1.X.Y | -C DIR]
+//	plegvet alerts [-o rules|prometheusrule|dashboard | -o bundle -dir DIR] [-json] [-k8s v1.X.Y | -C DIR]
 //	plegvet node -configz FILE -metrics FILE [-crictl FILE] [-kubelet-version v1.X.Y] [-k8s v1.X.Y | -C DIR] [-index=false] [-json]
 //	plegvet lsp                              (a language server on stdin and stdout, for editors)
 //	plegvet help [SUBCOMMAND|ANALYZER|completion]
@@ -89,7 +89,7 @@ func subcommands() []subcommand {
 		{"report", "", "which PLEG runs, on what evidence, and why relist stays (-k8s v1.X.Y,v1.Y.Z or v1.X.Y..v1.Y.Z: a release timeline)", runReport},
 		{"node", "", "which PLEG this node runs, from its kubelet's configz and metrics", runNode},
 		{"lsp", "", "a language server on stdin and stdout, for editors: findings and quick fixes as files are edited", runLSP},
-		{"alerts", "", "Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow; /metrics dark, the runtime hung, down or slow; thresholds and latencies read from the source", runAlerts},
+		{"alerts", "", "Prometheus rules for the release's kubelets: PLEG stalled, unhealthy, evented PLEG gave up, relist slow; /metrics dark, the runtime hung, down or slow; thresholds and latencies read from the source; a Grafana dashboard of the same model", runAlerts},
 		{"runtime", "NAME VERSION | NAME://VERSION | [NAME] (with -C)", "whether a container runtime's CRI server can stream container events", runRuntime},
 	}
 }

@@ -62,14 +62,8 @@ func Build(rep *answer.Report, layout answer.ScrapeLayout) *answer.Alerts {
 
 func build(rep *answer.Report, layout answer.ScrapeLayout, lad *answer.Ladder) *answer.Alerts {
 	a := &answer.Alerts{SchemaVersion: answer.SchemaVersion, Source: rep.Source, Health: rep.Health, Scrape: layout, Rules: []answer.AlertRule{}, Unwritten: []answer.Missing{}}
-	w := lastSampleWindow(rep)
-	a.Window = window(w)
-	scope := ""
-	if mm := semver.MajorMinor(rep.Source.KubernetesVersion); mm != "" {
-		a.Minor = mm
-		scope = fmt.Sprintf(" and %s %s", join, lastSample(fmt.Sprintf("kubernetes_build_info{git_version=~%q}", strings.ReplaceAll(mm, ".", "[.]")+"[.].*"), w))
-	}
-	a.Group = strings.TrimSuffix("plegvet-pleg-"+a.Minor, "-")
+	p := planFor(rep, layout)
+	a.Window, a.Minor, a.Group = window(p.w), p.minor, p.group
 	r := rep.Relist
 	if r == nil {
 		unwritten(a, "all", "the tree builds no PLEG (report's missing part says why)")
@@ -81,23 +75,17 @@ func build(rep *answer.Report, layout answer.ScrapeLayout, lad *answer.Ladder) *
 	if r.GateUnresolved != nil {
 		unwritten(a, "gate-on", "the test deciding the evented PLEG could not be followed to a feature gate; the rules hold for the gate-off relist only")
 	}
-	sc := series{l: layout, w: w}
-	ms, fallbackWhy := modes(rep, w)
-	if fallbackWhy != "" {
+	if p.fallbackWhy != "" {
 		// A node whose evented PLEG gave up runs a relist plegvet could
 		// not read: no rule holds it to a guess, and the file says so.
 		for _, kind := range []string{answer.AlertStalled, answer.AlertUnhealthy, answer.AlertRelistSlow} {
-			unwritten(a, kind+"/"+answer.ModeFallback, "%s", fallbackWhy)
+			unwritten(a, kind+"/"+answer.ModeFallback, "%s", p.fallbackWhy)
 		}
 		if len(a.Source.Load.Unfollowed) == 0 {
-			notFollowed(a, rep.Relist, "no rule written for a kubelet whose evented PLEG gave up its stream: "+fallbackWhy)
+			notFollowed(a, rep.Relist, "no rule written for a kubelet whose evented PLEG gave up its stream: "+p.fallbackWhy)
 		}
 	}
-	for _, m := range ms {
-		m.selector += scope
-		m.window, m.scrape, m.relist = w, sc, r
-		m.check = failingCheck(rep.Health, m)
-		m.message = thresholdMessage(m.check)
+	for _, m := range p.modes {
 		if why := noCheck(rep.Health, m); why != "" {
 			// No rule for a threshold no check is known to hold the node
 			// to: the command says so and exits 1 (Load.Unfollowed), at
@@ -114,15 +102,48 @@ func build(rep *answer.Report, layout answer.ScrapeLayout, lad *answer.Ladder) *
 		}
 		slow(a, m)
 	}
-	gaveUp(a, rep, scope)
+	gaveUp(a, rep, p.scope)
 	var hang *answer.RuntimeHang
 	if rep.Health != nil {
 		hang = rep.Health.RuntimeHang
 	}
-	darkRules(a, sc, scope, hang, lad)
-	runtimeDown(a, sc, scope, hang)
-	runtimeSlow(a, sc, scope, lad)
+	darkRules(a, p.series, p.scope, hang, lad)
+	runtimeDown(a, p.series, p.scope, hang)
+	runtimeSlow(a, p.series, p.scope, lad)
 	return a
+}
+
+// plan is what every rule and panel of a tree is written from: the
+// window, the minor's scope, the layout's series and the modes.
+type plan struct {
+	w                  time.Duration
+	minor, group       string
+	scope, fallbackWhy string
+	series             series
+	modes              []mode
+}
+
+func planFor(rep *answer.Report, layout answer.ScrapeLayout) plan {
+	p := plan{w: lastSampleWindow(rep)}
+	if mm := semver.MajorMinor(rep.Source.KubernetesVersion); mm != "" {
+		p.minor = mm
+		p.scope = fmt.Sprintf(" and %s %s", join, lastSample(fmt.Sprintf("kubernetes_build_info{git_version=~%q}", strings.ReplaceAll(mm, ".", "[.]")+"[.].*"), p.w))
+	}
+	p.group = strings.TrimSuffix("plegvet-pleg-"+p.minor, "-")
+	p.series = series{l: layout, w: p.w}
+	if rep.Relist == nil {
+		return p
+	}
+	ms, fallbackWhy := modes(rep, p.w)
+	for i := range ms {
+		m := &ms[i]
+		m.selector += p.scope
+		m.window, m.scrape, m.relist = p.w, p.series, rep.Relist
+		m.check = failingCheck(rep.Health, *m)
+		m.message = thresholdMessage(m.check)
+	}
+	p.modes, p.fallbackWhy = ms, fallbackWhy
+	return p
 }
 
 // lastSampleWindow is the window the rules read a stale series' last

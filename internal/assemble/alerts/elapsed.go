@@ -74,6 +74,25 @@ func progressStopped(at, w time.Duration) string {
 		count, window(w), count, window(w), window(at), join, ops("kubelet_runtime_operations_errors_total"), ops("kubelet_runtime_operations_total"))
 }
 
+// lastRelist is when m's kubelet last relisted successfully, as far as
+// its series show, and the signal that says it: last-seen, or where a
+// health check hides it, the relist count's last rise.
+func (m mode) lastRelist() (expr, signal string) {
+	if m.hiddenBy == nil {
+		return lastSeenAt(m.window), answer.SignalLastSeen
+	}
+	return lastRiseAt(m.window), answer.SignalRelistProgress
+}
+
+// relistQuantile is the q quantile of the relists' duration over
+// slowWindow, per kubelet.
+func relistQuantile(q string) string {
+	return fmt.Sprintf("histogram_quantile(%s, sum by (instance, job, le) (rate(kubelet_pleg_relist_duration_seconds_bucket[%s])))", q, window(slowWindow))
+}
+
+// connErrors counts the evented PLEG's stream failures.
+const connErrors = "kubelet_evented_pleg_connection_error_count"
+
 // elapsedRule is a rule comparing the time since the last successful
 // relist with at: through last-seen, or where a health check hides it,
 // through the relist's progress over at. It holds on an answering
@@ -88,13 +107,12 @@ func elapsedRule(m mode, at time.Duration, kind string) answer.AlertRule {
 		r.Check = m.check.Name
 	}
 	s := m.scrape
-	var answering, last string
-	if m.hiddenBy == nil {
-		last = lastSeenAt(m.window)
-		r.Signal, answering = answer.SignalLastSeen, fmt.Sprintf("(time() - %s > %s) and %s (%s)", last, seconds(at), join, s.answering())
+	var answering string
+	last, signal := m.lastRelist()
+	if r.Signal = signal; m.hiddenBy == nil {
+		answering = fmt.Sprintf("(time() - %s > %s) and %s (%s)", last, seconds(at), join, s.answering())
 	} else {
-		last = lastRiseAt(m.window)
-		r.Signal, answering = answer.SignalRelistProgress, fmt.Sprintf("%s and %s (%s)", progressStopped(at, m.window), join, s.answering())
+		answering = fmt.Sprintf("%s and %s (%s)", progressStopped(at, m.window), join, s.answering())
 	}
 	if kind != answer.AlertUnhealthy || !s.tellsDark() || !s.readsReady() {
 		r.Expr = answering + m.selector
@@ -160,8 +178,8 @@ func slow(a *answer.Alerts, m mode) {
 	}
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameSlow, Kind: answer.AlertRelistSlow, Mode: m.name, Signal: answer.SignalRelistDuration, Severity: "warning",
-		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, le) (rate(kubelet_pleg_relist_duration_seconds_bucket[%s]))) > %s) unless %s min_over_time(%s[%s]) == 0%s",
-			slowQuantile, window(slowWindow), seconds(p), join, m.scrape.up(m.scrape.l.MetricsPath), window(slowWindow+slowFor), m.selector),
+		Expr: fmt.Sprintf("(%s > %s) unless %s min_over_time(%s[%s]) == 0%s",
+			relistQuantile(slowQuantile), seconds(p), join, m.scrape.up(m.scrape.l.MetricsPath), window(slowWindow+slowFor), m.selector),
 		For: window(slowFor), At: p.String(), Period: m.period, Threshold: m.threshold, Needs: []string{answer.NeedsKubelet, answer.NeedsUp},
 	})
 }
@@ -181,7 +199,7 @@ func gaveUp(a *answer.Alerts, rep *answer.Report, scope string) {
 	}
 	r := answer.AlertRule{
 		Alert: nameGaveUp, Kind: answer.AlertEventedGaveUp, Mode: answer.ModeGateOn, Signal: answer.SignalConnectionErrors, Severity: "warning",
-		Expr: fmt.Sprintf("kubelet_evented_pleg_connection_error_count >= %d%s", n, scope), At: fmt.Sprint(n), Retries: on.MaxStreamRetries,
+		Expr: fmt.Sprintf("%s >= %d%s", connErrors, n, scope), At: fmt.Sprint(n), Retries: on.MaxStreamRetries,
 		Needs: []string{answer.NeedsKubelet},
 	}
 	if e := rep.EventedPLEG; e != nil {

@@ -48,6 +48,12 @@ func cite(l *answer.Ladder, names ...string) []answer.LadderRung {
 	return out
 }
 
+// latencyQuantileOf is the q quantile of the latencyOps calls' latency
+// over latencyWindow, per kubelet and operation.
+func latencyQuantileOf(q string) string {
+	return fmt.Sprintf("histogram_quantile(%s, sum by (instance, job, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{operation_type=~%q}[%s])))", q, latencyOps, window(latencyWindow))
+}
+
 // runtimeSlow is the rule for runtime calls slower than the ladder's
 // runtime-down rung, the per-call latency at which the kubelet declares
 // the runtime down and the node NotReady: a warning before it does. A
@@ -86,8 +92,8 @@ func runtimeSlow(a *answer.Alerts, s series, scope string, lad *answer.Ladder) {
 	}
 	a.Rules = append(a.Rules, answer.AlertRule{
 		Alert: nameLatency, Kind: answer.AlertRuntimeSlow, Mode: answer.ModeAlways, Signal: answer.SignalRuntimeLatency, Severity: "warning",
-		Expr: fmt.Sprintf("(histogram_quantile(%s, sum by (instance, job, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{operation_type=~%q}[%s]))) > %s) unless %s min_over_time(%s[%s]) == 0%s",
-			latencyQuantile, latencyOps, window(latencyWindow), fmt.Sprint(atSeconds), join, s.up(s.l.MetricsPath), window(latencyWindow+latencyFor), scope),
+		Expr: fmt.Sprintf("(%s > %s) unless %s min_over_time(%s[%s]) == 0%s",
+			latencyQuantileOf(latencyQuantile), fmt.Sprint(atSeconds), join, s.up(s.l.MetricsPath), window(latencyWindow+latencyFor), scope),
 		For: window(latencyFor), At: at, Needs: []string{answer.NeedsKubelet, answer.NeedsUp}, Rungs: cite(lad, rungRuntimeDown, rungMetricsDark, rungDeadline),
 	})
 }

@@ -50,7 +50,7 @@ func modes(rep *answer.Report, w time.Duration) (ms []mode, fallbackWhy string) 
 		fallbackWhy = "the threshold the evented PLEG restores once its stream has failed for good is unresolved: " + on.FallbackThreshold.Unresolved
 	}
 	n := retries(on.MaxStreamRetries)
-	fellBack := fmt.Sprintf("%s >= %d", lastSample("kubelet_evented_pleg_connection_error_count", w), n)
+	fellBack := fmt.Sprintf("%s >= %d", lastSample(connErrors, w), n)
 	switch {
 	case n > 0 && fallbackWhy != "":
 		ms[1].selector += fmt.Sprintf(" unless %s %s", join, fellBack)

@@ -3,6 +3,7 @@ package alerts
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/plegvet/plegvet/answer"
@@ -42,6 +43,9 @@ const downWindow = 30 * time.Second
 type series struct {
 	l answer.ScrapeLayout
 	w time.Duration
+	// picked: the dashboard's selectors, each for the node and cluster
+	// its variables pick; the rules' select every kubelet.
+	picked bool
 }
 
 // up selects the up series of the layout's targets at path ("": any).
@@ -50,7 +54,19 @@ func (s series) up(path string) string {
 	if path != "" && s.l.PathLabel != "" {
 		sel += fmt.Sprintf(", %s=%q", s.l.PathLabel, path)
 	}
+	if s.picked {
+		sel += fmt.Sprintf(", %s=\"$%s\", cluster=\"$cluster\"", s.nodeVar(), s.nodeVar())
+	}
 	return "up{" + sel + "}"
+}
+
+// nodeVar is the label (and the dashboard's variable) naming a kubelet's
+// node: the layout's node label, else its instance.
+func (s series) nodeVar() string {
+	if s.l.NodeLabel == "" {
+		return "instance"
+	}
+	return s.l.NodeLabel
 }
 
 // answering holds for a kubelet whose /metrics answered every scrape
@@ -98,6 +114,9 @@ func (s series) nodeOn() string {
 // node under the layout's node label.
 func (s series) ready(status string) string {
 	sel := fmt.Sprintf("kube_node_status_condition{job=%q, condition=\"Ready\", status=%q}", s.l.KSMJob, status)
+	if s.picked {
+		sel = strings.TrimSuffix(sel, "}") + ", node=\"$" + s.nodeVar() + "\", cluster=\"$cluster\"}"
+	}
 	if s.l.NodeLabel == "node" {
 		return sel
 	}
