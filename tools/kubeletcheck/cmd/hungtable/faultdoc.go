@@ -9,10 +9,10 @@ import (
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
-// The document of a run of one fault (stopped, hung, slow-call): its
-// setting, the moments, each endpoint, Prometheus per metrics_path, the
-// patient request, kubectl pleg, where the kubelet waits.
-
+// write writes the document of a run of one fault (stopped, hung,
+// slow-call): its setting, the moments, each endpoint, Prometheus per
+// metrics_path, the patient request, kubectl pleg, where the kubelet
+// waits.
 func write(b *strings.Builder, m measured, st setting) {
 	run, tl, h, fault, release, rules := m.run, m.tl, m.h, st.fault, st.release, st.rules
 	switch {
