@@ -96,7 +96,7 @@ func (pc panelChecks) at(d time.Duration) kubeletState { return pc.states[int(d/
 // (-1 when none did).
 func (pc panelChecks) lastScrape(d time.Duration) time.Duration {
 	for u := d / modeStep * modeStep; u >= 0; u -= modeStep {
-		if !pc.at(u).dark {
+		if st := pc.at(u); st.running && !st.dark {
 			return u
 		}
 	}
@@ -152,7 +152,7 @@ func (pc panelChecks) riseAge(d time.Duration, leftIncluded bool) (float64, bool
 	// The relist count's samples: every scrape that answered.
 	count := func(u time.Duration) (float64, bool) {
 		st := pc.at(u)
-		return st.relists, !st.dark
+		return st.relists, st.running && !st.dark
 	}
 	for tau := d / time.Minute * time.Minute; tau > d-time.Hour && tau >= 0; tau -= time.Minute {
 		var prev float64
@@ -168,6 +168,29 @@ func (pc panelChecks) riseAge(d time.Duration, leftIncluded bool) (float64, bool
 		}
 		if changed {
 			return (d - tau).Seconds(), true
+		}
+	}
+	return pc.firstSeenAge(d, leftIncluded)
+}
+
+// firstSeenAge is d minus the relist count's earliest sample any minute
+// within the last hour sees (its last sample within the 5m lookback,
+// none past a dark period's stale marker): the rules' fallback for a
+// count never seen to change.
+func (pc panelChecks) firstSeenAge(d time.Duration, leftIncluded bool) (float64, bool) {
+	first := (d - time.Hour + time.Minute - 1) / time.Minute * time.Minute
+	if first == d-time.Hour && !leftIncluded {
+		first += time.Minute
+	}
+	for tau := max(first, 0); tau <= d; tau += time.Minute {
+		for u := tau / modeStep * modeStep; u > tau-5*time.Minute && u >= 0; u -= modeStep {
+			st := pc.at(u)
+			if st.dark {
+				break // the stale marker ends the lookback
+			}
+			if st.running {
+				return (d - u).Seconds(), true
+			}
 		}
 	}
 	return 0, false
@@ -193,6 +216,12 @@ func (pc panelChecks) tests(t *testing.T) []exprTest {
 		}
 	}
 	end := faultEnd(pc.shape, pc.mode)
+	// born: when the kubelet started (a young kubelet's mode: shortly
+	// before the fault; the "before the fault" checks need it running).
+	born := time.Duration(0)
+	if pc.mode.young > 0 {
+		born = faultAt - pc.mode.young
+	}
 	const top = 10.0 // the relist duration histogram's highest finite bucket
 	plegDown := time.Duration(-1)
 	for s := faultAt; s < modeHorizon; s += time.Second {
@@ -202,6 +231,14 @@ func (pc panelChecks) tests(t *testing.T) []exprTest {
 		}
 	}
 	for d := time.Minute; d <= modeHorizon; d += time.Minute {
+		if !pc.at(d / modeStep * modeStep).running {
+			// A kubelet not started yet (a young kubelet's mode): no
+			// panel shows its relist.
+			for m := range modes {
+				eval(d, "max("+pc.query(t, answer.PanelRelistAge, m, "")+")")
+			}
+			continue
+		}
 		st, in := pc.at(d), pc.modeAt(d)
 		// The relist's age: the mode in force shows it, the others nothing.
 		for m := range modes {
@@ -254,7 +291,7 @@ func (pc panelChecks) tests(t *testing.T) []exprTest {
 		if l := pc.line(t, answer.PanelRelistDuration, "period", m); l != period {
 			t.Fatalf("the period line is %v; the kubelet relists every %v", l, period)
 		}
-		for d := 2 * time.Minute; d < faultAt; d += time.Minute {
+		for d := born + 2*time.Minute; d < faultAt; d += time.Minute {
 			eval(d, fmt.Sprintf("max(%s) <= bool %v", q, period), one(1))
 		}
 		if after := end.Truncate(time.Minute) + 2*time.Minute; after <= modeHorizon && !pc.at(after).fellBack && !pc.at(after).dark {
@@ -274,7 +311,9 @@ func (pc panelChecks) tests(t *testing.T) []exprTest {
 	if pc.shape.period >= 2*time.Minute {
 		before = before[1:]
 	}
-	eval(faultAt-time.Minute, fmt.Sprintf("max by (operation_type) ((%s) >= 0) < bool %v", lat, lowest), before...)
+	if born < faultAt-2*time.Minute {
+		eval(faultAt-time.Minute, fmt.Sprintf("max by (operation_type) ((%s) >= 0) < bool %v", lat, lowest), before...)
+	}
 	if pc.mode.kind == faultStatusSlow {
 		warn := pc.line(t, answer.PanelRuntimeLatency, "runtime-down warning", "")
 		eval(faultAt+3*time.Minute, fmt.Sprintf("max by (operation_type) (%s) > bool %v", lat, warn), ops(1, 0)...)
