@@ -52,6 +52,9 @@ func summarize(b *strings.Builder, tl *harness.Timeline) {
 	fmt.Fprintf(b, "- From containerd's stop to Ready=False: %s; to Ready's message naming the PLEG: %s.\n", span(tl.Stopped, readyFalse), span(tl.Stopped, readyPLEG))
 	fmt.Fprintf(b, "- From containerd's start to Ready=True: %s.\n", span(tl.Started, readyTrue))
 	for _, a := range tl.Alerts {
+		if a.Pending == nil && a.Firing == nil {
+			continue // the alerts that never fired are in the table
+		}
 		var firing, resolved time.Time
 		if a.Firing != nil {
 			firing = a.Firing.AlertsAt
