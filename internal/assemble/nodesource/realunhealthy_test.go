@@ -17,7 +17,7 @@ import (
 
 // The scrapes tools/kubeletcheck kept of a real v1.37.2 kubelet whose
 // containerd was stopped past the PLEG's threshold and started again
-// (TestPLEGUnhealthy; docs/pleg-unhealthy.md), decided from plegvet's
+// (TestPLEGUnhealthy, in a run of 2026-12-03; docs/pleg-unhealthy.md shows a later one), decided from plegvet's
 // index: each scrape's health is what the kubelet's own log said at that
 // moment. Unhealthy, with the kubelet's message (elapsed times aside),
 // where its last "PLEG is not healthy: pleg was last seen active" line is
