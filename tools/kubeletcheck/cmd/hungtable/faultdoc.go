@@ -67,15 +67,7 @@ func write(b *strings.Builder, m measured, st setting) {
 	for _, r := range tl.Rows(h.Fault.Describe()) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", at(r.At, run.Frozen), harness.Cell(r.What), harness.Cell(harness.Cut(r.Evidence, 300)))
 	}
-	b.WriteString("\n## Each endpoint during the fault\n\n| endpoint | answered | slowest answer | timed out | refused | other | first failure | its error | last answer | answers again |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, e := range run.Endpoints() {
-		slow := "-"
-		if e.OK > 0 {
-			slow = fmt.Sprintf("%.2fs", e.MaxOK.Seconds())
-		}
-		fmt.Fprintf(b, "| `%s` | %d | %s | %d | %d | %d | %s | %s | %s | %s |\n", e.Path, e.OK, slow, e.TimedOut, e.Refused, e.Other,
-			at(e.FirstFailAt, run.Frozen), harness.Cell(harness.Cut(e.FirstErr, 200)), at(e.LastOKAt, run.Frozen), at(e.FirstBack, run.Frozen))
-	}
+	endpointsTable(b, run, "##")
 	b.WriteString("\n## Prometheus, per metrics_path\n\nEach change of `up`, with `scrape_duration_seconds` and the target's last error, as the round read them.\n\n| after the fault | metrics_path | up | scrape_duration_seconds | lastError |\n|---|---|---|---|---|\n")
 	prev := map[string]string{}
 	for _, r := range run.Rounds {
@@ -160,4 +152,18 @@ func rulesTable(b *strings.Builder, release, rules string) {
 		fmt.Fprintf(b, "| %s | `%s` | %s |\n", r.Alert, harness.Cell(r.Expr), r.For)
 	}
 	b.WriteString("\n")
+}
+
+// endpointsTable writes how each kubelet endpoint answered during the
+// fault, under a heading of level (## or ###).
+func endpointsTable(b *strings.Builder, run *harness.FaultRun, level string) {
+	b.WriteString("\n" + level + " Each endpoint during the fault\n\n| endpoint | answered | slowest answer | timed out | refused | other | first failure | its error | last answer | answers again |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, e := range run.Endpoints() {
+		slow := "-"
+		if e.OK > 0 {
+			slow = fmt.Sprintf("%.2fs", e.MaxOK.Seconds())
+		}
+		fmt.Fprintf(b, "| `%s` | %d | %s | %d | %d | %d | %s | %s | %s | %s |\n", e.Path, e.OK, slow, e.TimedOut, e.Refused, e.Other,
+			at(e.FirstFailAt, run.Frozen), harness.Cell(harness.Cut(e.FirstErr, 200)), at(e.LastOKAt, run.Frozen), at(e.FirstBack, run.Frozen))
+	}
 }

@@ -125,15 +125,7 @@ func writeRung(b *strings.Builder, m measured) {
 	if r, ok := run.RelistRate(); ok {
 		fmt.Fprintf(b, "\nDuring the fault (after its first 20 s): %s.\n", r)
 	}
-	b.WriteString("\n### Each endpoint during the fault\n\n| endpoint | answered | slowest answer | timed out | refused | other | first failure | its error | answers again |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, e := range run.Endpoints() {
-		slow := "-"
-		if e.OK > 0 {
-			slow = fmt.Sprintf("%.2fs", e.MaxOK.Seconds())
-		}
-		fmt.Fprintf(b, "| `%s` | %d | %s | %d | %d | %d | %s | %s | %s |\n", e.Path, e.OK, slow, e.TimedOut, e.Refused, e.Other,
-			at(e.FirstFailAt, run.Frozen), harness.Cell(harness.Cut(e.FirstErr, 200)), at(e.FirstBack, run.Frozen))
-	}
+	endpointsTable(b, run, "###")
 	b.WriteString("\n### The patient /metrics request\n\n| sent | took | status | relists | error |\n|---|---|---|---|---|\n")
 	for _, p := range run.Patient {
 		fmt.Fprintf(b, "| %s | %.1fs | %d | %.0f | %s |\n", at(p.Start, run.Frozen), p.Took.Seconds(), p.Status, p.Relists, harness.Cell(harness.Cut(p.Err, 200)))
