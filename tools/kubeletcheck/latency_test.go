@@ -212,12 +212,16 @@ func checkNeverUnhealthyWhileReady(t *testing.T, run *harness.FaultRun, tl *harn
 // kubelet (issue 54's part 3): no PLEG alert fires while the node is
 // Ready, and none where the kubelet never says "PLEG is not healthy";
 // no critical alert fires while the node is Ready; none first fires
-// after the fault ended.
+// after the fault ended. "While Ready" leaves out the alerts' own lag
+// after Ready turns True again (run.AlertsLag): the rules read Ready
+// through kube-state-metrics, so an alert resolves a scrape and an
+// evaluation after the kubelet said so.
 func checkAlertsFollowKubelet(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline) {
 	if run.Rules == "" {
 		t.Skip("Prometheus ran with no rules")
 	}
 	pleg := tl.Logged[harness.PLEGUnhealthy] != nil
+	lag := run.AlertsLag()
 	for _, r := range run.Rounds {
 		if r.Start.Before(run.Frozen) {
 			continue
@@ -226,11 +230,13 @@ func checkAlertsFollowKubelet(t *testing.T, run *harness.FaultRun, tl *harness.F
 			if a.State != "firing" {
 				continue
 			}
-			where := fmt.Sprintf("round %d (%+.0fs, Ready %s): %s (%s) firing", r.Index, r.Start.Sub(run.Frozen).Seconds(), r.Ready.Status, a.Name, a.Labels["severity"])
+			where := fmt.Sprintf("round %d (%+.0fs, Ready %s since %s): %s (%s) firing", r.Index, r.Start.Sub(run.Frozen).Seconds(), r.Ready.Status,
+				r.Ready.Transition.UTC().Format(time.TimeOnly), a.Name, a.Labels["severity"])
+			settled := r.ReadySettled(lag)
 			switch {
-			case strings.Contains(a.Name, "PLEG") && (r.Ready.Status == "True" || !pleg):
+			case strings.Contains(a.Name, "PLEG") && (settled || !pleg):
 				t.Errorf("%s: the kubelet does not say its PLEG is unhealthy", where)
-			case a.Labels["severity"] == "critical" && r.Ready.Status == "True":
+			case a.Labels["severity"] == "critical" && settled:
 				t.Errorf("%s: critical on a Ready node", where)
 			}
 		}

@@ -447,3 +447,24 @@ func (h *FaultScenario) kubectlPleg(ctx context.Context, kubeconfig string) Pleg
 	pr.Stdout, pr.Stderr = o.String(), e.String()
 	return pr
 }
+
+// AlertsLag is how long after the kubelet changes its Ready condition
+// an alert that reads Ready through kube-state-metrics may still show
+// the old state: kube-state-metrics' next scrape, then the rule's next
+// evaluation, each up to Every apart, and one second more because the
+// condition's transition time is in whole seconds.
+func (run *FaultRun) AlertsLag() time.Duration { return 2*run.Every + time.Second }
+
+// ReadySettled says whether the round saw the node Ready and Ready had
+// been True for longer than lag when the round read the alerts: only
+// then does an alert still firing on Ready False contradict the node.
+func (r *Round) ReadySettled(lag time.Duration) bool {
+	if r.Ready.Status != "True" {
+		return false
+	}
+	at := r.AlertsAt
+	if at.IsZero() {
+		at = r.Ready.At
+	}
+	return r.Ready.Transition.IsZero() || at.Sub(r.Ready.Transition) > lag
+}
