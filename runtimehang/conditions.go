@@ -100,3 +100,55 @@ func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos, ast.
 	}
 	return "", nil, nil
 }
+
+// branchOf is the branch the innermost node of stack (a call in a
+// function's body) runs under, as written: an if's condition in its body,
+// its negation "!(X)" in its else and in the statements after an if with
+// no else whose body always returns (if X { return ... }; the call); ""
+// when it runs under none. The innermost branch is the one named.
+func branchOf(stack []ast.Node) string {
+	for i := len(stack) - 1; i > 0; i-- {
+		switch parent := stack[i-1].(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return ""
+		case *ast.IfStmt:
+			switch stack[i] {
+			case parent.Body:
+				return types.ExprString(parent.Cond)
+			case parent.Else:
+				return "!(" + types.ExprString(parent.Cond) + ")"
+			}
+		case *ast.BlockStmt:
+			for k, st := range parent.List {
+				if ast.Node(st) != stack[i] {
+					continue
+				}
+				for j := k - 1; j >= 0; j-- {
+					if is, ok := parent.List[j].(*ast.IfStmt); ok && is.Else == nil && returns(is.Body) {
+						return "!(" + types.ExprString(is.Cond) + ")"
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// returns reports whether a block always ends its function: its last
+// statement is a return or a call of panic.
+func returns(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	switch last := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.ExprStmt:
+		if call, ok := last.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -146,7 +146,13 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		}
 		return cs
 	}
+	var stack []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
 		if g, ok := n.(*ast.GoStmt); ok {
 			spawned = append(spawned, g.Call)
 			return true
@@ -155,12 +161,13 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		if !ok {
 			return true
 		}
+		when := branchOf(stack)
 		if lit := goroutineArg(info, call); lit != nil {
 			spawned = append(spawned, lit)
 		}
 		if bind != nil {
 			if cs, ok := bind(call); ok {
-				out = append(out, mark(call, cs)...)
+				out = append(out, mark(call, under(cs, when))...)
 				return true
 			}
 		}
@@ -175,9 +182,10 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 			}
 			return true
 		}
-		out = append(out, mark(call, w.call(fn, call.Pos(), depth, staticName(info, call)))...)
+		out = append(out, mark(call, under(w.call(fn, call.Pos(), depth, staticName(info, call)), when))...)
 		return true
 	})
+	unpaired(out)
 	return dedupe(out)
 }
 
@@ -247,13 +255,60 @@ func isTyped(t types.Type) bool {
 	return !ok || b.Kind() != types.Invalid
 }
 
-// dedupe keeps the first chain of each provider and method.
+// under marks each chain's first step, a call of the body being walked,
+// with the branch it runs under ("" for none).
+func under(cs []chain, when string) []chain {
+	if when == "" {
+		return cs
+	}
+	for i := range cs {
+		cs[i].steps[0].When = when
+	}
+	return cs
+}
+
+// unpaired drops the branch "!(X)" from the calls of one body that run
+// after an early return under X when no call runs under X itself: the
+// return leaves nothing else to choose between (if err != nil { return }).
+func unpaired(cs []chain) {
+	taken := map[string]bool{}
+	for _, c := range cs {
+		taken[c.steps[0].When] = true
+	}
+	for i := range cs {
+		w := cs[i].steps[0].When
+		if x, ok := strings.CutPrefix(w, "!("); ok && !taken[strings.TrimSuffix(x, ")")] {
+			cs[i].steps[0].When = ""
+		}
+	}
+}
+
+// whenKey is the branches a chain's calls run under, in order.
+func (c chain) whenKey() string {
+	var ws []string
+	for _, s := range c.steps {
+		if s.When != "" {
+			ws = append(ws, s.When)
+		}
+	}
+	return strings.Join(ws, " && ")
+}
+
+// dedupe keeps the first chain of each provider, method and branch; a
+// method reached under no branch keeps no chain that reaches it under one.
 func dedupe(cs []chain) []chain {
 	seen := map[string]bool{}
+	always := map[string]bool{}
+	for _, c := range cs {
+		if c.whenKey() == "" {
+			always[c.provider()+"|"+c.method] = true
+		}
+	}
 	var out []chain
 	for _, c := range cs {
-		k := c.provider() + "|" + c.method
-		if !seen[k] {
+		pm := c.provider() + "|" + c.method
+		k := pm + "|" + c.whenKey()
+		if !seen[k] && (c.whenKey() == "" || !always[pm]) {
 			seen[k] = true
 			out = append(out, c)
 		}

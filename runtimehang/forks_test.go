@@ -148,3 +148,63 @@ func TestConcurrentCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchesOfTheStatsProvider: the provider lists either from the
+// sandbox stats or from everything ("if p.fromCRI { return ... }; return
+// ..."), so each reach names its side; a fork that falls through from
+// one to the other (as v1.36's fallback does) makes the second always
+// run, and one that writes an else names the same sides.
+func TestBranchesOfTheStatsProvider(t *testing.T) {
+	const stats = "hangshapes/common/pkg/kubelet/stats"
+	branches := func(h *runtimehang.Hang) map[string]string {
+		out := map[string]string{}
+		for _, c := range h.Collectors {
+			for _, r := range c.Reaches {
+				out[r.Method] = strings.Join(r.Branches(), " && ")
+			}
+		}
+		return out
+	}
+	sides := map[string]string{
+		"RuntimeService.ListPodSandboxStats": "p.fromCRI",
+		"RuntimeService.ListContainerStats":  "!(p.fromCRI)",
+		"RuntimeService.ListContainers":      "!(p.fromCRI)",
+		"RuntimeService.ListPodSandbox":      "!(p.fromCRI)",
+	}
+	falls := map[string]string{
+		"RuntimeService.ListPodSandboxStats": "p.fromCRI",
+		"RuntimeService.ListContainerStats":  "",
+		"RuntimeService.ListContainers":      "",
+		"RuntimeService.ListPodSandbox":      "",
+	}
+	for name, tc := range map[string]struct {
+		edit func(string) string
+		want map[string]string
+	}{
+		"unedited": {nil, sides},
+		"an else": {func(s string) string {
+			return strings.Replace(s, "\t\treturn p.fromSandboxStats(ctx)\n\t}\n\treturn p.listAll(ctx)", "\t\treturn p.fromSandboxStats(ctx)\n\t} else {\n\t\treturn p.listAll(ctx)\n\t}", 1)
+		}, sides},
+		"falls through": {func(s string) string {
+			return strings.Replace(s, "\t\treturn p.fromSandboxStats(ctx)\n\t}", "\t\tp.fromSandboxStats(ctx)\n\t}", 1)
+		}, falls},
+		"an error check returns first": {func(s string) string {
+			return strings.Replace(s, "\t\treturn p.fromSandboxStats(ctx)\n\t}", "\t\tif _, err := p.fromSandboxStats(ctx); err == nil {\n\t\t\treturn nil, nil\n\t\t}\n\t}", 1)
+		}, falls},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var h *runtimehang.Hang
+			if tc.edit == nil {
+				h = hangOf(t, "v137", "")
+			} else {
+				h = edited(t, map[string]func(string) string{stats: tc.edit})
+			}
+			got := branches(h)
+			for m, want := range tc.want {
+				if w, ok := got[m]; !ok || w != want {
+					t.Errorf("%s runs under %q (reached %t), want %q", m, w, ok, want)
+				}
+			}
+		})
+	}
+}

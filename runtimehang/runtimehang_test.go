@@ -99,7 +99,11 @@ func describe(h *runtimehang.Hang) []string {
 		for _, r := range c.Reaches {
 			var steps []string
 			for _, s := range r.Steps {
-				steps = append(steps, s.Func+"@"+at(&s.Pos))
+				step := s.Func + "@" + at(&s.Pos)
+				if s.When != "" {
+					step += " when " + s.When
+				}
+				steps = append(steps, step)
 			}
 			out = append(out, fmt.Sprintf("  reach %s via %q: %s", r.Method, r.Provider, strings.Join(steps, " > ")))
 		}

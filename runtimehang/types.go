@@ -73,6 +73,11 @@ type Step struct {
 	// Via is the interface the call goes through ("" for a static call):
 	// the step is then one of the interface's implementations.
 	Via string `json:"via,omitempty"`
+	// When is the branch of its caller's body the call runs under, as
+	// written ("!(X)" for an else, or for the calls after "if X {
+	// return }" when the if's body makes a call too); "" when none. Calls
+	// under X and under !(X) are alternatives: one run makes one side's.
+	When string `json:"when,omitempty"`
 }
 
 // Collector is one collector registered, and what a scrape calls.
@@ -121,6 +126,19 @@ type Reach struct {
 	// statement, an errgroup's or a WaitGroup's Go), beside the caller's
 	// other calls; else each call waits for the one before.
 	Concurrent bool `json:"concurrent,omitempty"`
+}
+
+// Branches are the branches the reach's calls run under, outermost
+// first (each step's When); none when every call runs whatever the
+// conditions.
+func (r Reach) Branches() []string {
+	var ws []string
+	for _, s := range r.Steps {
+		if s.When != "" {
+			ws = append(ws, s.When)
+		}
+	}
+	return ws
 }
 
 // Unresolved is a call a chain could not follow.

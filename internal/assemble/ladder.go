@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/plegvet/plegvet/answer"
@@ -88,14 +90,65 @@ func inspectCalls(rl *runtimehang.Relist, s runtimehang.Step) []runtimehang.Reac
 // sequentialCalls counts the calls a loop waits on one after another:
 // each distinct CRI method reached outside a goroutine, and one for all
 // those made in goroutines (they wait beside each other); ms names them.
+// Calls under a branch X and under !(X) (Step.When, innermost last) are
+// alternatives, one run makes one side's: only the side adding more
+// methods counts, named with the other.
 func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
+	type family struct{ sides [2][]string } // under X, under !(X)
+	families := map[string]*family{}
+	var order []string
 	concurrent := false
 	for _, rc := range rs {
-		switch {
-		case rc.Concurrent:
+		if rc.Concurrent {
 			concurrent = true
-		case !contains(ms, rc.Method):
-			ms = append(ms, rc.Method)
+			continue
+		}
+		bs := rc.Branches()
+		if len(bs) == 0 {
+			if !contains(ms, rc.Method) {
+				ms = append(ms, rc.Method)
+			}
+			continue
+		}
+		last := bs[len(bs)-1]
+		x, negated := strings.CutPrefix(last, "!(")
+		side := 0
+		if negated {
+			x, side = strings.TrimSuffix(x, ")"), 1
+		}
+		key := strings.Join(append(bs[:len(bs)-1:len(bs)-1], x), " && ")
+		f := families[key]
+		if f == nil {
+			f = &family{}
+			families[key] = f
+			order = append(order, key)
+		}
+		if !contains(f.sides[side], rc.Method) {
+			f.sides[side] = append(f.sides[side], rc.Method)
+		}
+	}
+	counted := slices.Clone(ms)
+	for _, key := range order {
+		f := families[key]
+		var fresh [2][]string
+		for i, side := range f.sides {
+			for _, m := range side {
+				if !contains(counted, m) {
+					fresh[i] = append(fresh[i], m)
+				}
+			}
+		}
+		pick, other, when := fresh[0], fresh[1], key
+		if len(fresh[1]) > len(fresh[0]) {
+			pick, other, when = fresh[1], fresh[0], "!("+key+")"
+		}
+		counted = append(counted, pick...)
+		for _, m := range pick {
+			note := fmt.Sprintf("%s (only when %s, counted)", m, when)
+			if len(f.sides[0]) > 0 && len(f.sides[1]) > 0 {
+				note = fmt.Sprintf("%s (when %s; else %s)", m, when, strings.Join(other, ", "))
+			}
+			ms = append(ms, note)
 		}
 	}
 	n = len(ms)
