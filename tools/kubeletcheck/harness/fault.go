@@ -34,6 +34,10 @@ type Fault struct {
 	Kind    FaultKind     `json:"kind"`
 	Method  string        `json:"method,omitempty"`  // FaultHeld: the method held
 	Latency time.Duration `json:"latency,omitempty"` // FaultLatency: each unary call's delay
+	// Pods static pods are started at once as the fault begins (the
+	// overload: every one of them changes in the next relists, each
+	// inspected one after another).
+	Pods int `json:"pods,omitempty"`
 	// Least is the least time the fault lasts and Most the most. With
 	// UntilPLEG it ends once Least has passed, the node's Ready has named
 	// the PLEG, the awaited alerts fired, and Hold more has passed (or at
@@ -74,6 +78,14 @@ func Latency(l, d time.Duration) Fault {
 	return Fault{Kind: FaultLatency, Latency: l, Least: d, Most: d}
 }
 
+// Overload is Latency(l, d) with n static pods started at once as it
+// begins.
+func Overload(l, d time.Duration, n int) Fault {
+	f := Latency(l, d)
+	f.Pods = n
+	return f
+}
+
 // Proxied says whether the kubelet talks to the runtime through the CRI
 // proxy for this fault.
 func (f Fault) Proxied() bool { return f.Kind == FaultHeld || f.Kind == FaultLatency }
@@ -88,6 +100,9 @@ func (f Fault) Name() string {
 	case FaultHeld:
 		return "runtime-slow-call"
 	case FaultLatency:
+		if f.Pods > 0 {
+			return fmt.Sprintf("runtime-slow-%s-%dpods", f.Latency, f.Pods)
+		}
 		return fmt.Sprintf("runtime-slow-%s", f.Latency)
 	}
 	return string(f.Kind)
@@ -103,7 +118,11 @@ func (f Fault) Describe() string {
 	case FaultHeld:
 		return "the CRI proxy starts holding " + f.Method
 	case FaultLatency:
-		return fmt.Sprintf("the CRI proxy starts delaying every unary CRI call by %s (%s passes)", f.Latency, EventStream)
+		s := fmt.Sprintf("the CRI proxy starts delaying every unary CRI call by %s (%s passes)", f.Latency, EventStream)
+		if f.Pods > 0 {
+			s += fmt.Sprintf(", and %d static pods are started at once", f.Pods)
+		}
+		return s
 	}
 	return string(f.Kind)
 }
@@ -121,6 +140,9 @@ func (f Fault) begin(n *Node, proxy *CRIProxy) error {
 		proxy.SetLatency(f.Latency)
 	default:
 		return fmt.Errorf("fault %q: want %s, %s, %s or %s", f.Kind, FaultStopped, FaultFrozen, FaultHeld, FaultLatency)
+	}
+	if f.Pods > 0 {
+		return n.Kubelet.AddStaticPods(f.Pods)
 	}
 	return nil
 }

@@ -47,19 +47,50 @@ type Kubelet struct {
 
 // StaticPod is a pod the kubelet runs from its manifest directory, on the
 // host network (no CNI here), with the pause image, never pulled.
-const StaticPod = `apiVersion: v1
+var StaticPod = staticPod("sleeper")
+
+// staticPod is StaticPod's manifest under another name (its container's
+// too).
+func staticPod(name string) string {
+	return `apiVersion: v1
 kind: Pod
 metadata:
-  name: sleeper
+  name: ` + name + `
   namespace: default
 spec:
   hostNetwork: true
   restartPolicy: Always
   containers:
-  - name: sleeper
+  - name: ` + name + `
     image: ` + PauseImage + `
     imagePullPolicy: Never
 `
+}
+
+// AddStaticPods starts n more static pods at once (load-000, load-001,
+// ...): each manifest is written aside and renamed into the manifest
+// directory, all within milliseconds, so the kubelet's file source sees
+// them together.
+func (k *Kubelet) AddStaticPods(n int) error {
+	manifests := filepath.Join(k.Dir, "manifests")
+	aside := filepath.Join(k.Dir, "manifests-aside")
+	if err := os.MkdirAll(aside, 0o755); err != nil {
+		return err
+	}
+	for i := range n {
+		name := fmt.Sprintf("load-%03d", i)
+		if err := os.WriteFile(filepath.Join(aside, name+".yaml"), []byte(staticPod(name)), 0o644); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		name := fmt.Sprintf("load-%03d.yaml", i)
+		if err := os.Rename(filepath.Join(aside, name), filepath.Join(manifests, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // config is the KubeletConfiguration: anonymous access to /configz and
 // /metrics, cgroupfs on a cgroup v1 host, no QoS cgroups and no node

@@ -136,7 +136,52 @@ func (r *Round) KSMReady() string {
 const (
 	LogRelisted      = `"Retrieved pods from runtime" all=true`
 	LogRuntimeStatus = `"Container runtime status"`
+	// LogInspected is the generic relist's -v=4 line as it stores the
+	// status of a pod it inspected in the pod cache.
+	LogInspected = `"PLEG: Write status"`
 )
+
+// Inspection is one relist as the kubelet's log shows it: when its
+// listing returned (its GetPods line, the moment it stores its time),
+// how many pods it then inspected one after another (its LogInspected
+// lines up to the next GetPods line) and when it stored the last.
+type Inspection struct {
+	Listed time.Time `json:"listed"`
+	Pods   int       `json:"pods"`
+	Last   time.Time `json:"last"`
+}
+
+// Inspections are the relists whose listing returned during the fault.
+// The image garbage collector's GetPods (every 5m) logs the same line,
+// so one relist may show as two: a count is at most the relist's.
+func (r *FaultRun) Inspections() []Inspection {
+	var out []Inspection
+	for _, l := range r.Log {
+		if l.Time.Before(r.Frozen) || !l.Time.Before(r.Thawed) {
+			continue
+		}
+		switch {
+		case strings.Contains(l.Raw, LogRelisted):
+			out = append(out, Inspection{Listed: l.Time, Last: l.Time})
+		case strings.Contains(l.Raw, LogInspected) && len(out) > 0:
+			out[len(out)-1].Pods++
+			out[len(out)-1].Last = l.Time
+		}
+	}
+	return out
+}
+
+// MostInspected is the relist that inspected the most pods; false when
+// none inspected any.
+func MostInspected(ins []Inspection) (Inspection, bool) {
+	var most Inspection
+	for _, i := range ins {
+		if i.Pods > most.Pods {
+			most = i
+		}
+	}
+	return most, most.Pods > 0
+}
 
 // Gaps is how often a log line came during the fault: how many, the
 // mean and the longest time between two (the first measured from the

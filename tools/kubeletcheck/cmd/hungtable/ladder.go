@@ -92,11 +92,20 @@ func writePredictions(b *strings.Builder, l *ladder.Ladder, why string, runs []m
 	for _, r := range l.Rungs {
 		fmt.Fprintf(b, " %s from %s;", r.Name, r.Latency)
 	}
-	b.WriteString(" measured against it as follows (the tolerance: a round is 10 s, so a moment read by the rounds is known to within 10 s; a relist interval from the counter within one relist over the samples' span).\n\n")
-	b.WriteString("| latency | rung (ladder) | next rung | scrape time: predicted / patient request measured | relist cycle: predicted / counter / log | health age worst: predicted / kubelet's log, oldest (lines) | status age worst: predicted / log's longest gap | Ready |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString(" measured against it as follows (the tolerance: a round is 10 s, so a moment read by the rounds is known to within 10 s; a relist interval from the counter within one relist over the samples' span). With pods started at once, the ladder is taken with as many pods changing in one relist as the kubelet's log shows the busiest relist inspecting (its `PLEG: Write status` lines after its `GetPods`).\n\n")
+	b.WriteString("| latency | pods changing (busiest relist, log) | rung (ladder) | next rung | scrape time: predicted / patient request measured | relist cycle: predicted / counter / log | health age worst: predicted / kubelet's log, oldest (lines) | status age worst: predicted / log's longest gap | Ready |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range runs {
 		lat := m.run.Fault.Latency
-		on, next := l.Place(lat)
+		pods, changing := 0, "-"
+		if m.run.Fault.Pods > 0 {
+			changing = "none inspected"
+			if most, ok := harness.MostInspected(m.run.Inspections()); ok {
+				pods = most.Pods
+				changing = fmt.Sprintf("%d of %d, stored over %.1fs from %s", most.Pods, m.run.Fault.Pods, most.Last.Sub(most.Listed).Seconds(), at(most.Listed, m.run.Frozen))
+			}
+		}
+		lp := ladder.Compute(in, pods)
+		on, next := lp.Place(lat)
 		name := func(r *ladder.Rung) string {
 			if r == nil {
 				return "none"
@@ -123,8 +132,8 @@ func writePredictions(b *strings.Builder, l *ladder.Ladder, why string, runs []m
 		if oldest, lines := m.run.LongestPLEGAge(); lines > 0 {
 			age = fmt.Sprintf("%.1fs (%d)", oldest.Seconds(), lines)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s / %s | %s / %s / %.1fs | %s / %s | %s / %.1fs | %s |\n", lat, name(on), name(next),
-			l.ScrapeTime(lat), scrape, l.RelistCycle(lat, 0), counter, relisted.Mean.Seconds(), l.HealthAge(lat, 0), age, l.StatusAge(lat), status.Longest.Seconds(), harness.Cell(ready))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s / %s | %s / %s / %.1fs | %s / %s | %s / %.1fs | %s |\n", lat, harness.Cell(changing), name(on), name(next),
+			lp.ScrapeTime(lat), scrape, lp.RelistCycle(lat, pods), counter, relisted.Mean.Seconds(), lp.HealthAge(lat, pods), age, lp.StatusAge(lat), status.Longest.Seconds(), harness.Cell(ready))
 	}
 	b.WriteString("\n")
 }

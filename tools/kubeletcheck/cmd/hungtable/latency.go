@@ -19,11 +19,20 @@ func writeLatency(b *strings.Builder, runs []measured, st setting, l *ladder.Lad
 		lats = append(lats, m.run.Fault.Latency.String()+":"+m.run.Fault.Least.String())
 	}
 	fmt.Fprintf(b, "# A slow runtime: every CRI call delayed, as a real kubelet lives it\n\n")
-	fmt.Fprintf(b, "Written by `go run ./cmd/hungtable -k8s %s -fault latency -latency %s` in tools/kubeletcheck on %s; not edited by hand. `TestRuntimeSlow` runs the same rungs and asserts the kubelet's behaviour.\n\n",
-		release, strings.Join(lats, ","), runs[0].run.Frozen.UTC().Format("2006-01-02"))
+	podsFlag, tested := "", "`TestRuntimeSlow` runs the same rungs and asserts the kubelet's behaviour."
+	if n := runs[0].run.Fault.Pods; n > 0 {
+		podsFlag = fmt.Sprintf(" -pods %d", n)
+		tested = "Its trimmed captures are offline testdata of `plegvet node` (nodeverdict); CI does not run it (it takes a quarter of an hour)."
+	}
+	fmt.Fprintf(b, "Written by `go run ./cmd/hungtable -k8s %s -fault latency -latency %s%s` in tools/kubeletcheck on %s; not edited by hand. %s\n\n",
+		release, strings.Join(lats, ","), podsFlag, runs[0].run.Frozen.UTC().Format("2006-01-02"), tested)
 	provenance(b, runs)
 	h := runs[0].h
-	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), harness.ContainerdVersion)
+	more := ""
+	if n := runs[0].run.Fault.Pods; n > 0 {
+		more = fmt.Sprintf(" (and %d more, each a pause container on the host network, written into its manifest directory at once as the fault begins)", n)
+	}
+	fmt.Fprintf(b, "The kubelet %s is built from its release's source and registered to a kube-apiserver of the same release, with %s and one static pod%s running on containerd %s built from its module (runtimeRequestTimeout: the default 2m). ", release, gatesWords(h.Gates), more, harness.ContainerdVersion)
 	fmt.Fprintf(b, "The kubelet talks to containerd through a gRPC pass-through in the harness (raw frames, its own socket). Once the node is Ready, the proxy delays every unary CRI call by the rung's latency before forwarding it (`%s`, the event stream, passes undelayed); a caller that gives up first gets its own context's error. When the rung's time is up the latency is switched off and calls still waiting go on at once. ", harness.EventStream)
 	fmt.Fprintf(b, "Every %s the harness requests /metrics, /metrics/cadvisor, /metrics/resource, /configz and /healthz, each with a client timeout of %s, reads the Node object through the API server, and Prometheus's alerts, targets and series; one /metrics request after the other waits up to 5m (the patient scrape, whose answers give `%s` while the rounds' time out); kubectl pleg runs as a node engineer in a loop of its own (`--request-timeout %s`). ",
 		h.Every, h.Every, harness.MetricRelists, h.PlegTimeout)
@@ -88,8 +97,12 @@ func writeLatency(b *strings.Builder, runs []measured, st setting, l *ladder.Lad
 // writeRung writes one rung's tables.
 func writeRung(b *strings.Builder, m measured) {
 	run, tl := m.run, m.tl
-	fmt.Fprintf(b, "\n## %s per call\n\nThe run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n",
-		run.Fault.Latency, tookWords(run), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
+	title := run.Fault.Latency.String() + " per call"
+	if run.Fault.Pods > 0 {
+		title += fmt.Sprintf(", %d pods started at once", run.Fault.Pods)
+	}
+	fmt.Fprintf(b, "\n## %s\n\nThe run took %s, from the control plane's start to the last round; the fault lasted %.0fs; %d rounds.\n\n",
+		title, tookWords(run), run.Thawed.Sub(run.Frozen).Seconds(), len(run.Rounds))
 	b.WriteString(picture(m))
 	b.WriteString("### Moment by moment\n\n| after the fault | moment | evidence |\n|---|---|---|\n")
 	for _, r := range tl.Rows(run.Fault.Describe()) {

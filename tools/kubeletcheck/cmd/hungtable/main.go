@@ -42,6 +42,7 @@ func main() {
 	repo := flag.String("repo", filepath.Join("..", ".."), "the plegvet `repository` whose plegvet writes the rules")
 	from := flag.String("from", "", "rewrite the document and its pictures from runs -all saved, `DIR[,DIR...]` (one per rung with -fault latency), without running a kubelet")
 	img := flag.String("img", "", "the `directory` to write each run's picture to, as NAME.svg (default: img beside -o; none when writing to standard output)")
+	pods := flag.Int("pods", 0, "with -fault latency, `N` static pods started at once as each rung begins: the overload, where every relist inspects them one after another (plegvet report says how many pass the PLEG's threshold at L = 1s)")
 	gateFlag := flag.String("gate", "", "the kubelet's feature gates, `NAME=BOOL,...` (EventedPLEG=true: with -fault hung, containerd stays frozen past the gate-on threshold plegvet report reads from the release's code)")
 	flag.Parse()
 	gates, err := parseGates(*gateFlag)
@@ -58,7 +59,7 @@ func main() {
 	case "slow-call":
 		fs = []harness.Fault{harness.Held(SlowMethod)}
 	case "latency":
-		if fs, err = rungs(*latencies); err != nil {
+		if fs, err = rungs(*latencies, *pods); err != nil {
 			fmt.Fprintln(os.Stderr, "hungtable: -latency:", err)
 			os.Exit(2)
 		}
@@ -109,8 +110,12 @@ func parseGates(s string) (map[string]bool, error) {
 	return gates, nil
 }
 
-// rungs reads -latency: LATENCY[:LASTS],...
-func rungs(s string) ([]harness.Fault, error) {
+// rungs reads -latency: LATENCY[:LASTS],... with pods started at once
+// as each begins.
+func rungs(s string, pods int) ([]harness.Fault, error) {
+	if pods < 0 {
+		return nil, fmt.Errorf("-pods %d: want 0 or more", pods)
+	}
 	var fs []harness.Fault
 	for _, r := range strings.Split(s, ",") {
 		l, d, hasD := strings.Cut(strings.TrimSpace(r), ":")
@@ -127,7 +132,7 @@ func rungs(s string) ([]harness.Fault, error) {
 				return nil, fmt.Errorf("%q: want a positive duration, e.g. 5m30s", d)
 			}
 		}
-		fs = append(fs, harness.Latency(lat, lasts))
+		fs = append(fs, harness.Overload(lat, lasts, pods))
 	}
 	return fs, nil
 }
