@@ -1,6 +1,7 @@
 package kubeletcheck
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plegvet/plegvet/answer"
 	"github.com/plegvet/plegvet/tools/kubeletcheck/harness"
 )
 
@@ -48,6 +50,7 @@ func TestRuntimeSlow(t *testing.T) {
 			t.Run("kubelet", func(t *testing.T) { rung.check(t, run, tl) })
 			t.Run("plegvet-node-never-unhealthy-while-ready", func(t *testing.T) { checkNeverUnhealthyWhileReady(t, run, tl, plegvetBin) })
 			t.Run("alerts-only-what-the-kubelet-says", func(t *testing.T) { checkAlertsFollowKubelet(t, run, tl) })
+			t.Run("ladder-predicts-the-loops", func(t *testing.T) { checkLadderPredicts(t, run, plegvetBin) })
 		})
 	}
 }
@@ -206,6 +209,48 @@ func checkNeverUnhealthyWhileReady(t *testing.T, run *harness.FaultRun, tl *harn
 		}
 	}
 	t.Logf("plegvet node run on %d rounds with /metrics dark and Ready True", checked)
+}
+
+// checkLadderPredicts holds the ladder plegvet report reads from the
+// release's code to what the rung measured: a whole scrape (the patient
+// requests) takes ScrapeCalls calls, the relist's GetPods lines come a
+// RelistCycle apart and the status loop's Status lines a StatusAge, each
+// within half a call's latency and a second (a call is L plus the
+// runtime's own time; the log's mean over the fault).
+func checkLadderPredicts(t *testing.T, run *harness.FaultRun, plegvetBin string) {
+	out, err := exec.Command(plegvetBin, "report", "-k8s", run.Release, "-json").Output()
+	var rep answer.Report
+	if jerr := json.Unmarshal(out, &rep); jerr != nil || rep.Health == nil || rep.Health.Ladder == nil {
+		t.Fatalf("plegvet report -k8s %s -json: no health.ladder (%v %v)", run.Release, err, jerr)
+	}
+	l, lat := rep.Health.Ladder, run.Fault.Latency
+	tol := lat/2 + time.Second
+	near := func(what string, predicted, measured time.Duration) {
+		t.Helper()
+		if d := measured - predicted; d < -tol || d > tol {
+			t.Errorf("%s: predicted %s, measured %s (tolerance %s); the ladder's inputs: %v", what, predicted, measured.Round(100*time.Millisecond), tol, l.Inputs.From)
+		} else {
+			t.Logf("%s: predicted %s, measured %s", what, predicted, measured.Round(100*time.Millisecond))
+		}
+	}
+	ps := run.PatientScrapes()
+	if len(ps) == 0 {
+		t.Errorf("no patient scrape answered within the fault")
+	}
+	for _, p := range ps {
+		near("a whole /metrics scrape", l.ScrapeTime(lat), p)
+	}
+	// The relist's counter times the relist when the answering scrapes
+	// saw it rise twice or more; else its GetPods lines, which the image
+	// garbage collector's GetPods (every 5m) may split.
+	if r, ok := run.RelistRate(); ok && r.Rise >= 2 {
+		near("the relist cycle (the relist's counter)", l.RelistCycle(lat, 0), r.Interval())
+	} else if g := run.LogGaps(harness.LogRelisted); g.Count > 2 {
+		near("the relist cycle (GetPods lines, mean)", l.RelistCycle(lat, 0), g.Mean)
+	}
+	if g := run.LogGaps(harness.LogRuntimeStatus); g.Count > 2 {
+		near("the status loop (Status lines, mean)", l.StatusAge(lat), g.Mean)
+	}
 }
 
 // checkAlertsFollowKubelet requires the alerts to say no more than the

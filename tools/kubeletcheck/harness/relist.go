@@ -246,3 +246,15 @@ func (r *FaultRun) LongestPLEGAge() (longest time.Duration, lines int) {
 	}
 	return longest, lines
 }
+
+// PatientScrapes are how long each patient /metrics request sent and
+// answered within the fault took: a whole scrape at the fault's latency.
+func (r *FaultRun) PatientScrapes() []time.Duration {
+	var out []time.Duration
+	for _, p := range r.Patient {
+		if p.OK() && p.Start.After(r.Frozen) && p.Start.Add(p.Took).Before(r.Thawed) {
+			out = append(out, p.Took)
+		}
+	}
+	return out
+}

@@ -113,11 +113,8 @@ func writePredictions(b *strings.Builder, l *ladder.Ladder, why string, runs []m
 			return fmt.Sprintf("%s (from %s)", r.Name, r.Latency)
 		}
 		scrape := "no answer"
-		for _, p := range m.run.Patient {
-			if p.OK() && p.Start.After(m.run.Frozen) && p.Start.Add(p.Took).Before(m.run.Thawed) {
-				scrape = fmt.Sprintf("%.1fs", p.Took.Seconds())
-				break
-			}
+		if ps := m.run.PatientScrapes(); len(ps) > 0 {
+			scrape = fmt.Sprintf("%.1fs", ps[0].Seconds())
 		}
 		counter := "-"
 		if r, ok := m.run.RelistRate(); ok {
