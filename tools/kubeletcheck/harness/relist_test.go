@@ -12,7 +12,9 @@ import (
 // kubelet's own lines, and only those within the fault.
 func TestInspections(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
-	line := func(s int, raw string) LogLine { return LogLine{Time: t0.Add(time.Duration(s) * time.Second), Raw: raw} }
+	line := func(s int, raw string) LogLine {
+		return LogLine{Time: t0.Add(time.Duration(s) * time.Second), Raw: raw}
+	}
 	listed := `I1207 kuberuntime_manager.go:484] "Retrieved pods from runtime" all=true`
 	wrote := `I1207 generic.go:534] "PLEG: Write status" pod="default/load-001-plegvet-node"`
 	run := &FaultRun{Frozen: t0.Add(10 * time.Second), Thawed: t0.Add(100 * time.Second), Log: []LogLine{
