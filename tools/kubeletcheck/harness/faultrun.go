@@ -149,6 +149,11 @@ const QueryReady = `kube_node_status_condition{job="kube-state-metrics",conditio
 func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 	began := time.Now()
 	spec := NodeSpec{Release: h.Release, KubeletBin: h.KubeletBin, APIServerBin: h.APIServerBin, Runtime: "built", WithPod: true, Profiling: true, Gates: h.Gates}
+	if h.Fault.Pods+1 > 110 {
+		// The default maxPods, 110, would leave the fault's last pods
+		// unadmitted: room for them, the static pod and ten more.
+		spec.MaxPods = h.Fault.Pods + 11
+	}
 	var proxy *CRIProxy
 	if h.Fault.Proxied() {
 		var err error

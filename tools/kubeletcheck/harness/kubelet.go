@@ -38,6 +38,8 @@ type Kubelet struct {
 	// (both default to true in v1beta1) explicitly, for
 	// /debug/pprof/goroutine.
 	Profiling bool
+	// MaxPods, when not 0, is set as maxPods.
+	MaxPods int
 	// Endpoint, when set, is the CRI endpoint the kubelet is given
 	// instead of the runtime's own (a proxy in front of it).
 	CRIEndpoint string
@@ -107,15 +109,18 @@ func (k *Kubelet) config(rt *Runtime) string {
 		fmt.Fprintf(&gates, "  %s: %t\n", n, k.Gates[n])
 	}
 	g := "featureGates: {}\n"
+	if gates.Len() > 0 {
+		g = "featureGates:\n" + gates.String()
+	}
 	if k.Profiling {
 		g = "enableDebuggingHandlers: true\nenableProfilingHandler: true\n" + g
+	}
+	if k.MaxPods > 0 {
+		g = fmt.Sprintf("maxPods: %d\n", k.MaxPods) + g
 	}
 	endpoint := rt.Endpoint()
 	if k.CRIEndpoint != "" {
 		endpoint = k.CRIEndpoint
-	}
-	if gates.Len() > 0 {
-		g = "featureGates:\n" + gates.String()
 	}
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration

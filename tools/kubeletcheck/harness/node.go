@@ -33,6 +33,9 @@ type NodeSpec struct {
 	// the runtime's (a proxy in front of it).
 	Profiling   bool
 	CRIEndpoint string
+	// MaxPods, when not 0, is the kubelet's maxPods (the default 110 is
+	// fewer than an overload fault may start).
+	MaxPods int
 	// BeforeKubelet runs once the runtime serves, before the kubelet
 	// starts (a proxy's start).
 	BeforeKubelet func(ctx context.Context, rt *Runtime) error
@@ -91,7 +94,7 @@ func (p *Parts) StartNode(ctx context.Context, spec NodeSpec) (n *Node, err erro
 		}
 	}
 	n.Kubelet = &Kubelet{Version: spec.Release, Bin: spec.KubeletBin, Dir: filepath.Join(rdir, "kubelet"), Gates: spec.Gates, Kubeconfig: nodeConf,
-		Profiling: spec.Profiling, CRIEndpoint: spec.CRIEndpoint}
+		Profiling: spec.Profiling, CRIEndpoint: spec.CRIEndpoint, MaxPods: spec.MaxPods}
 	if n.Kubelet.Gates == nil {
 		n.Kubelet.Gates = map[string]bool{}
 	}

@@ -70,3 +70,15 @@ func TestAddStaticPods(t *testing.T) {
 		t.Errorf("Overload: %q, %q", f.Name(), f.Describe())
 	}
 }
+
+// TestKubeletConfig keeps every setting the harness asks for: the gates
+// beside the profiling handlers and maxPods (gates once replaced them).
+func TestKubeletConfig(t *testing.T) {
+	k := &Kubelet{Gates: map[string]bool{"EventedPLEG": true}, Profiling: true, MaxPods: 161}
+	conf := k.config(&Runtime{Sock: "/run/c.sock"})
+	for _, want := range []string{"featureGates:\n  EventedPLEG: true\n", "enableProfilingHandler: true\n", "maxPods: 161\n"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("the configuration lacks %q:\n%s", want, conf)
+		}
+	}
+}
