@@ -194,6 +194,22 @@ func (l *Ladder) HealthAge(latency time.Duration, n int) time.Duration {
 	return l.RelistCycle(latency, n) + time.Duration(l.Inputs.RelistListCalls)*latency
 }
 
+// Overload is the fewest pods changing at once that, at latency per
+// call, take the relist time's worst age past its threshold (each relist
+// inspects them one after another); false when the calls a pod costs or
+// the threshold are not known.
+func (l *Ladder) Overload(latency time.Duration) (int, bool) {
+	in := l.Inputs
+	if in.PodCalls <= 0 || in.RelistThreshold <= 0 || in.RelistListCalls <= 0 || latency <= 0 {
+		return 0, false
+	}
+	spare := in.RelistThreshold - l.HealthAge(latency, 0)
+	if spare < 0 {
+		return 0, true
+	}
+	return int(spare/(time.Duration(in.PodCalls)*latency)) + 1, true
+}
+
 // StatusAge is the runtime sync time's worst age.
 func (l *Ladder) StatusAge(latency time.Duration) time.Duration {
 	return l.Inputs.StatusPeriod + time.Duration(l.Inputs.StatusCalls)*latency

@@ -233,3 +233,26 @@ func FuzzInputsJSON(f *testing.F) {
 		}
 	})
 }
+
+// Overload is the fewest pods changing at once past the threshold: each
+// costs PodCalls calls of the relist, on top of its own cycle.
+func TestOverload(t *testing.T) {
+	in := kubelet()
+	in.PodCalls = 2
+	l := Compute(in, 0)
+	// 3m0s - (1s + 2*1s + 2*1s) = 175s spare at 2s a pod: 88 pods.
+	if n, ok := l.Overload(time.Second); !ok || n != 88 {
+		t.Errorf("Overload(1s) = %d, %t; want 88", n, ok)
+	}
+	// The worst age of those 88 passes the threshold; of 87, it does not.
+	if l.HealthAge(time.Second, 88) <= in.RelistThreshold || l.HealthAge(time.Second, 87) > in.RelistThreshold {
+		t.Errorf("HealthAge(1s, 87..88) = %v..%v around %v", l.HealthAge(time.Second, 87), l.HealthAge(time.Second, 88), in.RelistThreshold)
+	}
+	if n, ok := l.Overload(time.Minute); !ok || n != 0 {
+		t.Errorf("Overload(1m) = %d, %t; want 0: no pod is needed past the PLEG's rung", n, ok)
+	}
+	in.PodCalls = 0
+	if _, ok := Compute(in, 0).Overload(time.Second); ok {
+		t.Error("Overload with no pod calls known: ok")
+	}
+}

@@ -118,8 +118,13 @@ func (d *decider) downInDark(h *Health, lastGood time.Time, ready *Condition, lo
 // ladder when known.
 func (d *decider) plegRungWords() string {
 	if in := d.in.Ladder; in != nil {
-		if rg := ladder.Compute(*in, 0).Rung(ladder.RungPLEG); rg != nil {
-			return fmt.Sprintf("every call past the ladder's %s rung (from %s per call with no pod changing, less with pods changing)", rg.Name, rg.Latency)
+		l := ladder.Compute(*in, 0)
+		if rg := l.Rung(ladder.RungPLEG); rg != nil {
+			pods := "less with pods changing"
+			if n, ok := l.Overload(time.Second); ok {
+				pods = fmt.Sprintf("less with pods changing: at 1s per call, %d pods changing at once, as when that many start together", n)
+			}
+			return fmt.Sprintf("every call past the ladder's %s rung (from %s per call with no pod changing; %s)", rg.Name, rg.Latency, pods)
 		}
 	}
 	return "every call slower than a relist cycle within the threshold allows, or slower with pods changing (the ladder is not known: " + d.ladderMissing() + ")"

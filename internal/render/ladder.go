@@ -40,26 +40,11 @@ func ladderRows(row rowFunc, l *answer.Ladder) {
 		}
 		lines = append(lines, s)
 	}
-	if n, ok := overload(l, time.Second); ok {
+	if n, ok := l.Overload(time.Second); ok {
 		lines = append(lines, fmt.Sprintf("at L = 1s, %d pods changing at once pass the PLEG's threshold (each relist inspects them one after another)", n))
 	}
 	if l.Unknown != "" {
 		lines = append(lines, "unknown: "+l.Unknown)
 	}
 	row("On slow runtime", lines...)
-}
-
-// overload is the fewest pods changing at once that, at latency per
-// call, take the relist time past its threshold; false when no pod
-// count is computed.
-func overload(l *answer.Ladder, latency time.Duration) (int, bool) {
-	in := l.Inputs
-	if in.PodCalls <= 0 || in.RelistThreshold <= 0 || in.RelistListCalls <= 0 {
-		return 0, false
-	}
-	spare := in.RelistThreshold - l.HealthAge(latency, 0)
-	if spare < 0 {
-		return 0, true
-	}
-	return int(spare/(time.Duration(in.PodCalls)*latency)) + 1, true
 }

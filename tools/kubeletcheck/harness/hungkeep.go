@@ -307,6 +307,10 @@ func (r *FaultRun) Keep(dir string, tl *FaultTimeline, fault string) error {
 		doc["relists"] = r.RelistSamples()
 		doc["delays"] = r.Delays
 	}
+	if r.Fault.Pods > 0 {
+		doc["pods"] = r.Fault.Pods
+		doc["inspections"] = r.Inspections()
+	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

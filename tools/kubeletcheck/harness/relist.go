@@ -152,20 +152,29 @@ type Inspection struct {
 }
 
 // Inspections are the relists whose listing returned during the fault.
-// The image garbage collector's GetPods (every 5m) logs the same line,
-// so one relist may show as two: a count is at most the relist's.
+// Another caller's GetPods logs the same line (the image garbage
+// collector's, every 5m): a line is taken for a relist's only when it
+// comes at least two calls of the fault's latency and half a second after
+// the last line counted (a relist lists with two calls, and starts a
+// relist period, 1s, after the last one ended), else it is another
+// caller's, within a relist's inspections (each pod's two calls apart).
 func (r *FaultRun) Inspections() []Inspection {
 	var out []Inspection
+	var last time.Time
+	gap := 2*r.Fault.Latency + 500*time.Millisecond
 	for _, l := range r.Log {
 		if l.Time.Before(r.Frozen) || !l.Time.Before(r.Thawed) {
 			continue
 		}
 		switch {
 		case strings.Contains(l.Raw, LogRelisted):
-			out = append(out, Inspection{Listed: l.Time, Last: l.Time})
+			if len(out) == 0 || l.Time.Sub(last) >= gap {
+				out = append(out, Inspection{Listed: l.Time, Last: l.Time})
+				last = l.Time
+			}
 		case strings.Contains(l.Raw, LogInspected) && len(out) > 0:
 			out[len(out)-1].Pods++
-			out[len(out)-1].Last = l.Time
+			out[len(out)-1].Last, last = l.Time, l.Time
 		}
 	}
 	return out

@@ -17,9 +17,11 @@ func TestInspections(t *testing.T) {
 	}
 	listed := `I1207 kuberuntime_manager.go:484] "Retrieved pods from runtime" all=true`
 	wrote := `I1207 generic.go:534] "PLEG: Write status" pod="default/load-001-plegvet-node"`
-	run := &FaultRun{Frozen: t0.Add(10 * time.Second), Thawed: t0.Add(100 * time.Second), Log: []LogLine{
+	run := &FaultRun{Fault: Overload(time.Second, time.Minute, 3), Frozen: t0.Add(10 * time.Second), Thawed: t0.Add(100 * time.Second), Log: []LogLine{
 		line(5, listed), line(6, wrote), // before the fault
 		line(12, listed), line(14, wrote), line(16, wrote),
+		line(17, listed), // the image garbage collector's, amid the inspections
+		line(18, wrote),
 		line(20, `I1207 kuberuntime_manager.go:484] "Retrieved pods from runtime" all=false`),
 		line(22, wrote),
 		line(30, listed),
@@ -31,12 +33,12 @@ func TestInspections(t *testing.T) {
 	for _, i := range ins {
 		got = append(got, i.Pods)
 	}
-	if len(got) != 3 || got[0] != 3 || got[1] != 0 || got[2] != 1 {
-		t.Fatalf("pods inspected per relist = %v, want [3 0 1]", got)
+	if len(got) != 3 || got[0] != 4 || got[1] != 0 || got[2] != 1 {
+		t.Fatalf("pods inspected per relist = %v, want [4 0 1]", got)
 	}
 	most, ok := MostInspected(ins)
-	if !ok || most.Pods != 3 || most.Last.Sub(most.Listed) != 10*time.Second {
-		t.Errorf("MostInspected = %+v %v, want 3 pods stored over 10s", most, ok)
+	if !ok || most.Pods != 4 || most.Last.Sub(most.Listed) != 10*time.Second {
+		t.Errorf("MostInspected = %+v %v, want 4 pods stored over 10s", most, ok)
 	}
 	if _, ok := MostInspected(ins[1:2]); ok {
 		t.Errorf("a relist that inspected nothing counts as inspecting")

@@ -18,7 +18,7 @@ var faultKinds = map[string]harness.FaultKind{"stopped": harness.FaultStopped, "
 // those the run saved (the repository's plegvet's when it saved none),
 // the report and its ladder the repository's plegvet's; a scenario's
 // settings not saved are the live command's for the same flags.
-func rewrite(ctx context.Context, b *strings.Builder, dirs []string, fs []harness.Fault, gates map[string]bool, repo string, st setting) error {
+func rewrite(ctx context.Context, b *strings.Builder, dirs []string, fs []harness.Fault, gates map[string]bool, repo, captures string, st setting) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	tmp, err := os.MkdirTemp("", "hungtable-from-")
 	if err != nil {
@@ -91,6 +91,11 @@ func rewrite(ctx context.Context, b *strings.Builder, dirs []string, fs []harnes
 			m.h.Every = run.Every
 		}
 		m.tl = run.Timeline(names)
+		if captures != "" && f.Kind != harness.FaultStopped {
+			if err := run.Keep(filepath.Join(captures, st.release, m.h.Name()), m.tl, f.Describe()); err != nil {
+				return err
+			}
+		}
 	}
 	st.rules, st.rep, st.why = rules, rep, why
 	return document(b, runs, st)

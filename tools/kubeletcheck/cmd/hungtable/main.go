@@ -79,7 +79,7 @@ func main() {
 		st.img = filepath.Join(filepath.Dir(*out), "img")
 	}
 	if *from != "" {
-		err = rewrite(ctx, &b, strings.Split(*from, ","), fs, gates, *repo, st)
+		err = rewrite(ctx, &b, strings.Split(*from, ","), fs, gates, *repo, *captures, st)
 	} else {
 		err = table(ctx, &b, *release, *fault, fs, gates, *repo, *captures, *all, st)
 	}
