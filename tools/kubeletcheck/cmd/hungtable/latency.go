@@ -18,7 +18,11 @@ func writeLatency(b *strings.Builder, runs []measured, st setting, l *ladder.Lad
 	for _, m := range runs {
 		lats = append(lats, m.run.Fault.Latency.String()+":"+m.run.Fault.Least.String())
 	}
-	fmt.Fprintf(b, "# A slow runtime: every CRI call delayed, as a real kubelet lives it\n\n")
+	if n := runs[0].run.Fault.Pods; n > 0 {
+		fmt.Fprintf(b, "# The overload: every CRI call delayed and %d pods started at once, as a real kubelet lives it\n\n", n)
+	} else {
+		fmt.Fprintf(b, "# A slow runtime: every CRI call delayed, as a real kubelet lives it\n\n")
+	}
 	podsFlag, tested := "", "`TestRuntimeSlow` runs the same rungs and asserts the kubelet's behaviour."
 	if n := runs[0].run.Fault.Pods; n > 0 {
 		podsFlag = fmt.Sprintf(" -pods %d", n)
