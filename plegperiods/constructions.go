@@ -322,27 +322,6 @@ func lastAssignment(body *ast.BlockStmt, v *types.Var, before token.Pos, info *t
 	return found
 }
 
-// leaves reports whether a block ends by leaving the function or, with
-// next, by skipping to the next iteration of its loop.
-func leaves(b *ast.BlockStmt, next bool) bool {
-	if len(b.List) == 0 {
-		return false
-	}
-	switch s := b.List[len(b.List)-1].(type) {
-	case *ast.ReturnStmt:
-		return true
-	case *ast.BranchStmt:
-		return next && s.Tok == token.CONTINUE
-	case *ast.ExprStmt:
-		if call, ok := s.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // gateArg recognises a test of one feature gate: a call whose only
 // argument is a constant of type featuregate.Feature (Enabled(features.X)).
 func gateArg(info *types.Info, call *ast.CallExpr) (string, *types.Const, bool) {

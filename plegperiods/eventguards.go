@@ -45,7 +45,7 @@ func (r *loopReader) guards(file *ast.File, at ast.Node) (eventSet, token.Pos) {
 					break
 				}
 				ifs, ok := s.(*ast.IfStmt)
-				if !ok || ifs.Else != nil || !leaves(ifs.Body, true) {
+				if !ok || ifs.Else != nil || !astobj.Leaves(ifs.Body, true) {
 					continue
 				}
 				es, t := r.eventTest(ifs.Cond, false)

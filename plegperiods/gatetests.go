@@ -11,6 +11,7 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
 
@@ -174,7 +175,7 @@ func (g *gateReader) conditions(path []ast.Node, evented bool) ([]Condition, []U
 					break
 				}
 				ifs, ok := s.(*ast.IfStmt)
-				if !ok || ifs.Else != nil || !leaves(ifs.Body, false) {
+				if !ok || ifs.Else != nil || !astobj.Leaves(ifs.Body, false) {
 					continue
 				}
 				// Reaching the call means the test was false.

@@ -124,7 +124,7 @@ func branchOf(stack []ast.Node) string {
 					continue
 				}
 				for j := k - 1; j >= 0; j-- {
-					if is, ok := parent.List[j].(*ast.IfStmt); ok && is.Else == nil && returns(is.Body) {
+					if is, ok := parent.List[j].(*ast.IfStmt); ok && is.Else == nil && astobj.Leaves(is.Body, false) {
 						return "!(" + types.ExprString(is.Cond) + ")"
 					}
 				}
@@ -132,23 +132,4 @@ func branchOf(stack []ast.Node) string {
 		}
 	}
 	return ""
-}
-
-// returns reports whether a block always ends its function: its last
-// statement is a return or a call of panic.
-func returns(b *ast.BlockStmt) bool {
-	if len(b.List) == 0 {
-		return false
-	}
-	switch last := b.List[len(b.List)-1].(type) {
-	case *ast.ReturnStmt:
-		return true
-	case *ast.ExprStmt:
-		if call, ok := last.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
-				return true
-			}
-		}
-	}
-	return false
 }

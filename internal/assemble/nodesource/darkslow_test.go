@@ -18,10 +18,7 @@ import (
 // PLEG's failure on the ladder's rung, every call slow past it, beside
 // the one call held; while Ready is True, at-risk.
 func TestDarkSlowPastThePLEGRung(t *testing.T) {
-	c := loadCapture(t, "v1.37.2", "runtime-slow-1m0s")
-	if c.src.Ladder == nil {
-		t.Fatal("the index holds no ladder for v1.37.2")
-	}
+	c := loadLadderCapture(t, "v1.37.2", "runtime-slow-1m0s")
 	decide := func(failureFile, nodeFile, at string) nodeverdict.Health {
 		t.Helper()
 		return c.decide(nil, c.file(failureFile), c.node(nodeFile), at)

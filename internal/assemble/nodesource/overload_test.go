@@ -22,10 +22,7 @@ import (
 // call (and from 88 on), not without them; and plegvet node, given the
 // Node object naming the PLEG, names the overload.
 func TestOverloadPastThePLEGRung(t *testing.T) {
-	c := loadCapture(t, "v1.37.2", "runtime-overload-1s-100pods")
-	if c.src.Ladder == nil {
-		t.Fatal("the index holds no ladder for v1.37.2")
-	}
+	c := loadLadderCapture(t, "v1.37.2", "runtime-overload-1s-100pods")
 	var moments struct {
 		Latency     string `json:"latency"`
 		Pods        int    `json:"pods"`

@@ -37,6 +37,17 @@ func loadCapture(t *testing.T, release, name string) *realCapture {
 	return c
 }
 
+// loadLadderCapture is loadCapture for a test of the latency ladder: the
+// index must hold the release's ladder.
+func loadLadderCapture(t *testing.T, release, name string) *realCapture {
+	t.Helper()
+	c := loadCapture(t, release, name)
+	if c.src.Ladder == nil {
+		t.Fatalf("the index holds no ladder for %s", release)
+	}
+	return c
+}
+
 // file is the capture's file name.
 func (c *realCapture) file(name string) []byte {
 	c.t.Helper()

@@ -4,6 +4,7 @@ package astobj
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -49,4 +50,26 @@ func Func(info *types.Info, call *ast.CallExpr) *types.Func {
 	}
 	fn, _ := Of(info, call.Fun).(*types.Func)
 	return fn
+}
+
+// Leaves reports whether a block ends by leaving the function (its last
+// statement a return or a call of panic) or, with next, by skipping to
+// the next iteration of its loop.
+func Leaves(b *ast.BlockStmt, next bool) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return next && s.Tok == token.CONTINUE
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
 }
