@@ -28,6 +28,11 @@ type Inputs struct {
 	// ScrapeCalls are the CRI calls one /metrics scrape makes, one after
 	// another (at least: a collector may call once per pod).
 	ScrapeCalls int
+	// ScrapeBounded says, when no collector's calls are counted, that each
+	// bounds them by a timeout of its own shorter than the scrape's: then
+	// /metrics answers (with errors) however slow the runtime, and there
+	// is no metrics-dark rung; "" otherwise.
+	ScrapeBounded string
 	// RelistListCalls are the calls a relist makes before it stores its
 	// time (the runtime's GetPods); PodCalls those it makes for each pod
 	// that changed (GetPodStatus, one sandbox, one container).
@@ -98,6 +103,8 @@ func Compute(in Inputs, podsChanging int) *Ladder {
 		l.Rungs = append(l.Rungs, r)
 	}
 	switch {
+	case in.ScrapeCalls <= 0 && in.ScrapeBounded != "":
+		// No rung: the collectors' own timeouts keep /metrics answering.
 	case in.ScrapeCalls <= 0 || in.ScrapeTimeout <= 0:
 		unknown = append(unknown, "metrics-dark: the CRI calls a /metrics scrape makes, or the scrape timeout, are not known")
 	default:
@@ -241,6 +248,7 @@ func HangNotReady(in Inputs) (lo, hi time.Duration, ok bool) {
 // inputsJSON is Inputs as JSON: durations as Go prints them.
 type inputsJSON struct {
 	ScrapeCalls         int               `json:"scrapeCalls"`
+	ScrapeBounded       string            `json:"scrapeBounded,omitempty"`
 	RelistListCalls     int               `json:"relistListCalls"`
 	PodCalls            int               `json:"podCalls"`
 	StatusCalls         int               `json:"statusCalls"`
@@ -267,7 +275,7 @@ func (in Inputs) MarshalJSON() ([]byte, error) {
 	if from == nil {
 		from = map[string]string{}
 	}
-	return json.Marshal(inputsJSON{in.ScrapeCalls, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
+	return json.Marshal(inputsJSON{in.ScrapeCalls, in.ScrapeBounded, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
 		d(in.RelistPeriod), d(in.RelistThreshold), d(in.StatusPeriod), d(in.RuntimeDown), d(in.NodeStatusFrequency), d(in.Deadline), d(in.ScrapeTimeout), from})
 }
 
@@ -277,7 +285,7 @@ func (in *Inputs) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	out := Inputs{ScrapeCalls: j.ScrapeCalls, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
+	out := Inputs{ScrapeCalls: j.ScrapeCalls, ScrapeBounded: j.ScrapeBounded, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
 	for _, f := range []struct {
 		s string
 		d *time.Duration

@@ -12,6 +12,7 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/plegvet/plegvet/constvalue"
 	"github.com/plegvet/plegvet/internal/extract/astobj"
 	"github.com/plegvet/plegvet/srcpos"
 )
@@ -147,6 +148,10 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		return cs
 	}
 	var stack []ast.Node
+	// bound is the last context.WithTimeout seen in body: the calls after
+	// it wait at most its timeout together.
+	var bound *constvalue.Value
+	var boundEnd token.Pos
 	ast.Inspect(body, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
@@ -161,13 +166,21 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		if !ok {
 			return true
 		}
+		if t := withTimeout(info, call); t != nil {
+			bound, boundEnd = constvalue.ValueOf(w.p.fset, nil, info, t), call.End()
+			return true
+		}
 		when := branchOf(stack)
+		var b *constvalue.Value
+		if bound != nil && call.Pos() >= boundEnd {
+			b = bound
+		}
 		if lit := goroutineArg(info, call); lit != nil {
 			spawned = append(spawned, lit)
 		}
 		if bind != nil {
 			if cs, ok := bind(call); ok {
-				out = append(out, mark(call, under(cs, when))...)
+				out = append(out, mark(call, under(cs, when, b))...)
 				return true
 			}
 		}
@@ -182,7 +195,7 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 			}
 			return true
 		}
-		out = append(out, mark(call, under(w.call(fn, call.Pos(), depth, staticName(info, call)), when))...)
+		out = append(out, mark(call, under(w.call(fn, call.Pos(), depth, staticName(info, call)), when, b))...)
 		return true
 	})
 	unpaired(out)
@@ -256,13 +269,11 @@ func isTyped(t types.Type) bool {
 }
 
 // under marks each chain's first step, a call of the body being walked,
-// with the branch it runs under ("" for none).
-func under(cs []chain, when string) []chain {
-	if when == "" {
-		return cs
-	}
+// with the branch it runs under ("" for none) and the timeout bounding it
+// (nil for none).
+func under(cs []chain, when string, bound *constvalue.Value) []chain {
 	for i := range cs {
-		cs[i].steps[0].When = when
+		cs[i].steps[0].When, cs[i].steps[0].Bound = when, bound
 	}
 	return cs
 }

@@ -208,3 +208,53 @@ func TestBranchesOfTheStatsProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectorsBoundTheirCalls: a fork whose collectors put a timeout of
+// their own on their calls (context.WithTimeout before the provider is
+// asked) leaves /metrics answering when the runtime hangs, once each
+// collector's timeout is shorter than a scrape's (10s); a longer one, or
+// one not a constant, still leaves it waiting.
+func TestCollectorsBoundTheirCalls(t *testing.T) {
+	const collectors = "hangshapes/common/pkg/kubelet/collectors"
+	bound := func(timeout string, both bool) func(string) string {
+		return func(s string) string {
+			s = strings.Replace(s, "import (\n\t\"context\"\n", "import (\n\t\"context\"\n\t\"time\"\n", 1)
+			s = strings.Replace(s, "\tps, _ := c.statsProvider.ListPodStats(context.Background())", "\tctx, cancel := context.WithTimeout(context.Background(), "+timeout+")\n\tdefer cancel()\n\tps, _ := c.statsProvider.ListPodStats(ctx)", 1)
+			if both {
+				s = strings.Replace(s, "\tps, _ := c.podStats(context.Background())", "\tctx, cancel := context.WithTimeout(context.Background(), "+timeout+")\n\tdefer cancel()\n\tps, _ := c.podStats(ctx)", 1)
+			}
+			return s
+		}
+	}
+	timeoutVar := func(s string) string {
+		s = bound("limit", true)(s)
+		return strings.Replace(s, "// Collector is what a registry takes.", "var limit = 5 * time.Second\n\n// Collector is what a registry takes.", 1)
+	}
+	for name, tc := range map[string]struct {
+		edit func(string) string
+		dark bool
+	}{
+		"unedited":                   {nil, true},
+		"both bounded by 5s":         {bound("5*time.Second", true), false},
+		"one bounded, one not":       {bound("5*time.Second", false), true},
+		"both bounded by 30s":        {bound("30*time.Second", true), true},
+		"bounded by a variable (5s)": {timeoutVar, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := hangOf(t, "v137", "")
+			if tc.edit != nil {
+				h = edited(t, map[string]func(string) string{collectors: tc.edit})
+			}
+			if got := h.DarkOnHang(); got != tc.dark {
+				t.Errorf("DarkOnHang() = %t, want %t", got, tc.dark)
+			}
+			for _, c := range h.Collectors {
+				for _, r := range c.Reaches {
+					if b := r.Bound(); (b != nil) != (tc.edit != nil && (name != "one bounded, one not" || c.Constructor == "collectors.NewVolumeStatsCollector")) {
+						t.Errorf("%s %s: bound %v", c.Constructor, r.Method, b)
+					}
+				}
+			}
+		})
+	}
+}

@@ -19,7 +19,6 @@
 package runtimehang
 
 import (
-	"slices"
 	"time"
 
 	"github.com/plegvet/plegvet/constvalue"
@@ -78,6 +77,11 @@ type Step struct {
 	// return }" when the if's body makes a call too); "" when none. Calls
 	// under X and under !(X) are alternatives: one run makes one side's.
 	When string `json:"when,omitempty"`
+	// Bound is the timeout a context.WithTimeout earlier in the caller's
+	// body puts on the call and on every call after it there (their time
+	// together is at most that), resolved to a constant or not; null when
+	// none.
+	Bound *constvalue.Value `json:"bound,omitempty"`
 }
 
 // Collector is one collector registered, and what a scrape calls.
@@ -126,19 +130,6 @@ type Reach struct {
 	// statement, an errgroup's or a WaitGroup's Go), beside the caller's
 	// other calls; else each call waits for the one before.
 	Concurrent bool `json:"concurrent,omitempty"`
-}
-
-// Branches are the branches the reach's calls run under, outermost
-// first (each step's When); none when every call runs whatever the
-// conditions.
-func (r Reach) Branches() []string {
-	var ws []string
-	for _, s := range r.Steps {
-		if s.When != "" {
-			ws = append(ws, s.When)
-		}
-	}
-	return ws
 }
 
 // Unresolved is a call a chain could not follow.
@@ -232,75 +223,6 @@ type NodeStatusCall struct {
 	Func string `json:"func"`
 }
 
-// CRIMethods are the CRI methods any collector reaches, sorted, each once.
-func (h *Hang) CRIMethods() []string {
-	if h == nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range h.Collectors {
-		for _, r := range c.Reaches {
-			if !seen[r.Method] {
-				seen[r.Method] = true
-				out = append(out, r.Method)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// Chain is the first chain found from a registered collector to a CRI
-// call: the registration, the collector's Collect, then each call; nil
-// when no collector reaches the runtime.
-func (h *Hang) Chain() []Step {
-	if h == nil {
-		return nil
-	}
-	for _, c := range h.Collectors {
-		if len(c.Reaches) == 0 || c.Collect == nil {
-			continue
-		}
-		out := []Step{{Func: c.Register + "(" + c.Constructor + ")", Pos: c.Registered, Decl: c.Decl}, *c.Collect}
-		return append(out, c.Reaches[0].Steps...)
-	}
-	return nil
-}
-
-// DarkOnHang reports whether a collector registered on /metrics calls the
-// runtime during a scrape: /metrics then waits on a hung runtime.
-func (h *Hang) DarkOnHang() bool {
-	if h == nil {
-		return false
-	}
-	for _, c := range h.Collectors {
-		if c.Endpoint == "/metrics" && len(c.Reaches) > 0 && !c.Never {
-			return true
-		}
-	}
-	return false
-}
-
-// DarkWhen are the conditions under which /metrics waits on a hung
-// runtime: none (nil) when a collector reaching the runtime is
-// registered unconditionally, else each reaching collector's condition.
-func (h *Hang) DarkWhen() []string {
-	var out []string
-	for _, c := range h.Collectors {
-		if c.Endpoint != "/metrics" || len(c.Reaches) == 0 || c.Never {
-			continue
-		}
-		if c.When == "" {
-			return nil
-		}
-		if !slices.Contains(out, c.When) {
-			out = append(out, c.When)
-		}
-	}
-	return out
-}
-
 // DeadlineDuration is the CRI call's deadline: the constant, else the
 // setting's default; false when neither was read.
 func (h *Hang) DeadlineDuration() (time.Duration, bool) {
@@ -325,6 +247,9 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 	step := func(s *Step) {
 		pos(&s.Pos)
 		pos(s.Decl)
+		if s.Bound != nil {
+			pos(s.Bound.Decl)
+		}
 	}
 	for i := range h.Collectors {
 		c := &h.Collectors[i]

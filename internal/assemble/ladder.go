@@ -27,8 +27,15 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 			in.From[key] = citeValue(v)
 		}
 	}
+	var bounded []string
 	for _, c := range h.Collectors {
-		if c.Endpoint != "/metrics" {
+		if c.Endpoint != "/metrics" || c.Never || len(c.Reaches) == 0 {
+			continue
+		}
+		// A collector whose own timeout is shorter than the scrape's
+		// never holds the scrape past it.
+		if ok, why := c.BoundBelow(scrapeTimeout); ok {
+			bounded = append(bounded, why)
 			continue
 		}
 		// The registry gathers its collectors concurrently: a scrape
@@ -36,6 +43,14 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 		if n, ms := sequentialCalls(c.Reaches); n > in.ScrapeCalls && c.Collect != nil {
 			in.ScrapeCalls = n
 			in.From["scrapeCalls"] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
+		}
+	}
+	if len(bounded) > 0 {
+		if in.ScrapeCalls > 0 {
+			in.From["scrapeCalls"] += "; not counted: " + strings.Join(bounded, "; ")
+		} else {
+			in.ScrapeBounded = strings.Join(bounded, "; ")
+			in.From["scrapeBounded"] = in.ScrapeBounded
 		}
 	}
 	if rl := h.Relist; rl != nil {

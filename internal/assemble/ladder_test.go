@@ -2,9 +2,15 @@ package assemble
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/plegvet/plegvet/answer"
+	"github.com/plegvet/plegvet/constvalue"
+	"github.com/plegvet/plegvet/ladder"
 	"github.com/plegvet/plegvet/runtimehang"
+	"github.com/plegvet/plegvet/srcpos"
 )
 
 // A loop waits on its calls one after another, except those made in
@@ -62,5 +68,36 @@ func TestSequentialCallsBranches(t *testing.T) {
 	_, ms := sequentialCalls([]runtimehang.Reach{under("B", "x"), under("C", "!(x)")})
 	if len(ms) != 1 || ms[0] != "B (when x; else C)" {
 		t.Errorf("the alternative is not named: %v", ms)
+	}
+}
+
+// A collector whose own timeout is shorter than the scrape's is not
+// counted: with every one bounded there is no metrics-dark rung, and the
+// ladder says why instead of calling it unknown.
+func TestLadderInputsBoundedCollectors(t *testing.T) {
+	five := &constvalue.Value{Value: "5s", Expr: "5 * time.Second", Decl: &srcpos.Pos{File: "pkg/kubelet/metrics/collectors/volume_stats.go", Line: 90}}
+	collector := func(name string, bound *constvalue.Value, methods ...string) runtimehang.Collector {
+		c := runtimehang.Collector{Constructor: name, Endpoint: "/metrics", Collect: &runtimehang.Step{Func: name + ".Collect"}}
+		for _, m := range methods {
+			c.Reaches = append(c.Reaches, runtimehang.Reach{Method: m, Steps: []runtimehang.Step{{Func: "f", Bound: bound}, {Func: m}}})
+		}
+		return c
+	}
+	report := func(cs ...runtimehang.Collector) *answer.Report {
+		return &answer.Report{Health: &answer.Health{RuntimeHang: &runtimehang.Hang{Collectors: cs}}}
+	}
+	in := ladderInputs(report(collector("volume", five, "A", "B", "C"), collector("log", nil, "A")), ladder.DefaultScrapeTimeout)
+	if in.ScrapeCalls != 1 || in.ScrapeBounded != "" || !strings.Contains(in.From["scrapeCalls"], "not counted: volume bounds its runtime calls by 5s") {
+		t.Errorf("one bounded, one not: %d calls, bounded %q, from %q", in.ScrapeCalls, in.ScrapeBounded, in.From["scrapeCalls"])
+	}
+	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), ladder.DefaultScrapeTimeout)
+	l := ladder.Compute(in, 0)
+	if in.ScrapeCalls != 0 || in.ScrapeBounded == "" || l.Rung(ladder.RungMetricsDark) != nil || strings.Contains(l.Unknown, "metrics-dark") {
+		t.Errorf("all bounded: %d calls, bounded %q, rung %v, unknown %q", in.ScrapeCalls, in.ScrapeBounded, l.Rung(ladder.RungMetricsDark), l.Unknown)
+	}
+	// A timeout as long as the scrape's bounds nothing the scrape sees.
+	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), 5*time.Second)
+	if in.ScrapeCalls != 3 || in.ScrapeBounded != "" {
+		t.Errorf("bounded at the scrape timeout: %d calls, bounded %q", in.ScrapeCalls, in.ScrapeBounded)
 	}
 }

@@ -195,6 +195,8 @@ func darkWords(g *answer.RuntimeHang, unfollowed int) string {
 			s += fmt.Sprintf(" (the CRI client puts no timeout on %s: a scrape reaching it waits as long as the runtime hangs)", strings.Join(unbounded, ", "))
 		}
 		return s
+	case len(g.BoundedBelow()) > 0:
+		return "/metrics does not wait on a hung runtime past a scrape's timeout: " + strings.Join(g.BoundedBelow(), "; ")
 	case never > 0:
 		return fmt.Sprintf("/metrics does not wait on the runtime: the %d collector(s) that call it are registered under a condition that is always false", never)
 	case unfollowed > 0:

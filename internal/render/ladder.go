@@ -40,6 +40,9 @@ func ladderRows(row rowFunc, l *answer.Ladder) {
 		}
 		lines = append(lines, s)
 	}
+	if b := l.Inputs.ScrapeBounded; b != "" {
+		lines = append(lines, "no metrics-dark rung: "+b+": /metrics answers, with errors, however slow the runtime")
+	}
 	if n, ok := l.Overload(time.Second); ok {
 		lines = append(lines, fmt.Sprintf("at L = 1s, %d pods changing at once pass the PLEG's threshold (each relist inspects them one after another)", n))
 	}

@@ -156,7 +156,7 @@ func darkRules(a *answer.Alerts, s series, scope string, hang *answer.RuntimeHan
 	case hang == nil:
 		why = "the report read nothing of what a hung runtime does to this tree's kubelet (health.runtimeHang): whether its /metrics waits on the runtime is not known"
 	case !hang.DarkOnHang():
-		why = "the tree's code shows no /metrics that waits on a hung runtime, so its failing scrape says nothing of the runtime: " + cmp.Or(hang.Unknown, "no collector registered on /metrics reaches a CRI call")
+		why = "the tree's code shows no /metrics that waits on a hung runtime, so its failing scrape says nothing of the runtime: " + cmp.Or(hang.Unknown, strings.Join(hang.BoundedBelow(), "; "), "no collector registered on /metrics reaches a CRI call")
 	case s.l.Job == "":
 		why = "no scrape job is named: the rule reads the kubelet targets' up series"
 	case !s.tellsDark():
