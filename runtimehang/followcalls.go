@@ -6,6 +6,7 @@
 package runtimehang
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -148,16 +149,27 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		return cs
 	}
 	var stack []ast.Node
-	// bound is the last context.WithTimeout seen in body: the calls after
-	// it wait at most its timeout together.
-	var bound *constvalue.Value
-	var boundEnd token.Pos
+	// bounds are the contexts a context.WithTimeout in body derived
+	// (ctx, cancel := context.WithTimeout(parent, T)): a call given one
+	// waits at most T, with every call made after it on the same context.
+	bounds := map[types.Object]*constvalue.Value{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return true
 		}
 		stack = append(stack, n)
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Rhs) == 1 && len(as.Lhs) == 2 {
+			if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok {
+				if t := withTimeout(info, call); t != nil {
+					if id, ok := as.Lhs[0].(*ast.Ident); ok {
+						if obj := cmp.Or[types.Object](info.Defs[id], info.Uses[id]); obj != nil {
+							bounds[obj] = constvalue.ValueOf(w.p.fset, nil, info, t)
+						}
+					}
+				}
+			}
+		}
 		if g, ok := n.(*ast.GoStmt); ok {
 			spawned = append(spawned, g.Call)
 			return true
@@ -166,14 +178,12 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		if !ok {
 			return true
 		}
-		if t := withTimeout(info, call); t != nil {
-			bound, boundEnd = constvalue.ValueOf(w.p.fset, nil, info, t), call.End()
-			return true
-		}
 		when := branchOf(stack)
 		var b *constvalue.Value
-		if bound != nil && call.Pos() >= boundEnd {
-			b = bound
+		for _, a := range call.Args {
+			if id, ok := ast.Unparen(a).(*ast.Ident); ok && bounds[info.Uses[id]] != nil {
+				b = bounds[info.Uses[id]]
+			}
 		}
 		if lit := goroutineArg(info, call); lit != nil {
 			spawned = append(spawned, lit)
@@ -278,9 +288,10 @@ func under(cs []chain, when string, bound *constvalue.Value) []chain {
 	return cs
 }
 
-// unpaired drops the branch "!(X)" from the calls of one body that run
-// after an early return under X when no call runs under X itself: the
-// return leaves nothing else to choose between (if err != nil { return }).
+// unpaired drops the branch "!(X)" from the calls of one body when no
+// call there runs under X itself: there is nothing to choose between (an
+// early "if err != nil { return }" before them, or an else whose if makes
+// no call).
 func unpaired(cs []chain) {
 	taken := map[string]bool{}
 	for _, c := range cs {

@@ -226,6 +226,10 @@ func TestCollectorsBoundTheirCalls(t *testing.T) {
 			return s
 		}
 	}
+	notPassed := func(s string) string {
+		s = bound("5*time.Second", true)(s)
+		return strings.ReplaceAll(s, "(ctx)\n", "(context.Background())\n\t_ = ctx\n")
+	}
 	timeoutVar := func(s string) string {
 		s = bound("limit", true)(s)
 		return strings.Replace(s, "// Collector is what a registry takes.", "var limit = 5 * time.Second\n\n// Collector is what a registry takes.", 1)
@@ -239,6 +243,7 @@ func TestCollectorsBoundTheirCalls(t *testing.T) {
 		"one bounded, one not":       {bound("5*time.Second", false), true},
 		"both bounded by 30s":        {bound("30*time.Second", true), true},
 		"bounded by a variable (5s)": {timeoutVar, true},
+		"bounded context not passed": {notPassed, true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := hangOf(t, "v137", "")
@@ -250,7 +255,8 @@ func TestCollectorsBoundTheirCalls(t *testing.T) {
 			}
 			for _, c := range h.Collectors {
 				for _, r := range c.Reaches {
-					if b := r.Bound(); (b != nil) != (tc.edit != nil && (name != "one bounded, one not" || c.Constructor == "collectors.NewVolumeStatsCollector")) {
+					want := tc.edit != nil && name != "bounded context not passed" && (name != "one bounded, one not" || c.Constructor == "collectors.NewVolumeStatsCollector")
+					if b := r.Bound(); (b != nil) != want {
 						t.Errorf("%s %s: bound %v", c.Constructor, r.Method, b)
 					}
 				}

@@ -77,10 +77,11 @@ type Step struct {
 	// return }" when the if's body makes a call too); "" when none. Calls
 	// under X and under !(X) are alternatives: one run makes one side's.
 	When string `json:"when,omitempty"`
-	// Bound is the timeout a context.WithTimeout earlier in the caller's
-	// body puts on the call and on every call after it there (their time
-	// together is at most that), resolved to a constant or not; null when
-	// none.
+	// Bound is the timeout of the context the call is given, when its
+	// caller derived it there with context.WithTimeout (the call, and
+	// every call made on that context after it, end within it; the callee
+	// is taken to pass the context on), resolved to a constant or not;
+	// null when none.
 	Bound *constvalue.Value `json:"bound,omitempty"`
 }
 
