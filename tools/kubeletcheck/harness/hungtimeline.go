@@ -158,6 +158,22 @@ func (r *FaultRun) Timeline(alerts []string) *FaultTimeline {
 	return tl
 }
 
+// readyAgain is the row of Ready True after the fault: when it turned
+// True during the fault (its lastTransitionTime before the fault's end),
+// the row is that moment, not the first round after the fault that read it.
+func readyAgain(tl *FaultTimeline) Row {
+	o := tl.ReadyTrue
+	if o == nil {
+		return Row{What: "Ready turns True", Evidence: "not seen"}
+	}
+	c := o.Ready
+	evidence := fmt.Sprintf("Ready=%s %s: %s (lastTransitionTime %s, lastHeartbeatTime %s)", c.Status, c.Reason, c.Message, c.Transition.Format(time.TimeOnly), c.Heartbeat.Format(time.TimeOnly))
+	if c.Transition.After(tl.Frozen) && c.Transition.Before(tl.Thawed) {
+		return Row{What: "Ready turns True again, during the fault (its lastTransitionTime)", At: c.Transition, Evidence: evidence}
+	}
+	return Row{What: "Ready turns True", At: c.At, Evidence: evidence}
+}
+
 // Rows are the timeline's moments in the order they happened, those not
 // seen last.
 func (tl *FaultTimeline) Rows(fault string) []Row {
@@ -192,7 +208,7 @@ func (tl *FaultTimeline) Rows(fault string) []Row {
 		ready("Ready's message names the PLEG", tl.ReadyPLEG),
 		{What: "the fault ends", At: tl.Thawed},
 		round("/metrics answers again", tl.MetricsBack, answer),
-		ready("Ready turns True", tl.ReadyTrue),
+		readyAgain(tl),
 	}
 	for _, t := range LoggedTexts {
 		l := tl.Logged[t]
