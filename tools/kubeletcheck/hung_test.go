@@ -327,7 +327,7 @@ func checkHung(t *testing.T, run *harness.FaultRun, tl *harness.FaultTimeline, w
 		case a.Firing == nil:
 		case a.Resolved == nil:
 			t.Errorf("alert %s fired and did not resolve", a.Name)
-		case a.Resolved.AlertsAt.Before(tl.Thawed) && (a.Name != harness.AlertMetricsDark || tl.ReadyFalse == nil || a.Resolved.AlertsAt.Before(tl.ReadyFalse.Ready.At)):
+		case a.Resolved.AlertsAt.Before(tl.Thawed) && (a.Name != harness.AlertMetricsDark || tl.ReadyFalse == nil || a.Resolved.AlertsAt.Before(turnedFalse(&tl.ReadyFalse.Observation))):
 			t.Errorf("alert %s resolved at %s, before the thaw and not for Ready turning False", a.Name, a.Resolved.AlertsAt.Format(time.TimeOnly))
 		}
 		if a.Firing != nil && !a.Firing.AlertsAt.Before(tl.Thawed) {
@@ -515,4 +515,18 @@ func jsonField(data []byte, keys ...string) string {
 	}
 	s, _ := v.(string)
 	return s
+}
+
+// turnedFalse is when the kubelet turned Ready False: the condition's
+// lastTransitionTime (whole seconds, so never after the moment), else the
+// round that read it. A round reads the alerts before the Node object, so
+// an alert resolved for Ready False may be read in the very round that
+// first sees Ready False, a few milliseconds before it (CI, 2026-12-07:
+// KubeletMetricsDark resolved at 11:44:13 in the round that read the
+// transition of 11:44:10).
+func turnedFalse(o *harness.Observation) time.Time {
+	if t := o.Ready.Transition; !t.IsZero() {
+		return t
+	}
+	return o.Ready.At
 }

@@ -134,8 +134,8 @@ func checkUnhealthyTimeline(t *testing.T, tl *harness.Timeline, withRules bool) 
 	if stalled.Firing != nil && !stalled.Firing.AlertsAt.Before(tl.ReadyPLEG.Ready.At) {
 		t.Errorf("%s fired at %s, not before the node's Ready named the PLEG (%s)", harness.AlertStalled, stalled.Firing.AlertsAt.Format(time.TimeOnly), tl.ReadyPLEG.Ready.At.Format(time.TimeOnly))
 	}
-	if unhealthy.Firing != nil && tl.ReadyFalse != nil && !unhealthy.Firing.AlertsAt.After(tl.ReadyFalse.Ready.At) {
-		t.Errorf("%s fired at %s, not after the node turned NotReady (%s)", harness.AlertUnhealthy, unhealthy.Firing.AlertsAt.Format(time.TimeOnly), tl.ReadyFalse.Ready.At.Format(time.TimeOnly))
+	if unhealthy.Firing != nil && tl.ReadyFalse != nil && !unhealthy.Firing.AlertsAt.After(turnedFalse(tl.ReadyFalse)) {
+		t.Errorf("%s fired at %s, not after the node turned NotReady (%s)", harness.AlertUnhealthy, unhealthy.Firing.AlertsAt.Format(time.TimeOnly), turnedFalse(tl.ReadyFalse).Format(time.TimeOnly))
 	}
 	// The gauge holds whole seconds: time() minus it runs up to a second
 	// ahead of the kubelet's own elapsed time.
