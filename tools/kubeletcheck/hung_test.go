@@ -519,9 +519,9 @@ func jsonField(data []byte, keys ...string) string {
 
 // turnedFalse is when the kubelet turned Ready False: the condition's
 // lastTransitionTime (whole seconds, so never after the moment), else the
-// round that read it. A round reads the alerts before the Node object, so
-// an alert resolved for Ready False may be read in the very round that
-// first sees Ready False, a few milliseconds before it (CI, 2026-12-07:
+// round that read it. A round reads the alerts and the Node object side
+// by side, each stamped with its own time, so an alert resolved for Ready
+// False may be stamped a few milliseconds before the round's Ready (CI, 2026-12-07:
 // KubeletMetricsDark resolved at 11:44:13 in the round that read the
 // transition of 11:44:10).
 func turnedFalse(o *harness.Observation) time.Time {
