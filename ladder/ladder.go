@@ -15,9 +15,14 @@ const DefaultScrapeTimeout = 10 * time.Second
 // The rungs' names.
 const (
 	RungMetricsDark = "metrics-dark"
-	RungRuntimeDown = "runtime-down"
-	RungPLEG        = "pleg-unhealthy"
-	RungDeadline    = "deadline"
+	// The kubelet's other paths that wait on the runtime: /metrics/resource
+	// (metrics-server's source, for kubectl top and the HPA) and
+	// /stats/summary, each against the same timeout as /metrics'.
+	RungResourceDark = "metrics-resource-dark"
+	RungSummaryDark  = "stats-summary-dark"
+	RungRuntimeDown  = "runtime-down"
+	RungPLEG         = "pleg-unhealthy"
+	RungDeadline     = "deadline"
 )
 
 // Inputs are the values the ladder is computed from: the CRI calls each
@@ -33,6 +38,11 @@ type Inputs struct {
 	// /metrics answers (with errors) however slow the runtime, and there
 	// is no metrics-dark rung; "" otherwise.
 	ScrapeBounded string
+	// ResourceScrapeCalls and SummaryCalls are the CRI calls one
+	// /metrics/resource scrape and one /stats/summary request make one
+	// after another; 0 when not known or none.
+	ResourceScrapeCalls int
+	SummaryCalls        int
 	// RelistListCalls are the calls a relist makes before it stores its
 	// time (the runtime's GetPods); PodCalls those it makes for each pod
 	// that changed (GetPodStatus, one sandbox, one container).
@@ -101,6 +111,20 @@ func Compute(in Inputs, podsChanging int) *Ladder {
 		r := Rung{Name: name, Latency: d.String(), Seconds: d.Seconds(), What: what}
 		r.PastDeadline = in.Deadline > 0 && d >= in.Deadline && name != RungDeadline
 		l.Rungs = append(l.Rungs, r)
+	}
+	// The server's paths first: at the same latency (rungs sort stably),
+	// /metrics' rung, the one Prometheus sees, is where a node is placed.
+	for _, e := range []struct {
+		name, path, who string
+		calls           int
+	}{
+		{RungResourceDark, "/metrics/resource scrape", "metrics-server, and with it kubectl top and the HPA, loses the node's usage", in.ResourceScrapeCalls},
+		{RungSummaryDark, "/stats/summary request", "what reads the node's summary (monitoring agents) gets none", in.SummaryCalls},
+	} {
+		if e.calls > 0 && in.ScrapeTimeout > 0 {
+			add(e.name, in.ScrapeTimeout/time.Duration(e.calls),
+				fmt.Sprintf("a %s (%d CRI calls one after another) passes a %s timeout: %s while the kubelet is fine", e.path, e.calls, in.ScrapeTimeout, e.who))
+		}
 	}
 	switch {
 	case in.ScrapeCalls <= 0 && in.ScrapeBounded != "":
@@ -249,6 +273,8 @@ func HangNotReady(in Inputs) (lo, hi time.Duration, ok bool) {
 type inputsJSON struct {
 	ScrapeCalls         int               `json:"scrapeCalls"`
 	ScrapeBounded       string            `json:"scrapeBounded,omitempty"`
+	ResourceScrapeCalls int               `json:"resourceScrapeCalls,omitempty"`
+	SummaryCalls        int               `json:"summaryCalls,omitempty"`
 	RelistListCalls     int               `json:"relistListCalls"`
 	PodCalls            int               `json:"podCalls"`
 	StatusCalls         int               `json:"statusCalls"`
@@ -275,7 +301,7 @@ func (in Inputs) MarshalJSON() ([]byte, error) {
 	if from == nil {
 		from = map[string]string{}
 	}
-	return json.Marshal(inputsJSON{in.ScrapeCalls, in.ScrapeBounded, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
+	return json.Marshal(inputsJSON{in.ScrapeCalls, in.ScrapeBounded, in.ResourceScrapeCalls, in.SummaryCalls, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
 		d(in.RelistPeriod), d(in.RelistThreshold), d(in.StatusPeriod), d(in.RuntimeDown), d(in.NodeStatusFrequency), d(in.Deadline), d(in.ScrapeTimeout), from})
 }
 
@@ -285,7 +311,7 @@ func (in *Inputs) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	out := Inputs{ScrapeCalls: j.ScrapeCalls, ScrapeBounded: j.ScrapeBounded, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
+	out := Inputs{ScrapeCalls: j.ScrapeCalls, ScrapeBounded: j.ScrapeBounded, ResourceScrapeCalls: j.ResourceScrapeCalls, SummaryCalls: j.SummaryCalls, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
 	for _, f := range []struct {
 		s string
 		d *time.Duration

@@ -198,6 +198,7 @@ func TestHangNotReady(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	in := kubelet()
 	in.From = map[string]string{"deadline": "runtimeRequestTimeout from configz"}
+	in.ResourceScrapeCalls, in.SummaryCalls = 3, 5
 	l := Compute(in, 2)
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -254,5 +255,23 @@ func TestOverload(t *testing.T) {
 	in.PodCalls = 0
 	if _, ok := Compute(in, 0).Overload(time.Second); ok {
 		t.Error("Overload with no pod calls known: ok")
+	}
+}
+
+// /metrics/resource and /stats/summary are rungs of their own; at the
+// latency /metrics' rung shares with one, a node stands on /metrics'.
+func TestServerPathRungs(t *testing.T) {
+	in := kubelet()
+	in.ResourceScrapeCalls, in.SummaryCalls = in.ScrapeCalls, 5
+	l := Compute(in, 0)
+	md := l.Rung(RungMetricsDark)
+	if md == nil || l.Rung(RungResourceDark) == nil || l.Rung(RungResourceDark).Seconds != md.Seconds {
+		t.Fatalf("rungs: %+v", l.Rungs)
+	}
+	if s := l.Rung(RungSummaryDark); s == nil || s.Seconds != 2 || !strings.Contains(s.What, "5 CRI calls") {
+		t.Errorf("summary rung: %+v", s)
+	}
+	if on, _ := l.Place(time.Duration(md.Seconds * float64(time.Second))); on == nil || on.Name != RungMetricsDark {
+		t.Errorf("placed on %+v at the /metrics rung", on)
 	}
 }

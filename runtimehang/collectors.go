@@ -19,28 +19,38 @@ import (
 // legacyRegistry is the registry the kubelet serves on /metrics.
 const legacyRegistry = "k8s.io/component-base/metrics/legacyregistry"
 
-// collectors are the collectors pkg/kubelet registers.
-func (p *prog) collectors(k *Package) []Collector {
+// collectors are the collectors the packages pks register: pkg/kubelet's
+// on the legacy registry (/metrics), its server's on the registries it
+// serves on its other paths (/metrics/resource).
+func (p *prog) collectors(pks ...*Package) []Collector {
 	out := []Collector{}
-	for _, f := range k.Files {
-		ast.PreorderStack(f, nil, func(n ast.Node, stack []ast.Node) bool {
-			reg, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			for _, a := range reg.Args {
-				ctor, ok := ast.Unparen(a).(*ast.CallExpr)
+	for _, pk := range pks {
+		for _, f := range pk.Files {
+			ast.PreorderStack(f, nil, func(n ast.Node, stack []ast.Node) bool {
+				reg, ok := n.(*ast.CallExpr)
 				if !ok {
-					continue
+					return true
 				}
-				if c, ok := p.collector(k, reg, ctor); ok {
-					// The registration's enclosing nodes, itself the innermost.
-					p.registeredWhen(k, append(slices.Clip(stack), reg), &c)
-					out = append(out, c)
+				for _, a := range reg.Args {
+					ctor, ok := ast.Unparen(a).(*ast.CallExpr)
+					if !ok {
+						continue
+					}
+					if c, ok := p.collector(pk, reg, ctor); ok {
+						// The registration's enclosing nodes, itself the innermost.
+						stack := append(slices.Clip(stack), reg)
+						p.registeredWhen(pk, stack, &c)
+						if c.Endpoint == "" {
+							if path, ok := p.servedAt(pk, stack, reg); ok {
+								c.Endpoint, c.EndpointUnknown = path, ""
+							}
+						}
+						out = append(out, c)
+					}
 				}
-			}
-			return true
-		})
+				return true
+			})
+		}
 	}
 	slices.SortFunc(out, func(a, b Collector) int { return comparePos(a.Registered, b.Registered) })
 	return out
@@ -87,13 +97,21 @@ func (p *prog) collector(k *Package, reg, ctor *ast.CallExpr) (Collector, bool) 
 			}
 		}
 	}
-	c.Collect = &Step{Func: funcName(collect), Pos: *p.declPos(collect), Decl: p.declPos(collect)}
+	p.follow(&c, k, ctor, fn, collect, fieldParams(info, d, lit))
+	return c, true
+}
+
+// follow fills c's Collect with m (the method each scrape or request
+// runs) and the runtime calls reached from it, the fields of m's
+// receiver set at construction (fields: field to the parameter of ctor's
+// function fn it is set from) bound to ctor's arguments in pk.
+func (p *prog) follow(c *Collector, pk *Package, ctor *ast.CallExpr, fn, m *types.Func, fields map[types.Object]int) {
+	c.Collect = &Step{Func: funcName(m), Pos: *p.declPos(m), Decl: p.declPos(m)}
 	w := newWalker(p)
-	fields := fieldParams(info, d, lit)
-	cd := p.decls[collect]
-	cinfo := p.pkgOf[collect].Info
+	cd := p.decls[m]
+	cinfo := p.pkgOf[m].Info
 	bind := func(call *ast.CallExpr) ([]chain, bool) {
-		return p.bindField(w, cinfo, k, ctor, fields, call)
+		return p.bindField(w, cinfo, pk, ctor, fields, call)
 	}
 	for _, ch := range w.body(cinfo, cd.Body, 0, bind) {
 		c.Reaches = append(c.Reaches, Reach{Method: ch.method, Provider: ch.provider(), Steps: ch.steps, Concurrent: ch.concurrent})
@@ -103,7 +121,6 @@ func (p *prog) collector(k *Package, reg, ctor *ast.CallExpr) (Collector, bool) 
 	})
 	c.Unresolved = append(c.Unresolved, w.unresolved...)
 	slices.SortFunc(c.Unresolved, func(a, b Unresolved) int { return comparePos(a.Step.Pos, b.Step.Pos) })
-	return c, true
 }
 
 // returnedLiteral is the composite literal d returns (&T{...} or T{...})
@@ -131,7 +148,7 @@ func returnedLiteral(info *types.Info, d *ast.FuncDecl) (*ast.CompositeLit, *typ
 }
 
 // fieldParams maps each field of lit set from a parameter of d to that
-// parameter's index.
+// parameter's index (by key, or by place in a literal without keys).
 func fieldParams(info *types.Info, d *ast.FuncDecl, lit *ast.CompositeLit) map[types.Object]int {
 	params := map[types.Object]int{}
 	i := 0
@@ -145,20 +162,24 @@ func fieldParams(info *types.Info, d *ast.FuncDecl, lit *ast.CompositeLit) map[t
 		}
 	}
 	out := map[types.Object]int{}
-	for _, e := range lit.Elts {
-		kv, ok := e.(*ast.KeyValueExpr)
-		if !ok {
-			continue
+	st, _ := info.TypeOf(lit).Underlying().(*types.Struct)
+	for i, e := range lit.Elts {
+		var field types.Object
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			if key, ok := kv.Key.(*ast.Ident); ok {
+				field = info.Uses[key]
+			}
+			e = kv.Value
+		} else if st != nil && i < st.NumFields() {
+			// A literal without keys sets the fields in order.
+			field = st.Field(i)
 		}
-		key, _ := kv.Key.(*ast.Ident)
-		val, _ := ast.Unparen(kv.Value).(*ast.Ident)
-		if key == nil || val == nil {
+		val, _ := ast.Unparen(e).(*ast.Ident)
+		if field == nil || val == nil {
 			continue
 		}
 		if idx, ok := params[info.Uses[val]]; ok {
-			if fv := info.Uses[key]; fv != nil {
-				out[fv] = idx
-			}
+			out[field] = idx
 		}
 	}
 	return out

@@ -50,6 +50,11 @@ func Extract(in Input) *Hang {
 	h := &Hang{Collectors: []Collector{}, StatsProviders: []StatsProvider{}}
 	k := &in.Kubelet
 	h.Collectors = p.collectors(k)
+	registered := len(h.Collectors) > 0
+	// The server's other paths: its own registries' collectors, and its
+	// handlers, after the kubelet's /metrics.
+	h.Collectors = append(h.Collectors, p.collectors(p.serverPackages()...)...)
+	h.Collectors = append(h.Collectors, p.handlers()...)
 	h.StatsProviders = p.statsProviders(k)
 	h.Deadline = p.deadline(k)
 	if h.Deadline != nil {
@@ -63,7 +68,7 @@ func Extract(in Input) *Hang {
 	h.RuntimeDown = in.RuntimeDown
 	h.Relist = p.relist()
 	var why []string
-	if len(h.Collectors) == 0 {
+	if !registered {
 		why = append(why, "pkg/kubelet registers no collector: no call passes the result of a constructor whose type has a Collect or CollectWithStability method read from source")
 	}
 	if h.StatusLoop == nil {
@@ -81,7 +86,7 @@ func Extract(in Input) *Hang {
 // registration, the stats providers, the node status setters, the
 // configuration defaults, the CRI client (pkg/kubelet/cri/remote, later
 // the staging module k8s.io/cri-client, read when the tree holds it).
-var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage, "/pkg/kubelet/cri/remote", "k8s.io/cri-client/pkg", "/pkg/kubelet/pleg", "/pkg/kubelet/kuberuntime"}
+var readPackages = []string{"/pkg/kubelet/metrics/collectors", "/pkg/kubelet/metrics", "/pkg/kubelet/stats", "/pkg/kubelet/nodestatus", "/" + ConfigDefaultsPackage, "/pkg/kubelet/cri/remote", "k8s.io/cri-client/pkg", "/pkg/kubelet/pleg", "/pkg/kubelet/kuberuntime", "/" + ServerPackage, "/" + ServerPackage + "/stats"}
 
 // Reads reports whether the answer follows calls through an import's
 // function bodies: a loader checks them whole.

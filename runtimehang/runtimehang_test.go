@@ -27,6 +27,7 @@ var commonPackages = []string{
 	"hangshapes/common/pkg/features",
 	"hangshapes/common/pkg/kubelet/container",
 	"hangshapes/common/pkg/kubelet/stats",
+	"hangshapes/common/pkg/kubelet/server/stats",
 	"hangshapes/common/pkg/kubelet/collectors",
 	"hangshapes/common/pkg/kubelet/metrics",
 	"hangshapes/common/pkg/kubelet/nodestatus",
@@ -34,6 +35,7 @@ var commonPackages = []string{
 	"hangshapes/common/pkg/kubelet/cri/remote",
 	"hangshapes/common/pkg/kubelet/kuberuntime",
 	"hangshapes/common/pkg/kubelet/pleg",
+	"hangshapes/common/pkg/kubelet/server",
 }
 
 // hangOf reads a shape under testdata/src/hangshapes: its kubelet
@@ -177,6 +179,18 @@ func kubeletSource(t *testing.T, edit func(string) string) string {
 	return src
 }
 
+// kubeletCollectors are the collectors pkg/kubelet registers, not its
+// server's paths.
+func kubeletCollectors(h *runtimehang.Hang) []runtimehang.Collector {
+	var out []runtimehang.Collector
+	for _, c := range h.Collectors {
+		if path.Base(c.Registered.File) == "kubelet.go" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // TestMutations changes the v1.25-shaped fixture and checks the answer
 // follows the code, not a table.
 func TestMutations(t *testing.T) {
@@ -185,14 +199,14 @@ func TestMutations(t *testing.T) {
 			return strings.Replace(s, "metrics.Register(\n\t\tcollectors.NewVolumeStatsCollector(kl),\n\t\tcollectors.NewLogMetricsCollector(kl.StatsProvider.ListPodStats),\n\t)", "_ = metrics.Register", 1)
 		})
 		h := hangOf(t, "v125", src)
-		if len(h.Collectors) != 0 || !strings.Contains(h.Unknown, "registers no collector") || h.DarkOnHang() {
+		if len(kubeletCollectors(h)) != 0 || !strings.Contains(h.Unknown, "registers no collector") || h.DarkOnHang() {
 			t.Errorf("without a registration: %q", describe(h))
 		}
 	})
 	t.Run("registered elsewhere", func(t *testing.T) {
 		src := kubeletSource(t, func(s string) string { return strings.Replace(s, "metrics.Register(", "metrics.RegisterElsewhere(", 1) })
 		h := hangOf(t, "v125", src)
-		if len(h.Collectors) != 2 || h.Collectors[0].Endpoint != "" || !strings.Contains(h.Collectors[0].EndpointUnknown, "does not register with k8s.io/component-base/metrics/legacyregistry") || h.DarkOnHang() {
+		if len(kubeletCollectors(h)) != 2 || h.Collectors[0].Endpoint != "" || !strings.Contains(h.Collectors[0].EndpointUnknown, "does not register with k8s.io/component-base/metrics/legacyregistry") || h.DarkOnHang() {
 			t.Errorf("registered in another registry: %q", describe(h))
 		}
 	})
@@ -215,7 +229,7 @@ func TestMutations(t *testing.T) {
 	})
 	t.Run("stats not read", func(t *testing.T) {
 		h := hangOf(t, "v125", "", "hangshapes/common/pkg/kubelet/stats")
-		if len(h.CRIMethods()) != 0 || len(h.Collectors) != 2 || len(h.Collectors[1].Unresolved) == 0 {
+		if len(h.CRIMethods()) != 0 || len(kubeletCollectors(h)) != 2 || len(h.Collectors[1].Unresolved) == 0 {
 			t.Fatalf("without the stats package: %q", describe(h))
 		}
 		if u := h.Collectors[1].Unresolved[0]; !strings.Contains(u.Why, "not read") {

@@ -85,7 +85,8 @@ type Step struct {
 	Bound *constvalue.Value `json:"bound,omitempty"`
 }
 
-// Collector is one collector registered, and what a scrape calls.
+// Collector is one collector registered, and what a scrape calls; or
+// one HTTP handler installed, and what a request calls (Handler).
 type Collector struct {
 	// Constructor is the call building it, as written
 	// (collectors.NewLogMetricsCollector).
@@ -107,6 +108,11 @@ type Collector struct {
 	When    string      `json:"when,omitempty"`
 	WhenPos *srcpos.Pos `json:"whenPos,omitempty"`
 	Never   bool        `json:"never,omitempty"`
+	// Handler: not a collector but an HTTP handler the kubelet's server
+	// installs (/stats/summary); Constructor is then the function pairing
+	// its path with the handler, Register the call installing what it
+	// returns, and Collect the handler method each request runs.
+	Handler bool `json:"handler,omitempty"`
 	// Collect is the method each scrape calls.
 	Collect *Step `json:"collect"`
 	// Reaches are the runtime calls a scrape makes, sorted by provider

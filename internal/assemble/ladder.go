@@ -27,32 +27,14 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 			in.From[key] = citeValue(v)
 		}
 	}
-	var bounded []string
-	for _, c := range h.Collectors {
-		if c.Endpoint != "/metrics" || c.Never || len(c.Reaches) == 0 {
-			continue
-		}
-		// A collector whose own timeout is shorter than the scrape's
-		// never holds the scrape past it.
-		if ok, why := c.BoundBelow(scrapeTimeout); ok {
-			bounded = append(bounded, why)
-			continue
-		}
-		// The registry gathers its collectors concurrently: a scrape
-		// waits on the collector making the most calls.
-		if n, ms := sequentialCalls(c.Reaches); n > in.ScrapeCalls && c.Collect != nil {
-			in.ScrapeCalls = n
-			in.From["scrapeCalls"] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
-		}
+	in.ScrapeCalls, in.ScrapeBounded = endpointCalls(h, "/metrics", "scrapeCalls", scrapeTimeout, in.From)
+	if in.ScrapeBounded != "" {
+		in.From["scrapeBounded"] = in.ScrapeBounded
 	}
-	if len(bounded) > 0 {
-		if in.ScrapeCalls > 0 {
-			in.From["scrapeCalls"] += "; not counted: " + strings.Join(bounded, "; ")
-		} else {
-			in.ScrapeBounded = strings.Join(bounded, "; ")
-			in.From["scrapeBounded"] = in.ScrapeBounded
-		}
-	}
+	// The other paths a consumer scrapes with a timeout of its own: no
+	// rung when their calls are bounded (the count stays 0).
+	in.ResourceScrapeCalls, _ = endpointCalls(h, "/metrics/resource", "resourceScrapeCalls", scrapeTimeout, in.From)
+	in.SummaryCalls, _ = endpointCalls(h, "/stats/summary", "summaryCalls", scrapeTimeout, in.From)
 	if rl := h.Relist; rl != nil {
 		var ms []string
 		in.RelistListCalls, ms = sequentialCalls(rl.ListCalls)
@@ -89,6 +71,39 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 		cite("relistThreshold", rel.GateOff.Threshold, &in.RelistThreshold)
 	}
 	return in
+}
+
+// endpointCalls are the CRI calls one request to path makes one after
+// another (from[key] says which collector's, or handler's, and where),
+// and, when no collector's calls count, why: each bounds them by a
+// timeout of its own shorter than timeout.
+func endpointCalls(h *answer.RuntimeHang, path, key string, timeout time.Duration, from map[string]string) (n int, boundedWhy string) {
+	var bounded []string
+	for _, c := range h.Collectors {
+		if c.Endpoint != path || c.Never || len(c.Reaches) == 0 {
+			continue
+		}
+		// A collector whose own timeout is shorter than the scrape's
+		// never holds the scrape past it.
+		if ok, why := c.BoundBelow(timeout); ok {
+			bounded = append(bounded, why)
+			continue
+		}
+		// The registry gathers its collectors concurrently: a scrape
+		// waits on the collector making the most calls.
+		if k, ms := sequentialCalls(c.Reaches); k > n && c.Collect != nil {
+			n = k
+			from[key] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
+		}
+	}
+	if len(bounded) == 0 {
+		return n, ""
+	}
+	if n > 0 {
+		from[key] += "; not counted: " + strings.Join(bounded, "; ")
+		return n, ""
+	}
+	return 0, strings.Join(bounded, "; ")
 }
 
 // inspectCalls are the CRI calls reached through the inspection s.

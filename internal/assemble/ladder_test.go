@@ -101,3 +101,39 @@ func TestLadderInputsBoundedCollectors(t *testing.T) {
 		t.Errorf("bounded at the scrape timeout: %d calls, bounded %q", in.ScrapeCalls, in.ScrapeBounded)
 	}
 }
+
+// The server's paths count apart from /metrics: each is its own rung
+// against the same timeout, and /metrics' count is not theirs.
+func TestLadderInputsServerPaths(t *testing.T) {
+	served := func(endpoint string, handler bool, methods ...string) runtimehang.Collector {
+		c := runtimehang.Collector{Constructor: endpoint, Endpoint: endpoint, Handler: handler, Collect: &runtimehang.Step{Func: "serve"}}
+		for _, m := range methods {
+			c.Reaches = append(c.Reaches, runtimehang.Reach{Method: m, Steps: []runtimehang.Step{{Func: m}}})
+		}
+		return c
+	}
+	r := &answer.Report{Health: &answer.Health{RuntimeHang: &runtimehang.Hang{Collectors: []runtimehang.Collector{
+		served("/metrics", false, "A", "B"),
+		served("/metrics/resource", false, "A", "B", "C"),
+		served("/stats/summary", true, "A", "B", "C", "D", "E"),
+		served("/metrics/cadvisor", false, "F"),
+	}}}}
+	in := ladderInputs(r, ladder.DefaultScrapeTimeout)
+	if in.ScrapeCalls != 2 || in.ResourceScrapeCalls != 3 || in.SummaryCalls != 5 {
+		t.Fatalf("calls: /metrics %d, /metrics/resource %d, /stats/summary %d", in.ScrapeCalls, in.ResourceScrapeCalls, in.SummaryCalls)
+	}
+	if !strings.Contains(in.From["summaryCalls"], "/stats/summary's serve calls") {
+		t.Errorf("summaryCalls from %q", in.From["summaryCalls"])
+	}
+	l := ladder.Compute(in, 0)
+	for name, want := range map[string]float64{ladder.RungMetricsDark: 5, ladder.RungResourceDark: 10.0 / 3, ladder.RungSummaryDark: 2} {
+		if g := l.Rung(name); g == nil || g.Seconds < want-0.001 || g.Seconds > want+0.001 {
+			t.Errorf("rung %s: %+v, want %gs", name, g, want)
+		}
+	}
+	// A kubelet whose server asks nothing of the runtime has no such rungs.
+	r.Health.RuntimeHang.Collectors = r.Health.RuntimeHang.Collectors[:1]
+	if l := ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout), 0); l.Rung(ladder.RungResourceDark) != nil || l.Rung(ladder.RungSummaryDark) != nil {
+		t.Errorf("rungs without the paths: %+v", l.Rungs)
+	}
+}

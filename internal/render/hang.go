@@ -47,14 +47,19 @@ func hangRows(row rowFunc, h *answer.RuntimeHang) {
 			where = "an endpoint plegvet could not tell (" + c.EndpointUnknown + ")"
 		}
 		head := fmt.Sprintf("collector %s registered by %s at %s, scraped on %s", c.Constructor, c.Register, srcpos.Line(&c.Registered), where)
+		each := "each scrape"
+		if c.Handler {
+			head = fmt.Sprintf("handler %s of %s installed by %s at %s, serving %s", c.Collect.Func, c.Constructor, c.Register, srcpos.Line(&c.Registered), where)
+			each = "each request"
+		}
 		methods, providers := reachWords(c.Reaches)
 		switch {
 		case len(c.Reaches) == 0:
 			head += ": plegvet found no CRI call it makes"
 		case providers != "":
-			head += fmt.Sprintf(": each scrape calls %s through %s", methods, providers)
+			head += fmt.Sprintf(": %s calls %s through %s", each, methods, providers)
 		default:
-			head += fmt.Sprintf(": each scrape calls %s", methods)
+			head += fmt.Sprintf(": %s calls %s", each, methods)
 		}
 		lines = append(lines, head)
 		if len(c.Reaches) > 0 {

@@ -9,7 +9,9 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"path/filepath"
+	"slices"
 )
 
 // Importer type-checks the packages under Root (a GOPATH src directory)
@@ -104,4 +106,23 @@ func (im *Importer) Replace(path, src string) (*ast.File, *types.Info, *types.Pa
 		im.pkgs[path] = pkg
 	}
 	return f, info, pkg, err
+}
+
+// ReplaceFiles is Replace for a package of several files: srcs are its
+// files' sources, by name, one edited by the test.
+func (im *Importer) ReplaceFiles(path string, srcs map[string]string) ([]*ast.File, *types.Info, *types.Package, error) {
+	var files []*ast.File
+	for _, name := range slices.Sorted(maps.Keys(srcs)) {
+		f, err := parser.ParseFile(im.Fset, path+"/"+name, srcs[name], parser.ParseComments)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		files = append(files, f)
+	}
+	info := newInfo()
+	pkg, _ := (&types.Config{Importer: im, Error: func(error) {}}).Check(path, im.Fset, files, info)
+	if pkg != nil {
+		im.pkgs[path] = pkg
+	}
+	return files, info, pkg, nil
 }
