@@ -212,6 +212,17 @@ func (l *Ladder) ScrapeTime(latency time.Duration) time.Duration {
 	return time.Duration(l.Inputs.ScrapeCalls) * latency
 }
 
+// ResourceScrapeTime and SummaryTime are how long a /metrics/resource
+// scrape and a /stats/summary request take at latency per call.
+func (l *Ladder) ResourceScrapeTime(latency time.Duration) time.Duration {
+	return time.Duration(l.Inputs.ResourceScrapeCalls) * latency
+}
+
+// SummaryTime: see ResourceScrapeTime.
+func (l *Ladder) SummaryTime(latency time.Duration) time.Duration {
+	return time.Duration(l.Inputs.SummaryCalls) * latency
+}
+
 // RelistCycle is the time from one relist's start to the next's, with n
 // pods changing.
 func (l *Ladder) RelistCycle(latency time.Duration, n int) time.Duration {

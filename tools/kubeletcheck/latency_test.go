@@ -213,7 +213,8 @@ func checkNeverUnhealthyWhileReady(t *testing.T, run *harness.FaultRun, tl *harn
 
 // checkLadderPredicts holds the ladder plegvet report reads from the
 // release's code to what the rung measured: a whole scrape (the patient
-// requests) takes ScrapeCalls calls, the relist's GetPods lines come a
+// requests) takes ScrapeCalls calls, a /metrics/resource scrape and a
+// /stats/summary request theirs, the relist's GetPods lines come a
 // RelistCycle apart and the status loop's Status lines a StatusAge, each
 // within half a call's latency and a second (a call is L plus the
 // runtime's own time; the log's mean over the fault).
@@ -239,6 +240,21 @@ func checkLadderPredicts(t *testing.T, run *harness.FaultRun, plegvetBin string)
 	}
 	for _, p := range ps {
 		near("a whole /metrics scrape", l.ScrapeTime(lat), p)
+	}
+	// The server's other paths, each its own count of calls.
+	for _, path := range []struct {
+		path  string
+		calls int
+		time  time.Duration
+	}{{"/metrics/resource", l.Inputs.ResourceScrapeCalls, l.ResourceScrapeTime(lat)}, {"/stats/summary", l.Inputs.SummaryCalls, l.SummaryTime(lat)}} {
+		ts := run.PatientTimes(path.path)
+		if path.calls == 0 || len(ts) == 0 {
+			t.Errorf("%s: the ladder counts %d calls, %d patient requests answered within the fault", path.path, path.calls, len(ts))
+			continue
+		}
+		for _, took := range ts {
+			near("a whole "+path.path+" request", path.time, took)
+		}
 	}
 	// The relist's counter times the relist when the answering scrapes
 	// saw it rise twice or more; else its GetPods lines, which the image

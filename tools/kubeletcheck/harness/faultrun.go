@@ -119,22 +119,18 @@ type FaultRun struct {
 	// after the other from the fault on: how long a scrape that waits
 	// waits, and what the answers said of the relist.
 	Patient []Patient
-	Log     []LogLine
-	Crictl  []byte
-	Rules   string
-	Configz []byte
+	// PatientPaths are the same on the server's other paths that ask the
+	// runtime (PatientServedPaths), each path's requests one after the
+	// other, beside /metrics'.
+	PatientPaths []Answer
+	Log          []LogLine
+	Crictl       []byte
+	Rules        string
+	Configz      []byte
 	// Stall is the fault's own account (the proxy's), when there is one;
 	// Delays the latency mode's, by method.
 	Stall  []string
 	Delays []Delays
-}
-
-// Patient is a patient /metrics request, with the relist's counter and
-// gauge its answer gave (0 without one).
-type Patient struct {
-	Answer
-	Relists  float64 `json:"relists,omitempty"`
-	LastSeen float64 `json:"kubeletPlegLastSeenSeconds,omitempty"`
 }
 
 // Queries are the series read every round: per metrics_path.
@@ -260,31 +256,8 @@ func (h *FaultScenario) Run(ctx context.Context) (*FaultRun, error) {
 		return h.Fault.end(ctx, n, proxy)
 	}
 	defer end()
-	// The patient scraper and the goroutine dumps, beside the rounds.
-	watched.goLoop(func(done <-chan struct{}) {
-		for {
-			a := n.Kubelet.Get(ctx, "/metrics", 5*time.Minute)
-			p := Patient{Answer: a}
-			if a.OK() {
-				p.Relists = metricValue(a.Body, MetricRelists)
-				p.LastSeen = metricValue(a.Body, "kubelet_pleg_last_seen_seconds")
-			}
-			p.Body = nil
-			watched.Lock()
-			run.Patient = append(run.Patient, p)
-			over := !run.Thawed.IsZero() && a.Start.After(run.Thawed)
-			watched.Unlock()
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if over {
-				return
-			}
-			time.Sleep(h.Every)
-		}
-	})
+	// The patient requests and the goroutine dumps, beside the rounds.
+	h.patient(ctx, n, run, watched)
 	watched.goLoop(func(done <-chan struct{}) {
 		for _, d := range h.Dumps {
 			select {

@@ -103,6 +103,9 @@ func (r *FaultRun) Save(dir string) error {
 	if err := js("patient.json", r.Patient); err != nil {
 		return err
 	}
+	if err := js("patient-paths.json", r.PatientPaths); err != nil {
+		return err
+	}
 	if err := js("relists.json", r.RelistSamples()); err != nil {
 		return err
 	}

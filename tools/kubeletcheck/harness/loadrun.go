@@ -84,7 +84,9 @@ func LoadRun(dir string) (run *FaultRun, lost []string, err error) {
 		into any
 		// Save writes delays.json only for a latency run's proxy.
 		optional bool
-	}{{"kubectl-pleg.json", &run.Pleg, false}, {"patient.json", &run.Patient, false}, {"delays.json", &run.Delays, true}} {
+	}{{"kubectl-pleg.json", &run.Pleg, false}, {"patient.json", &run.Patient, false}, {"delays.json", &run.Delays, true},
+		// Saves before the server's paths were asked have none.
+		{"patient-paths.json", &run.PatientPaths, true}} {
 		if err := readJSON(filepath.Join(dir, f.name), f.into); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		} else if err != nil && !f.optional {

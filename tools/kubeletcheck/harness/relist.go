@@ -259,10 +259,30 @@ func (r *FaultRun) LongestPLEGAge() (longest time.Duration, lines int) {
 // PatientScrapes are how long each patient /metrics request sent and
 // answered within the fault took: a whole scrape at the fault's latency.
 func (r *FaultRun) PatientScrapes() []time.Duration {
-	var out []time.Duration
+	var as []Answer
 	for _, p := range r.Patient {
-		if p.OK() && p.Start.After(r.Frozen) && p.Start.Add(p.Took).Before(r.Thawed) {
-			out = append(out, p.Took)
+		as = append(as, p.Answer)
+	}
+	return r.within(as)
+}
+
+// PatientTimes are PatientScrapes' for one of PatientServedPaths.
+func (r *FaultRun) PatientTimes(path string) []time.Duration {
+	var as []Answer
+	for _, a := range r.PatientPaths {
+		if a.Path == path {
+			as = append(as, a)
+		}
+	}
+	return r.within(as)
+}
+
+// within are how long each answer sent and answered within the fault took.
+func (r *FaultRun) within(as []Answer) []time.Duration {
+	var out []time.Duration
+	for _, a := range as {
+		if a.OK() && a.Start.After(r.Frozen) && a.Start.Add(a.Took).Before(r.Thawed) {
+			out = append(out, a.Took)
 		}
 	}
 	return out
