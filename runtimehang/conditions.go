@@ -105,18 +105,20 @@ func condition(fset *token.FileSet, stack []ast.Node) (string, *srcpos.Pos, ast.
 // function's body) runs under, as written: an if's condition in its body,
 // its negation "!(X)" in its else and in the statements after an if with
 // no else whose body always returns (if X { return ... }; the call); ""
-// when it runs under none. The innermost branch is the one named.
-func branchOf(stack []ast.Node) string {
+// when it runs under none. The innermost branch is the one named; cond is
+// its condition (nil for none), negated whether the call runs where cond
+// is false.
+func branchOf(stack []ast.Node) (when string, cond ast.Expr, negated bool) {
 	for i := len(stack) - 1; i > 0; i-- {
 		switch parent := stack[i-1].(type) {
 		case *ast.FuncLit, *ast.FuncDecl:
-			return ""
+			return "", nil, false
 		case *ast.IfStmt:
 			switch stack[i] {
 			case parent.Body:
-				return types.ExprString(parent.Cond)
+				return types.ExprString(parent.Cond), parent.Cond, false
 			case parent.Else:
-				return "!(" + types.ExprString(parent.Cond) + ")"
+				return "!(" + types.ExprString(parent.Cond) + ")", parent.Cond, true
 			}
 		case *ast.BlockStmt:
 			for k, st := range parent.List {
@@ -125,11 +127,11 @@ func branchOf(stack []ast.Node) string {
 				}
 				for j := k - 1; j >= 0; j-- {
 					if is, ok := parent.List[j].(*ast.IfStmt); ok && is.Else == nil && astobj.Leaves(is.Body, false) {
-						return "!(" + types.ExprString(is.Cond) + ")"
+						return "!(" + types.ExprString(is.Cond) + ")", is.Cond, true
 					}
 				}
 			}
 		}
 	}
-	return ""
+	return "", nil, false
 }

@@ -178,7 +178,8 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		if !ok {
 			return true
 		}
-		when := branchOf(stack)
+		when, cond, negated := branchOf(stack)
+		gate := w.p.branchGate(info, cond, negated)
 		var b *constvalue.Value
 		for _, a := range call.Args {
 			if id, ok := ast.Unparen(a).(*ast.Ident); ok && bounds[info.Uses[id]] != nil {
@@ -190,7 +191,7 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 		}
 		if bind != nil {
 			if cs, ok := bind(call); ok {
-				out = append(out, mark(call, under(cs, when, b))...)
+				out = append(out, mark(call, under(cs, when, b, gate))...)
 				return true
 			}
 		}
@@ -205,7 +206,7 @@ func (w *walker) body(info *types.Info, body ast.Node, depth int, bind func(*ast
 			}
 			return true
 		}
-		out = append(out, mark(call, under(w.call(fn, call.Pos(), depth, staticName(info, call)), when, b))...)
+		out = append(out, mark(call, under(w.call(fn, call.Pos(), depth, staticName(info, call)), when, b, gate))...)
 		return true
 	})
 	unpaired(out)
@@ -279,11 +280,11 @@ func isTyped(t types.Type) bool {
 }
 
 // under marks each chain's first step, a call of the body being walked,
-// with the branch it runs under ("" for none) and the timeout bounding it
-// (nil for none).
-func under(cs []chain, when string, bound *constvalue.Value) []chain {
+// with the branch it runs under ("" for none) and the gate behind it, and
+// the timeout bounding it (nil for none).
+func under(cs []chain, when string, bound *constvalue.Value, gate *BranchGate) []chain {
 	for i := range cs {
-		cs[i].steps[0].When, cs[i].steps[0].Bound = when, bound
+		cs[i].steps[0].When, cs[i].steps[0].Bound, cs[i].steps[0].Gate = when, bound, gate
 	}
 	return cs
 }
@@ -300,7 +301,7 @@ func unpaired(cs []chain) {
 	for i := range cs {
 		w := cs[i].steps[0].When
 		if x, ok := strings.CutPrefix(w, "!("); ok && !taken[strings.TrimSuffix(x, ")")] {
-			cs[i].steps[0].When = ""
+			cs[i].steps[0].When, cs[i].steps[0].Gate = "", nil
 		}
 	}
 }

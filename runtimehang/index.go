@@ -33,6 +33,10 @@ type prog struct {
 	// impls are implementations' answers, by interface method: the walk
 	// asks again for each call through the same method.
 	impls map[*types.Func][]*types.Func
+	// fieldGates are the bool fields' gates (branchgate.go), by field;
+	// callers the static calls of each function, built on first use.
+	fieldGates map[*types.Var]*BranchGate
+	callers    map[*types.Func][]callSite
 }
 
 type fieldType struct {
@@ -41,7 +45,7 @@ type fieldType struct {
 }
 
 func newProg(in Input) *prog {
-	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}, fieldTypes: map[*types.Var]fieldType{}, impls: map[*types.Func][]*types.Func{}}
+	p := &prog{fset: in.Fset, decls: map[*types.Func]*ast.FuncDecl{}, pkgOf: map[*types.Func]*Package{}, tags: map[*types.Var]string{}, registeredFields: map[types.Object]bool{}, fieldTypes: map[*types.Var]fieldType{}, impls: map[*types.Func][]*types.Func{}, fieldGates: map[*types.Var]*BranchGate{}}
 	all := append([]Package{in.Kubelet}, in.Others...)
 	for i := range all {
 		pkg := &all[i]

@@ -83,6 +83,13 @@ func at(p *srcpos.Pos) string {
 	return fmt.Sprintf("%s:%d", path.Base(p.File), p.Line)
 }
 
+func unresolvedWhy(why string) string {
+	if why == "" {
+		return ""
+	}
+	return " unresolved: " + why
+}
+
 func value(v *constvalue.Value) string {
 	switch {
 	case v == nil:
@@ -104,6 +111,9 @@ func describe(h *runtimehang.Hang) []string {
 				step := s.Func + "@" + at(&s.Pos)
 				if s.When != "" {
 					step += " when " + s.When
+				}
+				if g := s.Gate; g != nil {
+					step += fmt.Sprintf(" [%s true=%t set %q@%s gate %q %s@%s%s]", g.Field, g.FieldTrue, g.Set, at(g.SetPos), g.Name, g.Const, at(g.Pos), unresolvedWhy(g.Unresolved))
 				}
 				steps = append(steps, step)
 			}

@@ -28,6 +28,9 @@ func (s *Summary) Files(visit srcpos.FileVisitor) {
 	}
 	for i := range s.Chain {
 		srcpos.Files(visit, &s.Chain[i].Pos, s.Chain[i].Decl)
+		if g := s.Chain[i].Gate; g != nil {
+			srcpos.Files(visit, g.SetPos, g.Pos)
+		}
 	}
 	srcpos.Files(visit, s.DeadlineAt)
 	s.Deadline.Files(visit)

@@ -83,6 +83,46 @@ type Step struct {
 	// is taken to pass the context on), resolved to a constant or not;
 	// null when none.
 	Bound *constvalue.Value `json:"bound,omitempty"`
+	// Gate is the feature gate behind When, when its condition reads a
+	// bool field (x.f or !x.f): followed from where the field is set to
+	// the check giving it its value; null when When reads no such field.
+	Gate *BranchGate `json:"gate,omitempty"`
+}
+
+// BranchGate is the feature gate a branch's field follows: the field is
+// set from a constructor's parameter, which the constructor's callers
+// (or the callers of those passing their own parameter on) give a check
+// of the gate (DefaultFeatureGate.Enabled(features.X)), alone or as one
+// side of an &&. The field then reads true only when the gate is on.
+type BranchGate struct {
+	// Field is the field as the condition reads it (p.podAndContainerStatsFromCRI).
+	Field string `json:"field"`
+	// FieldTrue: the step runs where the field reads true (its branch is
+	// x.f, or the else of !x.f), so only when the gate is on; else where
+	// it reads false.
+	FieldTrue bool `json:"fieldTrue"`
+	// Set is the value the field is given, as written, and SetPos where
+	// (the composite literal's key or the assignment); "" and null when
+	// nothing read sets it.
+	Set    string      `json:"set,omitempty"`
+	SetPos *srcpos.Pos `json:"setPos,omitempty"`
+	// Name is the gate (the constant's value), Const its constant and Pos
+	// the check; "" and null when Unresolved.
+	Name  string      `json:"name,omitempty"`
+	Const string      `json:"const,omitempty"`
+	Pos   *srcpos.Pos `json:"pos,omitempty"`
+	// Unresolved says why the field was not followed to one gate (it is
+	// set from a variable, or from two different gates).
+	Unresolved string `json:"unresolved,omitempty"`
+}
+
+// NeedsGate is the feature gate the step runs only when on: its branch
+// reads its field true, and the field follows that gate; "" when none.
+func (s Step) NeedsGate() string {
+	if g := s.Gate; g != nil && g.FieldTrue && g.Unresolved == "" {
+		return g.Name
+	}
+	return ""
 }
 
 // Collector is one collector registered, and what a scrape calls; or
@@ -256,6 +296,10 @@ func (h *Hang) Files(visit srcpos.FileVisitor) {
 		pos(s.Decl)
 		if s.Bound != nil {
 			pos(s.Bound.Decl)
+		}
+		if s.Gate != nil {
+			pos(s.Gate.SetPos)
+			pos(s.Gate.Pos)
 		}
 	}
 	for i := range h.Collectors {

@@ -7,5 +7,10 @@ type Feature string
 // PodAndContainerStatsFromCRI has the CRI answer every stat.
 const PodAndContainerStatsFromCRI Feature = "PodAndContainerStatsFromCRI"
 
-// Enabled reports whether a gate is on.
-func Enabled(f Feature) bool { return false }
+// Gates answers whether a gate is on.
+type Gates interface {
+	Enabled(f Feature) bool
+}
+
+// DefaultFeatureGate holds the gates the node was started with.
+var DefaultFeatureGate Gates

@@ -49,7 +49,7 @@ func newKubelet(deps *Dependencies) *Kubelet {
 	if deps.useLegacyCadvisorStats {
 		kl.StatsProvider = stats.NewCadvisorStatsProvider(deps.runtimeCache)
 	} else {
-		kl.StatsProvider = stats.NewCRIStatsProvider(deps.RemoteRuntimeService, features.Enabled(features.PodAndContainerStatsFromCRI))
+		kl.StatsProvider = stats.NewCRIStatsProvider(deps.RemoteRuntimeService, features.DefaultFeatureGate.Enabled(features.PodAndContainerStatsFromCRI))
 	}
 	return kl
 }

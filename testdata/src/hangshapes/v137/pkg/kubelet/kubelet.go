@@ -50,7 +50,7 @@ func newKubelet(deps *Dependencies) *Kubelet {
 	if deps.useLegacyCadvisorStats {
 		kl.StatsProvider = cadvisorProvider
 	} else {
-		kl.StatsProvider = stats.NewCRIStatsProvider(deps.RemoteRuntimeService, features.Enabled(features.PodAndContainerStatsFromCRI))
+		kl.StatsProvider = stats.NewCRIStatsProvider(deps.RemoteRuntimeService, features.DefaultFeatureGate.Enabled(features.PodAndContainerStatsFromCRI))
 	}
 	return kl
 }

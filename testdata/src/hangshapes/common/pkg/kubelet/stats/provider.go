@@ -21,9 +21,15 @@ type Provider struct {
 	containerStatsProvider
 }
 
-// NewCRIStatsProvider asks the runtime over the CRI.
+// NewCRIStatsProvider asks the runtime over the CRI; fromCRI asks it for
+// the sandboxes' stats first.
 func NewCRIStatsProvider(rs internalapi.RuntimeService, fromCRI bool) *Provider {
-	return &Provider{containerStatsProvider: &criStatsProvider{runtimeService: rs, fromCRI: fromCRI}}
+	return &Provider{containerStatsProvider: newCRIStatsProvider(rs, fromCRI)}
+}
+
+// newCRIStatsProvider is where the flag lands in the provider's field.
+func newCRIStatsProvider(rs internalapi.RuntimeService, fromCRI bool) containerStatsProvider {
+	return &criStatsProvider{runtimeService: rs, fromCRI: fromCRI}
 }
 
 // NewCadvisorStatsProvider asks cadvisor, and the runtime cache for pods.
