@@ -75,7 +75,9 @@ func TestBranchGate(t *testing.T) {
 			return strings.Replace(s, "fromCRI: fromCRI}", "fromCRI: fromCRI && rs != nil}", 1)
 		}}, "PodAndContainerStatsFromCRI", "", "fromCRI && rs != nil"},
 		"two gates": {map[string]func(string) string{
-			featuresPkg: func(s string) string { return s + "\n// SandboxStats is another gate.\nconst SandboxStats Feature = \"SandboxStats\"\n" },
+			featuresPkg: func(s string) string {
+				return s + "\n// SandboxStats is another gate.\nconst SandboxStats Feature = \"SandboxStats\"\n"
+			},
 			kubeletPkg: func(s string) string {
 				return strings.Replace(s, gateCheck, gateCheck+" && features.DefaultFeatureGate.Enabled(features.SandboxStats)", 1)
 			},
