@@ -21,12 +21,17 @@ func TestLadderOnReleases(t *testing.T) {
 		t.Skip("downloads Kubernetes releases")
 	}
 	podCalls := map[string]int{"v1.25.16": 4, "v1.30.14": 4, "v1.36.5": 2, "v1.37.2": 2}
-	// v1.37's stats provider lists stats either from the CRI alone or
-	// partly (if p.useCRIPodSandboxStats { return ... }; return ...): one
-	// side counts, as the proxy counted on a real scrape (3 methods).
-	// Before, the partial listing follows the strict one when the runtime
-	// lacks ListPodSandboxStats: the strict side's call is counted.
-	scrapeCalls := map[string]int{"v1.25.16": 4, "v1.30.14": 4, "v1.36.5": 4, "v1.37.2": 3}
+	// The stats provider's strict listing (ListPodSandboxStats) runs only
+	// when p.podAndContainerStatsFromCRI (p.useCRIPodSandboxStats in
+	// v1.37), a field set, through two constructors, from
+	// PodAndContainerStatsFromCRI's check: off by default in every
+	// release, so a default node's scrape lists sandboxes, containers and
+	// container stats (3 methods, as the proxy counted on a real v1.37.2
+	// scrape). With the gate on, up to v1.36 the partial listing follows
+	// the strict one when the runtime lacks ListPodSandboxStats (4); v1.37
+	// takes one or the other (if ... { return ... }; return ...: 3).
+	scrapeCalls := map[string]int{"v1.25.16": 3, "v1.30.14": 3, "v1.36.5": 3, "v1.37.2": 3}
+	gatedCalls := map[string]int{"v1.25.16": 4, "v1.30.14": 4, "v1.36.5": 4, "v1.37.2": 3}
 	for version, want := range podCalls {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
@@ -46,9 +51,13 @@ func TestLadderOnReleases(t *testing.T) {
 					t.Errorf("no %s rung", name)
 				}
 			}
-			if l.Inputs.ScrapeCalls != scrapeCalls[version] {
+			if l.Inputs.ScrapeCalls != scrapeCalls[version] || !strings.Contains(l.Inputs.From["scrapeCalls"], "feature gate PodAndContainerStatsFromCRI: off by default") {
 				t.Errorf("scrape calls %d, want %d (%s)", l.Inputs.ScrapeCalls, scrapeCalls[version], l.Inputs.From["scrapeCalls"])
 			}
+			if g := l.Inputs.ScrapeCallsGated; len(g) != 1 || g["PodAndContainerStatsFromCRI"] != gatedCalls[version] {
+				t.Errorf("scrape calls with the gate on %v, want %d (%s)", g, gatedCalls[version], l.Inputs.From["scrapeCallsGated"])
+			}
+			t.Logf("scrapeCalls %d: %s; scrapeCallsGated %v: %s", l.Inputs.ScrapeCalls, l.Inputs.From["scrapeCalls"], l.Inputs.ScrapeCallsGated, l.Inputs.From["scrapeCallsGated"])
 			if l.Inputs.PodCalls != want || l.Inputs.RelistListCalls != 2 {
 				t.Errorf("relist calls %d, pod calls %d; want 2, %d (%v)", l.Inputs.RelistListCalls, l.Inputs.PodCalls, want, l.Inputs.From)
 			}

@@ -25,6 +25,8 @@
 //
 // The inputs are read from each release's source (the calls each loop
 // makes, the constants, the configuration defaults) and from a node's
-// configz; the ladder itself is arithmetic over them. It is pure: no
+// configz (its settings, and the feature gates it turns on: a scrape's
+// calls behind a gate off by default are counted in ScrapeCallsGated,
+// not ScrapeCalls); the ladder itself is arithmetic over them. It is pure: no
 // I/O, no source.
 package ladder

@@ -43,6 +43,12 @@ type Inputs struct {
 	// after another; 0 when not known or none.
 	ResourceScrapeCalls int
 	SummaryCalls        int
+	// ScrapeCallsGated are, for each feature gate off by default that a
+	// counted collector's branch follows (runtimehang's Step.Gate), the
+	// calls a scrape makes with that gate alone turned on: a node whose
+	// configz turns it on makes them, not ScrapeCalls. nil when no branch
+	// follows such a gate.
+	ScrapeCallsGated map[string]int
 	// RelistListCalls are the calls a relist makes before it stores its
 	// time (the runtime's GetPods); PodCalls those it makes for each pod
 	// that changed (GetPodStatus, one sandbox, one container).
@@ -286,6 +292,7 @@ type inputsJSON struct {
 	ScrapeBounded       string            `json:"scrapeBounded,omitempty"`
 	ResourceScrapeCalls int               `json:"resourceScrapeCalls,omitempty"`
 	SummaryCalls        int               `json:"summaryCalls,omitempty"`
+	ScrapeCallsGated    map[string]int    `json:"scrapeCallsGated,omitempty"`
 	RelistListCalls     int               `json:"relistListCalls"`
 	PodCalls            int               `json:"podCalls"`
 	StatusCalls         int               `json:"statusCalls"`
@@ -312,7 +319,7 @@ func (in Inputs) MarshalJSON() ([]byte, error) {
 	if from == nil {
 		from = map[string]string{}
 	}
-	return json.Marshal(inputsJSON{in.ScrapeCalls, in.ScrapeBounded, in.ResourceScrapeCalls, in.SummaryCalls, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
+	return json.Marshal(inputsJSON{in.ScrapeCalls, in.ScrapeBounded, in.ResourceScrapeCalls, in.SummaryCalls, in.ScrapeCallsGated, in.RelistListCalls, in.PodCalls, in.StatusCalls, in.NodeStatusCalls,
 		d(in.RelistPeriod), d(in.RelistThreshold), d(in.StatusPeriod), d(in.RuntimeDown), d(in.NodeStatusFrequency), d(in.Deadline), d(in.ScrapeTimeout), from})
 }
 
@@ -322,7 +329,7 @@ func (in *Inputs) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	out := Inputs{ScrapeCalls: j.ScrapeCalls, ScrapeBounded: j.ScrapeBounded, ResourceScrapeCalls: j.ResourceScrapeCalls, SummaryCalls: j.SummaryCalls, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
+	out := Inputs{ScrapeCalls: j.ScrapeCalls, ScrapeBounded: j.ScrapeBounded, ResourceScrapeCalls: j.ResourceScrapeCalls, SummaryCalls: j.SummaryCalls, ScrapeCallsGated: j.ScrapeCallsGated, RelistListCalls: j.RelistListCalls, PodCalls: j.PodCalls, StatusCalls: j.StatusCalls, NodeStatusCalls: j.NodeStatusCalls, From: j.From}
 	for _, f := range []struct {
 		s string
 		d *time.Duration

@@ -199,13 +199,14 @@ func TestJSONRoundTrip(t *testing.T) {
 	in := kubelet()
 	in.From = map[string]string{"deadline": "runtimeRequestTimeout from configz"}
 	in.ResourceScrapeCalls, in.SummaryCalls = 3, 5
+	in.ScrapeCallsGated = map[string]int{"PodAndContainerStatsFromCRI": 4}
 	l := Compute(in, 2)
 	b, err := json.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"deadline":"2m0s"`) {
-		t.Errorf("durations are not written as Go prints them: %s", b)
+	if !strings.Contains(string(b), `"deadline":"2m0s"`) || !strings.Contains(string(b), `"scrapeCallsGated":{"PodAndContainerStatsFromCRI":4}`) {
+		t.Errorf("durations are not written as Go prints them, or the gated calls are not written: %s", b)
 	}
 	var back Ladder
 	if err := json.Unmarshal(b, &back); err != nil {

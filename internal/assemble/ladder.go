@@ -18,7 +18,7 @@ import (
 // threshold, the status loop's, the runtime-down threshold, the node
 // status update's frequency and the CRI deadline (their defaults), and
 // the scrape timeout given. Each value says where it was read.
-func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
+func ladderInputs(r *answer.Report, scrapeTimeout time.Duration, gates gateLookup) ladder.Inputs {
 	in := ladder.Inputs{ScrapeTimeout: scrapeTimeout, From: map[string]string{"scrapeTimeout": "the scrape timeout given (Prometheus' default " + ladder.DefaultScrapeTimeout.String() + ")"}}
 	h := r.Health.RuntimeHang
 	cite := func(key string, v *constvalue.Value, into *time.Duration) {
@@ -27,14 +27,16 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 			in.From[key] = citeValue(v)
 		}
 	}
-	in.ScrapeCalls, in.ScrapeBounded = endpointCalls(h, "/metrics", "scrapeCalls", scrapeTimeout, in.From)
+	var scraped []runtimehang.Collector // the collectors counted on /metrics
+	in.ScrapeCalls, in.ScrapeBounded, scraped = endpointCalls(h, "/metrics", "scrapeCalls", scrapeTimeout, in.From, gates)
 	if in.ScrapeBounded != "" {
 		in.From["scrapeBounded"] = in.ScrapeBounded
 	}
+	addScrapeCallsGated(&in, scraped, gates)
 	// The other paths a consumer scrapes with a timeout of its own: no
 	// rung when their calls are bounded (the count stays 0).
-	in.ResourceScrapeCalls, _ = endpointCalls(h, "/metrics/resource", "resourceScrapeCalls", scrapeTimeout, in.From)
-	in.SummaryCalls, _ = endpointCalls(h, "/stats/summary", "summaryCalls", scrapeTimeout, in.From)
+	in.ResourceScrapeCalls, _, _ = endpointCalls(h, "/metrics/resource", "resourceScrapeCalls", scrapeTimeout, in.From, gates)
+	in.SummaryCalls, _, _ = endpointCalls(h, "/stats/summary", "summaryCalls", scrapeTimeout, in.From, gates)
 	if rl := h.Relist; rl != nil {
 		var ms []string
 		in.RelistListCalls, ms = sequentialCalls(rl.ListCalls)
@@ -77,7 +79,7 @@ func ladderInputs(r *answer.Report, scrapeTimeout time.Duration) ladder.Inputs {
 // another (from[key] says which collector's, or handler's, and where),
 // and, when no collector's calls count, why: each bounds them by a
 // timeout of its own shorter than timeout.
-func endpointCalls(h *answer.RuntimeHang, path, key string, timeout time.Duration, from map[string]string) (n int, boundedWhy string) {
+func endpointCalls(h *answer.RuntimeHang, path, key string, timeout time.Duration, from map[string]string, gates gateLookup) (n int, boundedWhy string, counted []runtimehang.Collector) {
 	var bounded []string
 	for _, c := range h.Collectors {
 		if c.Endpoint != path || c.Never || len(c.Reaches) == 0 {
@@ -91,19 +93,20 @@ func endpointCalls(h *answer.RuntimeHang, path, key string, timeout time.Duratio
 		}
 		// The registry gathers its collectors concurrently: a scrape
 		// waits on the collector making the most calls.
-		if k, ms := sequentialCalls(c.Reaches); k > n && c.Collect != nil {
+		counted = append(counted, c)
+		if k, ms := scrapeCalls(c.Reaches, gates); k > n && c.Collect != nil {
 			n = k
 			from[key] = fmt.Sprintf("%s's %s calls %v (%s)", c.Constructor, c.Collect.Func, ms, at(c.Collect.Decl))
 		}
 	}
 	if len(bounded) == 0 {
-		return n, ""
+		return n, "", counted
 	}
 	if n > 0 {
 		from[key] += "; not counted: " + strings.Join(bounded, "; ")
-		return n, ""
+		return n, "", counted
 	}
-	return 0, strings.Join(bounded, "; ")
+	return 0, strings.Join(bounded, "; "), counted
 }
 
 // inspectCalls are the CRI calls reached through the inspection s.
@@ -124,13 +127,32 @@ func inspectCalls(rl *runtimehang.Relist, s runtimehang.Step) []runtimehang.Reac
 // alternatives, one run makes one side's: only the side adding more
 // methods counts, named with the other.
 func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
-	type family struct{ sides [2][]string } // under X, under !(X)
+	n, ms, _ = gatedCalls(rs, nil)
+	return n, ms
+}
+
+// gatedCalls is sequentialCalls told, by gates, the defaults of the
+// feature gates the branches follow (Step.Gate): a call whose branch
+// needs a gate off by default is not made on a default node, and not
+// counted (skipped names it); the words for each branch name its gate.
+// A nil gates reads no gate.
+func gatedCalls(rs []runtimehang.Reach, gates gateLookup) (n int, ms, skipped []string) {
+	type family struct {
+		sides [2][]string // under X, under !(X)
+		words [2]string   // what the gate behind each side's branch says
+	}
 	families := map[string]*family{}
 	var order []string
 	concurrent := false
 	for _, rc := range rs {
 		if rc.Concurrent {
 			concurrent = true
+			continue
+		}
+		if note := gates.offBy(rc); note != "" {
+			if !contains(skipped, note) {
+				skipped = append(skipped, note)
+			}
 			continue
 		}
 		bs := rc.Branches()
@@ -156,6 +178,9 @@ func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
 		if !contains(f.sides[side], rc.Method) {
 			f.sides[side] = append(f.sides[side], rc.Method)
 		}
+		if f.words[side] == "" {
+			f.words[side] = gates.words(rc)
+		}
 	}
 	counted := slices.Clone(ms)
 	for _, key := range order {
@@ -168,15 +193,15 @@ func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
 				}
 			}
 		}
-		pick, other, when := fresh[0], fresh[1], key
+		pick, other, when, words := fresh[0], fresh[1], key, f.words[0]
 		if len(fresh[1]) > len(fresh[0]) {
-			pick, other, when = fresh[1], fresh[0], "!("+key+")"
+			pick, other, when, words = fresh[1], fresh[0], "!("+key+")", f.words[1]
 		}
 		counted = append(counted, pick...)
 		for _, m := range pick {
-			note := fmt.Sprintf("%s (only when %s, counted)", m, when)
+			note := fmt.Sprintf("%s (only when %s%s, counted)", m, when, words)
 			if len(f.sides[0]) > 0 && len(f.sides[1]) > 0 {
-				note = fmt.Sprintf("%s (when %s; else %s)", m, when, strings.Join(other, ", "))
+				note = fmt.Sprintf("%s (when %s%s; else %s)", m, when, words, strings.Join(other, ", "))
 			}
 			ms = append(ms, note)
 		}
@@ -186,16 +211,22 @@ func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
 		n++
 		ms = append(ms, "(calls in goroutines, counted once)")
 	}
-	return n, ms
+	// A call not made under its gate, but made elsewhere, is counted there.
+	skipped = slices.DeleteFunc(skipped, func(note string) bool {
+		m, _, _ := strings.Cut(note, " ")
+		return contains(counted, m)
+	})
+	return n, ms, skipped
 }
 
 // addLadder computes the report's latency ladder (Health.Ladder), for no
-// pod changing and Prometheus' default scrape timeout.
-func addLadder(r *answer.Report) {
+// pod changing and Prometheus' default scrape timeout, with the feature
+// gates' defaults from gates.
+func addLadder(r *answer.Report, gates gateLookup) {
 	if r.Health == nil || r.Health.RuntimeHang == nil {
 		return
 	}
-	r.Health.Ladder = ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout), 0)
+	r.Health.Ladder = ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout, gates), 0)
 }
 
 // noteLadderUnknown adds a Load.Unfollowed line (the command exits 1) for

@@ -86,17 +86,17 @@ func TestLadderInputsBoundedCollectors(t *testing.T) {
 	report := func(cs ...runtimehang.Collector) *answer.Report {
 		return &answer.Report{Health: &answer.Health{RuntimeHang: &runtimehang.Hang{Collectors: cs}}}
 	}
-	in := ladderInputs(report(collector("volume", five, "A", "B", "C"), collector("log", nil, "A")), ladder.DefaultScrapeTimeout)
+	in := ladderInputs(report(collector("volume", five, "A", "B", "C"), collector("log", nil, "A")), ladder.DefaultScrapeTimeout, nil)
 	if in.ScrapeCalls != 1 || in.ScrapeBounded != "" || !strings.Contains(in.From["scrapeCalls"], "not counted: volume bounds its runtime calls by 5s") {
 		t.Errorf("one bounded, one not: %d calls, bounded %q, from %q", in.ScrapeCalls, in.ScrapeBounded, in.From["scrapeCalls"])
 	}
-	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), ladder.DefaultScrapeTimeout)
+	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), ladder.DefaultScrapeTimeout, nil)
 	l := ladder.Compute(in, 0)
 	if in.ScrapeCalls != 0 || in.ScrapeBounded == "" || l.Rung(ladder.RungMetricsDark) != nil || strings.Contains(l.Unknown, "metrics-dark") {
 		t.Errorf("all bounded: %d calls, bounded %q, rung %v, unknown %q", in.ScrapeCalls, in.ScrapeBounded, l.Rung(ladder.RungMetricsDark), l.Unknown)
 	}
 	// A timeout as long as the scrape's bounds nothing the scrape sees.
-	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), 5*time.Second)
+	in = ladderInputs(report(collector("volume", five, "A", "B", "C")), 5*time.Second, nil)
 	if in.ScrapeCalls != 3 || in.ScrapeBounded != "" {
 		t.Errorf("bounded at the scrape timeout: %d calls, bounded %q", in.ScrapeCalls, in.ScrapeBounded)
 	}
@@ -118,7 +118,7 @@ func TestLadderInputsServerPaths(t *testing.T) {
 		served("/stats/summary", true, "A", "B", "C", "D", "E"),
 		served("/metrics/cadvisor", false, "F"),
 	}}}}
-	in := ladderInputs(r, ladder.DefaultScrapeTimeout)
+	in := ladderInputs(r, ladder.DefaultScrapeTimeout, nil)
 	if in.ScrapeCalls != 2 || in.ResourceScrapeCalls != 3 || in.SummaryCalls != 5 {
 		t.Fatalf("calls: /metrics %d, /metrics/resource %d, /stats/summary %d", in.ScrapeCalls, in.ResourceScrapeCalls, in.SummaryCalls)
 	}
@@ -133,7 +133,7 @@ func TestLadderInputsServerPaths(t *testing.T) {
 	}
 	// A kubelet whose server asks nothing of the runtime has no such rungs.
 	r.Health.RuntimeHang.Collectors = r.Health.RuntimeHang.Collectors[:1]
-	if l := ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout), 0); l.Rung(ladder.RungResourceDark) != nil || l.Rung(ladder.RungSummaryDark) != nil {
+	if l := ladder.Compute(ladderInputs(r, ladder.DefaultScrapeTimeout, nil), 0); l.Rung(ladder.RungResourceDark) != nil || l.Rung(ladder.RungSummaryDark) != nil {
 		t.Errorf("rungs without the paths: %+v", l.Rungs)
 	}
 }

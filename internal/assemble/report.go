@@ -71,7 +71,7 @@ func inspect(ctx context.Context, t *tree.Tree, src answer.Source, proto string)
 		return nil, err
 	}
 	addRuntimeHang(rep, hang)
-	addLadder(rep)
+	addLadder(rep, gateDefaults(gates, src.KubernetesVersion))
 	answer.SortDiagnostics(rep.Diagnostics)
 	noteUnfollowed(&rep.Source, rep.Diagnostics)
 	noteLadderUnknown(rep)

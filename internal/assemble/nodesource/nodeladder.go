@@ -5,7 +5,9 @@ package nodesource
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/plegvet/plegvet/answer"
@@ -15,7 +17,8 @@ import (
 
 // nodeLadder is the ladder's inputs for this node: the source's, with
 // configz's runtimeRequestTimeout and nodeStatusUpdateFrequency over the
-// source's defaults, and a timed-out metrics request's wait as the
+// source's defaults, the scrape's calls with a gate configz turns on
+// (ScrapeCallsGated), and a timed-out metrics request's wait as the
 // scrape timeout (what the scrape was given); from says so. nil when the
 // source read gives none, why saying so.
 func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why string) {
@@ -35,6 +38,17 @@ func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why str
 		l.NodeStatusFrequency = f
 		over = append(over, "nodeStatusUpdateFrequency "+f.String())
 	}
+	// A gate off by default that configz turns on makes the scrape's
+	// calls behind it (the most, when it turns on several).
+	gated := ""
+	for _, name := range slices.Sorted(maps.Keys(l.ScrapeCallsGated)) {
+		if on, set := c.Config.Gate(name); on && set && l.ScrapeCallsGated[name] > 0 && (gated == "" || l.ScrapeCallsGated[name] > l.ScrapeCalls) {
+			l.ScrapeCalls, gated = l.ScrapeCallsGated[name], name
+		}
+	}
+	if gated != "" {
+		over = append(over, "featureGates."+gated+" = true")
+	}
 	from = "the ladder read from " + s.Source.Dir
 	if len(over) > 0 {
 		from += ", with configz's " + strings.Join(over, " and ")
@@ -49,6 +63,9 @@ func (s *NodeSource) nodeLadder(c NodeCapture) (in *ladder.Inputs, from, why str
 			continue
 		}
 		l.From[key] = v + " from configz"
+	}
+	if gated != "" {
+		l.From["scrapeCalls"] = fmt.Sprintf("%d with configz's featureGates.%s = true (the source's scrapeCallsGated: %s)", l.ScrapeCalls, gated, cmp.Or(s.Ladder.From["scrapeCallsGated"], "read with the ladder"))
 	}
 	if f := c.MetricsFailure; f != nil && f.Kind == nodeverdict.FailureTimeout && f.WaitedFor() > 0 {
 		l.ScrapeTimeout = f.WaitedFor()
