@@ -69,44 +69,60 @@ func (p *prog) branchGate(info *types.Info, cond ast.Expr, negated bool) *Branch
 	return &out
 }
 
-// fieldGate follows every value the packages read give fv (a composite
-// literal's key, an assignment) to the gate they all check.
-func (p *prog) fieldGate(fv *types.Var) *BranchGate {
-	type set struct {
-		val ast.Expr
-		at  *srcpos.Pos
-		pkg *Package
-		in  *ast.FuncDecl
-	}
-	var sets []set
-	for _, pkg := range p.pkgs {
-		if !pkg.Bodies {
-			continue
+// fieldSet is a value a field is given: a composite literal's key or an
+// assignment, in the function in (nil for a package variable's value).
+type fieldSet struct {
+	val ast.Expr
+	at  *srcpos.Pos
+	pkg *Package
+	in  *ast.FuncDecl
+}
+
+// setsOf are the values the packages read with their bodies give fv,
+// indexed for every field on first use.
+func (p *prog) setsOf(fv *types.Var) []fieldSet {
+	if p.fieldSets == nil {
+		p.fieldSets = map[*types.Var][]fieldSet{}
+		add := func(pkg *Package, id *ast.Ident, val ast.Expr, at token.Pos, in *ast.FuncDecl) {
+			if v, ok := pkg.Info.Uses[id].(*types.Var); ok && v.IsField() {
+				p.fieldSets[v] = append(p.fieldSets[v], fieldSet{val, srcpos.At(p.fset, at), pkg, in})
+			}
 		}
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				fd, _ := d.(*ast.FuncDecl)
-				ast.Inspect(d, func(n ast.Node) bool {
-					switch x := n.(type) {
-					case *ast.KeyValueExpr:
-						if id, ok := x.Key.(*ast.Ident); ok && pkg.Info.Uses[id] == fv {
-							sets = append(sets, set{x.Value, srcpos.At(p.fset, x.Pos()), pkg, fd})
-						}
-					case *ast.AssignStmt:
-						if len(x.Lhs) != len(x.Rhs) {
-							return true
-						}
-						for i, l := range x.Lhs {
-							if s := asSelector(ast.Unparen(l)); s != nil && pkg.Info.Uses[s.Sel] == fv {
-								sets = append(sets, set{x.Rhs[i], srcpos.At(p.fset, x.Pos()), pkg, fd})
+		for _, pkg := range p.pkgs {
+			if !pkg.Bodies {
+				continue
+			}
+			for _, f := range pkg.Files {
+				for _, d := range f.Decls {
+					fd, _ := d.(*ast.FuncDecl)
+					ast.Inspect(d, func(n ast.Node) bool {
+						switch x := n.(type) {
+						case *ast.KeyValueExpr:
+							if id, ok := x.Key.(*ast.Ident); ok {
+								add(pkg, id, x.Value, x.Pos(), fd)
+							}
+						case *ast.AssignStmt:
+							if len(x.Lhs) == len(x.Rhs) {
+								for i, l := range x.Lhs {
+									if s := asSelector(ast.Unparen(l)); s != nil {
+										add(pkg, s.Sel, x.Rhs[i], x.Pos(), fd)
+									}
+								}
 							}
 						}
-					}
-					return true
-				})
+						return true
+					})
+				}
 			}
 		}
 	}
+	return p.fieldSets[fv]
+}
+
+// fieldGate follows every value the packages read give fv to the gate
+// they all check.
+func (p *prog) fieldGate(fv *types.Var) *BranchGate {
+	sets := p.setsOf(fv)
 	if len(sets) == 0 {
 		return &BranchGate{Unresolved: fmt.Sprintf("no package read sets %s", fv.Name())}
 	}

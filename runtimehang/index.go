@@ -34,8 +34,10 @@ type prog struct {
 	// asks again for each call through the same method.
 	impls map[*types.Func][]*types.Func
 	// fieldGates are the bool fields' gates (branchgate.go), by field;
-	// callers the static calls of each function, built on first use.
+	// fieldSets the values each field is given, callers the static calls
+	// of each function, both built on first use.
 	fieldGates map[*types.Var]*BranchGate
+	fieldSets  map[*types.Var][]fieldSet
 	callers    map[*types.Func][]callSite
 }
 
