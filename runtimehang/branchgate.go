@@ -41,7 +41,7 @@ type gateSource struct {
 
 // branchGate is the gate behind cond (read with info), for a call on the
 // side where cond is false (negated) or true; nil when cond reads no bool
-// field.
+// field and is no gate's check.
 func (p *prog) branchGate(info *types.Info, cond ast.Expr, negated bool) *BranchGate {
 	if cond == nil {
 		return nil
@@ -50,6 +50,15 @@ func (p *prog) branchGate(info *types.Info, cond ast.Expr, negated bool) *Branch
 	notField := false
 	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.NOT {
 		e, notField = ast.Unparen(u.X), true
+	}
+	if call, ok := e.(*ast.CallExpr); ok {
+		// The condition is a gate's check itself.
+		name, konst, ok := gateCheck(info, call)
+		if !ok {
+			return nil
+		}
+		return &BranchGate{Field: types.ExprString(call), Exact: true, FieldTrue: notField == negated,
+			Name: name, Const: konst, Pos: srcpos.At(p.fset, call.Pos())}
 	}
 	sel := asSelector(e)
 	if sel == nil {

@@ -108,3 +108,30 @@ func TestBranchGate(t *testing.T) {
 		t.Errorf("negated, the other side: %q %+v", s.When, g)
 	}
 }
+
+// TestBranchIsTheGateCheck: a branch whose condition is the gate's check
+// itself (if !DefaultFeatureGate.Enabled(G), as v1.37's image stats are
+// written) is Exact: its side runs in one state of the gate, the else in
+// the other.
+func TestBranchIsTheGateCheck(t *testing.T) {
+	h := edited(t, map[string]func(string) string{statsPkg: func(s string) string {
+		s = strings.Replace(s, "import (\n", "import (\n\t\"hangshapes/common/pkg/features\"\n", 1)
+		return strings.Replace(s, "\tif p.fromCRI {\n\t\treturn p.fromSandboxStats(ctx)\n\t}\n\treturn p.listAll(ctx)",
+			"\tif !features.DefaultFeatureGate.Enabled(features.PodAndContainerStatsFromCRI) {\n\t\treturn p.listAll(ctx)\n\t} else {\n\t\treturn p.fromSandboxStats(ctx)\n\t}", 1)
+	}})
+	g, s := gateOf(t, h, "RuntimeService.ListContainers")
+	name, on, ok := s.GateState()
+	if !g.Exact || g.Name != "PodAndContainerStatsFromCRI" || g.FieldTrue || !ok || on || name != g.Name || s.NeedsGate() != "" {
+		t.Errorf("the if's side: %+v, state %q %t %t", g, name, on, ok)
+	}
+	g, s = gateOf(t, h, "RuntimeService.ListPodSandboxStats")
+	if name, on, ok := s.GateState(); !g.Exact || !g.FieldTrue || !ok || !on || s.NeedsGate() != name {
+		t.Errorf("the else: %+v, state %q %t %t", g, name, on, ok)
+	}
+	// A field's false side says nothing of its gate (the field may be
+	// "G && other").
+	_, s = gateOf(t, hangOf(t, "v137", ""), "RuntimeService.ListContainerStats")
+	if _, _, ok := s.GateState(); ok {
+		t.Errorf("a field's false side decides its gate: %+v", s.Gate)
+	}
+}

@@ -94,9 +94,14 @@ type Step struct {
 // (or the callers of those passing their own parameter on) give a check
 // of the gate (DefaultFeatureGate.Enabled(features.X)), alone or as one
 // side of an &&. The field then reads true only when the gate is on.
+// A branch whose condition is the check itself (if !DefaultFeatureGate.
+// Enabled(features.X)) is Exact: its field is the check, true exactly
+// when the gate is on.
 type BranchGate struct {
-	// Field is the field as the condition reads it (p.podAndContainerStatsFromCRI).
+	// Field is the field as the condition reads it (p.podAndContainerStatsFromCRI),
+	// or the check as written when Exact.
 	Field string `json:"field"`
+	Exact bool   `json:"exact,omitempty"`
 	// FieldTrue: the step runs where the field reads true (its branch is
 	// x.f, or the else of !x.f), so only when the gate is on; else where
 	// it reads false.
@@ -123,6 +128,18 @@ func (s Step) NeedsGate() string {
 		return g.Name
 	}
 	return ""
+}
+
+// GateState is the feature gate the step's branch decides and the state
+// (on or off) the step runs in: on where its field reads true; off where
+// it reads false only when Exact (a field set from "G && other" reads
+// false with G on too). ok is false when the branch decides no gate.
+func (s Step) GateState() (name string, on, ok bool) {
+	g := s.Gate
+	if g == nil || g.Unresolved != "" || g.Name == "" || (!g.FieldTrue && !g.Exact) {
+		return "", false, false
+	}
+	return g.Name, g.FieldTrue, true
 }
 
 // Collector is one collector registered, and what a scrape calls; or

@@ -2,7 +2,6 @@ package assemble
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -120,103 +119,13 @@ func inspectCalls(rl *runtimehang.Relist, s runtimehang.Step) []runtimehang.Reac
 	return out
 }
 
-// sequentialCalls counts the calls a loop waits on one after another:
-// each distinct CRI method reached outside a goroutine, and one for all
-// those made in goroutines (they wait beside each other); ms names them.
-// Calls under a branch X and under !(X) (Step.When, innermost last) are
-// alternatives, one run makes one side's: only the side adding more
-// methods counts, named with the other.
+// sequentialCalls counts the calls a loop waits on one after another in
+// its slowest run (slowestRun, reading no gate): each distinct CRI method
+// reached outside a goroutine, and one for all those made in goroutines
+// (they wait beside each other); ms names them.
 func sequentialCalls(rs []runtimehang.Reach) (n int, ms []string) {
 	n, ms, _ = gatedCalls(rs, nil)
 	return n, ms
-}
-
-// gatedCalls is sequentialCalls told, by gates, the defaults of the
-// feature gates the branches follow (Step.Gate): a call whose branch
-// needs a gate off by default is not made on a default node, and not
-// counted (skipped names it); the words for each branch name its gate.
-// A nil gates reads no gate.
-func gatedCalls(rs []runtimehang.Reach, gates gateLookup) (n int, ms, skipped []string) {
-	type family struct {
-		sides [2][]string // under X, under !(X)
-		words [2]string   // what the gate behind each side's branch says
-	}
-	families := map[string]*family{}
-	var order []string
-	concurrent := false
-	for _, rc := range rs {
-		if rc.Concurrent {
-			concurrent = true
-			continue
-		}
-		if note := gates.offBy(rc); note != "" {
-			if !contains(skipped, note) {
-				skipped = append(skipped, note)
-			}
-			continue
-		}
-		bs := rc.Branches()
-		if len(bs) == 0 {
-			if !contains(ms, rc.Method) {
-				ms = append(ms, rc.Method)
-			}
-			continue
-		}
-		last := bs[len(bs)-1]
-		x, negated := strings.CutPrefix(last, "!(")
-		side := 0
-		if negated {
-			x, side = strings.TrimSuffix(x, ")"), 1
-		}
-		key := strings.Join(append(bs[:len(bs)-1:len(bs)-1], x), " && ")
-		f := families[key]
-		if f == nil {
-			f = &family{}
-			families[key] = f
-			order = append(order, key)
-		}
-		if !contains(f.sides[side], rc.Method) {
-			f.sides[side] = append(f.sides[side], rc.Method)
-		}
-		if f.words[side] == "" {
-			f.words[side] = gates.words(rc)
-		}
-	}
-	counted := slices.Clone(ms)
-	for _, key := range order {
-		f := families[key]
-		var fresh [2][]string
-		for i, side := range f.sides {
-			for _, m := range side {
-				if !contains(counted, m) {
-					fresh[i] = append(fresh[i], m)
-				}
-			}
-		}
-		pick, other, when, words := fresh[0], fresh[1], key, f.words[0]
-		if len(fresh[1]) > len(fresh[0]) {
-			pick, other, when, words = fresh[1], fresh[0], "!("+key+")", f.words[1]
-		}
-		counted = append(counted, pick...)
-		for _, m := range pick {
-			note := fmt.Sprintf("%s (only when %s%s, counted)", m, when, words)
-			if len(f.sides[0]) > 0 && len(f.sides[1]) > 0 {
-				note = fmt.Sprintf("%s (when %s%s; else %s)", m, when, words, strings.Join(other, ", "))
-			}
-			ms = append(ms, note)
-		}
-	}
-	n = len(ms)
-	if concurrent {
-		n++
-		ms = append(ms, "(calls in goroutines, counted once)")
-	}
-	// A call not made under its gate, but made elsewhere, is counted there.
-	skipped = slices.DeleteFunc(skipped, func(note string) bool {
-		m, _, _ := strings.Cut(note, " ")
-		return contains(counted, m)
-	})
-	return n, ms, skipped
 }
 
 // addLadder computes the report's latency ladder (Health.Ladder), for no

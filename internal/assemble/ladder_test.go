@@ -59,7 +59,9 @@ func TestSequentialCallsBranches(t *testing.T) {
 		{"a side already counted adds nothing", []runtimehang.Reach{under("A"), under("A", "x"), under("B", "!(x)")}, 2},
 		{"one-sided branch counts", []runtimehang.Reach{under("A"), under("B", "x")}, 2},
 		{"two unrelated branches both count", []runtimehang.Reach{under("B", "x"), under("C", "y")}, 2},
-		{"nested: only the innermost pairs (the outer sides both count)", []runtimehang.Reach{under("B", "x", "y"), under("C", "x", "!(y)"), under("D", "!(x)")}, 2},
+		{"nested: one run takes one path", []runtimehang.Reach{under("B", "x", "y"), under("C", "x", "!(y)"), under("D", "!(x)")}, 1},
+		{"nested: the longest path", []runtimehang.Reach{under("A"), under("B", "x", "y"), under("C", "x", "y"), under("D", "!(x)")}, 3},
+		{"the same condition twice holds once", []runtimehang.Reach{under("B", "x"), under("C", "x"), under("D", "!(x)")}, 2},
 	} {
 		if n, ms := sequentialCalls(tc.in); n != tc.want || len(ms) != n {
 			t.Errorf("%s: %d %v, want %d", tc.name, n, ms, tc.want)

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,6 +117,65 @@ func TestGateDefaults(t *testing.T) {
 		d := gateDefaults(gates, tc.version)(tc.name)
 		if d.on != tc.on || d.known != tc.known || !strings.Contains(d.says, tc.says) {
 			t.Errorf("%s at %s: %+v, want on %t known %t %q", tc.name, tc.version, d, tc.on, tc.known, tc.says)
+		}
+	}
+}
+
+// /stats/summary's handler, as v1.37 writes it: CPU and memory alone, or
+// the whole summary, which asks the image filesystem and lists images
+// only with KubeletSeparateDiskGC off (a branch that is the gate's check
+// itself). The slowest run is the whole summary's, its calls as the
+// gates' defaults decide them.
+func TestSlowestRunOfTheSummary(t *testing.T) {
+	const gcGate = "KubeletSeparateDiskGC"
+	step := func(when string, g *runtimehang.BranchGate) runtimehang.Step {
+		return runtimehang.Step{Func: "f", When: when, Gate: g}
+	}
+	stats := &runtimehang.BranchGate{Field: "p.useCRI", FieldTrue: true, Name: statsGate, Const: statsGate}
+	notStats := &runtimehang.BranchGate{Field: "p.useCRI", Name: statsGate, Const: statsGate}
+	noGC := &runtimehang.BranchGate{Field: "!Enabled(" + gcGate + ")", Exact: true, Name: gcGate, Const: gcGate}
+	reach := func(m string, steps ...runtimehang.Step) runtimehang.Reach {
+		return runtimehang.Reach{Method: m, Steps: append(steps, runtimehang.Step{Func: m})}
+	}
+	var rs []runtimehang.Reach
+	for _, side := range []string{"onlyCPU", "!(onlyCPU)"} {
+		rs = append(rs, reach("ListPodSandbox", step(side, nil)), reach("ListContainers", step(side, nil)),
+			reach("ListPodSandboxStats", step(side, nil), step("p.useCRI", stats)),
+			reach("ListContainerStats", step(side, nil), step("!(p.useCRI)", notStats)))
+	}
+	rs = append(rs, reach("ImageFsInfo", step("!(onlyCPU)", nil)), reach("ListImages", step("!(onlyCPU)", nil), step("!Enabled("+gcGate+")", noGC)))
+	defaults := func(on map[string]bool) gateLookup {
+		return func(name string) gateDefault {
+			return gateDefault{on: on[name], known: true, says: fmt.Sprintf("on %t by default", on[name])}
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		gates gateLookup
+		want  int
+		made  []string
+		not   string
+	}{
+		{"v1.37's defaults", defaults(map[string]bool{gcGate: true}), 4, []string{"ImageFsInfo", "ListPodSandbox", "ListContainers", "ListContainerStats"}, "ListImages"},
+		{"image GC gate off", defaults(map[string]bool{}), 5, []string{"ImageFsInfo", "ListImages", "ListContainerStats"}, "ListPodSandboxStats ("},
+		{"stats gate on", defaults(map[string]bool{gcGate: true, statsGate: true}), 4, []string{"ImageFsInfo"}, "ListImages"},
+		{"no gate read", nil, 5, []string{"ImageFsInfo", "ListImages"}, ""},
+	} {
+		n, ms, skipped := gatedCalls(rs, tc.gates)
+		all := strings.Join(ms, "|")
+		if tc.not == "ListImages" && !strings.Contains(strings.Join(skipped, "|"), "ListImages (only when !Enabled(KubeletSeparateDiskGC), feature gate KubeletSeparateDiskGC: on true by default, not counted)") {
+			t.Errorf("%s: the call its gate's default rules out is not named: %q", tc.name, skipped)
+		}
+		if n != tc.want || len(ms) != n {
+			t.Errorf("%s: %d %q, want %d", tc.name, n, ms, tc.want)
+		}
+		for _, m := range tc.made {
+			if !strings.Contains(all, m) {
+				t.Errorf("%s: %q lacks %s", tc.name, ms, m)
+			}
+		}
+		if tc.not != "" && strings.Contains(all, tc.not) {
+			t.Errorf("%s: %q counts %s", tc.name, ms, tc.not)
 		}
 	}
 }
