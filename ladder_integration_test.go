@@ -16,6 +16,7 @@ import (
 // they name, and every rung is computed. v1.25 and v1.30 inspect a pod
 // with four CRI calls (its sandboxes and containers listed again); v1.36
 // and v1.37 with two (the pod the list found is handed over).
+// The server's paths are rungs of their own.
 func TestLadderOnReleases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("downloads Kubernetes releases")
@@ -32,6 +33,13 @@ func TestLadderOnReleases(t *testing.T) {
 	// takes one or the other (if ... { return ... }; return ...: 3).
 	scrapeCalls := map[string]int{"v1.25.16": 3, "v1.30.14": 3, "v1.36.5": 3, "v1.37.2": 3}
 	gatedCalls := map[string]int{"v1.25.16": 4, "v1.30.14": 4, "v1.36.5": 4, "v1.37.2": 3}
+	// The server's paths: /metrics/resource lists as a /metrics scrape
+	// does (3, as a real v1.37.2 scrape took 18.0s at 6s per call); the
+	// whole /stats/summary also asks the image filesystem, and up to
+	// v1.30 lists images (5); from v1.31 it lists them only with
+	// KubeletSeparateDiskGC off, on by default (4: the real v1.37.2
+	// request took 24.0s at 6s per call).
+	summaryCalls := map[string]int{"v1.25.16": 5, "v1.30.14": 5, "v1.36.5": 4, "v1.37.2": 4}
 	for version, want := range podCalls {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
@@ -46,7 +54,14 @@ func TestLadderOnReleases(t *testing.T) {
 			if l.Unknown != "" {
 				t.Errorf("unknown: %s", l.Unknown)
 			}
-			for _, name := range []string{ladder.RungMetricsDark, ladder.RungRuntimeDown, ladder.RungPLEG, ladder.RungDeadline} {
+			if l.Inputs.ResourceScrapeCalls != 3 || l.Inputs.SummaryCalls != summaryCalls[version] {
+				t.Errorf("/metrics/resource %d calls, /stats/summary %d; want 3, %d (%s; %s)", l.Inputs.ResourceScrapeCalls, l.Inputs.SummaryCalls, summaryCalls[version],
+					l.Inputs.From["resourceScrapeCalls"], l.Inputs.From["summaryCalls"])
+			}
+			if version == "v1.37.2" && !strings.Contains(l.Inputs.From["summaryCalls"], "ListImages (only when !utilfeature.DefaultFeatureGate.Enabled(features.KubeletSeparateDiskGC), feature gate KubeletSeparateDiskGC: on by default") {
+				t.Errorf("summary calls: the image listing's gate is not named: %s", l.Inputs.From["summaryCalls"])
+			}
+			for _, name := range []string{ladder.RungMetricsDark, ladder.RungResourceDark, ladder.RungSummaryDark, ladder.RungRuntimeDown, ladder.RungPLEG, ladder.RungDeadline} {
 				if l.Rung(name) == nil {
 					t.Errorf("no %s rung", name)
 				}
