@@ -97,33 +97,22 @@ func (p *prog) setsOf(fv *types.Var) []fieldSet {
 				p.fieldSets[v] = append(p.fieldSets[v], fieldSet{val, srcpos.At(p.fset, at), pkg, in})
 			}
 		}
-		for _, pkg := range p.pkgs {
-			if !pkg.Bodies {
-				continue
-			}
-			for _, f := range pkg.Files {
-				for _, d := range f.Decls {
-					fd, _ := d.(*ast.FuncDecl)
-					ast.Inspect(d, func(n ast.Node) bool {
-						switch x := n.(type) {
-						case *ast.KeyValueExpr:
-							if id, ok := x.Key.(*ast.Ident); ok {
-								add(pkg, id, x.Value, x.Pos(), fd)
-							}
-						case *ast.AssignStmt:
-							if len(x.Lhs) == len(x.Rhs) {
-								for i, l := range x.Lhs {
-									if s := asSelector(ast.Unparen(l)); s != nil {
-										add(pkg, s.Sel, x.Rhs[i], x.Pos(), fd)
-									}
-								}
-							}
+		p.inspectBodies(func(pkg *Package, fd *ast.FuncDecl, n ast.Node) {
+			switch x := n.(type) {
+			case *ast.KeyValueExpr:
+				if id, ok := x.Key.(*ast.Ident); ok {
+					add(pkg, id, x.Value, x.Pos(), fd)
+				}
+			case *ast.AssignStmt:
+				if len(x.Lhs) == len(x.Rhs) {
+					for i, l := range x.Lhs {
+						if s := asSelector(ast.Unparen(l)); s != nil {
+							add(pkg, s.Sel, x.Rhs[i], x.Pos(), fd)
 						}
-						return true
-					})
+					}
 				}
 			}
-		}
+		})
 	}
 	return p.fieldSets[fv]
 }
@@ -240,26 +229,36 @@ func oneGate(srcs []gateSource, where []string) gateSource {
 func (p *prog) callersOf(fn *types.Func) []callSite {
 	if p.callers == nil {
 		p.callers = map[*types.Func][]callSite{}
-		for _, pkg := range p.pkgs {
-			if !pkg.Bodies {
-				continue
-			}
-			for _, f := range pkg.Files {
-				for _, d := range f.Decls {
-					fd, _ := d.(*ast.FuncDecl)
-					ast.Inspect(d, func(n ast.Node) bool {
-						if call, ok := n.(*ast.CallExpr); ok {
-							if callee := typeutil.StaticCallee(pkg.Info, call); callee != nil {
-								p.callers[callee] = append(p.callers[callee], callSite{call, pkg, fd})
-							}
-						}
-						return true
-					})
+		p.inspectBodies(func(pkg *Package, fd *ast.FuncDecl, n ast.Node) {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if callee := typeutil.StaticCallee(pkg.Info, call); callee != nil {
+					p.callers[callee] = append(p.callers[callee], callSite{call, pkg, fd})
 				}
+			}
+		})
+	}
+	return p.callers[fn]
+}
+
+// inspectBodies visits every node of the packages read with their
+// bodies, with the function declaring it (nil outside one).
+func (p *prog) inspectBodies(visit func(pkg *Package, fd *ast.FuncDecl, n ast.Node)) {
+	for _, pkg := range p.pkgs {
+		if !pkg.Bodies {
+			continue
+		}
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				fd, _ := d.(*ast.FuncDecl)
+				ast.Inspect(d, func(n ast.Node) bool {
+					if n != nil {
+						visit(pkg, fd, n)
+					}
+					return true
+				})
 			}
 		}
 	}
-	return p.callers[fn]
 }
 
 // paramIndex is the index of the parameter of fd id names, and fd's

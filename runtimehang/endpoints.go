@@ -50,15 +50,7 @@ func (p *prog) servedAt(pk *Package, stack []ast.Node, reg *ast.CallExpr) (strin
 	if !ok || registry.IsField() || registry.Parent() == nil || registry.Parent() == registry.Pkg().Scope() {
 		return "", false
 	}
-	var body *ast.BlockStmt
-	for i := len(stack) - 1; i >= 0 && body == nil; i-- {
-		switch f := stack[i].(type) {
-		case *ast.FuncDecl:
-			body = f.Body
-		case *ast.FuncLit:
-			body = f.Body
-		}
-	}
+	body := enclosingBody(stack)
 	if body == nil {
 		return "", false
 	}

@@ -63,15 +63,7 @@ func (p *prog) definingCall(k *Package, stack []ast.Node, e ast.Expr) *ast.CallE
 		return nil
 	}
 	v := k.Info.Uses[id]
-	var body *ast.BlockStmt
-	for i := len(stack) - 1; i >= 0 && body == nil; i-- {
-		switch f := stack[i].(type) {
-		case *ast.FuncDecl:
-			body = f.Body
-		case *ast.FuncLit:
-			body = f.Body
-		}
-	}
+	body := enclosingBody(stack)
 	if v == nil || body == nil {
 		return nil
 	}
@@ -138,4 +130,18 @@ func gatesIn(info *types.Info, n ast.Node) []string {
 		return true
 	})
 	return out
+}
+
+// enclosingBody is the body of the innermost function (a declaration or
+// a literal) among stack's nodes; nil when none.
+func enclosingBody(stack []ast.Node) *ast.BlockStmt {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch f := stack[i].(type) {
+		case *ast.FuncDecl:
+			return f.Body
+		case *ast.FuncLit:
+			return f.Body
+		}
+	}
+	return nil
 }
