@@ -16,6 +16,7 @@ import (
 type hangRelease struct {
 	version    string
 	collectors []string // "constructor@registered register"
+	served     []string // the server's paths: "constructor@registered register endpoint"
 	chain      []string // the log collector's first chain: "func@pos"
 	providers  []string // "constructor@pos"
 	deadline   string   // "expr@pos default@decl"
@@ -34,10 +35,15 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 		volume = "collectors.NewVolumeStatsCollector"
 		logs   = "collectors.NewLogMetricsCollector"
 		certs  = "collectors.PodCertificateCollectorFor"
+		// The server's: on its own registries, and its handler.
+		cri      = "collectors.NewCRIMetricsCollector"
+		resource = "collectors.NewResourceMetricsCollector"
+		summary  = "stats.CreateHandlers"
 	)
 	tests := []hangRelease{{
 		version:    "v1.25.16",
 		collectors: []string{volume + "@pkg/kubelet/kubelet.go:1337 metrics.Register", logs + "@pkg/kubelet/kubelet.go:1338 metrics.Register"},
+		served:     []string{resource + "@pkg/kubelet/server/server.go:408 resourceRegistry.CustomMustRegister /metrics/resource", summary + "@pkg/kubelet/server/server.go:372 s.restfulCont.Add /stats/summary"},
 		chain: []string{"c.podStats = kl.StatsProvider.ListPodStats@pkg/kubelet/metrics/collectors/log_metrics.go:64", "criStatsProvider.ListPodStats@pkg/kubelet/kubelet.go:1338",
 			"criStatsProvider.listPodStats@pkg/kubelet/stats/cri_stats_provider.go:107", "criStatsProvider.listPodStatsPartiallyFromCRI@pkg/kubelet/stats/cri_stats_provider.go:152",
 			"RuntimeService.ListContainerStats@pkg/kubelet/stats/cri_stats_provider.go:164"},
@@ -50,6 +56,7 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 	}, {
 		version:    "v1.30.14",
 		collectors: []string{volume + "@pkg/kubelet/kubelet.go:1488 metrics.Register", logs + "@pkg/kubelet/kubelet.go:1489 metrics.Register"},
+		served:     []string{cri + "@pkg/kubelet/server/server.go:410 r.CustomRegister /metrics/cadvisor", resource + "@pkg/kubelet/server/server.go:425 resourceRegistry.CustomMustRegister /metrics/resource", summary + "@pkg/kubelet/server/server.go:387 s.restfulCont.Add /stats/summary"},
 		chain: []string{"c.podStats = kl.StatsProvider.ListPodStats@pkg/kubelet/metrics/collectors/log_metrics.go:66", "criStatsProvider.ListPodStats@pkg/kubelet/kubelet.go:1489",
 			"criStatsProvider.listPodStats@pkg/kubelet/stats/cri_stats_provider.go:109", "criStatsProvider.listPodStatsPartiallyFromCRI@pkg/kubelet/stats/cri_stats_provider.go:156",
 			"RuntimeService.ListContainerStats@pkg/kubelet/stats/cri_stats_provider.go:168"},
@@ -62,6 +69,8 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 	}, {
 		version:    "v1.36.5",
 		collectors: []string{certs + "@pkg/kubelet/kubelet.go:1026 metrics.RegisterCollectors", volume + "@pkg/kubelet/kubelet.go:1747 metrics.RegisterCollectors", logs + "@pkg/kubelet/kubelet.go:1748 metrics.RegisterCollectors"},
+		served: []string{cri + "@pkg/kubelet/server/server.go:526 r.CustomRegister /metrics/cadvisor", resource + "@pkg/kubelet/server/server.go:543 resourceRegistry.CustomMustRegister /metrics/resource",
+			summary + "@pkg/kubelet/server/server.go:496 s.restfulCont.Add /stats/summary"},
 		chain: []string{"c.podStats = kl.StatsProvider.ListPodStats@pkg/kubelet/metrics/collectors/log_metrics.go:70", "criStatsProvider.ListPodStats@pkg/kubelet/kubelet.go:1748",
 			"criStatsProvider.listPodStats@pkg/kubelet/stats/cri_stats_provider.go:124", "criStatsProvider.listPodStatsPartiallyFromCRI@pkg/kubelet/stats/cri_stats_provider.go:170",
 			"RuntimeService.ListContainerStats@pkg/kubelet/stats/cri_stats_provider.go:182"},
@@ -72,6 +81,8 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 	}, {
 		version:    "v1.37.2",
 		collectors: []string{certs + "@pkg/kubelet/kubelet.go:1037 metrics.RegisterCollectors", volume + "@pkg/kubelet/kubelet.go:1776 metrics.RegisterCollectors", logs + "@pkg/kubelet/kubelet.go:1777 metrics.RegisterCollectors"},
+		served: []string{cri + "@pkg/kubelet/server/server.go:537 r.CustomRegister /metrics/cadvisor", resource + "@pkg/kubelet/server/server.go:554 resourceRegistry.CustomMustRegister /metrics/resource",
+			summary + "@pkg/kubelet/server/server.go:508 s.restfulCont.Add /stats/summary"},
 		chain: []string{"c.podStats = kl.StatsProvider.ListPodStats@pkg/kubelet/metrics/collectors/log_metrics.go:70", "criStatsProvider.ListPodStats@pkg/kubelet/kubelet.go:1777",
 			"criStatsProvider.listPodStats@pkg/kubelet/stats/cri_stats_provider.go:121", "criStatsProvider.listPodStatsPartiallyFromCRI@pkg/kubelet/stats/cri_stats_provider.go:155",
 			"RuntimeService.ListContainerStats@pkg/kubelet/stats/cri_stats_provider.go:167"},
@@ -96,11 +107,18 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 			if h.Unknown != "" {
 				t.Errorf("unknown: %s", h.Unknown)
 			}
-			var collectors []string
+			var collectors, served []string
 			var logCollector *answer.HangCollector
 			for i, c := range h.Collectors {
-				collectors = append(collectors, fmt.Sprintf("%s@%s %s", c.Constructor, posText(&c.Registered), c.Register))
 				lineHas(t, dir, &c.Registered, c.Constructor+"(")
+				if strings.HasPrefix(c.Registered.File, "pkg/kubelet/server/") {
+					served = append(served, fmt.Sprintf("%s@%s %s %s", c.Constructor, posText(&c.Registered), c.Register, c.Endpoint))
+					if len(c.Reaches) == 0 || c.Handler != (c.Constructor == summary) {
+						t.Errorf("%s on %s: %d reaches, handler %t", c.Constructor, c.Endpoint, len(c.Reaches), c.Handler)
+					}
+					continue
+				}
+				collectors = append(collectors, fmt.Sprintf("%s@%s %s", c.Constructor, posText(&c.Registered), c.Register))
 				if c.Endpoint != "/metrics" {
 					t.Errorf("%s: endpoint %q (%s), want /metrics", c.Constructor, c.Endpoint, c.EndpointUnknown)
 				}
@@ -110,6 +128,9 @@ func TestRuntimeHangOnReleases(t *testing.T) {
 			}
 			if !slices.Equal(collectors, tc.collectors) {
 				t.Errorf("collectors:\n%s\nwant:\n%s", strings.Join(collectors, "\n"), strings.Join(tc.collectors, "\n"))
+			}
+			if !slices.Equal(served, tc.served) {
+				t.Errorf("the server's paths:\n%s\nwant:\n%s", strings.Join(served, "\n"), strings.Join(tc.served, "\n"))
 			}
 			if got := h.CRIMethods(); !slices.Equal(got, wantMethods) {
 				t.Errorf("CRI methods %q, want %q", got, wantMethods)

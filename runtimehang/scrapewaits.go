@@ -68,7 +68,8 @@ func (c *Collector) BoundBelow(d time.Duration) (ok bool, why string) {
 	return true, fmt.Sprintf("%s bounds its runtime calls by %s, shorter than %s", c.Constructor, strings.Join(at, ", "), d)
 }
 
-// CRIMethods are the CRI methods any collector reaches, sorted, each once.
+// CRIMethods are the CRI methods any collector registered on /metrics
+// reaches, sorted, each once (the server's other paths are the ladder's).
 func (h *Hang) CRIMethods() []string {
 	if h == nil {
 		return nil
@@ -76,6 +77,9 @@ func (h *Hang) CRIMethods() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range h.Collectors {
+		if c.Endpoint != "/metrics" {
+			continue
+		}
 		for _, r := range c.Reaches {
 			if !seen[r.Method] {
 				seen[r.Method] = true
