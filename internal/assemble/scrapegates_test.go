@@ -179,3 +179,23 @@ func TestSlowestRunOfTheSummary(t *testing.T) {
 		}
 	}
 }
+
+// Past maxBranches conditions, the runs are not tried each way: every
+// call counts (the most a run could make), and ms says so.
+func TestSlowestRunTooManyConditions(t *testing.T) {
+	var rs []runtimehang.Reach
+	for i := range maxBranches + 1 {
+		rs = append(rs, runtimehang.Reach{Method: fmt.Sprint("M", i), Steps: []runtimehang.Step{{Func: "f", When: fmt.Sprint("c", i)}, {Func: "m"}}})
+	}
+	rs = append(rs, runtimehang.Reach{Method: "A", Steps: []runtimehang.Step{{Func: "A"}}})
+	n, ms, _ := gatedCalls(rs, nil)
+	if n != maxBranches+2 || ms[len(ms)-1] != fmt.Sprintf("(%d conditions, not tried each way: every call counted)", maxBranches+1) {
+		t.Errorf("%d %q", n, ms)
+	}
+	// At maxBranches they are tried: one run makes every call of its own
+	// condition, all of them here (each condition true).
+	n, ms, _ = gatedCalls(rs[1:], nil)
+	if n != maxBranches+1 || strings.Contains(strings.Join(ms, "|"), "not tried") {
+		t.Errorf("at %d conditions: %d %q", maxBranches, n, ms)
+	}
+}
